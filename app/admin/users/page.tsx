@@ -1,0 +1,37 @@
+import { db } from "@/lib/db/client";
+import { pageActor } from "@/lib/auth/server";
+import { listUsers } from "@/lib/users/service";
+import { NewUserForm, UserRow } from "./users-client";
+
+export const dynamic = "force-dynamic";
+
+export default async function UsersPage() {
+  const actor = await pageActor("users:manage");
+  const users = await listUsers(db(), actor);
+  return (
+    <div className="space-y-6">
+      <h1 className="text-xl font-semibold">Users</h1>
+      <div className="card overflow-x-auto p-0">
+        <table className="table-afk" aria-label="Users">
+          <thead>
+            <tr>
+              <th>Email</th>
+              <th>Name</th>
+              <th>Role</th>
+              <th>Status</th>
+              <th>
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {users.map((u) => (
+              <UserRow key={u.id} user={{ id: u.id, email: u.email, name: u.name, role: u.role, disabled: u.disabled }} self={u.id === actor.id} />
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <NewUserForm />
+    </div>
+  );
+}

@@ -1,0 +1,100 @@
+"use client";
+import { useState, useTransition } from "react";
+import { ROLES } from "@/lib/auth/roles";
+import { createUserAction, updateUserAction } from "./actions";
+
+type U = { id: string; email: string; name: string; role: string; disabled: boolean };
+
+export function UserRow({ user, self }: { user: U; self: boolean }) {
+  const [pending, start] = useTransition();
+  const [error, setError] = useState<string | null>(null);
+  const update = (patch: { role?: string; disabled?: boolean }) =>
+    start(async () => {
+      const r = await updateUserAction(user.id, patch);
+      setError(r.ok ? null : r.error);
+    });
+  return (
+    <tr data-testid={`user-${user.email}`}>
+      <td>{user.email}</td>
+      <td>{user.name}</td>
+      <td>
+        <label className="sr-only" htmlFor={`role-${user.id}`}>Role of {user.email}</label>
+        <select id={`role-${user.id}`} className="input w-36" value={user.role} disabled={pending || self} onChange={(e) => update({ role: e.target.value })}>
+          {ROLES.map((r) => (
+            <option key={r} value={r}>{r}</option>
+          ))}
+        </select>
+      </td>
+      <td>{user.disabled ? <span className="text-rose-600">disabled</span> : <span className="text-emerald-600">active</span>}</td>
+      <td className="text-right">
+        {!self && (
+          <button type="button" className="btn-secondary" disabled={pending} onClick={() => update({ disabled: !user.disabled })}>
+            {user.disabled ? "Enable" : "Disable"}
+          </button>
+        )}
+        {error && <p role="status" className="text-xs text-rose-600">{error}</p>}
+      </td>
+    </tr>
+  );
+}
+
+export function NewUserForm() {
+  const [pending, start] = useTransition();
+  const [error, setError] = useState<{ field?: string; error: string } | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+
+  function onSubmit(e: React.FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const formEl = e.currentTarget;
+    const f = new FormData(formEl);
+    const input = { email: f.get("email"), name: f.get("name"), role: f.get("role"), password: f.get("password") };
+    start(async () => {
+      const r = await createUserAction(input);
+      if (r.ok) {
+        setError(null);
+        setDone(`Added ${r.data.email}`);
+        formEl.reset();
+      } else {
+        setDone(null);
+        setError({ field: r.field, error: r.error });
+      }
+    });
+  }
+
+  const fieldError = (name: string) =>
+    error?.field === name ? <p id={`${name}-error`} className="mt-1 text-xs text-rose-600">{error.error}</p> : null;
+
+  return (
+    <form onSubmit={onSubmit} className="card grid max-w-xl grid-cols-2 gap-4" aria-label="Add user" noValidate>
+      <h2 className="col-span-2 font-semibold">Add a user</h2>
+      <div>
+        <label className="label" htmlFor="new-email">Email</label>
+        <input id="new-email" name="email" type="email" className="input mt-1" aria-invalid={error?.field === "email"} />
+        {fieldError("email")}
+      </div>
+      <div>
+        <label className="label" htmlFor="new-name">Name</label>
+        <input id="new-name" name="name" className="input mt-1" aria-invalid={error?.field === "name"} />
+        {fieldError("name")}
+      </div>
+      <div>
+        <label className="label" htmlFor="new-role">Role</label>
+        <select id="new-role" name="role" className="input mt-1" defaultValue="submitter">
+          {ROLES.map((r) => (
+            <option key={r} value={r}>{r}</option>
+          ))}
+        </select>
+      </div>
+      <div>
+        <label className="label" htmlFor="new-password">Initial password</label>
+        <input id="new-password" name="password" type="password" className="input mt-1" aria-invalid={error?.field === "password"} />
+        {fieldError("password")}
+      </div>
+      <div className="col-span-2 flex items-center gap-3">
+        <button type="submit" className="btn-primary" disabled={pending}>Add user</button>
+        {done && <p role="status" className="text-sm text-emerald-600">{done}</p>}
+        {error && !["email", "name", "password"].includes(error.field ?? "") && <p role="status" className="text-sm text-rose-600">{error.error}</p>}
+      </div>
+    </form>
+  );
+}

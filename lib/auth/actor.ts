@@ -1,0 +1,24 @@
+// The signed-in user as every server action and route sees it. The JWT only says who the user was when
+// they signed in; the database says whether they may still act (disabled, role changed).
+import type { Db } from "../db/client.ts";
+import { type Permission, type Role, can, roleSchema } from "./roles.ts";
+import { ForbiddenError, UnauthorizedError } from "./errors.ts";
+
+export type Actor = { id: string; email: string; name: string; role: Role };
+
+export type SessionClaims = { sub?: string; sessionVersion?: number } | null | undefined;
+
+export async function actorFromClaims(db: Db, claims: SessionClaims): Promise<Actor | null> {
+  if (!claims?.sub) return null;
+  const user = await db.user.findUnique({ where: { id: claims.sub } });
+  if (!user || user.disabled || user.sessionVersion !== (claims.sessionVersion ?? 0)) return null;
+  const role = roleSchema.safeParse(user.role);
+  if (!role.success) return null;
+  return { id: user.id, email: user.email, name: user.name, role: role.data };
+}
+
+export function requirePermission(actor: Actor | null, permission: Permission): Actor {
+  if (!actor) throw new UnauthorizedError();
+  if (!can(actor.role, permission)) throw new ForbiddenError();
+  return actor;
+}

@@ -1,0 +1,35 @@
+// Typed errors that routes map to HTTP statuses and actions map to { error, status }.
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+}
+export class UnauthorizedError extends HttpError {
+  constructor(message = "Sign in required") {
+    super(401, message);
+  }
+}
+export class ForbiddenError extends HttpError {
+  constructor(message = "Your role may not do this") {
+    super(403, message);
+  }
+}
+export class ValidationError extends HttpError {
+  constructor(field: string, message: string) {
+    super(400, message, field);
+  }
+}
+export class NotFoundError extends HttpError {
+  constructor(message = "Not found") {
+    super(404, message);
+  }
+}
+export class ConflictError extends HttpError {
+  constructor(message: string) {
+    super(409, message);
+  }
+}

@@ -1,0 +1,43 @@
+import type { NextAuthOptions } from "next-auth";
+import Credentials from "next-auth/providers/credentials";
+import { db } from "../db/client.ts";
+import { env } from "../env.ts";
+import { verifyPassword } from "./password.ts";
+import { z } from "zod";
+
+const credentialsSchema = z.object({ email: z.string().trim().toLowerCase().max(200), password: z.string().max(200) });
+
+export const authOptions: NextAuthOptions = {
+  secret: env().NEXTAUTH_SECRET,
+  session: { strategy: "jwt", maxAge: 8 * 60 * 60 },
+  pages: { signIn: "/login" },
+  providers: [
+    Credentials({
+      name: "Email and password",
+      credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
+      async authorize(raw) {
+        const c = credentialsSchema.safeParse(raw);
+        if (!c.success) return null;
+        const user = await db().user.findUnique({ where: { email: c.data.email } });
+        // Compare even for unknown users so that timing does not reveal which emails exist.
+        const ok = await verifyPassword(c.data.password, user?.passwordHash ?? "$2b$10$invalidinvalidinvalidinvalidinvalidinvalidinvalidinvali");
+        if (!user || !ok || user.disabled) return null;
+        return { id: user.id, email: user.email, name: user.name, role: user.role, sessionVersion: user.sessionVersion };
+      },
+    }),
+  ],
+  callbacks: {
+    jwt({ token, user }) {
+      if (user) {
+        const u = user as typeof user & { role: string; sessionVersion: number };
+        token.role = u.role;
+        token.sessionVersion = u.sessionVersion;
+      }
+      return token;
+    },
+    session({ session, token }) {
+      session.user = { ...session.user, id: token.sub, role: token.role, sessionVersion: token.sessionVersion } as typeof session.user;
+      return session;
+    },
+  },
+};

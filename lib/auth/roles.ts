@@ -1,0 +1,31 @@
+import { z } from "zod";
+
+export const ROLES = ["admin", "reviewer", "operator", "submitter"] as const;
+export const roleSchema = z.enum(ROLES);
+export type Role = z.infer<typeof roleSchema>;
+
+// What each role may do. admin may do everything.
+export type Permission =
+  | "users:manage"
+  | "approvals:decide"
+  | "runs:read-all"
+  | "runs:operate"
+  | "runs:start";
+
+const grants: Record<Role, Permission[]> = {
+  admin: ["users:manage", "approvals:decide", "runs:read-all", "runs:operate", "runs:start"],
+  reviewer: ["approvals:decide", "runs:read-all"],
+  operator: ["runs:read-all", "runs:operate"],
+  submitter: ["runs:start"],
+};
+
+export function can(role: Role, permission: Permission): boolean {
+  return grants[role].includes(permission);
+}
+
+export const LANDING: Record<Role, string> = {
+  admin: "/admin/users",
+  reviewer: "/approvals",
+  operator: "/runs",
+  submitter: "/runs/new",
+};

@@ -1,0 +1,21 @@
+// Session helpers for pages, server actions and route handlers (Next.js only).
+import { getServerSession } from "next-auth";
+import { forbidden, redirect } from "next/navigation";
+import { db } from "../db/client.ts";
+import { authOptions } from "./options.ts";
+import { type Actor, actorFromClaims } from "./actor.ts";
+import { type Permission, can } from "./roles.ts";
+
+export async function currentActor(): Promise<Actor | null> {
+  const session = await getServerSession(authOptions);
+  const u = session?.user as { id?: string; sessionVersion?: number } | undefined;
+  return actorFromClaims(db(), { sub: u?.id, sessionVersion: u?.sessionVersion });
+}
+
+// For pages: no session → /login; a session without the permission → a real 403 page.
+export async function pageActor(permission?: Permission): Promise<Actor> {
+  const actor = await currentActor();
+  if (!actor) redirect("/login");
+  if (permission && !can(actor.role, permission)) forbidden();
+  return actor;
+}

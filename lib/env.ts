@@ -1,0 +1,67 @@
+// Environment, parsed once with zod. With no .env at all the app runs in embedded mode: SQLite under
+// data/ and a NEXTAUTH_SECRET generated into data/ (never committed).
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+
+export const DEFAULT_DATABASE_URL = "file:./data/afk.db";
+
+const schema = z.object({
+  DATABASE_URL: z
+    .string()
+    .default(DEFAULT_DATABASE_URL)
+    .refine((v) => /^file:.+/.test(v) || isPostgresUrl(v), {
+      message: "must be file:<path> (SQLite) or postgres://user@host:port/db (PostgreSQL)",
+    }),
+  NEXTAUTH_SECRET: z.string().min(16, "must be at least 16 characters").optional(),
+  NEXTAUTH_URL: z.url({ message: "must be an absolute URL such as http://localhost:3000" }).optional(),
+  AFK_DATA_DIR: z.string().default("data"),
+  AFK_DEMO_PASSWORD: z.string().min(8, "must be at least 8 characters").default("afk-demo-2026"),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+});
+
+export type Env = z.infer<typeof schema> & { NEXTAUTH_SECRET: string; databaseProvider: "sqlite" | "postgresql" };
+
+export function isPostgresUrl(v: string): boolean {
+  if (!/^postgres(ql)?:\/\//.test(v)) return false;
+  try {
+    return new URL(v).hostname.length > 0;
+  } catch {
+    return false;
+  }
+}
+
+export class EnvError extends Error {}
+
+export function parseEnv(source: Record<string, string | undefined> = process.env): Env {
+  const r = schema.safeParse(source);
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    throw new EnvError(`Invalid environment variable ${issue.path.join(".")}: ${issue.message}`);
+  }
+  const e = r.data;
+  return {
+    ...e,
+    NEXTAUTH_SECRET: e.NEXTAUTH_SECRET ?? embeddedSecret(e.AFK_DATA_DIR),
+    databaseProvider: isPostgresUrl(e.DATABASE_URL) ? "postgresql" : "sqlite",
+  };
+}
+
+function embeddedSecret(dataDir: string): string {
+  const file = path.resolve(dataDir, ".nextauth-secret");
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  mkdirSync(path.dirname(file), { recursive: true });
+  const secret = randomBytes(32).toString("base64url");
+  writeFileSync(file, secret, { mode: 0o600, flag: "wx" });
+  return secret;
+}
+
+let cached: Env | undefined;
+export function env(): Env {
+  if (!cached) {
+    cached = parseEnv();
+    process.env.NEXTAUTH_SECRET ??= cached.NEXTAUTH_SECRET;
+  }
+  return cached;
+}

@@ -1,0 +1,11 @@
+import type { z } from "zod";
+import { ValidationError } from "./auth/errors.ts";
+
+// Parse or throw a 400 naming the first wrong field.
+export function parseOr400<T extends z.ZodType>(schema: T, input: unknown): z.infer<T> {
+  const r = schema.safeParse(input);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0];
+  const field = issue.path.length ? issue.path.join(".") : issue.code === "unrecognized_keys" ? String((issue as { keys?: string[] }).keys?.[0]) : "body";
+  throw new ValidationError(field, issue.message);
+}

@@ -1,0 +1,55 @@
+import { existsSync } from "node:fs";
+import { chromium, defineConfig } from "@playwright/test";
+
+const PORT = Number(process.env.E2E_PORT ?? 3100);
+const baseURL = `http://localhost:${PORT}`;
+
+function findChromium(): string {
+  const candidates = [process.env.PLAYWRIGHT_CHROMIUM_EXECUTABLE, "/usr/bin/chromium", safe(() => chromium.executablePath())];
+  const found = candidates.find((p): p is string => !!p && existsSync(p));
+  if (!found) {
+    throw new Error(
+      "No Chromium for the e2e tests. Install one: Debian `apt-get install chromium`; elsewhere `npx playwright install chromium`; or set PLAYWRIGHT_CHROMIUM_EXECUTABLE.",
+    );
+  }
+  return found;
+}
+
+function safe(f: () => string): string | undefined {
+  try {
+    return f();
+  } catch {
+    return undefined;
+  }
+}
+
+const e2eEnv = {
+  DATABASE_URL: process.env.E2E_DATABASE_URL ?? "file:./data/e2e.db",
+  NEXTAUTH_URL: baseURL,
+  AFK_DATA_DIR: "data",
+};
+
+export default defineConfig({
+  testDir: "e2e",
+  timeout: 60_000,
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  reporter: [["list"]],
+  use: {
+    baseURL,
+    trace: "retain-on-failure",
+    launchOptions: {
+      executablePath: findChromium(),
+      args: ["--no-sandbox", "--headless", "--disable-gpu", "--disable-quic", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    },
+  },
+  webServer: {
+    command: `node scripts/db.mjs reset && node_modules/.bin/next start -p ${PORT}`,
+    url: `${baseURL}/api/health`,
+    timeout: 120_000,
+    reuseExistingServer: false,
+    env: e2eEnv,
+    stdout: "pipe",
+  },
+});

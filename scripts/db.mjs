@@ -1,0 +1,73 @@
+#!/usr/bin/env node
+// Database lifecycle for both providers. The provider is chosen from DATABASE_URL exactly as the app does
+// (postgres:// or postgresql:// → PostgreSQL, anything else → the embedded SQLite file).
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
+import path from "node:path";
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
+const bin = (name) => path.join(root, "node_modules", ".bin", name);
+const DEFAULT_SQLITE = "file:./data/afk.db";
+
+function run(cmd, args, env = {}) {
+  const r = spawnSync(cmd, args, { cwd: root, stdio: "inherit", env: { ...process.env, ...env } });
+  if (r.status !== 0) {
+    console.error(`db: ${path.basename(cmd)} ${args.join(" ")} failed (exit ${r.status})`);
+    process.exit(r.status ?? 1);
+  }
+}
+
+const url = process.env.DATABASE_URL ?? DEFAULT_SQLITE;
+const isPg = /^postgres(ql)?:\/\//.test(url);
+// Same rule as lib/env.ts, checked here too because migrations run before the app starts.
+if (!/^file:.+/.test(url) && !(isPg && URL.canParse(url) && new URL(url).hostname)) {
+  console.error("Invalid environment variable DATABASE_URL: must be file:<path> (SQLite) or postgres://user@host:port/db (PostgreSQL)");
+  process.exit(1);
+}
+const config = isPg ? "prisma.postgres.config.ts" : "prisma.config.ts";
+const prisma = (...args) => run(bin("prisma"), [...args, "--config", config], { DATABASE_URL: url });
+
+function sqlitePath() {
+  const p = url.replace(/^file:/, "").split("?")[0];
+  return path.resolve(root, p);
+}
+
+function deploy() {
+  if (!isPg) mkdirSync(path.dirname(sqlitePath()), { recursive: true });
+  prisma("migrate", "deploy");
+}
+
+function seed() {
+  run(bin("tsx"), ["scripts/seed.ts"], { DATABASE_URL: url });
+}
+
+const cmd = process.argv[2];
+switch (cmd) {
+  case "generate":
+    if (!existsSync(bin("prisma"))) {
+      console.error("db: prisma CLI not installed yet; run `npm install`");
+      process.exit(existsSync(path.join(root, "node_modules", "prisma")) ? 1 : 0);
+    }
+    run(bin("prisma"), ["generate", "--config", "prisma.config.ts"]);
+    run(bin("prisma"), ["generate", "--config", "prisma.postgres.config.ts"]);
+    break;
+  case "setup":
+    deploy();
+    seed();
+    break;
+  case "reset":
+    if (isPg) {
+      console.error("db: reset refuses to drop a PostgreSQL database; drop it yourself");
+      process.exit(1);
+    }
+    for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(sqlitePath() + suffix, { force: true });
+    deploy();
+    seed();
+    break;
+  case "check":
+    run(process.execPath, [path.join(root, "scripts", "schema-check.mjs")]);
+    break;
+  default:
+    console.error("usage: db.mjs generate|setup|reset|check");
+    process.exit(2);
+}

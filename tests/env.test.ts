@@ -1,0 +1,35 @@
+import { mkdtempSync, readFileSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { EnvError, parseEnv } from "@/lib/env";
+
+describe("environment", () => {
+  it("runs embedded with no variables: SQLite and a generated, persisted secret", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "afk-env-"));
+    const e = parseEnv({ AFK_DATA_DIR: dir });
+    expect(e.databaseProvider).toBe("sqlite");
+    expect(e.DATABASE_URL).toBe("file:./data/afk.db");
+    expect(e.NEXTAUTH_SECRET.length).toBeGreaterThanOrEqual(32);
+    expect(readFileSync(path.join(dir, ".nextauth-secret"), "utf8")).toBe(e.NEXTAUTH_SECRET);
+    expect(statSync(path.join(dir, ".nextauth-secret")).mode & 0o077).toBe(0);
+    expect(parseEnv({ AFK_DATA_DIR: dir }).NEXTAUTH_SECRET).toBe(e.NEXTAUTH_SECRET);
+  });
+
+  it("picks PostgreSQL from a postgres URL", () => {
+    expect(parseEnv({ DATABASE_URL: "postgresql://u:p@db:5432/afk", NEXTAUTH_SECRET: "s".repeat(32) }).databaseProvider).toBe("postgresql");
+  });
+
+  it.each(["mysql://x", "postgres://", "not a url", "file:"])("rejects DATABASE_URL=%j with one line naming it", (v) => {
+    const err = (() => {
+      try {
+        parseEnv({ DATABASE_URL: v, NEXTAUTH_SECRET: "s".repeat(32) });
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(EnvError);
+    expect((err as Error).message).toMatch(/^Invalid environment variable DATABASE_URL: /);
+    expect((err as Error).message).not.toContain("\n");
+  });
+});
