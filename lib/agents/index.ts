@@ -1,0 +1,173 @@
+// The demo agents: real tools with real side effects (rows in refunds, outbox and deployments tables),
+// scripted by the deterministic demo model so a fresh install shows real paused runs.
+import { z } from "zod";
+import type { Db } from "../db/client.ts";
+import { type Agent, type DemoScript, type Message, defineTool, delegateToolName, toolResults } from "../runner/index.ts";
+import { lookupOrder } from "./orders.ts";
+
+const turnOf = (messages: Message[]) => messages.filter((m) => m.role === "assistant").length + 1;
+const lastUser = (messages: Message[]) => [...messages].reverse().find((m) => m.role === "user")?.content ?? "";
+const parseJson = (s: string): Record<string, unknown> => {
+  try {
+    const v = JSON.parse(s);
+    return v && typeof v === "object" ? v : {};
+  } catch {
+    return {};
+  }
+};
+
+export const refundInput = z.object({
+  order_id: z.string().regex(/^ORD-\d{3,8}$/, "Order ids look like ORD-12345"),
+  amount_cents: z.number().int().positive("Amount must be positive").max(10_000_000),
+  reason: z.string().trim().min(3, "Give a reason").max(500),
+});
+
+export const deployInput = z.object({
+  service: z.string().regex(/^[a-z][a-z0-9-]{1,40}$/, "Lowercase service name"),
+  version: z.string().regex(/^v?\d+\.\d+\.\d+$/, "Semantic version such as 1.4.2"),
+  environment: z.enum(["staging", "production"]),
+});
+
+export const releaseInput = z.object({ service: deployInput.shape.service, version: deployInput.shape.version });
+
+export function createDemoAgents(db: () => Db) {
+  const lookup_order = defineTool({
+    name: "lookup_order",
+    description: "Look up an order by id",
+    schema: z.object({ order_id: z.string() }),
+    async execute({ order_id }) {
+      return lookupOrder(order_id) ?? { error: `No order ${order_id}` };
+    },
+  });
+  const issue_refund = defineTool({
+    name: "issue_refund",
+    description: "Refund an amount in cents to the customer of an order",
+    schema: z.object({ order_id: z.string(), amount_cents: z.number().int().positive().max(10_000_000), reason: z.string().max(500) }),
+    async execute(a, ctx) {
+      const row = await db().refund.create({ data: { runId: ctx.runId, toolCallId: ctx.toolCallId, orderId: a.order_id, amountCents: a.amount_cents, reason: a.reason } });
+      return { refund_id: row.id, order_id: a.order_id, amount_cents: a.amount_cents, status: "refunded" };
+    },
+  });
+  const notify_customer = defineTool({
+    name: "notify_customer",
+    description: "Email the customer of an order",
+    schema: z.object({ order_id: z.string(), message: z.string().max(2000) }),
+    async execute(a, ctx) {
+      const order = lookupOrder(a.order_id);
+      const row = await db().outboxMessage.create({ data: { runId: ctx.runId, toolCallId: ctx.toolCallId, recipient: order?.email ?? "unknown", body: a.message } });
+      return { message_id: row.id, queued: true };
+    },
+  });
+
+  const refundScript: DemoScript = (messages, context) => {
+    const turn = turnOf(messages);
+    const input = parseJson(lastUser(messages));
+    const orderId = String(input.order_id ?? "ORD-0000");
+    if (turn === 1) return { text: `Looking up ${orderId}.`, toolCalls: [{ id: "call_lookup", name: "lookup_order", args: { order_id: orderId } }] };
+    if (turn === 2) {
+      const amount = Number(input.amount_cents ?? 0);
+      return {
+        text: `Refunding ${(amount / 100).toFixed(2)} and notifying the customer.`,
+        toolCalls: [
+          { id: "call_refund", name: "issue_refund", args: { order_id: orderId, amount_cents: amount, reason: String(input.reason ?? "") } },
+          { id: "call_notify", name: "notify_customer", args: { order_id: orderId, message: `Your refund for ${orderId} is on its way.` } },
+        ],
+      };
+    }
+    const results = toolResults(messages);
+    const refund = results.find((r) => r.tool_call_id === "call_refund");
+    const done = refund?.success ? parseJson(refund.content) : null;
+    const text = done ? `Refunded ${((Number(done.amount_cents) || 0) / 100).toFixed(2)} for ${orderId}.` : `No refund was issued for ${orderId}: ${refund ? parseJson(refund.content).error : "unknown"}.`;
+    return { text, structured: { order_id: orderId, refunded: !!done, amount_cents: done ? Number(done.amount_cents) : 0, threshold_cents: Number(context.refund_approval_threshold_cents) } };
+  };
+
+  const refundDesk: Agent = {
+    name: "refund-desk",
+    description: "Looks up an order, refunds it and tells the customer",
+    model: "demo:refund-desk",
+    instructions: (ctx) => `You are a refund desk agent. Refunds above ${Number(ctx.refund_approval_threshold_cents) / 100} need approval.`,
+    tools: [lookup_order, issue_refund, notify_customer],
+    contextDefaults: { refund_approval_threshold_cents: 5000 },
+    policy: [
+      { id: "refund-above-threshold", tool: "issue_refund", when: (args, ctx) => Number(args.amount_cents) > Number(ctx.refund_approval_threshold_cents), action: "require_approval", reason: "Refund above the approval threshold", priority: 10 },
+      { id: "customer-messages", tool: "notify_customer", action: "require_approval", reason: "Messages to customers are reviewed" },
+    ],
+    inputSchema: refundInput,
+    toUserMessage: (input) => JSON.stringify(input),
+  };
+
+  const get_status = defineTool({
+    name: "get_status",
+    description: "Current version and health of a service",
+    schema: z.object({ service: z.string(), environment: z.string() }),
+    async execute({ service, environment }) {
+      const last = await db().deployment.findFirst({ where: { service, environment }, orderBy: { createdAt: "desc" } });
+      return { service, environment, version: last?.version ?? "0.0.0", healthy: true };
+    },
+  });
+  const deploy = defineTool({
+    name: "deploy",
+    description: "Deploy a version of a service to an environment",
+    schema: deployInput,
+    async execute(a, ctx) {
+      const row = await db().deployment.create({ data: { runId: ctx.runId, toolCallId: ctx.toolCallId, service: a.service, version: a.version, environment: a.environment } });
+      return { deployment_id: row.id, ...a, status: "deployed" };
+    },
+  });
+  const deployScript: DemoScript = (messages) => {
+    const turn = turnOf(messages);
+    const input = { environment: "production", ...parseJson(lastUser(messages)) } as Record<string, string>;
+    if (turn === 1) return { text: `Checking ${input.service}.`, toolCalls: [{ id: "call_status", name: "get_status", args: { service: input.service, environment: input.environment } }] };
+    if (turn === 2) return { text: `Deploying ${input.service} ${input.version} to ${input.environment}.`, toolCalls: [{ id: "call_deploy", name: "deploy", args: { service: input.service, version: input.version, environment: input.environment } }] };
+    const r = toolResults(messages).find((m) => m.tool_call_id === "call_deploy");
+    return { text: r?.success ? `Deployed ${input.service} ${input.version} to ${input.environment}.` : `Deployment not done: ${r ? parseJson(r.content).error : "unknown"}.` };
+  };
+  const deployBot: Agent = {
+    name: "deploy-bot",
+    description: "Checks a service and deploys a version",
+    model: "demo:deploy-bot",
+    instructions: "You deploy services. Every deployment is approved by a human.",
+    tools: [get_status, deploy],
+    policy: [{ id: "all-deploys", tool: "deploy", action: "require_approval", reason: "Deployments always need approval" }],
+    inputSchema: deployInput,
+    toUserMessage: (input) => JSON.stringify(input),
+  };
+
+  const changelogScript: DemoScript = (messages) => ({ text: `Release notes: ${lastUser(messages).slice(0, 200)} — bug fixes and improvements.` });
+  const changelogWriter: Agent = { name: "changelog-writer", description: "Writes release notes", model: "demo:changelog-writer", instructions: "Write short release notes.", tools: [] };
+
+  const releaseScript: DemoScript = (messages) => {
+    const turn = turnOf(messages);
+    const input = parseJson(lastUser(messages));
+    if (turn === 1) {
+      return {
+        text: "Delegating notes and deployment.",
+        toolCalls: [
+          { id: "call_notes", name: delegateToolName(changelogWriter), args: { task: `Notes for ${input.service} ${input.version}` } },
+          { id: "call_ship", name: delegateToolName(deployBot), args: { task: JSON.stringify({ service: input.service, version: input.version, environment: "production" }) } },
+        ],
+      };
+    }
+    const r = toolResults(messages);
+    return { text: `Release of ${input.service} ${input.version}: ${r.map((m) => `${m.name}=${m.success ? "ok" : "failed"}`).join(", ")}.` };
+  };
+  const releaseCoordinator: Agent = {
+    name: "release-coordinator",
+    description: "Delegates release notes and a production deployment to two subagents",
+    model: "demo:release-coordinator",
+    instructions: "Coordinate a release with your subagents.",
+    tools: [],
+    subagents: [changelogWriter, deployBot],
+    inputSchema: releaseInput,
+    toUserMessage: (input) => JSON.stringify(input),
+  };
+
+  const agents = { "refund-desk": refundDesk, "deploy-bot": deployBot, "release-coordinator": releaseCoordinator };
+  const scripts: Record<string, DemoScript> = {
+    "refund-desk": refundScript,
+    "deploy-bot": deployScript,
+    "changelog-writer": changelogScript,
+    "release-coordinator": releaseScript,
+  };
+  return { agents, scripts };
+}

@@ -1,0 +1,68 @@
+import { z } from "zod";
+import { hashOf } from "./canonical.ts";
+import type { PolicyRule } from "./policy.ts";
+import type { Tool } from "./tools.ts";
+
+export type FailSafe = {
+  maxSteps: number;
+  maxWallTimeS: number;
+  maxLlmCalls: number;
+  maxToolCalls: number;
+  maxParallelTools: number;
+  maxSubagentDepth: number;
+  maxSubagentFanout: number;
+  fallbackModelChain: string[];
+  toolFailurePolicy: "continue_with_error" | "fail_run";
+  llmFailurePolicy: "retry_then_fail" | "retry_then_degrade";
+  approvalDenialPolicy: "skip_action" | "fail_run";
+};
+
+export const DEFAULT_FAIL_SAFE: FailSafe = {
+  maxSteps: 20,
+  maxWallTimeS: 300,
+  maxLlmCalls: 50,
+  maxToolCalls: 200,
+  maxParallelTools: 16,
+  maxSubagentDepth: 3,
+  maxSubagentFanout: 4,
+  fallbackModelChain: [],
+  toolFailurePolicy: "continue_with_error",
+  llmFailurePolicy: "retry_then_fail",
+  approvalDenialPolicy: "skip_action",
+};
+
+export type Agent = {
+  name: string;
+  description?: string;
+  model: string;
+  instructions: string | ((context: Record<string, unknown>) => string);
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  tools: Tool<any>[];
+  subagents?: Agent[];
+  contextDefaults?: Record<string, unknown>;
+  policy?: PolicyRule[];
+  failSafe?: Partial<FailSafe>;
+  // The form a team fills to start a run; toUserMessage turns its value into the first user message.
+  inputSchema?: z.ZodObject;
+  toUserMessage?: (input: Record<string, unknown>) => string;
+  // Fallback when an approval passes its deadline; default deny.
+  approvalFallback?: "deny" | "allow";
+  approvalTimeoutS?: number;
+};
+
+export const failSafeOf = (a: Agent): FailSafe => ({ ...DEFAULT_FAIL_SAFE, ...a.failSafe });
+
+export const delegateToolName = (sub: Agent) => `delegate_to_${sub.name.replace(/[^a-zA-Z0-9_]/g, "_")}`;
+
+// Identifies the agent's shape; resume refuses an agent with a different one.
+export function agentFingerprint(a: Agent): string {
+  return hashOf({
+    name: a.name,
+    tools: a.tools.map((t) => t.name).sort(),
+    subagents: (a.subagents ?? []).map((s) => s.name).sort(),
+  });
+}
+
+export function instructionsFor(a: Agent, context: Record<string, unknown>): string {
+  return typeof a.instructions === "function" ? a.instructions(context) : a.instructions;
+}

@@ -1,0 +1,162 @@
+// Durable approval requests. A tool call that needs a human is stored here and the run ends its execution
+// in state `paused`; any process later records decisions and resumes the run. The approval binds the
+// arguments: the run executes exactly approved_args, whose hash is stored with every decision.
+import { z } from "zod";
+import { hashOf } from "./canonical.ts";
+import { AgentCheckpointCorruptionError, ApprovalDecisionError } from "./errors.ts";
+import { type MemoryStore, keys } from "./store.ts";
+import type { Tool } from "./tools.ts";
+
+export const APPROVAL_SCHEMA_VERSION = 1;
+
+export const decisionSchema = z.object({
+  by: z.string(),
+  decision: z.enum(["approve", "reject"]),
+  reason: z.string().nullable(),
+  args: z.record(z.string(), z.unknown()),
+  args_hash: z.string(),
+  at_ms: z.number().int(),
+});
+export type Decision = z.infer<typeof decisionSchema>;
+
+export const approvalRecordSchema = z.object({
+  schema_version: z.literal(APPROVAL_SCHEMA_VERSION),
+  version: z.number().int().nonnegative(),
+  id: z.string(),
+  run_id: z.string(),
+  // The top-level run to resume (differs from run_id for a subagent's approval).
+  root_run_id: z.string(),
+  thread_id: z.string(),
+  step: z.number().int(),
+  tool_call_id: z.string(),
+  tool_name: z.string(),
+  agent_name: z.string(),
+  agent_path: z.string(),
+  args: z.record(z.string(), z.unknown()),
+  input_hash: z.string(),
+  reason: z.string(),
+  rule_id: z.string().nullable(),
+  quorum: z.number().int().positive(),
+  requested_at_ms: z.number().int(),
+  deadline_ms: z.number().int().nullable(),
+  fallback: z.enum(["deny", "allow"]),
+  requested_by: z.string().nullable(),
+  status: z.enum(["pending", "approved", "rejected", "expired"]),
+  decisions: z.array(decisionSchema),
+  approved_args: z.record(z.string(), z.unknown()).nullable(),
+  decided_at_ms: z.number().int().nullable(),
+});
+export type ApprovalRecord = z.infer<typeof approvalRecordSchema>;
+
+export const argsHash = (args: unknown) => hashOf(args);
+
+export function parseApproval(raw: unknown, key: string): ApprovalRecord {
+  const p = approvalRecordSchema.safeParse(raw);
+  if (!p.success) throw new AgentCheckpointCorruptionError("Approval record is malformed", key);
+  return p.data;
+}
+
+export async function getApproval(store: MemoryStore, threadId: string, runId: string, toolCallId: string): Promise<ApprovalRecord | null> {
+  const key = keys.approval(runId, toolCallId);
+  let raw: unknown;
+  try {
+    raw = await store.getState(threadId, key);
+  } catch (e) {
+    if (e instanceof SyntaxError) throw new AgentCheckpointCorruptionError("Approval record is not valid JSON", key);
+    throw e;
+  }
+  return raw === undefined ? null : parseApproval(raw, key);
+}
+
+export async function listApprovals(store: MemoryStore, threadId: string, runId: string): Promise<ApprovalRecord[]> {
+  const entries = await store.listState(threadId, keys.approvalPrefix(runId));
+  return entries.map((e) => parseApproval(e.value, e.key));
+}
+
+async function save(store: MemoryStore, rec: ApprovalRecord, expectedVersion: number | undefined): Promise<boolean> {
+  const key = keys.approval(rec.run_id, rec.tool_call_id);
+  if (store.compareAndPut) return store.compareAndPut(rec.thread_id, key, expectedVersion, rec);
+  await store.putState(rec.thread_id, key, rec);
+  return true;
+}
+
+export async function createApprovalRequest(store: MemoryStore, rec: Omit<ApprovalRecord, "schema_version" | "version" | "status" | "decisions" | "approved_args" | "decided_at_ms" | "id">): Promise<ApprovalRecord> {
+  const full: ApprovalRecord = {
+    ...rec,
+    schema_version: APPROVAL_SCHEMA_VERSION,
+    version: 0,
+    id: `${rec.run_id}:${rec.tool_call_id}`,
+    status: "pending",
+    decisions: [],
+    approved_args: null,
+    decided_at_ms: null,
+  };
+  if (!(await save(store, full, undefined))) {
+    const existing = await getApproval(store, rec.thread_id, rec.run_id, rec.tool_call_id);
+    if (existing) return existing;
+  }
+  return full;
+}
+
+export type DecisionInput = {
+  by: string;
+  decision: "approve" | "reject";
+  reason?: string | null;
+  // Edited arguments (approve only); validated against the tool's schema.
+  args?: Record<string, unknown>;
+  nowMs?: number;
+  // Separation of duties: who may not decide (e.g. the run's submitter).
+  forbiddenDeciders?: string[];
+};
+
+// Records one reviewer's decision. Returns the updated record. Throws ApprovalDecisionError when the
+// approval is unknown, already decided, expired, or the edited args do not fit the tool.
+export async function decideApproval(store: MemoryStore, threadId: string, runId: string, toolCallId: string, tool: Pick<Tool, "schema"> | undefined, input: DecisionInput): Promise<ApprovalRecord> {
+  const now = input.nowMs ?? Date.now();
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const rec = await getApproval(store, threadId, runId, toolCallId);
+    if (!rec) throw new ApprovalDecisionError("No such approval", "not_found");
+    if (rec.status !== "pending") throw new ApprovalDecisionError(`Approval is already ${rec.status}`, "already_decided");
+    if (rec.deadline_ms !== null && now > rec.deadline_ms) throw new ApprovalDecisionError("Approval deadline has passed", "expired");
+    if (input.forbiddenDeciders?.includes(input.by)) throw new ApprovalDecisionError("You may not decide an approval for a run you started", "already_decided");
+    if (rec.decisions.some((d) => d.by === input.by)) throw new ApprovalDecisionError("You already decided this approval", "already_decided");
+    if (input.decision === "reject" && !input.reason?.trim()) throw new ApprovalDecisionError("A reason is required to reject", "invalid_args", "reason");
+
+    let args = rec.approved_args ?? rec.args;
+    if (input.decision === "approve" && input.args) {
+      const parsed = tool?.schema.safeParse(input.args);
+      if (!parsed || !parsed.success) {
+        const issue = parsed?.error.issues[0];
+        throw new ApprovalDecisionError(`Edited arguments are invalid: ${issue ? `${issue.path.join(".")}: ${issue.message}` : "unknown tool"}`, "invalid_args", issue ? `args.${issue.path.join(".")}` : "args");
+      }
+      args = parsed.data as Record<string, unknown>;
+    }
+    const decision: Decision = { by: input.by, decision: input.decision, reason: input.reason?.trim() || null, args, args_hash: argsHash(args), at_ms: now };
+    const decisions = [...rec.decisions, decision];
+    const next: ApprovalRecord = { ...rec, version: rec.version + 1, decisions };
+    if (input.decision === "reject") {
+      Object.assign(next, { status: "rejected", decided_at_ms: now });
+    } else {
+      // Only approvals of the same final arguments count towards the quorum.
+      const agreeing = decisions.filter((d) => d.decision === "approve" && d.args_hash === decision.args_hash).length;
+      next.approved_args = args;
+      if (agreeing >= rec.quorum) Object.assign(next, { status: "approved", decided_at_ms: now });
+    }
+    if (await save(store, next, rec.version)) return next;
+  }
+  throw new ApprovalDecisionError("Approval changed concurrently; try again", "already_decided");
+}
+
+// Past its deadline a pending approval takes the fallback (deny by default).
+export async function expireIfDue(store: MemoryStore, rec: ApprovalRecord, nowMs: number): Promise<ApprovalRecord> {
+  if (rec.status !== "pending" || rec.deadline_ms === null || nowMs <= rec.deadline_ms) return rec;
+  const next: ApprovalRecord = {
+    ...rec,
+    version: rec.version + 1,
+    status: rec.fallback === "allow" ? "approved" : "expired",
+    approved_args: rec.fallback === "allow" ? rec.args : null,
+    decided_at_ms: nowMs,
+    decisions: [...rec.decisions, { by: "system:deadline", decision: rec.fallback === "allow" ? "approve" : "reject", reason: "Approval deadline passed", args: rec.args, args_hash: argsHash(rec.args), at_ms: nowMs }],
+  };
+  return (await save(store, next, rec.version)) ? next : ((await getApproval(store, rec.thread_id, rec.run_id, rec.tool_call_id)) ?? next);
+}

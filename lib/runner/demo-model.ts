@@ -1,0 +1,41 @@
+// A deterministic, offline model. Each demo agent scripts its turns as a pure function of the
+// conversation, so the same conversation always yields the same response (and resume can be checked
+// against an uninterrupted run).
+import type { LlmResponse, Message, ToolCall } from "./messages.ts";
+import type { LlmRequest, ModelAdapter } from "./model.ts";
+
+export type DemoTurn = { text?: string; toolCalls?: ToolCall[]; structured?: Record<string, unknown> | null };
+export type DemoScript = (messages: Message[], context: Record<string, unknown>) => DemoTurn;
+
+const approxTokens = (text: string) => Math.max(1, Math.ceil(text.length / 4));
+
+export class DemoModel implements ModelAdapter {
+  readonly provider = "demo";
+  calls = 0;
+  constructor(private readonly scripts: Record<string, DemoScript>) {}
+
+  async generate(req: LlmRequest): Promise<Omit<LlmResponse, "model">> {
+    const script = this.scripts[req.model];
+    if (!script) throw new Error(`demo model has no script named ${req.model}`);
+    this.calls++;
+    const turn = script(req.messages, req.context);
+    const toolCalls = turn.toolCalls ?? [];
+    const text = turn.text ?? "";
+    const input = req.messages.reduce((n, m) => n + approxTokens(m.content), 0);
+    const output = approxTokens(text + JSON.stringify(toolCalls));
+    return {
+      text,
+      tool_calls: toolCalls,
+      finish_reason: toolCalls.length ? "tool_calls" : "stop",
+      usage: { input_tokens: input, output_tokens: output, total_tokens: input + output },
+      session_token: null,
+      checkpoint_token: null,
+      structured: turn.structured ?? null,
+    };
+  }
+}
+
+// Helpers for scripts.
+export const lastMessage = (messages: Message[]) => messages[messages.length - 1];
+export const toolResults = (messages: Message[]) => messages.filter((m): m is Extract<Message, { role: "tool" }> => m.role === "tool");
+export const assistantTurns = (messages: Message[]) => messages.filter((m) => m.role === "assistant").length;

@@ -1,0 +1,53 @@
+// The effect journal: every executed tool call's result, keyed by run, step and tool call id, so that a
+// resumed run replays it instead of executing the tool again.
+import { z } from "zod";
+import { hashOf } from "./canonical.ts";
+import { AgentCheckpointCorruptionError, AgentEffectIntegrityError } from "./errors.ts";
+import { type MemoryStore, keys } from "./store.ts";
+
+export const EFFECT_SCHEMA_VERSION = 1;
+
+export const effectRecordSchema = z.object({
+  schema_version: z.literal(EFFECT_SCHEMA_VERSION),
+  run_id: z.string(),
+  step: z.number().int(),
+  tool_call_id: z.string(),
+  tool_name: z.string(),
+  input_hash: z.string().length(64),
+  output_hash: z.string().length(64),
+  output: z.unknown(),
+  error: z.string().nullable(),
+  success: z.boolean(),
+  timestamp_ms: z.number().int(),
+});
+export type EffectRecord = z.infer<typeof effectRecordSchema>;
+
+export const effectInputHash = (toolName: string, args: unknown) => hashOf({ tool_name: toolName, args });
+export const effectOutputHash = (output: unknown) => hashOf({ output });
+
+export function makeEffect(e: Omit<EffectRecord, "schema_version" | "input_hash" | "output_hash"> & { args: unknown }): EffectRecord {
+  const { args, ...rest } = e;
+  return { schema_version: EFFECT_SCHEMA_VERSION, ...rest, input_hash: effectInputHash(e.tool_name, args), output_hash: effectOutputHash(e.output) };
+}
+
+// A stored successful effect for this call with the same input is returned for replay. A stored effect with
+// a different input for the same tool call id means the run is not what it was: an integrity error.
+export async function findReplayableEffect(store: MemoryStore, threadId: string, runId: string, step: number, toolCallId: string, toolName: string, args: unknown): Promise<EffectRecord | null> {
+  const key = keys.effect(runId, step, toolCallId);
+  let raw: unknown;
+  try {
+    raw = await store.getState(threadId, key);
+  } catch (e) {
+    if (e instanceof SyntaxError) throw new AgentCheckpointCorruptionError("Effect record is not valid JSON", key);
+    throw e;
+  }
+  if (raw === undefined) return null;
+  const parsed = effectRecordSchema.safeParse(raw);
+  if (!parsed.success) throw new AgentCheckpointCorruptionError("Effect record is malformed", key);
+  const effect = parsed.data;
+  if (effect.output_hash !== effectOutputHash(effect.output)) throw new AgentCheckpointCorruptionError("Effect output does not match its output_hash", key);
+  if (effect.input_hash !== effectInputHash(toolName, args)) {
+    throw new AgentEffectIntegrityError(`Tool call ${toolCallId} was executed with different input (stored input_hash ${effect.input_hash.slice(0, 12)}…)`);
+  }
+  return effect.success ? effect : null;
+}

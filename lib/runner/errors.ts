@@ -1,0 +1,56 @@
+// Every error the runner raises on bad records or illegal use is one of these types, so callers (and the
+// console) can tell corruption from integrity violations from programming errors.
+export class AgentRunnerError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+// A stored checkpoint (or what it points to) is missing, malformed or of an unknown version.
+export class AgentCheckpointCorruptionError extends AgentRunnerError {
+  constructor(
+    message: string,
+    readonly key?: string,
+  ) {
+    super(key ? `${message} (key ${key})` : message);
+  }
+}
+
+// A stored effect does not match the call being replayed: same tool call id, different input.
+export class AgentEffectIntegrityError extends AgentRunnerError {}
+
+export class InvalidStateTransitionError extends AgentRunnerError {}
+
+// resume() was given a different agent than the one that started the run.
+export class AgentMismatchError extends AgentRunnerError {}
+
+// A checkpoint write failed; the run must not report it as saved.
+export class CheckpointWriteError extends AgentRunnerError {
+  constructor(
+    message: string,
+    readonly cause?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+export class ApprovalDecisionError extends AgentRunnerError {
+  constructor(
+    message: string,
+    readonly code: "not_found" | "already_decided" | "invalid_args" | "expired",
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+}
+
+export class ModelCallError extends AgentRunnerError {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+}

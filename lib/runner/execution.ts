@@ -1,0 +1,534 @@
+// One run's execution loop: step → LLM → tools, a checkpoint at every phase boundary, durable pauses.
+import { z } from "zod";
+import { type Agent, agentFingerprint, delegateToolName, failSafeOf, instructionsFor } from "./agent.ts";
+import { createApprovalRequest, expireIfDue, getApproval } from "./approvals.ts";
+import { CHECKPOINT_SCHEMA_VERSION, type CheckpointRecord, type Phase } from "./checkpoint.ts";
+import { findReplayableEffect, makeEffect } from "./effects.ts";
+import { AgentEffectIntegrityError, AgentRunnerError, CheckpointWriteError, ModelCallError } from "./errors.ts";
+import { EVENT_SCHEMA_VERSION, type RunEvent, type RunEventType } from "./events.ts";
+import { type LlmResponse, type Message, type ToolCall, type Usage, addUsage, zeroUsage } from "./messages.ts";
+import { callWithFallback, costUsd, resolveModel, type ToolSpec } from "./model.ts";
+import { evaluatePolicy } from "./policy.ts";
+import type { AgentResult } from "./result.ts";
+import { AppendLog, type StoredSnapshot, type SubagentExecution, type ToolExecution, encodeSnapshot } from "./snapshot.ts";
+import { type RunState, isTerminal, transition } from "./state.ts";
+import { checkpointLatestKey, keys } from "./store.ts";
+import { renderToolOutput } from "./tools.ts";
+import type { RunnerContext } from "./runner.ts";
+import { CheckpointWriter } from "./writer.ts";
+
+export class FailpointError extends AgentRunnerError {}
+
+export type ExecutionInit = {
+  agent: Agent;
+  runId: string;
+  threadId: string;
+  depth: number;
+  agentPath: string;
+  rootRunId: string;
+  // A fresh run:
+  userMessage?: string;
+  context: Record<string, unknown>;
+  // A resumed run:
+  restored?: {
+    scalars: Omit<StoredSnapshot, "messages" | "tool_executions" | "subagent_executions" | "pending_llm_response">;
+    pending: LlmResponse | null;
+    messages: AppendLog<Message>;
+    toolExecutions: AppendLog<ToolExecution>;
+    subagentExecutions: AppendLog<SubagentExecution>;
+    latest: CheckpointRecord;
+  };
+};
+
+type ToolOutcome = { message: Extract<Message, { role: "tool" }>; failed: boolean } | { waiting: string };
+
+const nowMs = () => Date.now();
+
+export class RunExecution {
+  readonly agent: Agent;
+  readonly runId: string;
+  readonly threadId: string;
+  private readonly writer: CheckpointWriter;
+  private readonly fs;
+  private state: RunState = "pending";
+  private step = 0;
+  private seq = 0;
+  private llmCalls = 0;
+  private toolCalls = 0;
+  private usage: Usage = zeroUsage();
+  private cost = 0;
+  private sessionToken: string | null = null;
+  private checkpointToken: string | null = null;
+  private finalText = "";
+  private finalStructured: Record<string, unknown> | null = null;
+  private replayed = 0;
+  private startedAtS: number;
+  private activeBaseS = 0;
+  private segmentStartMs = nowMs();
+  private pending: LlmResponse | null = null;
+  private messages = new AppendLog<Message>();
+  private toolExecutions = new AppendLog<ToolExecution>();
+  private subagentExecutions = new AppendLog<SubagentExecution>();
+  private context: Record<string, unknown>;
+  private readonly model;
+  private cancelRequested = false;
+  private error: string | null = null;
+  private pendingApprovals: string[] = [];
+
+  constructor(
+    private readonly rc: RunnerContext,
+    private readonly init: ExecutionInit,
+    private readonly emit: (e: RunEvent) => void,
+  ) {
+    this.agent = init.agent;
+    this.runId = init.runId;
+    this.threadId = init.threadId;
+    this.fs = failSafeOf(init.agent);
+    this.model = resolveModel(init.agent.model);
+    this.context = { ...init.agent.contextDefaults, ...init.context };
+    this.startedAtS = nowMs() / 1000;
+    const c = rc.config;
+    this.writer = new CheckpointWriter(rc.store, init.threadId, { async: c.checkpointAsyncWrites, maxQueue: c.checkpointQueueMaxsize, coalesce: c.checkpointCoalesceRuntimeState });
+    const r = init.restored;
+    if (r) {
+      const s = r.scalars;
+      Object.assign(this, {
+        state: s.state,
+        step: s.step,
+        llmCalls: s.llm_calls,
+        toolCalls: s.tool_calls,
+        usage: s.usage,
+        cost: s.total_cost_usd,
+        sessionToken: s.session_token,
+        checkpointToken: s.checkpoint_token,
+        finalText: s.final_text,
+        finalStructured: s.final_structured,
+        replayed: s.replayed_effect_count,
+        startedAtS: s.started_at_s,
+        activeBaseS: s.active_elapsed_s,
+        pending: r.pending,
+        messages: r.messages,
+        toolExecutions: r.toolExecutions,
+        subagentExecutions: r.subagentExecutions,
+        seq: r.latest.seq + 1,
+      });
+      this.context = { ...this.agent.contextDefaults, ...s.context, ...init.context };
+    }
+  }
+
+  cancel() {
+    this.cancelRequested = true;
+  }
+
+  private event(type: RunEventType, message: string, data: Record<string, unknown> = {}) {
+    this.emit({ type, runId: this.runId, threadId: this.threadId, state: this.state, step: this.step, message, data, schemaVersion: EVENT_SCHEMA_VERSION });
+  }
+
+  private move(to: RunState) {
+    this.state = transition(this.state, to);
+  }
+
+  private activeElapsedS() {
+    return this.activeBaseS + (nowMs() - this.segmentStartMs) / 1000;
+  }
+
+  private storedSnapshot(): StoredSnapshot {
+    return encodeSnapshot(
+      {
+        schema_version: 1,
+        agent_name: this.agent.name,
+        step: this.step,
+        state: this.state,
+        context: this.context,
+        llm_calls: this.llmCalls,
+        tool_calls: this.toolCalls,
+        started_at_s: this.startedAtS,
+        active_elapsed_s: this.activeElapsedS(),
+        usage: this.usage,
+        total_cost_usd: this.cost,
+        session_token: this.sessionToken,
+        checkpoint_token: this.checkpointToken,
+        pending_llm_response: this.pending,
+        requested_model: this.model.requested,
+        normalized_model: this.model.normalized,
+        provider_adapter: this.model.provider,
+        final_text: this.finalText,
+        final_structured: this.finalStructured,
+        replayed_effect_count: this.replayed,
+      },
+      { messages: this.messages.ref(), tool_executions: this.toolExecutions.ref(), subagent_executions: this.subagentExecutions.ref() },
+    );
+  }
+
+  private async appendMessage(m: Message) {
+    const i = this.messages.append(m);
+    await this.writer.enqueue(keys.message(this.runId, i), m);
+  }
+
+  // Writes one checkpoint record and the latest copy; with snapshot, the runtime snapshot too.
+  // durable: returns only once everything queued so far is in the store.
+  private async checkpoint(phase: Phase, payload: Record<string, unknown>, opts: { snapshot?: boolean; durable?: boolean } = {}) {
+    const record: CheckpointRecord = {
+      schema_version: CHECKPOINT_SCHEMA_VERSION,
+      run_id: this.runId,
+      thread_id: this.threadId,
+      step: this.step,
+      phase,
+      timestamp_ms: nowMs(),
+      seq: this.seq++,
+      payload,
+    };
+    if (opts.snapshot) {
+      const snap = this.storedSnapshot();
+      record.payload = { ...payload, runtime_snapshot: snap };
+      await this.writer.enqueue(keys.runtime(this.runId), snap, true);
+    }
+    await this.writer.enqueue(keys.checkpoint(this.runId, this.step, record.seq, phase), record, false);
+    await this.writer.enqueue(checkpointLatestKey(this.runId), record, false);
+    const fp = this.rc.config.failpoint;
+    const hit = fp && fp.phase === phase && (fp.step === undefined || fp.step === this.step) && (fp.agent === undefined || fp.agent === this.agent.name);
+    if (opts.durable || hit) await this.writer.flush();
+    this.event("checkpoint", phase, { phase, seq: record.seq, durable: !!(opts.durable || hit) });
+    if (hit) {
+      if (fp.action === "kill") process.kill(process.pid, "SIGKILL");
+      throw new FailpointError(`failpoint ${phase}:${this.step}`);
+    }
+  }
+
+  private async writeRuntime() {
+    await this.writer.enqueue(keys.runtime(this.runId), this.storedSnapshot(), true);
+  }
+
+  async execute(): Promise<AgentResult> {
+    try {
+      if (!this.init.restored) await this.start();
+      else await this.restart();
+      return await this.loop();
+    } catch (e) {
+      return this.fail(e);
+    }
+  }
+
+  private async start() {
+    this.move("running");
+    const system = instructionsFor(this.agent, this.context);
+    if (system) await this.appendMessage({ role: "system", content: system });
+    await this.appendMessage({ role: "user", content: this.init.userMessage ?? "" });
+    await this.checkpoint("run_started", { agent_name: this.agent.name, resumed: false, agent_fingerprint: agentFingerprint(this.agent), agent_path: this.init.agentPath, root_run_id: this.init.rootRunId });
+    this.event("run_started", `run ${this.runId} started`);
+  }
+
+  private async restart() {
+    const wasPaused = this.state === "paused";
+    if (wasPaused) this.move("running");
+    else if (this.state !== "running" && this.state !== "degraded") this.state = "running";
+    this.segmentStartMs = nowMs();
+    await this.checkpoint(wasPaused ? "resumed" : "run_started", { agent_name: this.agent.name, resumed: true, from_phase: this.init.restored!.latest.phase, from_seq: this.init.restored!.latest.seq });
+    this.event(wasPaused ? "run_resumed" : "run_started", `run ${this.runId} resumed from ${this.init.restored!.latest.phase}`);
+  }
+
+  private limitExceeded(): string | null {
+    if (this.step >= this.fs.maxSteps) return `max_steps (${this.fs.maxSteps}) reached`;
+    if (this.llmCalls >= this.fs.maxLlmCalls) return `max_llm_calls (${this.fs.maxLlmCalls}) reached`;
+    if (this.activeElapsedS() > this.fs.maxWallTimeS) return `max_wall_time_s (${this.fs.maxWallTimeS}) exceeded`;
+    return null;
+  }
+
+  private toolSpecs(): ToolSpec[] {
+    const specs: ToolSpec[] = this.agent.tools.map((t) => ({ name: t.name, description: t.description, parameters: z.toJSONSchema(t.schema) as Record<string, unknown> }));
+    for (const sub of this.agent.subagents ?? []) {
+      specs.push({ name: delegateToolName(sub), description: sub.description ?? `Delegate a task to ${sub.name}`, parameters: { type: "object", properties: { task: { type: "string" } }, required: ["task"] } });
+    }
+    return specs;
+  }
+
+  private async loop(): Promise<AgentResult> {
+    for (;;) {
+      if (this.cancelRequested) return this.finish("cancelled");
+      if (!this.pending) {
+        const limit = this.limitExceeded();
+        if (limit) return this.fail(new AgentRunnerError(limit));
+        this.step++;
+        await this.checkpoint("step_started", { state: this.state, message_count: this.messages.items.length }, { snapshot: true });
+        this.event("step_started", `step ${this.step}`);
+        await this.checkpoint("pre_llm", { model: this.model.normalized, provider: this.model.provider, message_count: this.messages.items.length });
+        this.event("llm_called", this.model.normalized);
+        let outcome;
+        try {
+          outcome = await callWithFallback(this.rc.models, [this.agent.model, ...this.fs.fallbackModelChain], {
+            messages: this.messages.items,
+            tools: this.toolSpecs(),
+            sessionToken: this.sessionToken,
+            checkpointToken: this.checkpointToken,
+            context: this.context,
+          }, this.rc.config.retry);
+        } catch (e) {
+          if (this.fs.llmFailurePolicy === "retry_then_degrade" && this.state === "running") {
+            this.move("degraded");
+            this.error = e instanceof Error ? e.message : String(e);
+            return this.finish("completed");
+          }
+          throw e;
+        }
+        const r = outcome.response;
+        this.llmCalls++;
+        this.usage = addUsage(this.usage, r.usage);
+        this.cost += costUsd(r.model, r.usage.input_tokens, r.usage.output_tokens);
+        this.sessionToken = r.session_token ?? this.sessionToken;
+        this.checkpointToken = r.checkpoint_token ?? this.checkpointToken;
+        if (r.text) this.finalText = r.text;
+        this.pending = r;
+        await this.appendMessage({ role: "assistant", content: r.text, tool_calls: r.tool_calls, agent: this.init.agentPath });
+        this.event("llm_completed", r.finish_reason, { tool_call_count: r.tool_calls.length, usage: r.usage });
+        // The snapshot naming these tool calls is durable before any of them runs.
+        await this.checkpoint(
+          "post_llm",
+          { model: r.model, provider: outcome.resolved.provider, finish_reason: r.finish_reason, tool_call_count: r.tool_calls.length, session_token: this.sessionToken, checkpoint_token: this.checkpointToken, total_cost_usd: this.cost },
+          { snapshot: true, durable: true },
+        );
+      }
+      const response = this.pending!;
+      if (response.tool_calls.length === 0) {
+        this.finalStructured = response.structured;
+        this.pending = null;
+        return this.finish("completed");
+      }
+      const paused = await this.runBatch(response.tool_calls);
+      if (paused) return paused;
+    }
+  }
+
+  // Runs one response's subagent and tool calls. Returns a result when the run pauses.
+  private async runBatch(calls: ToolCall[]): Promise<AgentResult | null> {
+    const subs = new Map((this.agent.subagents ?? []).map((s) => [delegateToolName(s), s]));
+    const subCalls = calls.filter((c) => subs.has(c.name));
+    const toolCalls = calls.filter((c) => !subs.has(c.name));
+    const outcomes = new Map<string, ToolOutcome>();
+
+    if (subCalls.length) {
+      await this.checkpoint("pre_subagent_batch", { subagent_count: subCalls.length, subagents: subCalls.map((c) => c.name) });
+      const allowed = this.init.depth < this.fs.maxSubagentDepth;
+      for (const [i, c] of subCalls.entries()) {
+        if (!allowed || i >= this.fs.maxSubagentFanout) {
+          outcomes.set(c.id, this.toolMessage(c, false, { success: false, error: allowed ? "Subagent fan-out limit reached" : "Subagent depth limit reached" }));
+          continue;
+        }
+        outcomes.set(c.id, await this.runSubagent(subs.get(c.name)!, c));
+      }
+      await this.checkpoint("post_subagent_batch", { subagent_count: subCalls.length, waiting: [...outcomes.values()].filter((o) => "waiting" in o).length });
+    }
+
+    if (toolCalls.length) {
+      await this.checkpoint("pre_tool_batch", { tool_call_count: toolCalls.length });
+      this.event("tool_batch_started", `${toolCalls.length} tool calls`);
+      const queue = [...toolCalls];
+      const workers = Array.from({ length: Math.min(this.fs.maxParallelTools, queue.length) }, async () => {
+        for (let c = queue.shift(); c; c = queue.shift()) outcomes.set(c.id, await this.runTool(c));
+      });
+      await Promise.all(workers);
+    }
+
+    const waiting = calls.map((c) => outcomes.get(c.id)!).filter((o): o is { waiting: string } => "waiting" in o);
+    if (waiting.length) return this.pause(waiting.map((w) => w.waiting));
+
+    const results = calls.map((c) => outcomes.get(c.id) as Exclude<ToolOutcome, { waiting: string }>);
+    const failures = results.filter((r) => r.failed).length;
+    for (const r of results) await this.appendMessage(r.message);
+    this.pending = null;
+    if (toolCalls.length) await this.checkpoint("post_tool_batch", { tool_calls_total: this.toolCalls, tool_failures: failures }, { snapshot: true });
+    else await this.writeRuntime();
+    if (failures && this.fs.toolFailurePolicy === "fail_run") throw new AgentRunnerError(`${failures} tool call(s) failed`);
+    return null;
+  }
+
+  private toolMessage(c: ToolCall, success: boolean, payload: unknown): Extract<ToolOutcome, { message: unknown }> {
+    const content = renderToolOutput(payload, this.rc.config.toolOutputMaxChars);
+    return { message: { role: "tool", tool_call_id: c.id, name: c.name, content, success, untrusted: true }, failed: !success };
+  }
+
+  private async runTool(c: ToolCall): Promise<ToolOutcome> {
+    const tool = this.agent.tools.find((t) => t.name === c.name);
+    if (!tool) return this.toolMessage(c, false, { success: false, error: `Unknown tool ${c.name}` });
+    const parsed = tool.schema.safeParse(c.args);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return this.toolMessage(c, false, { success: false, error: `Invalid arguments: ${issue.path.join(".")}: ${issue.message}` });
+    }
+    let args = parsed.data as Record<string, unknown>;
+    const decision = evaluatePolicy(this.agent.policy ?? [], c.name, args, this.context);
+    this.event("policy_decision", decision.action, { tool_call_id: c.id, tool_name: c.name, rule_id: decision.ruleId, reason: decision.reason });
+    let approvedBy: string[] = [];
+    if (decision.action === "deny") return this.recordSkipped(c, `Denied by policy: ${decision.reason}`);
+    if (decision.action === "require_approval") {
+      let rec = await getApproval(this.rc.store, this.threadId, this.runId, c.id);
+      if (!rec) {
+        const timeoutS = decision.approvalTimeoutS ?? this.agent.approvalTimeoutS ?? this.rc.config.approvalTimeoutS;
+        rec = await createApprovalRequest(this.rc.store, {
+          run_id: this.runId,
+          root_run_id: this.init.rootRunId,
+          thread_id: this.threadId,
+          step: this.step,
+          tool_call_id: c.id,
+          tool_name: c.name,
+          agent_name: this.agent.name,
+          agent_path: this.init.agentPath,
+          args,
+          input_hash: makeEffect({ run_id: this.runId, step: this.step, tool_call_id: c.id, tool_name: c.name, output: null, error: null, success: false, timestamp_ms: 0, args }).input_hash,
+          reason: decision.reason,
+          rule_id: decision.ruleId,
+          quorum: decision.quorum,
+          requested_at_ms: nowMs(),
+          deadline_ms: timeoutS > 0 ? nowMs() + timeoutS * 1000 : null,
+          fallback: this.agent.approvalFallback ?? this.rc.config.approvalFallback,
+          requested_by: typeof this.context.submitted_by === "string" ? this.context.submitted_by : null,
+        });
+        this.event("tool_deferred", `${c.name} needs approval`, { approval_id: rec.id, tool_call_id: c.id });
+      }
+      rec = await expireIfDue(this.rc.store, rec, nowMs());
+      if (rec.status === "pending") return { waiting: rec.id };
+      const deciders = rec.decisions.map((d) => d.by);
+      if (rec.status !== "approved") {
+        const why = rec.decisions.findLast((d) => d.decision === "reject")?.reason ?? "no reason given";
+        if (this.fs.approvalDenialPolicy === "fail_run") throw new AgentRunnerError(`Approval denied for ${c.name}: ${why}`);
+        return this.recordSkipped(c, `Approval denied: ${why}`, deciders);
+      }
+      args = rec.approved_args ?? rec.args;
+      approvedBy = deciders;
+    }
+    return this.executeTool(c, tool, args, approvedBy);
+  }
+
+  private async recordSkipped(c: ToolCall, error: string, by: string[] = []): Promise<ToolOutcome> {
+    const i = this.toolExecutions.append({ tool_name: c.name, tool_call_id: c.id, success: false, output: null, error, latency_ms: 0, agent_path: this.init.agentPath, replayed: false, approved_by: by });
+    await this.writer.enqueue(keys.toolExecution(this.runId, i), this.toolExecutions.items[i]);
+    this.event("tool_completed", error, { tool_call_id: c.id, tool_name: c.name, success: false });
+    return this.toolMessage(c, false, { success: false, error });
+  }
+
+  private async executeTool(c: ToolCall, tool: Agent["tools"][number], args: Record<string, unknown>, approvedBy: string[]): Promise<ToolOutcome> {
+    const started = nowMs();
+    let success: boolean;
+    let output: unknown = null;
+    let error: string | null = null;
+    const stored = await findReplayableEffect(this.rc.store, this.threadId, this.runId, this.step, c.id, c.name, args);
+    if (stored) {
+      this.replayed++;
+      ({ success, output, error } = stored);
+    } else {
+      if (this.toolCalls >= this.fs.maxToolCalls) throw new AgentRunnerError(`max_tool_calls (${this.fs.maxToolCalls}) reached`);
+      this.toolCalls++;
+      try {
+        output = await tool.execute(args, { runId: this.runId, threadId: this.threadId, step: this.step, toolCallId: c.id, agentPath: this.init.agentPath, context: this.context });
+        success = true;
+      } catch (e) {
+        if (e instanceof AgentEffectIntegrityError || e instanceof CheckpointWriteError) throw e;
+        success = false;
+        error = e instanceof Error ? e.message : String(e);
+      }
+      const effect = makeEffect({ run_id: this.runId, step: this.step, tool_call_id: c.id, tool_name: c.name, args, output, error, success, timestamp_ms: nowMs() });
+      await this.writer.enqueue(keys.effect(this.runId, this.step, c.id), effect, false);
+      await this.writer.flush();
+    }
+    const rec: ToolExecution = { tool_name: c.name, tool_call_id: c.id, success, output, error, latency_ms: nowMs() - started, agent_path: this.init.agentPath, replayed: !!stored, approved_by: approvedBy };
+    const i = this.toolExecutions.append(rec);
+    await this.writer.enqueue(keys.toolExecution(this.runId, i), rec);
+    this.event("tool_completed", c.name, { tool_call_id: c.id, tool_name: c.name, success, replayed: !!stored });
+    return this.toolMessage(c, success, success ? output : { success: false, error });
+  }
+
+  private async runSubagent(sub: Agent, c: ToolCall): Promise<ToolOutcome> {
+    const childId = `${this.runId}.${c.id}`;
+    const task = typeof c.args.task === "string" ? c.args.task : JSON.stringify(c.args);
+    this.event("subagent_started", sub.name, { child_run_id: childId, tool_call_id: c.id });
+    const started = nowMs();
+    const child = await this.rc.runChild(sub, {
+      runId: childId,
+      threadId: this.threadId,
+      userMessage: task,
+      context: this.context,
+      depth: this.init.depth + 1,
+      agentPath: `${this.init.agentPath}/${sub.name}`,
+      rootRunId: this.init.rootRunId,
+    });
+    if (child.state === "paused") return { waiting: child.pendingApprovals[0] ?? childId };
+    const rec: SubagentExecution = { subagent: sub.name, run_id: childId, tool_call_id: c.id, state: child.state, final_text: child.finalText, success: child.state === "completed", latency_ms: nowMs() - started };
+    const i = this.subagentExecutions.append(rec);
+    await this.writer.enqueue(keys.subagentExecution(this.runId, i), rec);
+    this.usage = addUsage(this.usage, { input_tokens: child.usage.inputTokens, output_tokens: child.usage.outputTokens, total_tokens: child.usage.totalTokens });
+    this.cost += child.totalCostUsd;
+    this.event("subagent_completed", sub.name, { child_run_id: childId, state: child.state });
+    return this.toolMessage(c, rec.success, rec.success ? { result: child.finalText } : { success: false, error: child.error ?? `subagent ${child.state}` });
+  }
+
+  private async pause(approvalIds: string[]): Promise<AgentResult> {
+    this.pendingApprovals = approvalIds;
+    for (const id of approvalIds) await this.checkpoint("paused", { approval_id: id, waiting_for: "approval" });
+    this.activeBaseS = this.activeElapsedS();
+    this.move("paused");
+    await this.writeRuntime();
+    await this.writer.flush();
+    this.event("run_paused", `waiting for ${approvalIds.length} approval(s)`, { approval_ids: approvalIds });
+    return this.result();
+  }
+
+  private async finish(to: "completed" | "cancelled" | "failed"): Promise<AgentResult> {
+    if (to === "cancelled" && this.state !== "cancelling") this.move(this.state === "running" || this.state === "paused" ? "cancelling" : this.state);
+    if (this.state !== to) this.move(to);
+    const result = this.result();
+    await this.writeRuntime();
+    await this.checkpoint("run_terminal", {
+      state: this.state,
+      final_text: this.finalText,
+      requested_model: this.model.requested,
+      normalized_model: this.model.normalized,
+      provider_adapter: this.model.provider,
+      terminal_result: result,
+    });
+    const flushed = await this.writer.flush(this.rc.config.checkpointFlushTimeoutS * 1000);
+    if (!flushed) this.event("warning", "terminal checkpoint flush timed out", { timeout_s: this.rc.config.checkpointFlushTimeoutS });
+    this.event(to === "completed" ? "run_completed" : to === "cancelled" ? "run_cancelled" : "run_failed", `run ${to}`, { error: this.error });
+    return result;
+  }
+
+  private async fail(e: unknown): Promise<AgentResult> {
+    if (e instanceof FailpointError) throw e;
+    this.error = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+    // A store that cannot take writes cannot take the terminal record either: the run stays at its last
+    // durable checkpoint and can be resumed once the store is back.
+    if (e instanceof CheckpointWriteError || this.writer.failed) {
+      this.event("warning", "checkpoint write failed; run stopped at its last durable checkpoint", { error: this.error });
+      this.event("run_failed", this.error);
+      return { ...this.result(), state: "failed" };
+    }
+    if (isTerminal(this.state)) return this.result();
+    try {
+      return await this.finish("failed");
+    } catch (e2) {
+      this.event("warning", "could not write terminal checkpoint", { error: String(e2) });
+      return { ...this.result(), state: "failed" };
+    }
+  }
+
+  result(): AgentResult {
+    const elapsed = this.state === "paused" ? this.activeBaseS : this.activeElapsedS();
+    return {
+      runId: this.runId,
+      threadId: this.threadId,
+      state: this.state,
+      finalText: this.finalText,
+      finalStructured: this.finalStructured,
+      requestedModel: this.model.requested,
+      normalizedModel: this.model.normalized,
+      providerAdapter: this.model.provider,
+      toolExecutions: this.toolExecutions.items.map((t) => ({ toolName: t.tool_name, toolCallId: t.tool_call_id, success: t.success, output: t.output, error: t.error, latencyMs: t.latency_ms, agentPath: t.agent_path, replayed: t.replayed, approvedBy: t.approved_by })),
+      subagentExecutions: this.subagentExecutions.items.map((s) => ({ subagent: s.subagent, runId: s.run_id, toolCallId: s.tool_call_id, state: s.state, finalText: s.final_text, success: s.success, latencyMs: s.latency_ms })),
+      usage: { inputTokens: this.usage.input_tokens, outputTokens: this.usage.output_tokens, totalTokens: this.usage.total_tokens },
+      totalCostUsd: this.cost,
+      sessionToken: this.sessionToken,
+      checkpointToken: this.checkpointToken,
+      stateSnapshot: { state: this.state, step: this.step, llmCalls: this.llmCalls, toolCalls: this.toolCalls, startedAtS: this.startedAtS, elapsedS: elapsed, replayedEffectCount: this.replayed },
+      error: this.error,
+      pendingApprovals: this.pendingApprovals,
+    };
+  }
+}

@@ -1,0 +1,95 @@
+// The provider-neutral model interface, model strings ("provider:model"), prices, retries and fallbacks.
+import { ModelCallError } from "./errors.ts";
+import type { LlmResponse, Message } from "./messages.ts";
+
+export type ToolSpec = { name: string; description: string; parameters: Record<string, unknown> };
+
+export type LlmRequest = {
+  model: string; // the model name without the provider prefix
+  messages: Message[];
+  tools: ToolSpec[];
+  sessionToken: string | null;
+  checkpointToken: string | null;
+  context: Record<string, unknown>;
+  signal?: AbortSignal;
+};
+
+export interface ModelAdapter {
+  readonly provider: string;
+  generate(req: LlmRequest): Promise<Omit<LlmResponse, "model">>;
+}
+
+export type ResolvedModel = { requested: string; normalized: string; provider: string; model: string };
+
+const ALIASES: Record<string, string> = { openai_compatible: "openai-compatible", "openai-compat": "openai-compatible", claude: "anthropic" };
+
+// "gpt-4o" → openai:gpt-4o; "claude-…" → anthropic; "provider:model" as given; case-folded provider.
+export function resolveModel(requested: string): ResolvedModel {
+  const trimmed = requested.trim();
+  let provider: string;
+  let model: string;
+  const i = trimmed.indexOf(":");
+  if (i > 0) {
+    provider = trimmed.slice(0, i).toLowerCase();
+    model = trimmed.slice(i + 1);
+  } else {
+    provider = trimmed.startsWith("claude") ? "anthropic" : trimmed.startsWith("demo") ? "demo" : "openai";
+    model = trimmed;
+  }
+  provider = ALIASES[provider] ?? provider;
+  if (!model) throw new ModelCallError(`Model string ${JSON.stringify(requested)} names no model`, false);
+  return { requested, normalized: `${provider}:${model}`, provider, model };
+}
+
+// USD per million tokens (input, output). Unknown models cost 0 and say so in the price source.
+export const PRICES: Record<string, [number, number]> = {
+  "openai:gpt-4o": [2.5, 10],
+  "openai:gpt-4o-mini": [0.15, 0.6],
+  "openai:gpt-4.1": [2, 8],
+  "openai:gpt-4.1-mini": [0.4, 1.6],
+  "anthropic:claude-sonnet-4-5": [3, 15],
+  "anthropic:claude-haiku-4-5": [1, 5],
+  "anthropic:claude-opus-4-1": [15, 75],
+};
+
+export function costUsd(normalizedModel: string, inputTokens: number, outputTokens: number, prices = PRICES): number {
+  const p = normalizedModel.startsWith("demo:") ? [0.5, 1.5] : prices[normalizedModel];
+  if (!p) return 0;
+  return (inputTokens * p[0] + outputTokens * p[1]) / 1_000_000;
+}
+
+export type RetryOptions = { maxRetries: number; baseDelayMs: number; sleep?: (ms: number) => Promise<void> };
+
+export type CallOutcome = { response: LlmResponse; resolved: ResolvedModel; attempts: number; errors: string[] };
+
+// Tries the model, retrying retryable errors with exponential backoff, then each fallback model in turn.
+// A provider that rejects a stale session/checkpoint token fails like any other call: the retry drops the
+// tokens, so the chain goes on without them.
+export async function callWithFallback(adapters: Record<string, ModelAdapter>, chain: string[], req: Omit<LlmRequest, "model">, retry: RetryOptions): Promise<CallOutcome> {
+  const sleep = retry.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms)));
+  const errors: string[] = [];
+  let attempts = 0;
+  for (const requested of chain) {
+    const resolved = resolveModel(requested);
+    const adapter = adapters[resolved.provider];
+    if (!adapter) {
+      errors.push(`${resolved.normalized}: no adapter for provider ${resolved.provider}`);
+      continue;
+    }
+    let tokens = { sessionToken: req.sessionToken, checkpointToken: req.checkpointToken };
+    for (let attempt = 0; attempt <= retry.maxRetries; attempt++) {
+      attempts++;
+      try {
+        const r = await adapter.generate({ ...req, ...tokens, model: resolved.model });
+        return { response: { ...r, model: resolved.normalized }, resolved, attempts, errors };
+      } catch (e) {
+        const err = e instanceof ModelCallError ? e : new ModelCallError(e instanceof Error ? e.message : String(e), true);
+        errors.push(`${resolved.normalized}: ${err.message}`);
+        tokens = { sessionToken: null, checkpointToken: null };
+        if (!err.retryable) break;
+        if (attempt < retry.maxRetries) await sleep(retry.baseDelayMs * 2 ** attempt);
+      }
+    }
+  }
+  throw new ModelCallError(`All models failed: ${errors.join("; ")}`, false);
+}

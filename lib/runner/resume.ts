@@ -1,0 +1,36 @@
+// Reading a run back: the latest checkpoint, validated; a stored terminal result; the runtime snapshot.
+import { AgentCheckpointCorruptionError } from "./errors.ts";
+import { type CheckpointRecord, normalizeCheckpointRecord } from "./checkpoint.ts";
+import { type AgentResult, agentResultSchema } from "./result.ts";
+import { type MemoryStore, checkpointLatestKey, keys } from "./store.ts";
+
+export async function loadLatestCheckpoint(store: MemoryStore, threadId: string, runId: string): Promise<CheckpointRecord> {
+  const key = checkpointLatestKey(runId);
+  let raw: unknown;
+  try {
+    raw = await store.getState(threadId, key);
+  } catch (e) {
+    if (e instanceof SyntaxError) throw new AgentCheckpointCorruptionError("Latest checkpoint is not valid JSON", key);
+    throw e;
+  }
+  if (raw === undefined || raw === null) throw new AgentCheckpointCorruptionError(`No checkpoint for run ${runId}`, key);
+  const rec = normalizeCheckpointRecord(raw, key);
+  if (rec.run_id !== runId) throw new AgentCheckpointCorruptionError(`Latest checkpoint belongs to run ${rec.run_id}`, key);
+  if (rec.thread_id !== threadId) throw new AgentCheckpointCorruptionError(`Latest checkpoint belongs to thread ${rec.thread_id}`, key);
+  return rec;
+}
+
+export function terminalResultOf(rec: CheckpointRecord): AgentResult | null {
+  if (rec.phase !== "run_terminal") return null;
+  const key = checkpointLatestKey(rec.run_id);
+  if (rec.payload.terminal_result === undefined) throw new AgentCheckpointCorruptionError("run_terminal checkpoint has no terminal_result", key);
+  const parsed = agentResultSchema.safeParse(rec.payload.terminal_result);
+  if (!parsed.success) throw new AgentCheckpointCorruptionError("terminal_result cannot be deserialized", key);
+  return parsed.data;
+}
+
+// Every checkpoint record of a run, in write order, validated.
+export async function listCheckpoints(store: MemoryStore, threadId: string, runId: string): Promise<CheckpointRecord[]> {
+  const entries = await store.listState(threadId, keys.checkpointPrefix(runId));
+  return entries.filter((e) => !e.key.endsWith(":latest")).map((e) => normalizeCheckpointRecord(e.value, e.key));
+}

@@ -1,0 +1,163 @@
+// The public API: Runner.run / runHandle / resume / retry.
+import { randomUUID } from "node:crypto";
+import { type Agent, agentFingerprint } from "./agent.ts";
+import { AgentCheckpointCorruptionError, AgentMismatchError } from "./errors.ts";
+import { EventChannel, type RunEvent } from "./events.ts";
+import { type ExecutionInit, RunExecution } from "./execution.ts";
+import type { ModelAdapter, RetryOptions } from "./model.ts";
+import type { AgentResult } from "./result.ts";
+import { loadLatestCheckpoint, terminalResultOf } from "./resume.ts";
+import { loadSnapshot } from "./snapshot.ts";
+import type { MemoryStore } from "./store.ts";
+import type { Phase } from "./checkpoint.ts";
+import { PHASES } from "./checkpoint.ts";
+
+export type Failpoint = { phase: Phase; step?: number; agent?: string; action: "kill" | "throw" };
+
+export type RunnerConfig = {
+  checkpointAsyncWrites: boolean;
+  checkpointQueueMaxsize: number;
+  checkpointFlushTimeoutS: number;
+  checkpointCoalesceRuntimeState: boolean;
+  approvalTimeoutS: number;
+  approvalFallback: "deny" | "allow";
+  toolOutputMaxChars: number;
+  retry: RetryOptions;
+  failpoint?: Failpoint;
+};
+
+export const DEFAULT_RUNNER_CONFIG: RunnerConfig = {
+  checkpointAsyncWrites: true,
+  checkpointQueueMaxsize: 1024,
+  checkpointFlushTimeoutS: 10,
+  checkpointCoalesceRuntimeState: true,
+  approvalTimeoutS: 24 * 60 * 60,
+  approvalFallback: "deny",
+  toolOutputMaxChars: 12_000,
+  retry: { maxRetries: 2, baseDelayMs: 200 },
+};
+
+// AFK_FAILPOINT=post_llm:2:kill (phase, optional step, kill|throw; optional @agent suffix on the phase).
+export function parseFailpoint(spec: string | undefined): Failpoint | undefined {
+  if (!spec) return undefined;
+  const [phaseAgent, step, action = "kill"] = spec.split(":");
+  const [phase, agent] = phaseAgent.split("@");
+  if (!(PHASES as readonly string[]).includes(phase) || (action !== "kill" && action !== "throw")) throw new Error(`Invalid AFK_FAILPOINT ${JSON.stringify(spec)}`);
+  return { phase: phase as Phase, step: step ? Number(step) : undefined, agent, action };
+}
+
+export type RunOptions = { userMessage: string; context?: Record<string, unknown>; threadId?: string; runId?: string };
+export type ResumeOptions = { runId: string; threadId: string; context?: Record<string, unknown> };
+
+export type RunHandle = {
+  runId: string;
+  threadId: string;
+  events: AsyncIterable<RunEvent>;
+  cancel(): void;
+  awaitResult(): Promise<AgentResult>;
+};
+
+export type RunnerContext = {
+  store: MemoryStore;
+  models: Record<string, ModelAdapter>;
+  config: RunnerConfig;
+  runChild(agent: Agent, init: Omit<ExecutionInit, "agent" | "restored"> & { userMessage: string }): Promise<AgentResult>;
+};
+
+export class Runner {
+  readonly config: RunnerConfig;
+  private readonly ctx: RunnerContext;
+
+  constructor(
+    readonly store: MemoryStore,
+    readonly models: Record<string, ModelAdapter>,
+    config: Partial<RunnerConfig> = {},
+    private readonly onEvent?: (e: RunEvent) => void,
+  ) {
+    this.config = { ...DEFAULT_RUNNER_CONFIG, failpoint: parseFailpoint(process.env.AFK_FAILPOINT), ...config };
+    this.ctx = {
+      store,
+      models,
+      config: this.config,
+      runChild: (agent, init) => this.runOrResumeChild(agent, init),
+    };
+  }
+
+  run(agent: Agent, opts: RunOptions): Promise<AgentResult> {
+    return this.runHandle(agent, opts).awaitResult();
+  }
+
+  runHandle(agent: Agent, opts: RunOptions): RunHandle {
+    const runId = opts.runId ?? randomUUID();
+    const threadId = opts.threadId ?? runId;
+    return this.handle({ agent, runId, threadId, depth: 0, agentPath: agent.name, rootRunId: runId, userMessage: opts.userMessage, context: opts.context ?? {} });
+  }
+
+  async resume(agent: Agent, opts: ResumeOptions): Promise<AgentResult> {
+    return (await this.resumeHandle(agent, opts)).awaitResult();
+  }
+
+  // Loads the latest checkpoint: a terminal one returns its stored result with no re-execution; otherwise
+  // the runtime snapshot restores the run, and a stored pending LLM response is processed, not re-asked.
+  async resumeHandle(agent: Agent, opts: ResumeOptions): Promise<RunHandle> {
+    const latest = await loadLatestCheckpoint(this.store, opts.threadId, opts.runId);
+    const terminal = terminalResultOf(latest);
+    if (terminal) return resolvedHandle(terminal);
+    const loaded = await loadSnapshot(this.store, opts.threadId, opts.runId);
+    checkAgent(agent, loaded.snapshot.agent_name, await this.fingerprintOf(opts.threadId, opts.runId));
+    const started = (await this.runStartedPayload(opts.threadId, opts.runId)) ?? {};
+    return this.handle({
+      agent,
+      runId: opts.runId,
+      threadId: opts.threadId,
+      depth: String(started.agent_path ?? agent.name).split("/").length - 1,
+      agentPath: String(started.agent_path ?? agent.name),
+      rootRunId: String(started.root_run_id ?? opts.runId),
+      context: opts.context ?? {},
+      restored: { scalars: loaded.snapshot, pending: loaded.pending, messages: loaded.messages, toolExecutions: loaded.toolExecutions, subagentExecutions: loaded.subagentExecutions, latest },
+    });
+  }
+
+  private async runStartedPayload(threadId: string, runId: string): Promise<Record<string, unknown> | null> {
+    const entries = await this.store.listState(threadId, `checkpoint:${runId}:000000:`);
+    const first = entries.find((e) => e.key.endsWith(":run_started"));
+    return first ? ((first.value as { payload?: Record<string, unknown> }).payload ?? null) : null;
+  }
+
+  private async fingerprintOf(threadId: string, runId: string): Promise<string | null> {
+    const p = await this.runStartedPayload(threadId, runId);
+    return typeof p?.agent_fingerprint === "string" ? p.agent_fingerprint : null;
+  }
+
+  private async runOrResumeChild(agent: Agent, init: Omit<ExecutionInit, "agent" | "restored"> & { userMessage: string }): Promise<AgentResult> {
+    const existing = await this.store.getState(init.threadId, `checkpoint:${init.runId}:latest`);
+    if (existing === undefined) return this.handle({ ...init, agent }).awaitResult();
+    return (await this.resumeHandle(agent, { runId: init.runId, threadId: init.threadId })).awaitResult();
+  }
+
+  private handle(init: ExecutionInit): RunHandle {
+    const channel = new EventChannel();
+    const exec = new RunExecution(this.ctx, init, (e) => {
+      channel.push(e);
+      this.onEvent?.(e);
+    });
+    const result = exec.execute().finally(() => channel.close());
+    result.catch(() => undefined);
+    return { runId: init.runId, threadId: init.threadId, events: channel, cancel: () => exec.cancel(), awaitResult: () => result };
+  }
+}
+
+function checkAgent(agent: Agent, storedName: string, storedFingerprint: string | null) {
+  if (agent.name !== storedName) throw new AgentMismatchError(`Run was started by agent ${storedName}, not ${agent.name}`);
+  if (storedFingerprint && storedFingerprint !== agentFingerprint(agent)) {
+    throw new AgentMismatchError(`Agent ${agent.name} has changed its tools or subagents since the run started`);
+  }
+}
+
+function resolvedHandle(result: AgentResult): RunHandle {
+  const channel = new EventChannel();
+  channel.close();
+  return { runId: result.runId, threadId: result.threadId, events: channel, cancel: () => undefined, awaitResult: () => Promise.resolve(result) };
+}
+
+export { AgentCheckpointCorruptionError };

@@ -1,0 +1,166 @@
+// The runtime snapshot: everything needed to resume a run (every key of the seed's table).
+// In storage, the three lists that only ever grow — messages, tool_executions, subagent_executions — are
+// kept in append-only logs (one entry per key) and the stored snapshot holds a reference {count, digest}
+// to each. A snapshot therefore costs the same at step 200 as at step 1, and storage grows linearly.
+import { z } from "zod";
+import { AgentCheckpointCorruptionError } from "./errors.ts";
+import { llmResponseSchema, messageSchema, usageSchema } from "./messages.ts";
+import { RUN_STATES } from "./state.ts";
+import { canonicalJson, sha256 } from "./canonical.ts";
+import { type MemoryStore, keys } from "./store.ts";
+
+export const SNAPSHOT_SCHEMA_VERSION = 1;
+
+export const toolExecutionSchema = z.object({
+  tool_name: z.string(),
+  tool_call_id: z.string(),
+  success: z.boolean(),
+  output: z.unknown(),
+  error: z.string().nullable(),
+  latency_ms: z.number().nonnegative(),
+  agent_path: z.string(),
+  replayed: z.boolean().default(false),
+  approved_by: z.array(z.string()).default([]),
+});
+export type ToolExecution = z.infer<typeof toolExecutionSchema>;
+
+export const subagentExecutionSchema = z.object({
+  subagent: z.string(),
+  run_id: z.string(),
+  tool_call_id: z.string(),
+  state: z.enum(RUN_STATES),
+  final_text: z.string(),
+  success: z.boolean(),
+  latency_ms: z.number().nonnegative(),
+});
+export type SubagentExecution = z.infer<typeof subagentExecutionSchema>;
+
+const scalarFields = {
+  schema_version: z.literal(SNAPSHOT_SCHEMA_VERSION),
+  agent_name: z.string(),
+  step: z.number().int().nonnegative(),
+  state: z.enum(RUN_STATES),
+  context: z.record(z.string(), z.unknown()),
+  llm_calls: z.number().int().nonnegative(),
+  tool_calls: z.number().int().nonnegative(),
+  started_at_s: z.number().nonnegative(),
+  // Wall time spent running, excluding pauses (the budget counts this, not time waiting for a human).
+  active_elapsed_s: z.number().nonnegative(),
+  usage: usageSchema,
+  total_cost_usd: z.number().nonnegative(),
+  session_token: z.string().nullable(),
+  checkpoint_token: z.string().nullable(),
+  requested_model: z.string(),
+  normalized_model: z.string(),
+  provider_adapter: z.string(),
+  final_text: z.string(),
+  final_structured: z.record(z.string(), z.unknown()).nullable(),
+  replayed_effect_count: z.number().int().nonnegative(),
+};
+
+export const runtimeSnapshotSchema = z.object({
+  ...scalarFields,
+  messages: z.array(messageSchema),
+  pending_llm_response: llmResponseSchema.nullable(),
+  tool_executions: z.array(toolExecutionSchema),
+  subagent_executions: z.array(subagentExecutionSchema),
+});
+export type RuntimeSnapshot = z.infer<typeof runtimeSnapshotSchema>;
+
+const logRefSchema = z.object({ count: z.number().int().nonnegative(), digest: z.string() });
+export type LogRef = z.infer<typeof logRefSchema>;
+
+// Stored form. pending_llm_response stays raw here: it is validated separately so that an unreadable one
+// is reported as exactly that (and never answered by a second model call).
+export const storedSnapshotSchema = z.object({
+  ...scalarFields,
+  messages: logRefSchema,
+  tool_executions: logRefSchema,
+  subagent_executions: logRefSchema,
+  pending_llm_response: z.unknown(),
+});
+export type StoredSnapshot = z.infer<typeof storedSnapshotSchema>;
+
+export const chainDigest = (prev: string, entry: unknown) => sha256(prev + canonicalJson(entry));
+
+// An append-only list persisted one entry per key; the digest chains every entry so that a missing,
+// reordered or altered entry is detected on load.
+export class AppendLog<T> {
+  constructor(
+    readonly items: T[] = [],
+    public digest = "",
+  ) {}
+  append(item: T): number {
+    this.items.push(item);
+    this.digest = chainDigest(this.digest, item);
+    return this.items.length - 1;
+  }
+  ref(): LogRef {
+    return { count: this.items.length, digest: this.digest };
+  }
+}
+
+export function encodeSnapshot(s: Omit<RuntimeSnapshot, "messages" | "tool_executions" | "subagent_executions">, refs: { messages: LogRef; tool_executions: LogRef; subagent_executions: LogRef }): StoredSnapshot {
+  return { ...s, ...refs };
+}
+
+async function loadLog<T>(store: MemoryStore, threadId: string, prefix: string, ref: LogRef, schema: z.ZodType<T>, what: string): Promise<AppendLog<T>> {
+  let entries;
+  try {
+    entries = await store.listState(threadId, prefix);
+  } catch (e) {
+    if (e instanceof SyntaxError) throw new AgentCheckpointCorruptionError(`A ${what} entry is not valid JSON`, prefix);
+    throw e;
+  }
+  if (entries.length < ref.count) {
+    throw new AgentCheckpointCorruptionError(`Snapshot names ${ref.count} ${what} entries but ${entries.length} are stored`, prefix);
+  }
+  const log = new AppendLog<T>();
+  for (const e of entries.slice(0, ref.count)) {
+    const parsed = schema.safeParse(e.value);
+    if (!parsed.success) throw new AgentCheckpointCorruptionError(`Malformed ${what} entry`, e.key);
+    log.append(parsed.data);
+  }
+  if (log.digest !== ref.digest) throw new AgentCheckpointCorruptionError(`The ${what} log does not match the snapshot's digest`, prefix);
+  return log;
+}
+
+export type LoadedSnapshot = {
+  snapshot: Omit<RuntimeSnapshot, "messages" | "tool_executions" | "subagent_executions" | "pending_llm_response">;
+  pending: RuntimeSnapshot["pending_llm_response"];
+  messages: AppendLog<RuntimeSnapshot["messages"][number]>;
+  toolExecutions: AppendLog<ToolExecution>;
+  subagentExecutions: AppendLog<SubagentExecution>;
+};
+
+export async function loadSnapshot(store: MemoryStore, threadId: string, runId: string): Promise<LoadedSnapshot> {
+  const key = keys.runtime(runId);
+  let raw: unknown;
+  try {
+    raw = await store.getState(threadId, key);
+  } catch (e) {
+    if (e instanceof SyntaxError) throw new AgentCheckpointCorruptionError("Runtime snapshot is not valid JSON", key);
+    throw e;
+  }
+  if (raw === undefined) throw new AgentCheckpointCorruptionError("Runtime snapshot is missing", key);
+  const parsed = storedSnapshotSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new AgentCheckpointCorruptionError(`Runtime snapshot field ${issue.path.join(".") || "snapshot"} is invalid: ${issue.message}`, key);
+  }
+  const s = parsed.data;
+  let pending: RuntimeSnapshot["pending_llm_response"] = null;
+  if (s.pending_llm_response !== null && s.pending_llm_response !== undefined) {
+    const p = llmResponseSchema.safeParse(s.pending_llm_response);
+    if (!p.success) throw new AgentCheckpointCorruptionError("pending_llm_response cannot be deserialized", key);
+    pending = p.data;
+  }
+  const { messages, tool_executions, subagent_executions, pending_llm_response: _p, ...scalars } = s;
+  return {
+    snapshot: scalars,
+    pending,
+    messages: await loadLog(store, threadId, keys.messagePrefix(runId), messages, messageSchema, "message"),
+    toolExecutions: await loadLog(store, threadId, keys.toolExecutionPrefix(runId), tool_executions, toolExecutionSchema, "tool execution"),
+    subagentExecutions: await loadLog(store, threadId, keys.subagentExecutionPrefix(runId), subagent_executions, subagentExecutionSchema, "subagent execution"),
+  };
+}

@@ -1,0 +1,100 @@
+// The storage contract of the runner, as in the seed: state values scoped by thread and key.
+// putStates is optional: a store that can write many entries in one round trip lets the write-behind
+// writer drain its queue in batches.
+export type StateEntry = { key: string; value: unknown };
+
+export interface MemoryStore {
+  getState(threadId: string, key: string): Promise<unknown | undefined>;
+  putState(threadId: string, key: string, value: unknown): Promise<void>;
+  listState(threadId: string, prefix: string): Promise<StateEntry[]>;
+  deleteState(threadId: string, key: string): Promise<void>;
+  putStates?(threadId: string, entries: StateEntry[]): Promise<void>;
+  // Writes value only when the stored value's `version` field equals expectedVersion (undefined = absent).
+  // Returns false when another writer got there first. Used for approval decisions.
+  compareAndPut?(threadId: string, key: string, expectedVersion: number | undefined, value: unknown): Promise<boolean>;
+}
+
+const pad = (n: number, w = 6) => String(n).padStart(w, "0");
+
+// Keys sort lexicographically in write order within a run, so listState(prefix) is the timeline.
+export const keys = {
+  checkpoint: (runId: string, step: number, seq: number, phase: string) => `checkpoint:${runId}:${pad(step)}:${pad(seq, 4)}:${phase}`,
+  checkpointPrefix: (runId: string) => `checkpoint:${runId}:`,
+  runtime: (runId: string) => `runtime:${runId}`,
+  message: (runId: string, index: number) => `message:${runId}:${pad(index, 7)}`,
+  messagePrefix: (runId: string) => `message:${runId}:`,
+  toolExecution: (runId: string, index: number) => `toolexec:${runId}:${pad(index, 7)}`,
+  toolExecutionPrefix: (runId: string) => `toolexec:${runId}:`,
+  subagentExecution: (runId: string, index: number) => `subexec:${runId}:${pad(index, 7)}`,
+  subagentExecutionPrefix: (runId: string) => `subexec:${runId}:`,
+  effect: (runId: string, step: number, toolCallId: string) => `effect:${runId}:${pad(step)}:${toolCallId}`,
+  effectPrefix: (runId: string) => `effect:${runId}:`,
+  approval: (runId: string, toolCallId: string) => `approval:${runId}:${toolCallId}`,
+  approvalPrefix: (runId: string) => `approval:${runId}:`,
+};
+
+export function checkpointLatestKey(runId: string): string {
+  return `checkpoint:${runId}:latest`;
+}
+
+// Values are stored as JSON text by every real store; the in-memory one keeps the same discipline so that
+// tests see exactly what a database would return (no shared object references).
+export class InMemoryStore implements MemoryStore {
+  private readonly data = new Map<string, Map<string, string>>();
+  bytesWritten = 0;
+  writes = 0;
+
+  private thread(threadId: string) {
+    let t = this.data.get(threadId);
+    if (!t) this.data.set(threadId, (t = new Map()));
+    return t;
+  }
+
+  async getState(threadId: string, key: string) {
+    const v = this.data.get(threadId)?.get(key);
+    return v === undefined ? undefined : JSON.parse(v);
+  }
+
+  async putState(threadId: string, key: string, value: unknown) {
+    const text = JSON.stringify(value);
+    this.bytesWritten += text.length;
+    this.writes++;
+    this.thread(threadId).set(key, text);
+  }
+
+  async putStates(threadId: string, entries: StateEntry[]) {
+    for (const e of entries) await this.putState(threadId, e.key, e.value);
+  }
+
+  async listState(threadId: string, prefix: string) {
+    const t = this.data.get(threadId);
+    if (!t) return [];
+    return [...t.entries()]
+      .filter(([k]) => k.startsWith(prefix))
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([key, v]) => ({ key, value: JSON.parse(v) as unknown }));
+  }
+
+  async deleteState(threadId: string, key: string) {
+    this.data.get(threadId)?.delete(key);
+  }
+
+  async compareAndPut(threadId: string, key: string, expectedVersion: number | undefined, value: unknown) {
+    const current = await this.getState(threadId, key);
+    const version = (current as { version?: number } | undefined)?.version;
+    if (version !== expectedVersion) return false;
+    await this.putState(threadId, key, value);
+    return true;
+  }
+
+  // Test helper: raw access to the stored text, to corrupt records on purpose.
+  putRaw(threadId: string, key: string, text: string) {
+    this.thread(threadId).set(key, text);
+  }
+
+  storedBytes(): number {
+    let n = 0;
+    for (const t of this.data.values()) for (const [k, v] of t) n += k.length + v.length;
+    return n;
+  }
+}
