@@ -74,6 +74,8 @@ export class RunExecution {
   private cancelRequested = false;
   private error: string | null = null;
   private pendingApprovals: string[] = [];
+  // Resuming from step_started/pre_llm re-enters that step instead of starting a new one.
+  private reenterStep = false;
 
   constructor(
     private readonly rc: RunnerContext,
@@ -112,6 +114,7 @@ export class RunExecution {
         subagentExecutions: r.subagentExecutions,
         seq: r.latest.seq + 1,
       });
+      this.reenterStep = !r.pending && s.step > 0 && (r.latest.phase === "step_started" || r.latest.phase === "pre_llm");
       this.context = { ...this.agent.contextDefaults, ...s.context, ...init.context };
     }
   }
@@ -214,7 +217,7 @@ export class RunExecution {
     const system = instructionsFor(this.agent, this.context);
     if (system) await this.appendMessage({ role: "system", content: system });
     await this.appendMessage({ role: "user", content: this.init.userMessage ?? "" });
-    await this.checkpoint("run_started", { agent_name: this.agent.name, resumed: false, agent_fingerprint: agentFingerprint(this.agent), agent_path: this.init.agentPath, root_run_id: this.init.rootRunId });
+    await this.checkpoint("run_started", { agent_name: this.agent.name, resumed: false, agent_fingerprint: agentFingerprint(this.agent), agent_path: this.init.agentPath, root_run_id: this.init.rootRunId }, { snapshot: true });
     this.event("run_started", `run ${this.runId} started`);
   }
 
@@ -228,7 +231,7 @@ export class RunExecution {
   }
 
   private limitExceeded(): string | null {
-    if (this.step >= this.fs.maxSteps) return `max_steps (${this.fs.maxSteps}) reached`;
+    if (this.step >= this.fs.maxSteps && !this.reenterStep) return `max_steps (${this.fs.maxSteps}) reached`;
     if (this.llmCalls >= this.fs.maxLlmCalls) return `max_llm_calls (${this.fs.maxLlmCalls}) reached`;
     if (this.activeElapsedS() > this.fs.maxWallTimeS) return `max_wall_time_s (${this.fs.maxWallTimeS}) exceeded`;
     return null;
@@ -248,7 +251,8 @@ export class RunExecution {
       if (!this.pending) {
         const limit = this.limitExceeded();
         if (limit) return this.fail(new AgentRunnerError(limit));
-        this.step++;
+        if (this.reenterStep) this.reenterStep = false;
+        else this.step++;
         await this.checkpoint("step_started", { state: this.state, message_count: this.messages.items.length }, { snapshot: true });
         this.event("step_started", `step ${this.step}`);
         await this.checkpoint("pre_llm", { model: this.model.normalized, provider: this.model.provider, message_count: this.messages.items.length });
@@ -319,6 +323,7 @@ export class RunExecution {
     }
 
     if (toolCalls.length) {
+      await this.checkBatchIntegrity(toolCalls);
       await this.checkpoint("pre_tool_batch", { tool_call_count: toolCalls.length });
       this.event("tool_batch_started", `${toolCalls.length} tool calls`);
       const queue = [...toolCalls];
@@ -339,6 +344,19 @@ export class RunExecution {
     else await this.writeRuntime();
     if (failures && this.fs.toolFailurePolicy === "fail_run") throw new AgentRunnerError(`${failures} tool call(s) failed`);
     return null;
+  }
+
+  // Before any tool of a re-entered batch runs, every stored effect must match the call it would replay
+  // (with a reviewer's approved args where there are some): a mismatch means the run is not what it was.
+  private async checkBatchIntegrity(calls: ToolCall[]) {
+    for (const c of calls) {
+      const tool = this.agent.tools.find((t) => t.name === c.name);
+      const parsed = tool?.schema.safeParse(c.args);
+      if (!parsed?.success) continue;
+      const approval = await getApproval(this.rc.store, this.threadId, this.runId, c.id);
+      const args = (approval?.status === "approved" && approval.approved_args) || parsed.data;
+      await findReplayableEffect(this.rc.store, this.threadId, this.runId, this.step, c.id, c.name, args);
+    }
   }
 
   private toolMessage(c: ToolCall, success: boolean, payload: unknown): Extract<ToolOutcome, { message: unknown }> {

@@ -1,0 +1,24 @@
+// Composition root: the runner on the configured database, with the demo model and demo agents.
+import type { Db } from "./db/client.ts";
+import { createDemoAgents } from "./agents/index.ts";
+import { type Agent, DemoModel, type ModelAdapter, type RunEvent, Runner, type RunnerConfig } from "./runner/index.ts";
+import { PrismaStore } from "./store/prisma-store.ts";
+
+export function createRuntime(db: Db, opts: { config?: Partial<RunnerConfig>; onEvent?: (e: RunEvent) => void; models?: Record<string, ModelAdapter> } = {}) {
+  const { agents, scripts } = createDemoAgents(() => db);
+  const demo = new DemoModel(scripts);
+  const store = new PrismaStore(db);
+  const runner = new Runner(store, { demo, ...opts.models }, opts.config, opts.onEvent);
+  const agent = (name: string): Agent => {
+    const a = (agents as Record<string, Agent>)[name];
+    if (!a) throw new Error(`Unknown agent ${name}`);
+    return a;
+  };
+  // Approvals name the run they belong to; a subagent's run id is its parent's id plus a suffix.
+  const agentForRun = async (threadId: string, runId: string): Promise<Agent> => {
+    const latest = (await store.getState(threadId, `checkpoint:${runId}:latest`)) as { payload?: { agent_name?: string } } | undefined;
+    const snap = (await store.getState(threadId, `runtime:${runId}`)) as { agent_name?: string } | undefined;
+    return agent(String(snap?.agent_name ?? latest?.payload?.agent_name ?? ""));
+  };
+  return { runner, store, demo, agents, agent, agentForRun };
+}

@@ -1,0 +1,295 @@
+// One test per rule of the seed's "Resume behavior", "Effect replay" and "Common failure scenarios",
+// asserting the stored records.
+import { describe, expect, it } from "vitest";
+import {
+  AgentCheckpointCorruptionError,
+  AgentEffectIntegrityError,
+  AgentMismatchError,
+  FailpointError,
+  checkpointLatestKey,
+  decideApproval,
+  keys,
+  listCheckpoints,
+  InvalidStateTransitionError,
+  transition,
+  effectRecordSchema,
+} from "@/lib/runner";
+import { makeWorld } from "./fixtures";
+
+const T = "t1";
+
+async function completedRun() {
+  const w = makeWorld({ threshold: 1_000_000 });
+  const r = await w.runner.run(w.agent, { userMessage: "buy", runId: "r", threadId: T });
+  return { w, r };
+}
+
+describe("resume behavior", () => {
+  it("a missing checkpoint is AgentCheckpointCorruptionError", async () => {
+    const w = makeWorld();
+    await expect(w.runner.resume(w.agent, { runId: "nope", threadId: T })).rejects.toBeInstanceOf(AgentCheckpointCorruptionError);
+    expect(w.model.calls).toBe(0);
+  });
+
+  it.each([
+    ["not an object", "[1,2]"],
+    ["missing run_id", JSON.stringify({ schema_version: "v1", thread_id: T, phase: "pre_llm", payload: {} })],
+    ["missing payload", JSON.stringify({ schema_version: "v1", run_id: "r", thread_id: T, phase: "pre_llm" })],
+    ["unknown phase", JSON.stringify({ schema_version: "v1", run_id: "r", thread_id: T, phase: "warp", payload: {} })],
+    ["unknown version", JSON.stringify({ schema_version: "v9", run_id: "r", thread_id: T, phase: "pre_llm", payload: {} })],
+    ["truncated JSON", '{"schema_version":"v1","run_id":"r"'],
+  ])("a malformed latest record (%s) is corruption", async (_n, text) => {
+    const { w } = await completedRun();
+    w.store.putRaw(T, checkpointLatestKey("r"), text);
+    const calls = w.model.calls;
+    await expect(w.runner.resume(w.agent, { runId: "r", threadId: T })).rejects.toBeInstanceOf(AgentCheckpointCorruptionError);
+    expect(w.model.calls).toBe(calls);
+  });
+
+  it("normalizes legacy records (camelCase, data, version)", async () => {
+    const { w, r } = await completedRun();
+    const latest = (await w.store.getState(T, checkpointLatestKey("r"))) as Record<string, unknown>;
+    w.store.putRaw(T, checkpointLatestKey("r"), JSON.stringify({ version: "v1", runId: latest.run_id, threadId: latest.thread_id, step: latest.step, phase: latest.phase, timestampMs: latest.timestamp_ms, data: latest.payload }));
+    const again = await w.runner.resume(w.agent, { runId: "r", threadId: T });
+    expect(again).toEqual(r);
+  });
+
+  it("run_terminal with terminal_result returns the stored result with no re-execution and no write", async () => {
+    const { w, r } = await completedRun();
+    const calls = w.model.calls;
+    const effects = w.effects.length;
+    const writes = w.store.writes;
+    const again = await w.runner.resume(w.agent, { runId: "r", threadId: T });
+    expect(again).toEqual(r);
+    expect([w.model.calls, w.effects.length, w.store.writes]).toEqual([calls, effects, writes]);
+  });
+
+  it("run_terminal without a readable terminal_result is corruption", async () => {
+    const { w } = await completedRun();
+    const latest = (await w.store.getState(T, checkpointLatestKey("r"))) as { payload: Record<string, unknown> };
+    latest.payload.terminal_result = { runId: 5 };
+    await w.store.putState(T, checkpointLatestKey("r"), latest);
+    await expect(w.runner.resume(w.agent, { runId: "r", threadId: T })).rejects.toBeInstanceOf(AgentCheckpointCorruptionError);
+  });
+
+  it("restores messages, counters, usage, cost and context from the snapshot after a crash", async () => {
+    const crashed = makeWorld({ threshold: 1_000_000, config: { failpoint: { phase: "step_started", step: 3, action: "throw" } } });
+    await expect(crashed.runner.run(crashed.agent, { userMessage: "buy", runId: "r", threadId: T, context: { team: "a" } })).rejects.toBeInstanceOf(FailpointError);
+    const runner2 = new (crashed.runner.constructor as typeof import("@/lib/runner").Runner)(crashed.store, { demo: crashed.model }, { failpoint: undefined });
+    const resumed = await runner2.resume(crashed.agent, { runId: "r", threadId: T });
+    const { r: uninterrupted } = await completedRun();
+    expect(resumed.state).toBe("completed");
+    expect(resumed.finalText).toBe(uninterrupted.finalText);
+    expect(resumed.usage).toEqual(uninterrupted.usage);
+    expect(resumed.totalCostUsd).toBeCloseTo(uninterrupted.totalCostUsd, 12);
+    expect(resumed.stateSnapshot.llmCalls).toBe(3);
+    expect(resumed.stateSnapshot.toolCalls).toBe(3);
+    const msgs = await crashed.store.listState(T, keys.messagePrefix("r"));
+    expect(msgs.map((m) => (m.value as { role: string }).role)).toEqual(["system", "user", "assistant", "tool", "assistant", "tool", "tool", "assistant"]);
+    const snap = (await crashed.store.getState(T, keys.runtime("r"))) as { context: Record<string, unknown> };
+    expect(snap.context.team).toBe("a");
+  });
+
+  it("a stored pending_llm_response skips the LLM call and runs its tool calls", async () => {
+    const w = makeWorld({ threshold: 1_000_000, config: { failpoint: { phase: "post_llm", step: 2, action: "throw" } } });
+    await expect(w.runner.run(w.agent, { userMessage: "buy", runId: "r", threadId: T })).rejects.toBeInstanceOf(FailpointError);
+    expect(w.model.calls).toBe(2);
+    const latest = (await w.store.getState(T, checkpointLatestKey("r"))) as { phase: string };
+    expect(latest.phase).toBe("post_llm");
+    const w2runner = new (w.runner.constructor as typeof import("@/lib/runner").Runner)(w.store, { demo: w.model }, { failpoint: undefined });
+    const r = await w2runner.resume(w.agent, { runId: "r", threadId: T });
+    expect(r.state).toBe("completed");
+    expect(w.model.calls).toBe(3); // step 2's response was not asked again; only step 3 was
+    expect(w.effects.filter((e) => e.tool === "charge")).toHaveLength(2);
+  });
+
+  it("an unreadable pending_llm_response is corruption, never a second LLM call", async () => {
+    const w = makeWorld({ threshold: 1_000_000, config: { failpoint: { phase: "post_llm", step: 2, action: "throw" } } });
+    await expect(w.runner.run(w.agent, { userMessage: "buy", runId: "r", threadId: T })).rejects.toBeInstanceOf(FailpointError);
+    const snap = (await w.store.getState(T, keys.runtime("r"))) as Record<string, unknown>;
+    snap.pending_llm_response = { text: 42, tool_calls: "x" };
+    await w.store.putState(T, keys.runtime("r"), snap);
+    const writes = w.store.writes;
+    const runner2 = new (w.runner.constructor as typeof import("@/lib/runner").Runner)(w.store, { demo: w.model }, { failpoint: undefined });
+    await expect(runner2.resume(w.agent, { runId: "r", threadId: T })).rejects.toThrow(/pending_llm_response cannot be deserialized/);
+    expect(w.model.calls).toBe(2);
+    expect(w.store.writes).toBe(writes);
+  });
+
+  it("a tampered message log is corruption", async () => {
+    const w = makeWorld();
+    await w.runner.run(w.agent, { userMessage: "buy", runId: "r", threadId: T });
+    await w.store.putState(T, keys.message("r", 1), { role: "user", content: "something else" });
+    await expect(w.runner.resume(w.agent, { runId: "r", threadId: T })).rejects.toThrow(/digest/);
+  });
+
+  it("resume refuses a different agent", async () => {
+    const w = makeWorld();
+    await w.runner.run(w.agent, { userMessage: "buy", runId: "r", threadId: T });
+    await expect(w.runner.resume({ ...w.agent, name: "other" }, { runId: "r", threadId: T })).rejects.toBeInstanceOf(AgentMismatchError);
+    await expect(w.runner.resume({ ...w.agent, tools: w.agent.tools.slice(0, 1) }, { runId: "r", threadId: T })).rejects.toBeInstanceOf(AgentMismatchError);
+  });
+
+  it("an illegal state move is an error", () => {
+    expect(() => transition("completed", "running")).toThrow(InvalidStateTransitionError);
+    expect(() => transition("pending", "paused")).toThrow(InvalidStateTransitionError);
+    expect(transition("paused", "running")).toBe("running");
+  });
+});
+
+describe("checkpoints", () => {
+  it("writes every phase with its payload and the full snapshot at step_started and post_llm", async () => {
+    const { w } = await completedRun();
+    const cps = await listCheckpoints(w.store, T, "r");
+    expect(cps.map((c) => c.phase)).toEqual([
+      "run_started",
+      ...Array(2).fill(["step_started", "pre_llm", "post_llm", "pre_tool_batch", "post_tool_batch"]).flat(),
+      "step_started", "pre_llm", "post_llm", "run_terminal",
+    ]);
+    const by = (p: string) => cps.find((c) => c.phase === p)!.payload;
+    expect(by("run_started")).toMatchObject({ agent_name: "shop", resumed: false });
+    expect(by("step_started")).toMatchObject({ state: "running", message_count: 2 });
+    expect(by("pre_llm")).toMatchObject({ model: "demo:shop", provider: "demo", message_count: 2 });
+    expect(Object.keys(by("post_llm"))).toEqual(expect.arrayContaining(["model", "provider", "finish_reason", "tool_call_count", "session_token", "checkpoint_token", "total_cost_usd"]));
+    expect(by("pre_tool_batch")).toEqual({ tool_call_count: 1 });
+    expect(by("post_tool_batch")).toMatchObject({ tool_calls_total: 1, tool_failures: 0 });
+    expect(Object.keys(by("run_terminal"))).toEqual(expect.arrayContaining(["state", "final_text", "requested_model", "normalized_model", "provider_adapter", "terminal_result"]));
+    const snap = by("post_llm").runtime_snapshot as Record<string, unknown>;
+    for (const k of ["messages", "step", "state", "context", "llm_calls", "tool_calls", "started_at_s", "usage", "total_cost_usd", "session_token", "checkpoint_token", "pending_llm_response", "tool_executions", "subagent_executions", "requested_model", "normalized_model", "provider_adapter", "final_text", "final_structured", "replayed_effect_count"]) {
+      expect(snap).toHaveProperty(k);
+    }
+    expect(snap.pending_llm_response).not.toBeNull();
+    for (const c of cps) expect(c).toMatchObject({ schema_version: "v1", run_id: "r", thread_id: T });
+    const ts = cps.map((c) => c.timestamp_ms);
+    expect([...ts].sort((a, b) => a - b)).toEqual(ts);
+  });
+
+  it("a failed write surfaces: the run stops at its last durable checkpoint and is not reported saved", async () => {
+    const w = makeWorld({ threshold: 1_000_000 });
+    let failAfter = 12;
+    const put = w.store.putStates.bind(w.store);
+    w.store.putStates = async (t, e) => {
+      if (--failAfter < 0) throw new Error("disk full");
+      return put(t, e);
+    };
+    const events: string[] = [];
+    const h = w.runner.runHandle(w.agent, { userMessage: "buy", runId: "r", threadId: T });
+    const collect = (async () => { for await (const e of h.events) events.push(`${e.type}:${e.message}`); })();
+    const r = await h.awaitResult();
+    await collect;
+    expect(r.state).toBe("failed");
+    expect(r.error).toMatch(/CheckpointWriteError: Checkpoint write failed: disk full/);
+    expect(events.some((e) => e.startsWith("warning:checkpoint write failed"))).toBe(true);
+    const latest = (await w.store.getState(T, checkpointLatestKey("r"))) as { phase: string };
+    expect(latest.phase).not.toBe("run_terminal");
+    // Once the store is back, the run resumes from what was durable and completes.
+    w.store.putStates = put;
+    const again = await w.runner.resume(w.agent, { runId: "r", threadId: T });
+    expect(again.state).toBe("completed");
+    expect(w.effects.filter((e) => e.tool === "charge").length).toBe(2);
+  });
+});
+
+describe("effect replay", () => {
+  it("stores input/output hashes per executed call and replays a matching one", async () => {
+    const w = makeWorld({ threshold: 1_000_000, config: { failpoint: { phase: "post_tool_batch", step: 2, action: "throw" } } });
+    await expect(w.runner.run(w.agent, { userMessage: "buy", runId: "r", threadId: T })).rejects.toBeInstanceOf(FailpointError);
+    const effects = await w.store.listState(T, keys.effectPrefix("r"));
+    expect(effects.map((e) => e.key)).toEqual(["effect:r:000001:c1", "effect:r:000002:c2", "effect:r:000002:c3"]);
+    for (const e of effects) expect(effectRecordSchema.parse(e.value)).toMatchObject({ success: true, input_hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    // The crash hit after post_tool_batch was written but the runtime snapshot is the one from before.
+    const runner2 = new (w.runner.constructor as typeof import("@/lib/runner").Runner)(w.store, { demo: w.model }, { failpoint: undefined });
+    const r = await runner2.resume(w.agent, { runId: "r", threadId: T });
+    expect(r.state).toBe("completed");
+    expect(w.effects.filter((e) => e.tool === "charge")).toHaveLength(2);
+  });
+
+  it("counts replays in replayed_effect_count", async () => {
+    const w = makeWorld({ threshold: 1_000_000, config: { failpoint: { phase: "pre_tool_batch", step: 2, action: "throw" } } });
+    await expect(w.runner.run(w.agent, { userMessage: "buy", runId: "r", threadId: T })).rejects.toBeInstanceOf(FailpointError);
+    // Execute c2 "in a previous life": store its effect as if the crash came right after it.
+    const { makeEffect } = await import("@/lib/runner");
+    await w.store.putState(T, keys.effect("r", 2, "c2"), makeEffect({ run_id: "r", step: 2, tool_call_id: "c2", tool_name: "charge", args: { amount: 7000 }, output: { charged: 7000 }, error: null, success: true, timestamp_ms: 1 }));
+    const runner2 = new (w.runner.constructor as typeof import("@/lib/runner").Runner)(w.store, { demo: w.model }, { failpoint: undefined });
+    const r = await runner2.resume(w.agent, { runId: "r", threadId: T });
+    expect(r.stateSnapshot.replayedEffectCount).toBe(1);
+    expect(w.effects.filter((e) => e.tool === "charge").map((e) => e.toolCallId)).toEqual(["c3"]);
+    expect(r.toolExecutions.find((t) => t.toolCallId === "c2")).toMatchObject({ replayed: true, output: { charged: 7000 } });
+  });
+
+  it("a different input hash for the same tool call id is an integrity error", async () => {
+    const w = makeWorld({ threshold: 1_000_000, config: { failpoint: { phase: "pre_tool_batch", step: 2, action: "throw" } } });
+    await expect(w.runner.run(w.agent, { userMessage: "buy", runId: "r", threadId: T })).rejects.toBeInstanceOf(FailpointError);
+    const { makeEffect } = await import("@/lib/runner");
+    await w.store.putState(T, keys.effect("r", 2, "c2"), makeEffect({ run_id: "r", step: 2, tool_call_id: "c2", tool_name: "charge", args: { amount: 1 }, output: { charged: 1 }, error: null, success: true, timestamp_ms: 1 }));
+    const runner2 = new (w.runner.constructor as typeof import("@/lib/runner").Runner)(w.store, { demo: w.model }, { failpoint: undefined });
+    const r = await runner2.resume(w.agent, { runId: "r", threadId: T });
+    expect(r.state).toBe("failed");
+    expect(r.error).toMatch(new RegExp(AgentEffectIntegrityError.name));
+    expect(w.effects.filter((e) => e.tool === "charge")).toHaveLength(0);
+  });
+});
+
+describe("durable approvals", () => {
+  it("stores the request, ends the execution paused, and binds the approved (edited) args", async () => {
+    const w = makeWorld();
+    const r1 = await w.runner.run(w.agent, { userMessage: "buy", runId: "r", threadId: T });
+    expect(r1.state).toBe("paused");
+    const rec = (await w.store.getState(T, keys.approval("r", "c2"))) as Record<string, unknown>;
+    expect(rec).toMatchObject({ status: "pending", tool_name: "charge", args: { amount: 7000 }, step: 2, reason: "big charge", input_hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(typeof rec.deadline_ms).toBe("number");
+    const bad = await decideApproval(w.store, T, "r", "c2", w.agent.tools[1], { by: "rev", decision: "approve", args: { amount: -5 } }).catch((e) => e);
+    expect(bad.code).toBe("invalid_args");
+    await decideApproval(w.store, T, "r", "c2", w.agent.tools[1], { by: "rev", decision: "approve", args: { amount: 6000, note: "reduced" } });
+    await expect(decideApproval(w.store, T, "r", "c2", w.agent.tools[1], { by: "rev2", decision: "approve" })).rejects.toMatchObject({ code: "already_decided" });
+    const calls = w.model.calls;
+    const r2 = await w.runner.resume(w.agent, { runId: "r", threadId: T });
+    expect(r2.state).toBe("completed");
+    expect(w.model.calls).toBe(calls + 1); // only the final step: step 2 is not asked again
+    expect(w.effects.find((e) => e.toolCallId === "c2")?.args).toEqual({ amount: 6000, note: "reduced" });
+    expect(r2.toolExecutions.find((t) => t.toolCallId === "c2")?.approvedBy).toEqual(["rev"]);
+    const cps = await listCheckpoints(w.store, T, "r");
+    expect(cps.filter((c) => c.phase === "paused").map((c) => c.payload.approval_id)).toEqual(["r:c2"]);
+    expect(cps.filter((c) => c.phase === "resumed")).toHaveLength(1);
+  });
+
+  it("a rejection's reason is the tool result the model sees; the tool never runs", async () => {
+    const w = makeWorld();
+    await w.runner.run(w.agent, { userMessage: "buy", runId: "r", threadId: T });
+    await expect(decideApproval(w.store, T, "r", "c2", w.agent.tools[1], { by: "rev", decision: "reject" })).rejects.toMatchObject({ field: "reason" });
+    await decideApproval(w.store, T, "r", "c2", w.agent.tools[1], { by: "rev", decision: "reject", reason: "too much" });
+    const r = await w.runner.resume(w.agent, { runId: "r", threadId: T });
+    expect(r.state).toBe("completed");
+    expect(r.finalText).toContain("Approval denied: too much");
+    expect(w.effects.some((e) => e.toolCallId === "c2")).toBe(false);
+  });
+
+  it("several calls in one step wait independently; decisions come one by one", async () => {
+    const w = makeWorld({ threshold: 5 });
+    const r1 = await w.runner.run(w.agent, { userMessage: "buy", runId: "r", threadId: T });
+    expect(r1.pendingApprovals).toEqual(["r:c2", "r:c3"]);
+    await decideApproval(w.store, T, "r", "c2", w.agent.tools[1], { by: "rev", decision: "approve" });
+    const r2 = await w.runner.resume(w.agent, { runId: "r", threadId: T });
+    expect(r2.state).toBe("paused");
+    expect(r2.pendingApprovals).toEqual(["r:c3"]);
+    expect(w.effects.filter((e) => e.tool === "charge").map((e) => e.toolCallId)).toEqual(["c2"]);
+    await decideApproval(w.store, T, "r", "c3", w.agent.tools[1], { by: "rev", decision: "approve" });
+    const r3 = await w.runner.resume(w.agent, { runId: "r", threadId: T });
+    expect(r3.state).toBe("completed");
+    expect(w.effects.filter((e) => e.tool === "charge").map((e) => e.toolCallId)).toEqual(["c2", "c3"]);
+    // c2 ran during the second execution and is replayed (not re-run) in the third.
+    expect(r3.stateSnapshot.replayedEffectCount).toBe(1);
+  });
+
+  it("past its deadline an approval takes the fallback (deny by default); paused time is not wall time", async () => {
+    const w = makeWorld({ config: { approvalTimeoutS: 0.05 } });
+    const agent = { ...w.agent, failSafe: { maxWallTimeS: 0.5 } };
+    await w.runner.run(agent, { userMessage: "buy", runId: "r", threadId: T });
+    await new Promise((r) => setTimeout(r, 700));
+    const r = await w.runner.resume(agent, { runId: "r", threadId: T });
+    expect(r.state).toBe("completed");
+    expect(r.finalText).toContain("Approval denied: Approval deadline passed");
+    const rec = (await w.store.getState(T, keys.approval("r", "c2"))) as { status: string };
+    expect(rec.status).toBe("expired");
+  });
+});
