@@ -456,6 +456,9 @@ export class RunExecution {
 
   private async runSubagent(sub: Agent, c: ToolCall): Promise<ToolOutcome> {
     const childId = `${this.runId}.${c.id}`;
+    // A subagent that finished before the parent paused is not counted again when the batch is re-entered.
+    const done = this.subagentExecutions.items.find((x) => x.tool_call_id === c.id);
+    if (done) return this.toolMessage(c, done.success, done.success ? { result: done.final_text } : { success: false, error: `subagent ${done.state}` });
     const task = typeof c.args.task === "string" ? c.args.task : JSON.stringify(c.args);
     this.event("subagent_started", sub.name, { child_run_id: childId, tool_call_id: c.id });
     const started = nowMs();
