@@ -14,7 +14,16 @@ export function createDb(url: string = env().DATABASE_URL): Db {
     return new PostgresClient({ adapter }) as unknown as Db;
   }
   const adapter = new PrismaBetterSQLite3({ url, timeout: 10_000 });
-  return new SqliteClient({ adapter });
+  const client = new SqliteClient({ adapter });
+  // WAL lets readers (the console) work while a run writes. synchronous=NORMAL in WAL mode keeps every
+  // committed checkpoint across a process crash (SIGKILL); only an OS crash or power loss can drop the last
+  // transactions. Set AFK_SQLITE_SYNCHRONOUS=FULL to trade speed for that too. Queued before any query.
+  const sync = process.env.AFK_SQLITE_SYNCHRONOUS === "FULL" ? "FULL" : "NORMAL";
+  void client.$executeRawUnsafe("PRAGMA journal_mode=WAL").then(
+    () => client.$executeRawUnsafe(`PRAGMA synchronous=${sync}`),
+    (e) => console.error(JSON.stringify({ level: "error", msg: "sqlite pragma failed", error: String(e) })),
+  );
+  return client;
 }
 
 const globalForDb = globalThis as unknown as { afkDb?: Db };

@@ -76,6 +76,9 @@ export class RunExecution {
   private pendingApprovals: string[] = [];
   // Resuming from step_started/pre_llm re-enters that step instead of starting a new one.
   private reenterStep = false;
+  // True while the pending response came from a model call of this execution: no effect or approval can
+  // exist yet for its tool calls (effect keys carry the step), so the replay lookups are skipped.
+  private freshResponse = false;
 
   constructor(
     private readonly rc: RunnerContext,
@@ -237,12 +240,15 @@ export class RunExecution {
     return null;
   }
 
+  private specs: ToolSpec[] | null = null;
+
   private toolSpecs(): ToolSpec[] {
+    if (this.specs) return this.specs;
     const specs: ToolSpec[] = this.agent.tools.map((t) => ({ name: t.name, description: t.description, parameters: z.toJSONSchema(t.schema) as Record<string, unknown> }));
     for (const sub of this.agent.subagents ?? []) {
       specs.push({ name: delegateToolName(sub), description: sub.description ?? `Delegate a task to ${sub.name}`, parameters: { type: "object", properties: { task: { type: "string" } }, required: ["task"] } });
     }
-    return specs;
+    return (this.specs = specs);
   }
 
   private async loop(): Promise<AgentResult> {
@@ -282,6 +288,7 @@ export class RunExecution {
         this.checkpointToken = r.checkpoint_token ?? this.checkpointToken;
         if (r.text) this.finalText = r.text;
         this.pending = r;
+        this.freshResponse = true;
         await this.appendMessage({ role: "assistant", content: r.text, tool_calls: r.tool_calls, agent: this.init.agentPath });
         this.event("llm_completed", r.finish_reason, { tool_call_count: r.tool_calls.length, usage: r.usage });
         // The snapshot naming these tool calls is durable before any of them runs.
@@ -323,7 +330,7 @@ export class RunExecution {
     }
 
     if (toolCalls.length) {
-      await this.checkBatchIntegrity(toolCalls);
+      if (!this.freshResponse) await this.checkBatchIntegrity(toolCalls);
       await this.checkpoint("pre_tool_batch", { tool_call_count: toolCalls.length });
       this.event("tool_batch_started", `${toolCalls.length} tool calls`);
       const queue = [...toolCalls];
@@ -340,6 +347,7 @@ export class RunExecution {
     const failures = results.filter((r) => r.failed).length;
     for (const r of results) await this.appendMessage(r.message);
     this.pending = null;
+    this.freshResponse = false;
     if (toolCalls.length) await this.checkpoint("post_tool_batch", { tool_calls_total: this.toolCalls, tool_failures: failures }, { snapshot: true });
     else await this.writeRuntime();
     if (failures && this.fs.toolFailurePolicy === "fail_run") throw new AgentRunnerError(`${failures} tool call(s) failed`);
@@ -378,7 +386,7 @@ export class RunExecution {
     let approvedBy: string[] = [];
     if (decision.action === "deny") return this.recordSkipped(c, `Denied by policy: ${decision.reason}`);
     if (decision.action === "require_approval") {
-      let rec = await getApproval(this.rc.store, this.threadId, this.runId, c.id);
+      let rec = this.freshResponse ? null : await getApproval(this.rc.store, this.threadId, this.runId, c.id);
       if (!rec) {
         const timeoutS = decision.approvalTimeoutS ?? this.agent.approvalTimeoutS ?? this.rc.config.approvalTimeoutS;
         rec = await createApprovalRequest(this.rc.store, {
@@ -428,7 +436,7 @@ export class RunExecution {
     let success: boolean;
     let output: unknown = null;
     let error: string | null = null;
-    const stored = await findReplayableEffect(this.rc.store, this.threadId, this.runId, this.step, c.id, c.name, args);
+    const stored = this.freshResponse ? null : await findReplayableEffect(this.rc.store, this.threadId, this.runId, this.step, c.id, c.name, args);
     if (stored) {
       this.replayed++;
       ({ success, output, error } = stored);
