@@ -7,7 +7,7 @@ import path from "node:path";
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 const bin = (n) => path.join(root, "node_modules", ".bin", n);
 const steps = [
-  ["type check", bin("tsc"), ["--noEmit"], /error TS|^$/],
+  ["type check", bin("tsc"), ["--noEmit"], /error TS/],
   ["unit + integration (vitest)", bin("vitest"), ["run"], /Tests\s+.*(passed|failed)/],
   ["production build", bin("next"), ["build"], /Compiled successfully|Failed/],
   ["e2e (playwright)", bin("playwright"), ["test"], /\d+ (passed|failed|flaky|skipped)/],
@@ -26,6 +26,7 @@ for (const [name, cmd, args, summaryRe] of steps) {
   });
   const secs = ((Date.now() - started) / 1000).toFixed(1);
   const lines = out.split("\n").map((l) => l.replace(/\x1b\[[0-9;]*m/g, "").trim()).filter((l) => summaryRe.test(l));
+  if (name === "type check") lines.splice(0, lines.length, `${lines.length} type errors`);
   summaries.push(`${name}: ${code === 0 ? "ok" : `FAILED (exit ${code})`} in ${secs}s${lines.length ? ` — ${lines.join("; ")}` : ""}`);
   if (code !== 0) break;
 }

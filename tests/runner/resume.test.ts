@@ -166,11 +166,18 @@ describe("checkpoints", () => {
 
   it("a failed write surfaces: the run stops at its last durable checkpoint and is not reported saved", async () => {
     const w = makeWorld({ threshold: 1_000_000 });
-    let failAfter = 12;
+    // The store fails from the batch that carries step 2's post_llm record onwards.
+    let broken = false;
     const put = w.store.putStates.bind(w.store);
+    const putOne = w.store.putState.bind(w.store);
     w.store.putStates = async (t, e) => {
-      if (--failAfter < 0) throw new Error("disk full");
+      broken ||= e.some((x) => /:000002:\d+:post_llm$/.test(x.key));
+      if (broken) throw new Error("disk full");
       return put(t, e);
+    };
+    w.store.putState = async (t, k, v) => {
+      if (broken) throw new Error("disk full");
+      return putOne(t, k, v);
     };
     const events: string[] = [];
     const h = w.runner.runHandle(w.agent, { userMessage: "buy", runId: "r", threadId: T });
@@ -182,7 +189,10 @@ describe("checkpoints", () => {
     expect(events.some((e) => e.startsWith("warning:checkpoint write failed"))).toBe(true);
     const latest = (await w.store.getState(T, checkpointLatestKey("r"))) as { phase: string };
     expect(latest.phase).not.toBe("run_terminal");
+    // Nothing of step 2 beyond its start was saved, and no charge ran.
+    expect(w.effects.filter((e) => e.tool === "charge")).toHaveLength(0);
     // Once the store is back, the run resumes from what was durable and completes.
+    broken = false;
     w.store.putStates = put;
     const again = await w.runner.resume(w.agent, { runId: "r", threadId: T });
     expect(again.state).toBe("completed");
