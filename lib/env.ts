@@ -19,6 +19,13 @@ const schema = z.object({
   AFK_DATA_DIR: z.string().default("data"),
   AFK_DEMO_PASSWORD: z.string().min(8, "must be at least 8 characters").default("afk-demo-2026"),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+  // Real model providers; each is enabled by its key (or base URL). Keys never leave this process's env.
+  OPENAI_API_KEY: z.string().min(1).optional(),
+  OPENAI_BASE_URL: z.url({ message: "must be an absolute URL" }).optional(),
+  ANTHROPIC_API_KEY: z.string().min(1).optional(),
+  ANTHROPIC_BASE_URL: z.url({ message: "must be an absolute URL" }).optional(),
+  OPENAI_COMPATIBLE_BASE_URL: z.url({ message: "must be an absolute URL such as http://127.0.0.1:11434/v1" }).optional(),
+  OPENAI_COMPATIBLE_API_KEY: z.string().min(1).optional(),
 });
 
 export type Env = z.infer<typeof schema> & { NEXTAUTH_SECRET: string; databaseProvider: "sqlite" | "postgresql" };

@@ -3,12 +3,14 @@ import type { Db } from "./db/client.ts";
 import { createDemoAgents } from "./agents/index.ts";
 import { type Agent, DemoModel, type ModelAdapter, type RunEvent, Runner, type RunnerConfig } from "./runner/index.ts";
 import { PrismaStore } from "./store/prisma-store.ts";
+import { providerAdapters } from "./models/ai-sdk.ts";
+import { env } from "./env.ts";
 
 export function createRuntime(db: Db, opts: { config?: Partial<RunnerConfig>; onEvent?: (e: RunEvent) => void; models?: Record<string, ModelAdapter> } = {}) {
   const { agents, scripts } = createDemoAgents(() => db);
   const demo = new DemoModel(scripts);
   const store = new PrismaStore(db);
-  const runner = new Runner(store, { demo, ...opts.models }, opts.config, opts.onEvent);
+  const runner = new Runner(store, { ...providerAdapters(env()), demo, ...opts.models }, opts.config, opts.onEvent);
   const agent = (name: string): Agent => {
     const a = (agents as Record<string, Agent>)[name];
     if (!a) throw new Error(`Unknown agent ${name}`);
