@@ -1,7 +1,7 @@
 // One run's execution loop: step → LLM → tools, a checkpoint at every phase boundary, durable pauses.
 import { z } from "zod";
 import { type Agent, agentFingerprint, delegateToolName, failSafeOf, instructionsFor } from "./agent.ts";
-import { createApprovalRequest, expireIfDue, getApproval } from "./approvals.ts";
+import { argsHash, createApprovalRequest, expireIfDue, getApproval, listApprovals } from "./approvals.ts";
 import { CHECKPOINT_SCHEMA_VERSION, type CheckpointRecord, type Phase } from "./checkpoint.ts";
 import { findReplayableEffect, makeEffect } from "./effects.ts";
 import { AgentEffectIntegrityError, AgentRunnerError, CheckpointWriteError, ModelCallError } from "./errors.ts";
@@ -229,7 +229,11 @@ export class RunExecution {
     if (wasPaused) this.move("running");
     else if (this.state !== "running" && this.state !== "degraded") this.state = "running";
     this.segmentStartMs = nowMs();
-    await this.checkpoint(wasPaused ? "resumed" : "run_started", { agent_name: this.agent.name, resumed: true, from_phase: this.init.restored!.latest.phase, from_seq: this.init.restored!.latest.seq });
+    // The run's history records who decided what, next to the point where it went on.
+    const decisions = wasPaused
+      ? (await listApprovals(this.rc.store, this.threadId, this.runId)).filter((a) => a.step === this.step).map((a) => ({ approval_id: a.id, tool_name: a.tool_name, status: a.status, decided_by: a.decisions.map((d) => d.by), edited: a.approved_args !== null && argsHash(a.approved_args) !== argsHash(a.args) }))
+      : [];
+    await this.checkpoint(wasPaused ? "resumed" : "run_started", { agent_name: this.agent.name, resumed: true, from_phase: this.init.restored!.latest.phase, from_seq: this.init.restored!.latest.seq, ...(wasPaused ? { decisions } : {}) });
     this.event(wasPaused ? "run_resumed" : "run_started", `run ${this.runId} resumed from ${this.init.restored!.latest.phase}`);
   }
 

@@ -260,7 +260,9 @@ describe("durable approvals", () => {
     expect(r2.toolExecutions.find((t) => t.toolCallId === "c2")?.approvedBy).toEqual(["rev"]);
     const cps = await listCheckpoints(w.store, T, "r");
     expect(cps.filter((c) => c.phase === "paused").map((c) => c.payload.approval_id)).toEqual(["r:c2"]);
-    expect(cps.filter((c) => c.phase === "resumed")).toHaveLength(1);
+    const resumed = cps.filter((c) => c.phase === "resumed");
+    expect(resumed).toHaveLength(1);
+    expect(resumed[0].payload.decisions).toEqual([{ approval_id: "r:c2", tool_name: "charge", status: "approved", decided_by: ["rev"], edited: true }]);
   });
 
   it("a rejection's reason is the tool result the model sees; the tool never runs", async () => {
