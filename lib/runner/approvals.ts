@@ -1,6 +1,7 @@
 // Durable approval requests. A tool call that needs a human is stored here and the run ends its execution
 // in state `paused`; any process later records decisions and resumes the run. The approval binds the
 // arguments: the run executes exactly approved_args, whose hash is stored with every decision.
+import { readStored } from "./read.ts";
 import { z } from "zod";
 import { hashOf } from "./canonical.ts";
 import { AgentCheckpointCorruptionError, ApprovalDecisionError } from "./errors.ts";
@@ -58,13 +59,7 @@ export function parseApproval(raw: unknown, key: string): ApprovalRecord {
 
 export async function getApproval(store: MemoryStore, threadId: string, runId: string, toolCallId: string): Promise<ApprovalRecord | null> {
   const key = keys.approval(runId, toolCallId);
-  let raw: unknown;
-  try {
-    raw = await store.getState(threadId, key);
-  } catch (e) {
-    if (e instanceof SyntaxError) throw new AgentCheckpointCorruptionError("Approval record is not valid JSON", key);
-    throw e;
-  }
+  const raw = await readStored(store, threadId, key, "Approval record");
   return raw === undefined ? null : parseApproval(raw, key);
 }
 

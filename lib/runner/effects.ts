@@ -1,5 +1,6 @@
 // The effect journal: every executed tool call's result, keyed by run, step and tool call id, so that a
 // resumed run replays it instead of executing the tool again.
+import { readStored } from "./read.ts";
 import { z } from "zod";
 import { hashOf } from "./canonical.ts";
 import { AgentCheckpointCorruptionError, AgentEffectIntegrityError } from "./errors.ts";
@@ -34,13 +35,7 @@ export function makeEffect(e: Omit<EffectRecord, "schema_version" | "input_hash"
 // a different input for the same tool call id means the run is not what it was: an integrity error.
 export async function findReplayableEffect(store: MemoryStore, threadId: string, runId: string, step: number, toolCallId: string, toolName: string, args: unknown): Promise<EffectRecord | null> {
   const key = keys.effect(runId, step, toolCallId);
-  let raw: unknown;
-  try {
-    raw = await store.getState(threadId, key);
-  } catch (e) {
-    if (e instanceof SyntaxError) throw new AgentCheckpointCorruptionError("Effect record is not valid JSON", key);
-    throw e;
-  }
+  const raw = await readStored(store, threadId, key, "Effect record");
   if (raw === undefined) return null;
   const parsed = effectRecordSchema.safeParse(raw);
   if (!parsed.success) throw new AgentCheckpointCorruptionError("Effect record is malformed", key);

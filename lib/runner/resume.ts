@@ -1,4 +1,5 @@
 // Reading a run back: the latest checkpoint, validated; a stored terminal result; the runtime snapshot.
+import { readStored } from "./read.ts";
 import { AgentCheckpointCorruptionError } from "./errors.ts";
 import { type CheckpointRecord, normalizeCheckpointRecord } from "./checkpoint.ts";
 import { type AgentResult, agentResultSchema } from "./result.ts";
@@ -6,13 +7,7 @@ import { type MemoryStore, checkpointLatestKey, keys } from "./store.ts";
 
 export async function loadLatestCheckpoint(store: MemoryStore, threadId: string, runId: string): Promise<CheckpointRecord> {
   const key = checkpointLatestKey(runId);
-  let raw: unknown;
-  try {
-    raw = await store.getState(threadId, key);
-  } catch (e) {
-    if (e instanceof SyntaxError) throw new AgentCheckpointCorruptionError("Latest checkpoint is not valid JSON", key);
-    throw e;
-  }
+  const raw = await readStored(store, threadId, key, "Latest checkpoint");
   if (raw === undefined || raw === null) throw new AgentCheckpointCorruptionError(`No checkpoint for run ${runId}`, key);
   const rec = normalizeCheckpointRecord(raw, key);
   if (rec.run_id !== runId) throw new AgentCheckpointCorruptionError(`Latest checkpoint belongs to run ${rec.run_id}`, key);

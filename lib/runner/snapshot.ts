@@ -2,6 +2,7 @@
 // In storage, the three lists that only ever grow — messages, tool_executions, subagent_executions — are
 // kept in append-only logs (one entry per key) and the stored snapshot holds a reference {count, digest}
 // to each. A snapshot therefore costs the same at step 200 as at step 1, and storage grows linearly.
+import { readStored } from "./read.ts";
 import { z } from "zod";
 import { AgentCheckpointCorruptionError } from "./errors.ts";
 import { llmResponseSchema, messageSchema, usageSchema } from "./messages.ts";
@@ -135,13 +136,7 @@ export type LoadedSnapshot = {
 
 export async function loadSnapshot(store: MemoryStore, threadId: string, runId: string): Promise<LoadedSnapshot> {
   const key = keys.runtime(runId);
-  let raw: unknown;
-  try {
-    raw = await store.getState(threadId, key);
-  } catch (e) {
-    if (e instanceof SyntaxError) throw new AgentCheckpointCorruptionError("Runtime snapshot is not valid JSON", key);
-    throw e;
-  }
+  const raw = await readStored(store, threadId, key, "Runtime snapshot");
   if (raw === undefined) throw new AgentCheckpointCorruptionError("Runtime snapshot is missing", key);
   const parsed = storedSnapshotSchema.safeParse(raw);
   if (!parsed.success) {
