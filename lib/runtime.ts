@@ -1,7 +1,7 @@
 // Composition root: the runner on the configured database, with the demo model and demo agents.
 import type { Db } from "./db/client.ts";
 import { createDemoAgents } from "./agents/index.ts";
-import { type Agent, DemoModel, type ModelAdapter, type RunEvent, Runner, type RunnerConfig } from "./runner/index.ts";
+import { type Agent, DemoModel, checkpointLatestKey, keys, type ModelAdapter, type RunEvent, Runner, type RunnerConfig } from "./runner/index.ts";
 import { PrismaStore } from "./store/prisma-store.ts";
 import { providerAdapters } from "./models/ai-sdk.ts";
 import { env } from "./env.ts";
@@ -18,8 +18,8 @@ export function createRuntime(db: Db, opts: { config?: Partial<RunnerConfig>; on
   };
   // Approvals name the run they belong to; a subagent's run id is its parent's id plus a suffix.
   const agentForRun = async (threadId: string, runId: string): Promise<Agent> => {
-    const latest = (await store.getState(threadId, `checkpoint:${runId}:latest`)) as { payload?: { agent_name?: string } } | undefined;
-    const snap = (await store.getState(threadId, `runtime:${runId}`)) as { agent_name?: string } | undefined;
+    const latest = (await store.getState(threadId, checkpointLatestKey(runId))) as { payload?: { agent_name?: string } } | undefined;
+    const snap = (await store.getState(threadId, keys.runtime(runId))) as { agent_name?: string } | undefined;
     return agent(String(snap?.agent_name ?? latest?.payload?.agent_name ?? ""));
   };
   return { runner, store, demo, agents, agent, agentForRun };

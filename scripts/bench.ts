@@ -105,7 +105,7 @@ async function main() {
   for (const n of sizes) rows.push(await measure("none", new NullStore(), n, async () => null));
   for (const n of sizes) {
     const mem = new InMemoryStore();
-    rows.push(await measure("memory", mem, n, async (id) => mem.storedBytes() && (await mem.listState(id, "")).reduce((s, e) => s + e.key.length + JSON.stringify(e.value).length, 0)));
+    rows.push(await measure("memory", mem, n, async (id) => (await mem.listState(id, "")).reduce((s, e) => s + e.key.length + JSON.stringify(e.value).length, 0)));
   }
   const sq = await sqliteDb();
   for (const n of sizes) rows.push(await measure("sqlite", new PrismaStore(sq.db), n, dbBytes(sq.db)));

@@ -3,8 +3,8 @@ import { z } from "zod";
 import { type Agent, agentFingerprint, delegateToolName, failSafeOf, instructionsFor } from "./agent.ts";
 import { argsHash, createApprovalRequest, expireIfDue, getApproval, listApprovals } from "./approvals.ts";
 import { CHECKPOINT_SCHEMA_VERSION, type CheckpointRecord, type Phase } from "./checkpoint.ts";
-import { findReplayableEffect, makeEffect } from "./effects.ts";
-import { AgentEffectIntegrityError, AgentRunnerError, CheckpointWriteError, ModelCallError } from "./errors.ts";
+import { effectInputHash, findReplayableEffect, makeEffect } from "./effects.ts";
+import { AgentEffectIntegrityError, AgentRunnerError, CheckpointWriteError } from "./errors.ts";
 import { EVENT_SCHEMA_VERSION, type RunEvent, type RunEventType } from "./events.ts";
 import { type LlmResponse, type Message, type ToolCall, type Usage, addUsage, zeroUsage } from "./messages.ts";
 import { callWithFallback, costUsd, resolveModel, type ToolSpec } from "./model.ts";
@@ -403,7 +403,7 @@ export class RunExecution {
           agent_name: this.agent.name,
           agent_path: this.init.agentPath,
           args,
-          input_hash: makeEffect({ run_id: this.runId, step: this.step, tool_call_id: c.id, tool_name: c.name, output: null, error: null, success: false, timestamp_ms: 0, args }).input_hash,
+          input_hash: effectInputHash(c.name, args),
           reason: decision.reason,
           rule_id: decision.ruleId,
           quorum: decision.quorum,
@@ -505,7 +505,7 @@ export class RunExecution {
   }
 
   private async finish(to: "completed" | "cancelled" | "failed"): Promise<AgentResult> {
-    if (to === "cancelled" && this.state !== "cancelling") this.move(this.state === "running" || this.state === "paused" ? "cancelling" : this.state);
+    if (to === "cancelled" && (this.state === "running" || this.state === "paused")) this.move("cancelling");
     if (this.state !== to) this.move(to);
     const result = this.result();
     await this.writeRuntime();

@@ -1,14 +1,14 @@
 // The public API: Runner.run / runHandle / resume / retry.
 import { randomUUID } from "node:crypto";
 import { type Agent, agentFingerprint } from "./agent.ts";
-import { AgentCheckpointCorruptionError, AgentMismatchError } from "./errors.ts";
+import { AgentMismatchError } from "./errors.ts";
 import { EventChannel, type RunEvent } from "./events.ts";
 import { type ExecutionInit, RunExecution } from "./execution.ts";
 import type { ModelAdapter, RetryOptions } from "./model.ts";
 import type { AgentResult } from "./result.ts";
 import { loadLatestCheckpoint, terminalResultOf } from "./resume.ts";
 import { loadSnapshot } from "./snapshot.ts";
-import type { MemoryStore } from "./store.ts";
+import { type MemoryStore, checkpointLatestKey, keys } from "./store.ts";
 import type { Phase } from "./checkpoint.ts";
 import { PHASES } from "./checkpoint.ts";
 
@@ -104,8 +104,8 @@ export class Runner {
     const terminal = terminalResultOf(latest);
     if (terminal) return resolvedHandle(terminal);
     const loaded = await loadSnapshot(this.store, opts.threadId, opts.runId);
-    checkAgent(agent, loaded.snapshot.agent_name, await this.fingerprintOf(opts.threadId, opts.runId));
     const started = (await this.runStartedPayload(opts.threadId, opts.runId)) ?? {};
+    checkAgent(agent, loaded.snapshot.agent_name, typeof started.agent_fingerprint === "string" ? started.agent_fingerprint : null);
     return this.handle({
       agent,
       runId: opts.runId,
@@ -118,19 +118,15 @@ export class Runner {
     });
   }
 
+  // The first run_started record (step 0) says which agent, at which path, started the run.
   private async runStartedPayload(threadId: string, runId: string): Promise<Record<string, unknown> | null> {
-    const entries = await this.store.listState(threadId, `checkpoint:${runId}:000000:`);
+    const entries = await this.store.listState(threadId, `${keys.checkpointPrefix(runId)}000000:`);
     const first = entries.find((e) => e.key.endsWith(":run_started"));
     return first ? ((first.value as { payload?: Record<string, unknown> }).payload ?? null) : null;
   }
 
-  private async fingerprintOf(threadId: string, runId: string): Promise<string | null> {
-    const p = await this.runStartedPayload(threadId, runId);
-    return typeof p?.agent_fingerprint === "string" ? p.agent_fingerprint : null;
-  }
-
   private async runOrResumeChild(agent: Agent, init: Omit<ExecutionInit, "agent" | "restored"> & { userMessage: string }): Promise<AgentResult> {
-    const existing = await this.store.getState(init.threadId, `checkpoint:${init.runId}:latest`);
+    const existing = await this.store.getState(init.threadId, checkpointLatestKey(init.runId));
     if (existing === undefined) return this.handle({ ...init, agent }).awaitResult();
     return (await this.resumeHandle(agent, { runId: init.runId, threadId: init.threadId })).awaitResult();
   }
@@ -160,4 +156,3 @@ function resolvedHandle(result: AgentResult): RunHandle {
   return { runId: result.runId, threadId: result.threadId, events: channel, cancel: () => undefined, awaitResult: () => Promise.resolve(result) };
 }
 
-export { AgentCheckpointCorruptionError };

@@ -41,7 +41,6 @@ export function checkpointLatestKey(runId: string): string {
 // tests see exactly what a database would return (no shared object references).
 export class InMemoryStore implements MemoryStore {
   private readonly data = new Map<string, Map<string, string>>();
-  bytesWritten = 0;
   writes = 0;
 
   private thread(threadId: string) {
@@ -57,7 +56,6 @@ export class InMemoryStore implements MemoryStore {
 
   async putState(threadId: string, key: string, value: unknown) {
     const text = JSON.stringify(value);
-    this.bytesWritten += text.length;
     this.writes++;
     this.thread(threadId).set(key, text);
   }
@@ -90,11 +88,5 @@ export class InMemoryStore implements MemoryStore {
   // Test helper: raw access to the stored text, to corrupt records on purpose.
   putRaw(threadId: string, key: string, text: string) {
     this.thread(threadId).set(key, text);
-  }
-
-  storedBytes(): number {
-    let n = 0;
-    for (const t of this.data.values()) for (const [k, v] of t) n += k.length + v.length;
-    return n;
   }
 }

@@ -47,5 +47,7 @@ export function makeWorld(opts: { config?: Partial<RunnerConfig>; threshold?: nu
   };
   const store = new InMemoryStore();
   const runner = new Runner(store, { demo: model }, { failpoint: undefined, ...opts.config });
-  return { effects, agent, model, store, runner };
+  // A runner as a new process would build it: same store and model, no failpoint.
+  const restarted = () => new Runner(store, { demo: model }, { failpoint: undefined });
+  return { effects, agent, model, store, runner, restarted };
 }

@@ -75,7 +75,7 @@ describe("resume behavior", () => {
   it("restores messages, counters, usage, cost and context from the snapshot after a crash", async () => {
     const crashed = makeWorld({ threshold: 1_000_000, config: { failpoint: { phase: "step_started", step: 3, action: "throw" } } });
     await expect(crashed.runner.run(crashed.agent, { userMessage: "buy", runId: "r", threadId: T, context: { team: "a" } })).rejects.toBeInstanceOf(FailpointError);
-    const runner2 = new (crashed.runner.constructor as typeof import("@/lib/runner").Runner)(crashed.store, { demo: crashed.model }, { failpoint: undefined });
+    const runner2 = crashed.restarted();
     const resumed = await runner2.resume(crashed.agent, { runId: "r", threadId: T });
     const { r: uninterrupted } = await completedRun();
     expect(resumed.state).toBe("completed");
@@ -96,7 +96,7 @@ describe("resume behavior", () => {
     expect(w.model.calls).toBe(2);
     const latest = (await w.store.getState(T, checkpointLatestKey("r"))) as { phase: string };
     expect(latest.phase).toBe("post_llm");
-    const w2runner = new (w.runner.constructor as typeof import("@/lib/runner").Runner)(w.store, { demo: w.model }, { failpoint: undefined });
+    const w2runner = w.restarted();
     const r = await w2runner.resume(w.agent, { runId: "r", threadId: T });
     expect(r.state).toBe("completed");
     expect(w.model.calls).toBe(3); // step 2's response was not asked again; only step 3 was
@@ -110,7 +110,7 @@ describe("resume behavior", () => {
     snap.pending_llm_response = { text: 42, tool_calls: "x" };
     await w.store.putState(T, keys.runtime("r"), snap);
     const writes = w.store.writes;
-    const runner2 = new (w.runner.constructor as typeof import("@/lib/runner").Runner)(w.store, { demo: w.model }, { failpoint: undefined });
+    const runner2 = w.restarted();
     await expect(runner2.resume(w.agent, { runId: "r", threadId: T })).rejects.toThrow(/pending_llm_response cannot be deserialized/);
     expect(w.model.calls).toBe(2);
     expect(w.store.writes).toBe(writes);
@@ -208,7 +208,7 @@ describe("effect replay", () => {
     expect(effects.map((e) => e.key)).toEqual(["effect:r:000001:c1", "effect:r:000002:c2", "effect:r:000002:c3"]);
     for (const e of effects) expect(effectRecordSchema.parse(e.value)).toMatchObject({ success: true, input_hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
     // The crash hit after post_tool_batch was written but the runtime snapshot is the one from before.
-    const runner2 = new (w.runner.constructor as typeof import("@/lib/runner").Runner)(w.store, { demo: w.model }, { failpoint: undefined });
+    const runner2 = w.restarted();
     const r = await runner2.resume(w.agent, { runId: "r", threadId: T });
     expect(r.state).toBe("completed");
     expect(w.effects.filter((e) => e.tool === "charge")).toHaveLength(2);
@@ -220,7 +220,7 @@ describe("effect replay", () => {
     // Execute c2 "in a previous life": store its effect as if the crash came right after it.
     const { makeEffect } = await import("@/lib/runner");
     await w.store.putState(T, keys.effect("r", 2, "c2"), makeEffect({ run_id: "r", step: 2, tool_call_id: "c2", tool_name: "charge", args: { amount: 7000 }, output: { charged: 7000 }, error: null, success: true, timestamp_ms: 1 }));
-    const runner2 = new (w.runner.constructor as typeof import("@/lib/runner").Runner)(w.store, { demo: w.model }, { failpoint: undefined });
+    const runner2 = w.restarted();
     const r = await runner2.resume(w.agent, { runId: "r", threadId: T });
     expect(r.stateSnapshot.replayedEffectCount).toBe(1);
     expect(w.effects.filter((e) => e.tool === "charge").map((e) => e.toolCallId)).toEqual(["c3"]);
@@ -232,7 +232,7 @@ describe("effect replay", () => {
     await expect(w.runner.run(w.agent, { userMessage: "buy", runId: "r", threadId: T })).rejects.toBeInstanceOf(FailpointError);
     const { makeEffect } = await import("@/lib/runner");
     await w.store.putState(T, keys.effect("r", 2, "c2"), makeEffect({ run_id: "r", step: 2, tool_call_id: "c2", tool_name: "charge", args: { amount: 1 }, output: { charged: 1 }, error: null, success: true, timestamp_ms: 1 }));
-    const runner2 = new (w.runner.constructor as typeof import("@/lib/runner").Runner)(w.store, { demo: w.model }, { failpoint: undefined });
+    const runner2 = w.restarted();
     const r = await runner2.resume(w.agent, { runId: "r", threadId: T });
     expect(r.state).toBe("failed");
     expect(r.error).toMatch(new RegExp(AgentEffectIntegrityError.name));
