@@ -67,7 +67,10 @@ describe.each(providers)("Prisma store on %s", (provider) => {
     const cps = await listCheckpoints(rt.store, "rel1", "rel1");
     expect(cps.map((c) => c.phase)).toContain("pre_subagent_batch");
     const deployTool = rt.agent("deploy-bot").tools.find((x) => x.name === "deploy");
-    await decideApproval(rt.store, "rel1", "rel1.call_ship", "call_deploy", deployTool, { by: "rev", decision: "approve" });
+    // Production deployments need two distinct reviewers.
+    const one = await decideApproval(rt.store, "rel1", "rel1.call_ship", "call_deploy", deployTool, { by: "rev", decision: "approve" });
+    expect(one.status).toBe("pending");
+    await decideApproval(rt.store, "rel1", "rel1.call_ship", "call_deploy", deployTool, { by: "rev2", decision: "approve" });
     const r2 = await rt.runner.resume(agent, { runId: "rel1", threadId: "rel1" });
     expect(r2.state).toBe("completed");
     expect(r2.subagentExecutions.map((s) => [s.subagent, s.state])).toEqual([["changelog-writer", "completed"], ["deploy-bot", "completed"]]);

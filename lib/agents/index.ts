@@ -30,6 +30,11 @@ export const deployInput = z.object({
 
 export const releaseInput = z.object({ service: deployInput.shape.service, version: deployInput.shape.version });
 
+export const supportInput = z.object({
+  customer: z.string().trim().min(1, "Who is asking?").max(200),
+  question: z.string().trim().min(1, "What did they ask?").max(2000),
+});
+
 export function createDemoAgents(db: () => Db) {
   const lookup_order = defineTool({
     name: "lookup_order",
@@ -128,7 +133,11 @@ export function createDemoAgents(db: () => Db) {
     model: "demo:deploy-bot",
     instructions: "You deploy services. Every deployment is approved by a human.",
     tools: [get_status, deploy],
-    policy: [{ id: "all-deploys", tool: "deploy", action: "require_approval", reason: "Deployments always need approval" }],
+    policy: [
+      { id: "production-deploys", tool: "deploy", when: (args) => args.environment === "production", action: "require_approval", reason: "Production deployments need two reviewers", quorum: 2, priority: 10 },
+      { id: "all-deploys", tool: "deploy", action: "require_approval", reason: "Deployments always need approval" },
+    ],
+    autoResume: true,
     inputSchema: deployInput,
     toUserMessage: (input) => JSON.stringify(input),
   };
@@ -162,12 +171,45 @@ export function createDemoAgents(db: () => Db) {
     toUserMessage: (input) => JSON.stringify(input),
   };
 
-  const agents = { "refund-desk": refundDesk, "deploy-bot": deployBot, "release-coordinator": releaseCoordinator };
+  // Drafts a reply that quotes the customer: model output carrying whatever the customer wrote.
+  const send_reply = defineTool({
+    name: "send_reply",
+    description: "Send a reply to a customer",
+    schema: z.object({ to: z.string(), body: z.string().max(4000) }),
+    async execute(a, ctx) {
+      const row = await db().outboxMessage.create({ data: { runId: ctx.runId, toolCallId: ctx.toolCallId, recipient: a.to, body: a.body } });
+      return { message_id: row.id, queued: true, preview: a.body.slice(0, 200) };
+    },
+  });
+  const supportScript: DemoScript = (messages) => {
+    const input = parseJson(lastUser(messages));
+    const question = String(input.question ?? "");
+    if (turnOf(messages) === 1) {
+      const body = `Hello ${String(input.customer ?? "")}, you asked: "${question}". We are on it.`;
+      return { text: `Draft reply, quoting the customer: ${question}`, toolCalls: [{ id: "call_reply", name: "send_reply", args: { to: String(input.customer ?? ""), body } }] };
+    }
+    const r = toolResults(messages).find((m) => m.tool_call_id === "call_reply");
+    return { text: r?.success ? `Replied to ${String(input.customer ?? "")}: ${question}` : `Reply not sent: ${r ? parseJson(r.content).error : "unknown"}.` };
+  };
+  const supportWriter: Agent = {
+    name: "support-writer",
+    description: "Drafts and sends a reply to a customer question (every reply is reviewed)",
+    model: "demo:support-writer",
+    instructions: "Answer customer questions politely.",
+    tools: [send_reply],
+    policy: [{ id: "customer-replies", tool: "send_reply", action: "require_approval", reason: "Replies to customers are reviewed" }],
+    autoResume: true,
+    inputSchema: supportInput,
+    toUserMessage: (input) => JSON.stringify(input),
+  };
+
+  const agents = { "refund-desk": refundDesk, "deploy-bot": deployBot, "release-coordinator": releaseCoordinator, "support-writer": supportWriter };
   const scripts: Record<string, DemoScript> = {
     "refund-desk": refundScript,
     "deploy-bot": deployScript,
     "changelog-writer": changelogScript,
     "release-coordinator": releaseScript,
+    "support-writer": supportScript,
   };
   return { agents, scripts };
 }

@@ -48,6 +48,10 @@ export type Agent = {
   // Fallback when an approval passes its deadline; default deny.
   approvalFallback?: "deny" | "allow";
   approvalTimeoutS?: number;
+  // Resume on its own once every pending call of the step is decided (otherwise a reviewer clicks Resume).
+  autoResume?: boolean;
+  // Separation of duties: by default nobody decides an approval of a run they started.
+  allowSelfApproval?: boolean;
 };
 
 export const failSafeOf = (a: Agent): FailSafe => ({ ...DEFAULT_FAIL_SAFE, ...a.failSafe });

@@ -113,7 +113,7 @@ export async function decideApproval(store: MemoryStore, threadId: string, runId
     if (!rec) throw new ApprovalDecisionError("No such approval", "not_found");
     if (rec.status !== "pending") throw new ApprovalDecisionError(`Approval is already ${rec.status}`, "already_decided");
     if (rec.deadline_ms !== null && now > rec.deadline_ms) throw new ApprovalDecisionError("Approval deadline has passed", "expired");
-    if (input.forbiddenDeciders?.includes(input.by)) throw new ApprovalDecisionError("You may not decide an approval for a run you started", "already_decided");
+    if (input.forbiddenDeciders?.includes(input.by)) throw new ApprovalDecisionError("You may not decide an approval for a run you started", "forbidden");
     if (rec.decisions.some((d) => d.by === input.by)) throw new ApprovalDecisionError("You already decided this approval", "already_decided");
     if (input.decision === "reject" && !input.reason?.trim()) throw new ApprovalDecisionError("A reason is required to reject", "invalid_args", "reason");
 

@@ -38,7 +38,7 @@ export class CheckpointWriteError extends AgentRunnerError {
 export class ApprovalDecisionError extends AgentRunnerError {
   constructor(
     message: string,
-    readonly code: "not_found" | "already_decided" | "invalid_args" | "expired",
+    readonly code: "not_found" | "already_decided" | "invalid_args" | "expired" | "forbidden",
     readonly field?: string,
   ) {
     super(message);
@@ -54,3 +54,6 @@ export class ModelCallError extends AgentRunnerError {
     super(message);
   }
 }
+
+// Retry or fork was asked of a run (or checkpoint) that cannot be continued that way.
+export class RunRewindError extends AgentRunnerError {}

@@ -6,6 +6,7 @@ export * from "./demo-model.ts";
 export * from "./effects.ts";
 export * from "./errors.ts";
 export * from "./events.ts";
+export * from "./fork.ts";
 export * from "./messages.ts";
 export * from "./model.ts";
 export * from "./policy.ts";

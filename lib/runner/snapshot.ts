@@ -105,7 +105,7 @@ export function encodeSnapshot(s: Omit<RuntimeSnapshot, "messages" | "tool_execu
   return { ...s, ...refs };
 }
 
-async function loadLog<T>(store: MemoryStore, threadId: string, prefix: string, ref: LogRef, schema: z.ZodType<T>, what: string): Promise<AppendLog<T>> {
+export async function loadLog<T>(store: MemoryStore, threadId: string, prefix: string, ref: LogRef, schema: z.ZodType<T>, what: string): Promise<AppendLog<T>> {
   let entries;
   try {
     entries = await store.listState(threadId, prefix);
