@@ -26,6 +26,9 @@ const schema = z.object({
   ANTHROPIC_BASE_URL: z.url({ message: "must be an absolute URL" }).optional(),
   OPENAI_COMPATIBLE_BASE_URL: z.url({ message: "must be an absolute URL such as http://127.0.0.1:11434/v1" }).optional(),
   OPENAI_COMPATIBLE_API_KEY: z.string().min(1).optional(),
+  // Pause webhook: POST a signed JSON event when a run waits for a human.
+  AFK_WEBHOOK_URL: z.url({ message: "must be an absolute URL" }).optional(),
+  AFK_WEBHOOK_SECRET: z.string().min(16, "must be at least 16 characters").optional(),
 });
 
 export type Env = z.infer<typeof schema> & { NEXTAUTH_SECRET: string; databaseProvider: "sqlite" | "postgresql" };

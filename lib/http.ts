@@ -4,7 +4,8 @@ import { HttpError } from "./auth/errors.ts";
 
 export function errorResponse(e: unknown): NextResponse {
   if (e instanceof HttpError) {
-    return NextResponse.json({ error: e.message, ...(e.field ? { field: e.field } : {}) }, { status: e.status });
+    const current = "current" in e ? { current: (e as { current: unknown }).current } : {};
+    return NextResponse.json({ error: e.message, ...(e.field ? { field: e.field } : {}), ...current }, { status: e.status });
   }
   console.error(JSON.stringify({ level: "error", msg: "unhandled route error", error: String(e) }));
   return NextResponse.json({ error: "Internal error" }, { status: 500 });

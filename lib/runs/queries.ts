@@ -32,3 +32,78 @@ export async function checkpointTimeline(db: Db, threadId: string, runId: string
     nextCursor: rows.length > take ? page[page.length - 1].key : null,
   };
 }
+
+export const countPendingApprovals = (db: Db) => db.stateEntry.count({ where: { kind: "approval", status: "pending" } });
+
+// ---- Run rows: the console's summary of each top-level run ----
+
+export type NewRun = { id: string; agentName: string; input: unknown; submittedById: string | null; submittedByEmail: string | null; forkedFromRunId?: string; forkedFromSeq?: number };
+
+export const createRunRow = (db: Db, r: NewRun) =>
+  db.run.create({ data: { id: r.id, threadId: r.id, agentName: r.agentName, state: "pending", input: JSON.stringify(r.input), submittedById: r.submittedById, submittedByEmail: r.submittedByEmail, forkedFromRunId: r.forkedFromRunId, forkedFromSeq: r.forkedFromSeq } });
+
+export const getRunRow = (db: Db, id: string) => db.run.findUnique({ where: { id } });
+
+// Compare-and-set on the state: the one way a run is claimed for execution.
+export async function claimRun(db: Db, id: string, from: string): Promise<boolean> {
+  return (await db.run.updateMany({ where: { id, state: from }, data: { state: "running" } })).count === 1;
+}
+
+export const setRunState = (db: Db, id: string, data: { state: string; error?: string | null; finishedAt?: Date | null }) => db.run.update({ where: { id }, data });
+
+export const updateRunProgress = (db: Db, id: string, p: { step?: number; phase?: string }) => db.run.updateMany({ where: { id, state: "running" }, data: p });
+
+export const finishRunRow = (db: Db, id: string, r: { state: string; step: number; model: string; totalTokens: number; costUsd: number; error: string | null; phase?: string; finishedAt: Date | null }) =>
+  db.run.update({ where: { id }, data: r });
+
+export type RunFilters = { state?: string; agent?: string; submitter?: string; from?: Date; to?: Date; q?: string; cursor?: string; take?: number; onlySubmittedById?: string };
+
+// Newest first, cursor = the last row's id. Every filter is an indexed column.
+export async function listRunRows(db: Db, f: RunFilters) {
+  const take = Math.min(Math.max(f.take ?? 50, 1), 200);
+  const rows = await db.run.findMany({
+    where: {
+      state: f.state,
+      agentName: f.agent,
+      submittedByEmail: f.submitter,
+      submittedById: f.onlySubmittedById,
+      id: f.q ? { startsWith: f.q } : undefined,
+      createdAt: f.from || f.to ? { gte: f.from, lte: f.to } : undefined,
+    },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: take + 1,
+    ...(f.cursor ? { cursor: { id: f.cursor }, skip: 1 } : {}),
+  });
+  const page = rows.slice(0, take);
+  return { runs: page, nextCursor: rows.length > take ? page[page.length - 1].id : null };
+}
+
+// ---- Timeline ----
+
+export async function checkpointBySeq(db: Db, threadId: string, runId: string, seq: number): Promise<CheckpointRecord | null> {
+  // seq is the key's 4th segment; the step is not known, so match on the suffix-free prefix and seq.
+  const rows = await db.stateEntry.findMany({ where: { threadId, runId, kind: "checkpoint", key: { contains: `:${String(seq).padStart(4, "0")}:` } }, select: { key: true, value: true } });
+  const hit = rows.map((r) => normalizeCheckpointRecord(JSON.parse(r.value), r.key)).find((c) => c.seq === seq);
+  return hit ?? null;
+}
+
+// The newest checkpoint with a full runtime snapshot at or before the given key (snapshot phases only).
+export async function snapshotCheckpointAtOrBefore(db: Db, threadId: string, runId: string, key: string): Promise<CheckpointRecord | null> {
+  const row = await db.stateEntry.findFirst({
+    where: { threadId, runId, kind: "checkpoint", phase: { in: ["run_started", "step_started", "post_llm", "post_tool_batch"] }, key: { lte: key } },
+    orderBy: { key: "desc" },
+    select: { key: true, value: true },
+  });
+  return row ? normalizeCheckpointRecord(JSON.parse(row.value), row.key) : null;
+}
+
+export const countCheckpoints = (db: Db, threadId: string, runId: string) => db.stateEntry.count({ where: { threadId, runId, kind: "checkpoint" } });
+
+// ---- Webhook deliveries ----
+
+export const webhookDeliveries = (db: Db, runId: string) => db.webhookDelivery.findMany({ where: { runId }, orderBy: { createdAt: "desc" }, take: 20 });
+
+export async function checkpointTimestamp(db: Db, threadId: string, key: string): Promise<number | null> {
+  const row = await db.stateEntry.findUnique({ where: { threadId_key: { threadId, key } }, select: { timestampMs: true } });
+  return row?.timestampMs != null ? Number(row.timestampMs) : null;
+}

@@ -1,0 +1,52 @@
+// API tokens: an admin creates one for a role, sees it once, and can revoke it. Only its sha256 is stored.
+import { createHash, randomBytes } from "node:crypto";
+import { z } from "zod";
+import type { Db } from "../db/client.ts";
+import { type Actor, requirePermission } from "../auth/actor.ts";
+import { roleSchema } from "../auth/roles.ts";
+import { NotFoundError } from "../auth/errors.ts";
+import { appendAudit } from "../audit/queries.ts";
+import { parseOr400 } from "../validation.ts";
+
+export const newTokenSchema = z.strictObject({ name: z.string().trim().min(1, "Name the token").max(100), role: roleSchema });
+
+const hash = (token: string) => createHash("sha256").update(token).digest("hex");
+const publicFields = { id: true, name: true, role: true, prefix: true, createdAt: true, revokedAt: true, lastUsedAt: true } as const;
+
+export async function createToken(db: Db, actor: Actor | null, body: unknown) {
+  const admin = requirePermission(actor, "users:manage");
+  const input = parseOr400(newTokenSchema, body);
+  const token = `afk_${randomBytes(24).toString("base64url")}`;
+  const row = await db.$transaction(async (tx) => {
+    const row = await tx.apiToken.create({ data: { name: input.name, role: input.role, tokenHash: hash(token), prefix: token.slice(0, 8), createdById: admin.id }, select: publicFields });
+    await appendAudit(tx, { actor: admin, action: "token.create", targetType: "token", targetId: row.id, data: { name: row.name, role: row.role } });
+    return row;
+  });
+  return { ...row, token };
+}
+
+export async function listTokens(db: Db, actor: Actor | null) {
+  requirePermission(actor, "users:manage");
+  return db.apiToken.findMany({ select: publicFields, orderBy: { createdAt: "desc" } });
+}
+
+export async function revokeToken(db: Db, actor: Actor | null, id: string) {
+  const admin = requirePermission(actor, "users:manage");
+  const existing = await db.apiToken.findUnique({ where: { id } });
+  if (!existing) throw new NotFoundError("No such token");
+  return db.$transaction(async (tx) => {
+    const row = await tx.apiToken.update({ where: { id }, data: { revokedAt: existing.revokedAt ?? new Date() }, select: publicFields });
+    await appendAudit(tx, { actor: admin, action: "token.revoke", targetType: "token", targetId: id, data: { name: row.name } });
+    return row;
+  });
+}
+
+// The actor a bearer token stands for, or null when it is unknown or revoked.
+export async function actorFromToken(db: Db, token: string): Promise<Actor | null> {
+  const row = await db.apiToken.findUnique({ where: { tokenHash: hash(token) } });
+  if (!row || row.revokedAt) return null;
+  const role = roleSchema.safeParse(row.role);
+  if (!role.success) return null;
+  void db.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: new Date() } }).catch(() => undefined);
+  return { id: `token:${row.id}`, email: `token:${row.name}`, name: row.name, role: role.data };
+}
