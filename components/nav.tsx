@@ -2,13 +2,18 @@ import Link from "next/link";
 import { currentActor } from "@/lib/auth/server";
 import { type Permission, can } from "@/lib/auth/roles";
 import { SignOutButton } from "./sign-out-button";
+import { PendingBadge } from "./pending-badge";
 
-const links: { href: string; label: string; permission: Permission }[] = [
+const links: { href: string; label: string; permission: Permission | Permission[] }[] = [
   { href: "/approvals", label: "Approvals", permission: "approvals:decide" },
-  { href: "/runs", label: "Runs", permission: "runs:read-all" },
+  { href: "/runs", label: "Runs", permission: ["runs:read-all", "runs:start"] },
   { href: "/runs/new", label: "Start a run", permission: "runs:start" },
+  { href: "/audit", label: "Audit", permission: "runs:read-all" },
   { href: "/admin/users", label: "Users", permission: "users:manage" },
+  { href: "/admin/tokens", label: "API tokens", permission: "users:manage" },
 ];
+
+const allowed = (role: Parameters<typeof can>[0], p: Permission | Permission[]) => (Array.isArray(p) ? p : [p]).some((x) => can(role, x));
 
 export async function Nav() {
   const actor = await currentActor();
@@ -21,11 +26,12 @@ export async function Nav() {
         {actor && (
           <ul className="flex flex-1 gap-4 text-sm">
             {links
-              .filter((l) => can(actor.role, l.permission))
+              .filter((l) => allowed(actor.role, l.permission))
               .map((l) => (
                 <li key={l.href}>
                   <Link className="hover:text-indigo-600" href={l.href}>
                     {l.label}
+                    {l.href === "/approvals" && <PendingBadge />}
                   </Link>
                 </li>
               ))}

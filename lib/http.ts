@@ -32,3 +32,24 @@ export async function runAction<T>(fn: () => Promise<T>): Promise<ActionResult<T
     return { ok: false, status: 500, error: "Internal error" };
   }
 }
+
+type RouteCtx<P> = { params: Promise<P> };
+export type ApiCall<P> = { req: Request; actor: import("./auth/actor.ts").Actor | null; params: P; query: Record<string, string>; body: () => Promise<unknown> };
+
+// One wrapper for every API route: resolves the caller (bearer token or session), parses the query
+// string, reads a JSON body only when asked (and only for a known caller), and maps errors to JSON.
+export function apiRoute<P = Record<string, never>>(fn: (c: ApiCall<P>) => Promise<unknown>, opts: { status?: number } = {}) {
+  return async (req: Request, ctx: RouteCtx<P>) => {
+    try {
+      const { requestActor } = await import("./auth/request.ts");
+      const actor = await requestActor(req);
+      const params = ctx?.params ? await ctx.params : ({} as P);
+      const query: Record<string, string> = {};
+      for (const [k, v] of new URL(req.url).searchParams) if (v !== "") query[k] = v;
+      const body = async () => (actor ? readJson(req) : null);
+      return NextResponse.json(await fn({ req, actor, params, query, body }), { status: opts.status ?? 200 });
+    } catch (e) {
+      return errorResponse(e);
+    }
+  };
+}

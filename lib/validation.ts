@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import { z } from "zod";
 import { ValidationError } from "./auth/errors.ts";
 
 // Parse or throw a 400 naming the first wrong field.
@@ -9,3 +9,6 @@ export function parseOr400<T extends z.ZodType>(schema: T, input: unknown): z.in
   const field = issue.path.length ? issue.path.join(".") : issue.code === "unrecognized_keys" ? String((issue as { keys?: string[] }).keys?.[0]) : "body";
   throw new ValidationError(field, issue.message);
 }
+
+// A date or date-time in a query string (from/to filters).
+export const dateParam = z.iso.datetime({ offset: true, local: true }).or(z.iso.date()).transform((s) => new Date(s));

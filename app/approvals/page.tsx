@@ -1,13 +1,19 @@
+import { db } from "@/lib/db/client";
 import { pageActor } from "@/lib/auth/server";
+import { executor } from "@/lib/runs/instance";
+import { agentNames, listInbox } from "@/lib/runs/service";
+import { Inbox } from "./inbox";
 
 export const dynamic = "force-dynamic";
 
 export default async function ApprovalsPage() {
-  await pageActor("approvals:decide");
+  const actor = await pageActor("approvals:decide");
+  const initial = await listInbox(db(), actor, {});
+  const agents = agentNames(executor());
   return (
     <div className="space-y-4">
       <h1 className="text-xl font-semibold">Approvals</h1>
-      <p className="card text-sm text-slate-600 dark:text-slate-400">No approvals are waiting.</p>
+      <Inbox initial={initial} agents={agents} />
     </div>
   );
 }

@@ -25,10 +25,22 @@ export function appendAudit(db: Tx, e: AuditInput) {
   });
 }
 
-export function listAudit(db: Db, opts: { take?: number; targetType?: string; targetId?: string } = {}) {
-  return db.auditEvent.findMany({
-    where: { targetType: opts.targetType, targetId: opts.targetId },
-    orderBy: { at: "desc" },
-    take: opts.take ?? 100,
+export type AuditFilters = { action?: string; actor?: string; targetId?: string; from?: Date; to?: Date; cursor?: string; take?: number };
+
+// Newest first; cursor = the last row's id.
+export async function listAudit(db: Db, f: AuditFilters = {}) {
+  const take = Math.min(Math.max(f.take ?? 50, 1), 200);
+  const rows = await db.auditEvent.findMany({
+    where: {
+      action: f.action ? { startsWith: f.action } : undefined,
+      actorEmail: f.actor,
+      targetId: f.targetId,
+      at: f.from || f.to ? { gte: f.from, lte: f.to } : undefined,
+    },
+    orderBy: [{ at: "desc" }, { id: "desc" }],
+    take: take + 1,
+    ...(f.cursor ? { cursor: { id: f.cursor }, skip: 1 } : {}),
   });
+  const page = rows.slice(0, take);
+  return { events: page, nextCursor: rows.length > take ? page[page.length - 1].id : null };
 }

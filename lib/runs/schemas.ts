@@ -1,6 +1,7 @@
 // Request bodies and query strings of the runs area; every route and server action parses with these.
 import { z } from "zod";
 import { RUN_STATES } from "../runner/index.ts";
+import { dateParam } from "../validation.ts";
 
 export const startRunSchema = z.strictObject({
   agent: z.string().min(1, "Pick an agent").max(100),
@@ -18,14 +19,12 @@ export const decisionSchema = z
 
 export const forkSchema = z.strictObject({ seq: z.number().int().nonnegative() });
 
-const isoDate = z.iso.datetime({ offset: true, local: true }).or(z.iso.date()).transform((s) => new Date(s));
-
 export const runFiltersSchema = z.strictObject({
   state: z.enum(RUN_STATES).optional(),
   agent: z.string().max(100).optional(),
   submitter: z.string().max(320).optional(),
-  from: isoDate.optional(),
-  to: isoDate.optional(),
+  from: dateParam.optional(),
+  to: dateParam.optional(),
   q: z.string().max(200).optional(),
   cursor: z.string().max(200).optional(),
   take: z.coerce.number().int().min(1).max(200).optional(),

@@ -29,6 +29,8 @@ function allAgents(ex: RunExecutor): Agent[] {
   return [...seen.values()];
 }
 
+export const agentNames = (ex: RunExecutor) => allAgents(ex).map((a) => a.name).sort();
+
 const toolsOf = (ex: RunExecutor) => (name: string) => allAgents(ex).find((a) => a.name === name)?.tools ?? [];
 
 export function agentCatalog(ex: RunExecutor) {

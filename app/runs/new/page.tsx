@@ -1,13 +1,18 @@
 import { pageActor } from "@/lib/auth/server";
+import { executor } from "@/lib/runs/instance";
+import { agentCatalog } from "@/lib/runs/service";
+import { StartRunForm } from "./start-run-form";
 
 export const dynamic = "force-dynamic";
 
-export default async function NewRunPage() {
+export default async function NewRunPage({ searchParams }: { searchParams: Promise<{ agent?: string }> }) {
   await pageActor("runs:start");
+  const agents = agentCatalog(executor());
+  const { agent } = await searchParams;
   return (
     <div className="space-y-4">
       <h1 className="text-xl font-semibold">Start a run</h1>
-      <p className="card text-sm text-slate-600 dark:text-slate-400">Pick an agent to start.</p>
+      <StartRunForm agents={agents} initialAgent={agents.some((a) => a.name === agent) ? agent! : agents[0]?.name} />
     </div>
   );
 }

@@ -1,0 +1,18 @@
+import { db } from "@/lib/db/client";
+import { pageActor } from "@/lib/auth/server";
+import { listTokens } from "@/lib/tokens/service";
+import { TokensClient } from "./tokens-client";
+
+export const dynamic = "force-dynamic";
+
+export default async function TokensPage() {
+  const actor = await pageActor("users:manage");
+  const tokens = await listTokens(db(), actor);
+  return (
+    <div className="space-y-4">
+      <h1 className="text-xl font-semibold">API tokens</h1>
+      <p className="text-sm text-slate-600 dark:text-slate-400">A token acts with its role on the REST API (<code>Authorization: Bearer …</code>). It is shown once; only its hash is stored.</p>
+      <TokensClient initial={JSON.parse(JSON.stringify(tokens))} />
+    </div>
+  );
+}

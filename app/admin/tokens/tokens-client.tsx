@@ -1,0 +1,86 @@
+"use client";
+import { useState } from "react";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { ROLES } from "@/lib/auth/roles";
+import { api } from "@/components/api";
+import { Empty } from "@/components/ui";
+import { fmtTime } from "@/lib/format";
+
+type Token = { id: string; name: string; role: string; prefix: string; createdAt: string; revokedAt: string | null; lastUsedAt: string | null };
+
+export function TokensClient({ initial }: { initial: Token[] }) {
+  const qc = useQueryClient();
+  const { data } = useQuery({ queryKey: ["tokens"], queryFn: async () => (await api<{ tokens: Token[] }>("/api/admin/tokens")).tokens, initialData: initial });
+  const [created, setCreated] = useState<string | null>(null);
+  const [error, setError] = useState<{ field?: string; message: string } | null>(null);
+  const create = useMutation({
+    mutationFn: (body: { name: string; role: string }) => api<Token & { token: string }>("/api/admin/tokens", { body }),
+    onSuccess: (t) => {
+      setCreated(t.token);
+      setError(null);
+      void qc.invalidateQueries({ queryKey: ["tokens"] });
+    },
+    onError: (e: Error & { field?: string }) => setError({ field: e.field, message: e.message }),
+  });
+  const revoke = useMutation({
+    mutationFn: (id: string) => api(`/api/admin/tokens/${id}`, { method: "DELETE" }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: ["tokens"] }),
+  });
+  return (
+    <>
+      <form
+        className="card flex flex-wrap items-end gap-3"
+        aria-label="Create API token"
+        noValidate
+        onSubmit={(e) => {
+          e.preventDefault();
+          const f = new FormData(e.currentTarget);
+          create.mutate({ name: String(f.get("name") ?? ""), role: String(f.get("role") ?? "") });
+        }}
+      >
+        <div>
+          <label className="label" htmlFor="token-name">Name</label>
+          <input id="token-name" name="name" className="input mt-1" aria-invalid={error?.field === "name"} />
+        </div>
+        <div>
+          <label className="label" htmlFor="token-role">Role</label>
+          <select id="token-role" name="role" className="input mt-1" defaultValue="submitter">
+            {ROLES.map((r) => <option key={r} value={r}>{r}</option>)}
+          </select>
+        </div>
+        <button type="submit" className="btn-primary" disabled={create.isPending}>Create token</button>
+        {error && <p role="alert" className="text-sm text-rose-600">{error.message}</p>}
+      </form>
+      {created && (
+        <div role="status" className="card border-emerald-400">
+          <p className="text-sm font-semibold">Copy this token now; it will not be shown again.</p>
+          <code data-testid="new-token" className="mt-1 block break-all font-mono text-sm">{created}</code>
+        </div>
+      )}
+      {data.length === 0 ? (
+        <Empty>No API tokens yet.</Empty>
+      ) : (
+        <div className="card overflow-x-auto p-0">
+          <table className="table-afk" aria-label="API tokens">
+            <thead>
+              <tr><th>Name</th><th>Role</th><th>Token</th><th>Created</th><th>Last used</th><th>Status</th><th><span className="sr-only">Actions</span></th></tr>
+            </thead>
+            <tbody>
+              {data.map((t) => (
+                <tr key={t.id} data-testid={`token-${t.name}`}>
+                  <td>{t.name}</td>
+                  <td>{t.role}</td>
+                  <td className="font-mono">{t.prefix}…</td>
+                  <td>{fmtTime(t.createdAt)}</td>
+                  <td>{fmtTime(t.lastUsedAt)}</td>
+                  <td>{t.revokedAt ? <span className="text-rose-600">revoked</span> : <span className="text-emerald-600">active</span>}</td>
+                  <td>{!t.revokedAt && <button type="button" className="btn-secondary" onClick={() => revoke.mutate(t.id)} aria-label={`Revoke ${t.name}`}>Revoke</button>}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,6 @@
+import { db } from "@/lib/db/client";
+import { apiRoute } from "@/lib/http";
+import { executor } from "@/lib/runs/instance";
+import { forkRun } from "@/lib/runs/service";
+
+export const POST = apiRoute<{ runId: string }>(async ({ actor, params, body }) => forkRun(db(), executor(), actor, params.runId, await body()), { status: 201 });

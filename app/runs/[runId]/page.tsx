@@ -1,0 +1,20 @@
+import { notFound } from "next/navigation";
+import { db } from "@/lib/db/client";
+import { pageActor } from "@/lib/auth/server";
+import { NotFoundError } from "@/lib/auth/errors";
+import { executor } from "@/lib/runs/instance";
+import { getRunView } from "@/lib/runs/service";
+import { RunDetail } from "./run-detail";
+
+export const dynamic = "force-dynamic";
+
+export default async function RunPage({ params }: { params: Promise<{ runId: string }> }) {
+  const actor = await pageActor();
+  const { runId } = await params;
+  const view = await getRunView(db(), executor(), actor, runId).catch((e) => {
+    if (e instanceof NotFoundError) notFound();
+    throw e;
+  });
+  // Plain JSON, exactly what the live refresh from /api/runs/{id} returns.
+  return <RunDetail initial={JSON.parse(JSON.stringify(view))} />;
+}

@@ -1,0 +1,118 @@
+"use client";
+import Link from "next/link";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import type { RunView } from "@/lib/runs/service";
+import { ErrorBox, Field, JsonView, StateBadge } from "@/components/ui";
+import { api } from "@/components/api";
+import { Conversation } from "@/components/conversation";
+import { fmtCost, fmtDuration, fmtTime } from "@/lib/format";
+
+type View = RunView;
+const TERMINAL = ["completed", "failed", "cancelled"];
+
+export function RunDetail({ initial }: { initial: View }) {
+  const id = initial.run.id;
+  const qc = useQueryClient();
+  const { data: view, error } = useQuery({
+    queryKey: ["run", id],
+    queryFn: () => api<View>(`/api/runs/${encodeURIComponent(id)}`),
+    initialData: initial,
+    // Live while it can still change: fast while running, slower while it waits for people.
+    refetchInterval: (q) => (TERMINAL.includes(q.state.data?.run.state ?? "") ? false : q.state.data?.run.state === "paused" ? 3000 : 700),
+  });
+  const refresh = () => qc.invalidateQueries({ queryKey: ["run", id] });
+  const [opError, setOpError] = useState<string | null>(null);
+  const op = useMutation({
+    mutationFn: (name: "resume" | "cancel" | "retry") => api(`/api/runs/${encodeURIComponent(id)}/${name}`, { body: {} }),
+    onSuccess: () => {
+      setOpError(null);
+      void refresh();
+    },
+    onError: (e) => setOpError(e.message),
+  });
+  const r = view.run;
+  const started = new Date(r.createdAt).getTime();
+  const end = r.finishedAt ? new Date(r.finishedAt).getTime() : Date.now();
+
+  return (
+    <div className="space-y-6">
+      <div className="flex flex-wrap items-center gap-3">
+        <h1 className="text-xl font-semibold">
+          {r.agentName} <span className="font-mono text-sm text-slate-500">{r.id}</span>
+        </h1>
+        <StateBadge state={r.state} testId="run-state" />
+        {!TERMINAL.includes(r.state) && r.state !== "paused" && <span className="text-xs text-slate-500" aria-live="polite">live · step {r.step} · {r.phase ?? "starting"}</span>}
+        <div className="ml-auto flex gap-2">
+          <Link className="btn-secondary" href={`/runs/${encodeURIComponent(r.id)}/timeline`}>Timeline ({view.checkpointCount})</Link>
+          {view.permissions.decide || view.permissions.operate ? (
+            <button type="button" className="btn-primary" disabled={!view.canResume || op.isPending} onClick={() => op.mutate("resume")} title={view.canResume ? "" : "Every pending call must be decided first"}>
+              Resume
+            </button>
+          ) : null}
+          {view.permissions.operate && (r.state === "running" || r.state === "paused") && (
+            <button type="button" className="btn-danger" disabled={op.isPending} onClick={() => confirm("Cancel this run?") && op.mutate("cancel")}>Cancel</button>
+          )}
+          {view.permissions.operate && r.state === "failed" && !view.corruption && (
+            <button type="button" className="btn-secondary" disabled={op.isPending} onClick={() => op.mutate("retry")}>Retry</button>
+          )}
+        </div>
+      </div>
+      {opError && <ErrorBox title="Could not do that">{opError}</ErrorBox>}
+      {error && <ErrorBox title="Live refresh failed">{error.message}</ErrorBox>}
+
+      <dl className="card grid grid-cols-2 gap-4 md:grid-cols-5">
+        <Field label="Submitted by" value={r.submittedByEmail ?? "—"} />
+        <Field label="Model" value={r.model ?? "—"} />
+        <Field label="Steps" value={r.step} testId="run-steps" />
+        <Field label="Tokens" value={r.totalTokens} />
+        <Field label="Cost" value={fmtCost(r.costUsd)} />
+        <Field label="Started" value={fmtTime(r.createdAt)} />
+        <Field label="Duration" value={fmtDuration(end - started)} />
+        <Field label="Phase" value={r.phase ?? "—"} />
+        {r.forkedFromRunId && <Field label="Forked from" value={<Link className="underline" href={`/runs/${encodeURIComponent(r.forkedFromRunId)}`}>{r.forkedFromRunId} @ {r.forkedFromSeq}</Link>} />}
+        {r.error && <Field label="Error" value={<span className="text-rose-600">{r.error}</span>} />}
+      </dl>
+
+      {view.corruption && (
+        <ErrorBox title={view.corruption.error}>
+          <p className="mt-1">{view.corruption.message}</p>
+          {view.corruption.key && <p className="mt-1 font-mono text-xs" data-testid="corrupt-key">key: {view.corruption.key}</p>}
+          <p className="mt-2">This run cannot be resumed, retried or decided until the record is repaired.</p>
+        </ErrorBox>
+      )}
+
+      <details className="card">
+        <summary className="cursor-pointer text-sm font-medium">Input</summary>
+        <JsonView value={r.input} label="Run input" />
+      </details>
+
+      {view.conversation ? (
+        <Conversation conv={view.conversation} approvals={view.approvals} canDecide={view.permissions.decide && !view.corruption} selfForbidden={view.selfApprovalForbidden} onDecided={refresh} />
+      ) : (
+        !view.corruption && <p className="card text-sm text-slate-500">The run is starting…</p>
+      )}
+
+      {view.deliveries.length > 0 && (
+        <section className="card">
+          <h2 className="font-semibold">Pause webhook deliveries</h2>
+          <table className="table-afk mt-2" aria-label="Webhook deliveries">
+            <thead>
+              <tr><th>When</th><th>Status</th><th>Attempts</th><th>Last response</th></tr>
+            </thead>
+            <tbody>
+              {view.deliveries.map((d) => (
+                <tr key={d.id}>
+                  <td>{fmtTime(d.createdAt)}</td>
+                  <td>{d.status}</td>
+                  <td>{d.attempts}</td>
+                  <td>{d.lastError ?? d.lastStatus ?? "—"}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      )}
+    </div>
+  );
+}

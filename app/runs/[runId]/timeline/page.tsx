@@ -1,0 +1,153 @@
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { db } from "@/lib/db/client";
+import { pageActor } from "@/lib/auth/server";
+import { can } from "@/lib/auth/roles";
+import { HttpError, NotFoundError } from "@/lib/auth/errors";
+import { executor } from "@/lib/runs/instance";
+import { diffCheckpoints, timelinePage } from "@/lib/runs/service";
+import { queryObject } from "@/lib/runs/schemas";
+import { ErrorBox, JsonView, StateBadge } from "@/components/ui";
+import { fmtCost, fmtDuration, fmtTime } from "@/lib/format";
+import { TimelinePicture } from "@/components/timeline-picture";
+import { forkAction } from "./actions";
+
+export const dynamic = "force-dynamic";
+
+export default async function TimelinePage({ params, searchParams }: { params: Promise<{ runId: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const actor = await pageActor();
+  const { runId } = await params;
+  const sp = queryObject(await searchParams);
+  const page = await timelinePage(db(), actor, runId, { cursor: sp.cursor, take: sp.take }).catch((e) => {
+    if (e instanceof NotFoundError) notFound();
+    throw e;
+  });
+  let diff: Awaited<ReturnType<typeof diffCheckpoints>> | null = null;
+  let diffError: string | null = null;
+  if (sp.a !== undefined && sp.b !== undefined) {
+    diff = await diffCheckpoints(db(), executor(), actor, runId, { a: sp.a, b: sp.b }).catch((e) => {
+      if (e instanceof HttpError) {
+        diffError = e.message;
+        return null;
+      }
+      throw e;
+    });
+  }
+  const cps = page.checkpoints;
+  const operate = can(actor.role, "runs:operate");
+  const next = page.nextCursor ? `?${new URLSearchParams({ cursor: page.nextCursor })}` : null;
+  const rid = encodeURIComponent(runId);
+  return (
+    <div className="space-y-4">
+      <div className="flex flex-wrap items-center gap-3">
+        <h1 className="text-xl font-semibold">Timeline · {page.run.agentName}</h1>
+        <Link className="font-mono text-sm text-indigo-600 underline" href={`/runs/${rid}`}>{runId}</Link>
+        <StateBadge state={page.run.state} />
+      </div>
+
+      {diffError && <ErrorBox title="Cannot compare">{diffError}</ErrorBox>}
+      {diff && <DiffView diff={diff} />}
+
+      {cps.length > 0 && <TimelinePicture checkpoints={cps.map((c) => ({ seq: c.seq, phase: c.phase, step: c.step, t: c.timestamp_ms }))} />}
+
+      <form id="diff-form" method="get" className="flex items-center gap-3">
+        {sp.cursor && <input type="hidden" name="cursor" value={sp.cursor} />}
+        <button type="submit" className="btn-secondary">Compare selected</button>
+        <span className="text-xs text-slate-500">Pick a “from” and a “to” checkpoint.</span>
+      </form>
+      <div className="card overflow-x-auto p-0">
+        <table className="table-afk" aria-label="Checkpoints">
+          <thead>
+            <tr><th>Seq</th><th>Step</th><th>Phase</th><th>Time</th><th>Gap</th><th>From</th><th>To</th><th>Payload</th>{operate && <th><span className="sr-only">Fork</span></th>}</tr>
+          </thead>
+          <tbody>
+            {cps.map((c, i) => {
+              const prev = i > 0 ? cps[i - 1].timestamp_ms : page.prevTimestampMs;
+              return (
+                <tr key={c.seq} data-testid={`checkpoint-${c.seq}`}>
+                  <td className="font-mono">{c.seq}</td>
+                  <td>{c.step}</td>
+                  <td className="font-mono">{c.phase}</td>
+                  <td>{fmtTime(c.timestamp_ms)}</td>
+                  <td>{prev == null ? "—" : `+${fmtDuration(c.timestamp_ms - prev)}`}</td>
+                  <td><input type="radio" form="diff-form" name="a" value={c.seq} defaultChecked={sp.a === String(c.seq)} aria-label={`Compare from checkpoint ${c.seq}`} /></td>
+                  <td><input type="radio" form="diff-form" name="b" value={c.seq} defaultChecked={sp.b === String(c.seq)} aria-label={`Compare to checkpoint ${c.seq}`} /></td>
+                  <td className="max-w-md">
+                    <details>
+                      <summary className="cursor-pointer text-xs">Inspect</summary>
+                      <JsonView value={c.payload} label={`Payload of checkpoint ${c.seq}`} />
+                    </details>
+                  </td>
+                  {operate && (
+                    <td>
+                      <form action={forkAction.bind(null, runId, c.seq)}>
+                        <button type="submit" className="btn-secondary text-xs" aria-label={`Fork from checkpoint ${c.seq}`}>Fork from here</button>
+                      </form>
+                    </td>
+                  )}
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+      <div className="flex gap-3">
+        {sp.cursor && <Link className="btn-secondary" href={`/runs/${rid}/timeline`}>← First page</Link>}
+        {next && <Link className="btn-secondary" href={`/runs/${rid}/timeline${next}`}>Next page →</Link>}
+      </div>
+    </div>
+  );
+}
+
+function DiffView({ diff }: { diff: Awaited<ReturnType<typeof diffCheckpoints>> }) {
+  const rows: [string, unknown, unknown][] = [
+    ["phase", diff.from.phase, diff.to.phase],
+    ["step", diff.from.step, diff.to.step],
+    ["state", diff.from.state, diff.to.state],
+    ["messages", diff.from.messageCount, diff.to.messageCount],
+    ["LLM calls", diff.from.llmCalls, diff.to.llmCalls],
+    ["tool calls", diff.from.toolCalls, diff.to.toolCalls],
+    ["tokens", diff.from.totalTokens, diff.to.totalTokens],
+    ["cost", fmtCost(diff.from.costUsd), fmtCost(diff.to.costUsd)],
+    ["pending response", diff.from.pending ? `${diff.from.pending.toolCalls.join(", ") || "text"}` : "none", diff.to.pending ? `${diff.to.pending.toolCalls.join(", ") || "text"}` : "none"],
+    ["time", fmtTime(diff.from.timestampMs), `${fmtTime(diff.to.timestampMs)} (+${fmtDuration(diff.to.timestampMs - diff.from.timestampMs)})`],
+  ];
+  return (
+    <section className="card space-y-3" aria-label="Checkpoint diff">
+      <h2 className="font-semibold">Checkpoint {diff.from.seq} → {diff.to.seq}</h2>
+      <table className="table-afk" aria-label="Changed fields">
+        <thead>
+          <tr><th>Field</th><th>From</th><th>To</th></tr>
+        </thead>
+        <tbody>
+          {rows.map(([k, a, b]) => {
+            const changed = JSON.stringify(a) !== JSON.stringify(b);
+            return (
+              <tr key={k} className={changed ? "bg-amber-50 dark:bg-amber-950" : ""} data-changed={changed}>
+                <td>{k}</td>
+                <td className="font-mono">{String(a ?? "—")}</td>
+                <td className="font-mono">{String(b ?? "—")}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      <div>
+        <h3 className="text-sm font-semibold">Messages added ({diff.messagesAdded.length})</h3>
+        <ol className="mt-1 space-y-1" aria-label="Messages added">
+          {diff.messagesAdded.map((m, i) => {
+            const msg = m as { role?: string; content?: string; tool_calls?: { name: string }[] };
+            return (
+              <li key={i} className="text-sm">
+                <span className="font-semibold">{msg.role}</span>
+                {msg.tool_calls?.length ? <span className="font-mono text-xs"> calls {msg.tool_calls.map((t) => t.name).join(", ")}</span> : null}
+                <span className="block whitespace-pre-wrap break-words">{msg.content}</span>
+              </li>
+            );
+          })}
+        </ol>
+      </div>
+      {diff.from.snapshotFromSeq !== diff.from.seq && <p className="text-xs text-slate-500">Counters of a checkpoint without its own snapshot come from the snapshot at seq {diff.from.snapshotFromSeq ?? "—"}.</p>}
+    </section>
+  );
+}

@@ -1,0 +1,138 @@
+"use client";
+// One approval inline under its tool call: status, quorum, who decided what, and the three decisions.
+import { useMemo, useState } from "react";
+import { useMutation } from "@tanstack/react-query";
+import type { ApprovalView } from "@/lib/runs/view";
+import { fmtTime } from "@/lib/format";
+import { api } from "./api";
+import { type JsonSchema, SchemaFields, type Values } from "./schema-form";
+import { StateBadge } from "./ui";
+
+type Body = { decision: "approve" | "reject"; reason?: string; args?: Values };
+
+function diff(before: Values, after: Values) {
+  return [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k])).map((k) => ({ field: k, before: before[k], after: after[k] }));
+}
+
+export function ApprovalCard({ approval: a, canDecide, selfForbidden, onDecided }: { approval: ApprovalView; canDecide: boolean; selfForbidden: boolean; onDecided: () => void }) {
+  const [mode, setMode] = useState<"idle" | "reject" | "edit">("idle");
+  const [reason, setReason] = useState("");
+  const [edited, setEdited] = useState<Values>(a.approved_args ?? a.args);
+  const [jsonText, setJsonText] = useState(JSON.stringify(a.approved_args ?? a.args, null, 2));
+  const [useJson, setUseJson] = useState(!a.argsSchema);
+  const [err, setErr] = useState<{ field?: string; message: string } | null>(null);
+  const m = useMutation({
+    mutationFn: (body: Body) => api(`/api/approvals/${encodeURIComponent(a.id)}/decision`, { body }),
+    onSuccess: () => {
+      setErr(null);
+      setMode("idle");
+      onDecided();
+    },
+    onError: (e: Error & { field?: string }) => setErr({ field: e.field, message: e.message }),
+  });
+  const approvals = a.decisions.filter((d) => d.decision === "approve").length;
+  const editedArgs = useMemo<Values | null>(() => {
+    if (!useJson) return edited;
+    try {
+      const v = JSON.parse(jsonText);
+      return v && typeof v === "object" && !Array.isArray(v) ? v : null;
+    } catch {
+      return null;
+    }
+  }, [useJson, edited, jsonText]);
+  const preview = editedArgs ? diff(a.args, editedArgs) : [];
+  const pending = a.status === "pending";
+
+  return (
+    <div className="mt-3 rounded-md border border-amber-300 bg-amber-50 p-3 dark:border-amber-700 dark:bg-amber-950" data-testid={`approval-${a.tool_name}`}>
+      <div className="flex flex-wrap items-center gap-2 text-sm">
+        <span className="font-semibold">Approval</span>
+        <StateBadge state={a.status} testId={`approval-status-${a.tool_name}`} />
+        <span>{a.reason}</span>
+        {a.quorum > 1 && <span data-testid="quorum">{approvals} of {a.quorum} approvals</span>}
+        {a.deadline_ms && pending && <span className="text-xs text-slate-500">deadline {fmtTime(a.deadline_ms)} (then {a.fallback})</span>}
+      </div>
+      {a.decisions.length > 0 && (
+        <ul className="mt-2 space-y-1 text-xs" aria-label="Decisions">
+          {a.decisions.map((d, i) => (
+            <li key={i}>
+              <span className="font-medium">{d.by}</span> {d.decision === "approve" ? "approved" : "rejected"} at {fmtTime(d.at_ms)}
+              {d.reason ? <> — <span className="whitespace-pre-wrap">{d.reason}</span></> : null}
+            </li>
+          ))}
+        </ul>
+      )}
+      {a.changes.length > 0 && (
+        <div className="mt-2 text-xs" data-testid="arg-changes">
+          <p className="font-semibold">Edited arguments</p>
+          <ul>
+            {a.changes.map((c) => (
+              <li key={c.field} className="font-mono">
+                {c.field}: <del>{JSON.stringify(c.before)}</del> → <ins>{JSON.stringify(c.after)}</ins>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+      {pending && canDecide && selfForbidden && <p className="mt-2 text-xs">You started this run, so someone else must decide.</p>}
+      {pending && canDecide && !selfForbidden && (
+        <div className="mt-3 space-y-3">
+          <div className="flex flex-wrap gap-2">
+            <button type="button" className="btn-primary" disabled={m.isPending} onClick={() => m.mutate({ decision: "approve" })}>Approve</button>
+            <button type="button" className="btn-secondary" aria-expanded={mode === "reject"} onClick={() => setMode(mode === "reject" ? "idle" : "reject")}>Reject…</button>
+            <button type="button" className="btn-secondary" aria-expanded={mode === "edit"} onClick={() => setMode(mode === "edit" ? "idle" : "edit")}>Edit arguments…</button>
+          </div>
+          {mode === "reject" && (
+            <form
+              className="space-y-2"
+              onSubmit={(e) => {
+                e.preventDefault();
+                if (!reason.trim()) return setErr({ field: "reason", message: "A reason is required to reject" });
+                m.mutate({ decision: "reject", reason });
+              }}
+            >
+              <label className="label" htmlFor={`reason-${a.id}`}>Reason (the model sees it)</label>
+              <textarea id={`reason-${a.id}`} className="input" rows={2} value={reason} onChange={(e) => setReason(e.target.value)} aria-invalid={err?.field === "reason"} />
+              <button type="submit" className="btn-danger" disabled={m.isPending}>Reject</button>
+            </form>
+          )}
+          {mode === "edit" && (
+            <form
+              className="space-y-2"
+              onSubmit={(e) => {
+                e.preventDefault();
+                if (!editedArgs) return setErr({ field: "args", message: "Arguments must be a JSON object" });
+                m.mutate({ decision: "approve", args: editedArgs });
+              }}
+            >
+              {a.argsSchema && (
+                <label className="flex items-center gap-2 text-xs">
+                  <input type="checkbox" checked={useJson} onChange={(e) => setUseJson(e.target.checked)} /> Edit as JSON
+                </label>
+              )}
+              {useJson ? (
+                <>
+                  <label className="label" htmlFor={`json-${a.id}`}>Arguments (JSON)</label>
+                  <textarea id={`json-${a.id}`} className="input font-mono" rows={6} value={jsonText} onChange={(e) => setJsonText(e.target.value)} />
+                </>
+              ) : (
+                <div className="grid gap-2 md:grid-cols-2">
+                  <SchemaFields schema={a.argsSchema as JsonSchema} values={edited} onChange={setEdited} idPrefix={`edit-${a.tool_call_id}`} errorField={err?.field?.replace(/^args\./, "")} errorMessage={err?.message} />
+                </div>
+              )}
+              {preview.length > 0 && (
+                <ul className="text-xs font-mono" aria-label="Changes to the arguments">
+                  {preview.map((c) => (
+                    <li key={c.field}>{c.field}: {JSON.stringify(c.before)} → {JSON.stringify(c.after)}</li>
+                  ))}
+                </ul>
+              )}
+              <button type="submit" className="btn-primary" disabled={m.isPending || !editedArgs}>Approve with these arguments</button>
+            </form>
+          )}
+        </div>
+      )}
+      {err && <p role="alert" className="mt-2 text-xs text-rose-700 dark:text-rose-300">{err.message}</p>}
+    </div>
+  );
+}

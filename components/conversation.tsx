@@ -1,0 +1,88 @@
+"use client";
+// The conversation of a run as the snapshot holds it. Model output and tool output are untrusted: they are
+// rendered as text nodes only (whitespace kept), never as HTML or markdown-to-HTML.
+import type { ApprovalView, ConversationView } from "@/lib/runs/view";
+import { JsonView, StateBadge } from "./ui";
+import { ApprovalCard } from "./approval-card";
+
+type Props = { conv: ConversationView; approvals: ApprovalView[]; canDecide: boolean; selfForbidden: boolean; onDecided: () => void; depth?: number };
+
+const Text = ({ children, testId }: { children: string; testId?: string }) => (
+  <p data-testid={testId} className="whitespace-pre-wrap break-words text-sm">
+    {children}
+  </p>
+);
+
+export function Conversation({ conv, approvals, canDecide, selfForbidden, onDecided, depth = 0 }: Props) {
+  const results = new Map(conv.messages.filter((m) => m.role === "tool").map((m) => [m.tool_call_id, m]));
+  const called = new Set(conv.messages.flatMap((m) => (m.role === "assistant" ? m.tool_calls.map((c) => c.id) : [])));
+  return (
+    <ol className="space-y-3" aria-label={depth ? `Conversation of ${conv.agent}` : "Conversation"}>
+      {conv.messages.map((m, i) => {
+        if (m.role === "system")
+          return (
+            <li key={i}>
+              <details className="card">
+                <summary className="cursor-pointer text-xs font-semibold uppercase text-slate-500">System</summary>
+                <Text>{m.content}</Text>
+              </details>
+            </li>
+          );
+        if (m.role === "user")
+          return (
+            <li key={i} className="card border-l-4 border-l-indigo-400">
+              <p className="text-xs font-semibold uppercase text-slate-500">User</p>
+              <Text>{m.content}</Text>
+            </li>
+          );
+        if (m.role === "tool") {
+          if (called.has(m.tool_call_id)) return null; // shown under its call
+          return (
+            <li key={i} className="card">
+              <p className="text-xs font-semibold uppercase text-slate-500">Tool result · {m.name}</p>
+              <Text>{m.content}</Text>
+            </li>
+          );
+        }
+        return (
+          <li key={i} className="card border-l-4 border-l-emerald-400">
+            <p className="text-xs font-semibold uppercase text-slate-500">Assistant · {conv.agent}</p>
+            {m.content && <Text testId="assistant-text">{m.content}</Text>}
+            {m.tool_calls.length > 0 && (
+              <ul className="mt-3 space-y-3">
+                {m.tool_calls.map((c) => {
+                  const result = results.get(c.id);
+                  const approval = approvals.find((a) => a.run_id === conv.runId && a.tool_call_id === c.id);
+                  const child = conv.children[c.id];
+                  return (
+                    <li key={c.id} className="rounded-md border border-slate-200 p-3 dark:border-slate-700" data-testid={`tool-call-${c.name}`}>
+                      <p className="text-sm font-medium">
+                        Tool call <span className="font-mono">{c.name}</span> <span className="font-mono text-xs text-slate-500">{c.id}</span>
+                      </p>
+                      <JsonView value={c.args} label={`Arguments of ${c.name}`} />
+                      {approval && <ApprovalCard approval={approval} canDecide={canDecide} selfForbidden={selfForbidden} onDecided={onDecided} />}
+                      {child && (
+                        <section className="mt-3 border-l-2 border-slate-300 pl-3 dark:border-slate-600" aria-label={`Subagent ${child.agent}`}>
+                          <p className="mb-2 text-sm font-medium">
+                            Subagent {child.agent} <StateBadge state={child.state} />
+                          </p>
+                          <Conversation conv={child} approvals={approvals} canDecide={canDecide} selfForbidden={selfForbidden} onDecided={onDecided} depth={depth + 1} />
+                        </section>
+                      )}
+                      {result && (
+                        <div className="mt-2">
+                          <p className="text-xs font-semibold uppercase text-slate-500">Result {result.success ? "" : "(failed)"} · untrusted tool output</p>
+                          <Text testId={`tool-result-${c.name}`}>{result.content}</Text>
+                        </div>
+                      )}
+                    </li>
+                  );
+                })}
+              </ul>
+            )}
+          </li>
+        );
+      })}
+    </ol>
+  );
+}

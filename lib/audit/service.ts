@@ -1,0 +1,30 @@
+import { z } from "zod";
+import type { Db } from "../db/client.ts";
+import { type Actor, requirePermission } from "../auth/actor.ts";
+import { dateParam, parseOr400 } from "../validation.ts";
+import { listAudit } from "./queries.ts";
+
+export const auditFiltersSchema = z.strictObject({
+  action: z.string().max(100).optional(),
+  actor: z.string().max(320).optional(),
+  targetId: z.string().max(200).optional(),
+  from: dateParam.optional(),
+  to: dateParam.optional(),
+  cursor: z.string().max(100).optional(),
+  take: z.coerce.number().int().min(1).max(200).optional(),
+});
+
+// Everyone who may see every run may read the audit log; submitters may not.
+export async function auditPage(db: Db, actor: Actor | null, query: unknown) {
+  requirePermission(actor, "runs:read-all");
+  const page = await listAudit(db, parseOr400(auditFiltersSchema, query));
+  return { ...page, events: page.events.map((e) => ({ ...e, data: safeJson(e.data) })) };
+}
+
+function safeJson(s: string): unknown {
+  try {
+    return JSON.parse(s);
+  } catch {
+    return s;
+  }
+}
