@@ -1,11 +1,9 @@
 // npm run bench — per-step cost of the runner for 10/50/200-step deterministic runs (one tool call per
 // step) with no store, in memory, on SQLite and on PostgreSQL (BENCH_POSTGRES_URL or TEST_POSTGRES_URL);
 // bytes stored, time to resume, and time to list the whole history. Prints a table.
-import { execFileSync } from "node:child_process";
-import { rmSync } from "node:fs";
 import { z } from "zod";
-import pg from "pg";
-import { createDb, type Db } from "../lib/db/client.ts";
+import type { Db } from "../lib/db/client.ts";
+import { scratchDatabase } from "../lib/db/scratch.ts";
 import { PrismaStore } from "../lib/store/prisma-store.ts";
 import { type Agent, DemoModel, FailpointError, InMemoryStore, type MemoryStore, Runner, defineTool, listCheckpoints, loadLatestCheckpoint, loadSnapshot } from "../lib/runner/index.ts";
 
@@ -27,36 +25,6 @@ const model = (steps: number) =>
     },
   });
 
-async function sqliteDb(): Promise<{ db: Db; cleanup: () => Promise<void> }> {
-  const file = `./data/bench-${process.pid}.db`;
-  const url = `file:${file}`;
-  execFileSync("node_modules/.bin/prisma", ["migrate", "deploy", "--config", "prisma.config.ts"], { env: { ...process.env, DATABASE_URL: url }, stdio: "pipe" });
-  const db = createDb(url);
-  return { db, cleanup: async () => { await db.$disconnect(); for (const s of ["", "-wal", "-shm"]) rmSync(file + s, { force: true }); } };
-}
-
-async function pgDb(base: string): Promise<{ db: Db; cleanup: () => Promise<void> }> {
-  const name = `afk_bench_${process.pid}`;
-  const c = new pg.Client({ connectionString: base });
-  await c.connect();
-  await c.query(`DROP DATABASE IF EXISTS ${name}`);
-  await c.query(`CREATE DATABASE ${name}`);
-  await c.end();
-  const u = new URL(base);
-  u.pathname = `/${name}`;
-  execFileSync("node_modules/.bin/prisma", ["migrate", "deploy", "--config", "prisma.postgres.config.ts"], { env: { ...process.env, DATABASE_URL: u.toString() }, stdio: "pipe" });
-  const db = createDb(u.toString());
-  return {
-    db,
-    cleanup: async () => {
-      await db.$disconnect();
-      const c2 = new pg.Client({ connectionString: base });
-      await c2.connect();
-      await c2.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c2.end();
-    },
-  };
-}
 
 type Row = { store: string; steps: number; msPerStep: number; bytes: number | null; resumeMs: number | null; historyMs: number | null; checkpoints: number | null };
 
@@ -107,14 +75,14 @@ async function main() {
     const mem = new InMemoryStore();
     rows.push(await measure("memory", mem, n, async (id) => (await mem.listState(id, "")).reduce((s, e) => s + e.key.length + JSON.stringify(e.value).length, 0)));
   }
-  const sq = await sqliteDb();
+  const sq = await scratchDatabase("sqlite", undefined, "afk_bench");
   for (const n of sizes) rows.push(await measure("sqlite", new PrismaStore(sq.db), n, dbBytes(sq.db)));
-  await sq.cleanup();
+  await sq.drop();
   const pgUrl = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL;
   if (pgUrl) {
-    const p = await pgDb(pgUrl);
+    const p = await scratchDatabase("postgresql", pgUrl, "afk_bench");
     for (const n of sizes) rows.push(await measure("postgresql", new PrismaStore(p.db), n, dbBytes(p.db)));
-    await p.cleanup();
+    await p.drop();
   } else console.log("(PostgreSQL skipped: set BENCH_POSTGRES_URL or TEST_POSTGRES_URL)");
 
   const fmt = (v: number | null, d = 2) => (v === null ? "-" : v.toFixed(d));

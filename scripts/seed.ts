@@ -3,6 +3,8 @@ import { createDb } from "../lib/db/client.ts";
 import { env } from "../lib/env.ts";
 import { hashPassword } from "../lib/auth/password.ts";
 import { ROLES } from "../lib/auth/roles.ts";
+import { RunExecutor } from "../lib/runs/executor.ts";
+import { startRun } from "../lib/runs/service.ts";
 
 const db = createDb();
 const password = env().AFK_DEMO_PASSWORD;
@@ -16,4 +18,15 @@ for (const role of ROLES) {
   created++;
 }
 console.log(created ? `seed: created ${created} demo users (password: AFK_DEMO_PASSWORD)` : "seed: demo users present");
+
+// A fresh install shows real paused runs: the demo model drives the demo agents to their first approvals.
+if (process.env.AFK_SEED_DEMO_RUNS !== "0" && (await db.run.count()) === 0) {
+  const sub = await db.user.findUniqueOrThrow({ where: { email: "submitter@example.com" } });
+  const actor = { id: sub.id, email: sub.email, name: sub.name, role: "submitter" as const };
+  const ex = new RunExecutor(db);
+  await startRun(db, ex, actor, { agent: "refund-desk", input: { order_id: "ORD-1001", amount_cents: 12500, reason: "Arrived broken" } });
+  await startRun(db, ex, actor, { agent: "deploy-bot", input: { service: "checkout", version: "2.4.0", environment: "production" } });
+  await ex.idle();
+  console.log("seed: started 2 demo runs (paused for approval)");
+}
 await db.$disconnect();

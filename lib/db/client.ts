@@ -14,15 +14,18 @@ export function createDb(url: string = env().DATABASE_URL): Db {
     return new PostgresClient({ adapter }) as unknown as Db;
   }
   const adapter = new PrismaBetterSQLite3({ url, timeout: 10_000 });
-  const client = new SqliteClient({ adapter });
   // WAL lets readers (the console) work while a run writes. synchronous=NORMAL in WAL mode keeps every
   // committed checkpoint across a process crash (SIGKILL); only an OS crash or power loss can drop the last
-  // transactions. Set AFK_SQLITE_SYNCHRONOUS=FULL to trade speed for that too. Queued before any query.
+  // transactions. Set AFK_SQLITE_SYNCHRONOUS=FULL to trade speed for that too. The pragmas run on the
+  // connection before Prisma gets it, so no query (or transaction) can come first.
   const sync = process.env.AFK_SQLITE_SYNCHRONOUS === "FULL" ? "FULL" : "NORMAL";
-  void client.$executeRawUnsafe("PRAGMA journal_mode=WAL").then(
-    () => client.$executeRawUnsafe(`PRAGMA synchronous=${sync}`),
-    (e) => console.error(JSON.stringify({ level: "error", msg: "sqlite pragma failed", error: String(e) })),
-  );
+  const connect = adapter.connect.bind(adapter);
+  adapter.connect = async () => {
+    const conn = await connect();
+    for (const sql of ["PRAGMA journal_mode=WAL", `PRAGMA synchronous=${sync}`]) await conn.queryRaw({ sql, args: [], argTypes: [] });
+    return conn;
+  };
+  const client = new SqliteClient({ adapter });
   return client;
 }
 

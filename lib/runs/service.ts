@@ -329,18 +329,21 @@ async function summaryAt(db: Db, run: RunRow, cp: CheckpointRecord): Promise<Sna
   const parsed = withSnap ? storedSnapshotSchema.safeParse(withSnap.payload.runtime_snapshot) : null;
   const s = parsed?.success ? parsed.data : null;
   const pending = s?.pending_llm_response as { text?: string; tool_calls?: { name: string }[] } | null | undefined;
+  // A terminal record carries the run's final counters itself; the last snapshot predates them.
+  const t = cp.phase === "run_terminal" ? (cp.payload.terminal_result as { state?: string; usage?: { totalTokens?: number }; totalCostUsd?: number; stateSnapshot?: { llmCalls?: number; toolCalls?: number } } | undefined) : undefined;
+  const ownState = typeof cp.payload.state === "string" ? cp.payload.state : null;
   return {
     seq: cp.seq,
     phase: cp.phase,
     step: cp.step,
     timestampMs: cp.timestamp_ms,
-    state: s?.state ?? (typeof cp.payload.state === "string" ? cp.payload.state : null),
+    state: t?.state ?? (cp === withSnap ? s?.state : ownState) ?? s?.state ?? null,
     messageCount: s?.messages.count ?? null,
-    llmCalls: s?.llm_calls ?? null,
-    toolCalls: s?.tool_calls ?? null,
-    totalTokens: s?.usage.total_tokens ?? null,
-    costUsd: s?.total_cost_usd ?? null,
-    pending: pending ? { text: String(pending.text ?? ""), toolCalls: (pending.tool_calls ?? []).map((t) => t.name) } : null,
+    llmCalls: t?.stateSnapshot?.llmCalls ?? s?.llm_calls ?? null,
+    toolCalls: t?.stateSnapshot?.toolCalls ?? s?.tool_calls ?? null,
+    totalTokens: t?.usage?.totalTokens ?? s?.usage.total_tokens ?? null,
+    costUsd: t?.totalCostUsd ?? s?.total_cost_usd ?? null,
+    pending: t ? null : pending ? { text: String(pending.text ?? ""), toolCalls: (pending.tool_calls ?? []).map((x) => x.name) } : null,
     snapshotFromSeq: withSnap?.seq ?? null,
   };
 }

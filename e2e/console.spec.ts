@@ -1,0 +1,243 @@
+// The review console in Chromium against the production build: start → pause → decide → resume → done,
+// reject, quorum, separation of duties, hostile model output, and the REST API with tokens.
+import path from "node:path";
+import { mkdirSync } from "node:fs";
+import Database from "better-sqlite3";
+import { type Browser, type Page, expect, test } from "@playwright/test";
+import { signInAs } from "./helpers";
+
+const shots = path.resolve("public/screenshots");
+mkdirSync(shots, { recursive: true });
+const dbFile = path.resolve((process.env.E2E_DATABASE_URL ?? "file:./data/e2e.db").replace(/^file:/, ""));
+const sql = <T>(query: string, ...args: unknown[]) => {
+  const db = new Database(dbFile, { readonly: true });
+  try {
+    return db.prepare(query).all(...args) as T[];
+  } finally {
+    db.close();
+  }
+};
+
+async function as(browser: Browser, role: string): Promise<Page> {
+  const ctx = await browser.newContext({ colorScheme: "light", viewport: { width: 1280, height: 900 } });
+  const page = await ctx.newPage();
+  await signInAs(page, role);
+  return page;
+}
+
+async function startFromForm(page: Page, agent: string, fields: Record<string, string>): Promise<string> {
+  await page.goto("/runs/new");
+  await page.getByLabel("Agent").selectOption(agent);
+  for (const [label, value] of Object.entries(fields)) {
+    const input = page.locator(`#input-${label}`);
+    if ((await input.evaluate((el) => el.tagName)) === "SELECT") await input.selectOption(value);
+    else await input.fill(value);
+  }
+  await page.getByRole("button", { name: "Start run" }).click();
+  await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);
+  return page.url().split("/runs/")[1];
+}
+
+test("refund-desk: submitter starts from the form, reviewer edits and approves, run completes, operator diffs the timeline", async ({ browser }) => {
+  const submitter = await as(browser, "submitter");
+  // Inline validation from the agent's schema first.
+  await submitter.goto("/runs/new");
+  await submitter.locator("#input-order_id").fill("12345");
+  await submitter.locator("#input-amount_cents").fill("9000");
+  await submitter.locator("#input-reason").fill("Arrived broken");
+  await submitter.getByRole("button", { name: "Start run" }).click();
+  await expect(submitter.locator("#input-order_id-error")).toHaveText("Order ids look like ORD-12345");
+  await expect(submitter.locator("#input-order_id")).toHaveAttribute("aria-invalid", "true");
+
+  const runId = await startFromForm(submitter, "refund-desk", { order_id: "ORD-4242", amount_cents: "9000", reason: "Arrived broken" });
+  // Live progress without a reload: the run reaches its approvals.
+  await expect(submitter.getByTestId("run-state")).toHaveText("paused", { timeout: 15_000 });
+  await expect(submitter.getByRole("button", { name: "Approve", exact: true })).toHaveCount(0);
+
+  const reviewer = await as(browser, "reviewer");
+  await expect(reviewer.getByTestId("pending-badge")).toBeVisible();
+  const row = reviewer.getByTestId(`inbox-${runId}:call_refund`);
+  await expect(row).toContainText("issue_refund");
+  await expect(row).toContainText("amount_cents: 9000");
+  await expect(row).toContainText("submitter@example.com");
+  await reviewer.screenshot({ path: path.join(shots, "inbox.png"), fullPage: true });
+  await row.getByRole("link").click();
+  await expect(reviewer).toHaveURL(new RegExp(`/runs/${runId}$`));
+
+  const refund = reviewer.getByTestId("approval-issue_refund");
+  await refund.getByRole("button", { name: "Edit arguments…" }).click();
+  await refund.getByLabel("Amount cents").fill("6000");
+  await expect(refund.getByRole("list", { name: "Changes to the arguments" })).toContainText("amount_cents: 9000 → 6000");
+  await refund.getByRole("button", { name: "Approve with these arguments" }).click();
+  await expect(reviewer.getByTestId("approval-status-issue_refund")).toHaveText("approved");
+  await expect(refund.getByTestId("arg-changes")).toContainText("amount_cents");
+  await expect(reviewer.getByRole("button", { name: "Resume" })).toBeDisabled();
+  await reviewer.getByTestId("approval-notify_customer").getByRole("button", { name: "Approve", exact: true }).click();
+  await expect(reviewer.getByTestId("approval-status-notify_customer")).toHaveText("approved");
+  await reviewer.screenshot({ path: path.join(shots, "run-page.png"), fullPage: true });
+  await reviewer.getByRole("button", { name: "Resume" }).click();
+  await expect(reviewer.getByTestId("run-state")).toHaveText("completed", { timeout: 15_000 });
+  await expect(reviewer.getByTestId("assistant-text").last()).toHaveText("Refunded 60.00 for ORD-4242.");
+
+  const refunds = sql<{ amountCents: number }>(`SELECT amountCents FROM Refund WHERE runId = ?`, runId);
+  expect(refunds).toEqual([{ amountCents: 6000 }]);
+
+  const operator = await as(browser, "operator");
+  await operator.goto(`/runs/${runId}/timeline`);
+  await expect(operator.getByRole("table", { name: "Checkpoints" })).toBeVisible();
+  await operator.getByRole("radio", { name: "Compare from checkpoint 0" }).check();
+  const lastSeq = Number((await operator.locator('tr[data-testid^="checkpoint-"]').last().getAttribute("data-testid"))!.split("-")[1]);
+  await operator.getByRole("radio", { name: `Compare to checkpoint ${lastSeq}` }).check();
+  await operator.getByRole("button", { name: "Compare selected" }).click();
+  const diff = operator.getByRole("region", { name: "Checkpoint diff" });
+  await expect(diff).toContainText(`Checkpoint 0 → ${lastSeq}`);
+  await expect(diff.locator('tr[data-changed="true"]', { hasText: "messages" })).toBeVisible();
+  await expect(diff.locator("tr").filter({ has: operator.locator("td", { hasText: /^state$/ }) })).toContainText("completed");
+  await expect(diff.getByRole("list", { name: "Messages added" })).toContainText("Refunded 60.00");
+  await operator.screenshot({ path: path.join(shots, "timeline.png"), fullPage: true });
+
+  // Dark mode is the same page under prefers-color-scheme: dark.
+  await operator.emulateMedia({ colorScheme: "dark" });
+  await operator.goto(`/runs/${runId}`);
+  await expect(operator.getByTestId("run-state")).toHaveText("completed");
+  await operator.screenshot({ path: path.join(shots, "run-page-dark.png"), fullPage: true });
+});
+
+test("a rejection's reason is what the model answers with", async ({ browser }) => {
+  const submitter = await as(browser, "submitter");
+  const runId = await startFromForm(submitter, "refund-desk", { order_id: "ORD-5151", amount_cents: "7000", reason: "Late delivery" });
+  await expect(submitter.getByTestId("run-state")).toHaveText("paused", { timeout: 15_000 });
+  const reviewer = await as(browser, "reviewer");
+  await reviewer.goto(`/runs/${runId}`);
+  const refund = reviewer.getByTestId("approval-issue_refund");
+  await refund.getByRole("button", { name: "Reject…" }).click();
+  await refund.getByRole("button", { name: "Reject", exact: true }).click();
+  await expect(refund.getByRole("alert")).toHaveText("A reason is required to reject");
+  await refund.getByLabel("Reason (the model sees it)").fill("Customer already received a voucher");
+  await refund.getByRole("button", { name: "Reject", exact: true }).click();
+  await expect(reviewer.getByTestId("approval-status-issue_refund")).toHaveText("rejected");
+  await reviewer.getByTestId("approval-notify_customer").getByRole("button", { name: "Approve", exact: true }).click();
+  await reviewer.getByRole("button", { name: "Resume" }).click();
+  await expect(reviewer.getByTestId("run-state")).toHaveText("completed", { timeout: 15_000 });
+  await expect(reviewer.getByTestId("assistant-text").last()).toContainText("Customer already received a voucher");
+  expect(sql(`SELECT id FROM Refund WHERE runId = ?`, runId)).toHaveLength(0);
+});
+
+test("a 2-of-2 quorum: one reviewer is not enough, a second one resumes the run", async ({ browser }) => {
+  const submitter = await as(browser, "submitter");
+  const runId = await startFromForm(submitter, "deploy-bot", { service: "payments", version: "3.1.0", environment: "production" });
+  await expect(submitter.getByTestId("run-state")).toHaveText("paused", { timeout: 15_000 });
+  const reviewer = await as(browser, "reviewer");
+  await reviewer.goto(`/runs/${runId}`);
+  const card = reviewer.getByTestId("approval-deploy");
+  await expect(card.getByTestId("quorum")).toHaveText("0 of 2 approvals");
+  await card.getByRole("button", { name: "Approve", exact: true }).click();
+  await expect(card.getByTestId("quorum")).toHaveText("1 of 2 approvals");
+  await expect(reviewer.getByTestId("approval-status-deploy")).toHaveText("pending");
+  // The same reviewer cannot count twice.
+  const again = await reviewer.request.post(`/api/approvals/${runId}:call_deploy/decision`, { data: { decision: "approve" } });
+  expect(again.status()).toBe(409);
+  const admin = await as(browser, "admin");
+  await admin.goto(`/runs/${runId}`);
+  await admin.getByTestId("approval-deploy").getByRole("button", { name: "Approve", exact: true }).click();
+  await expect(admin.getByTestId("run-state")).toHaveText("completed", { timeout: 15_000 });
+  expect(sql(`SELECT id FROM Deployment WHERE runId = ?`, runId)).toHaveLength(1);
+});
+
+test("a submitter cannot approve, even through the API, and sees only their own runs", async ({ browser }) => {
+  const submitter = await as(browser, "submitter");
+  const runId = await startFromForm(submitter, "deploy-bot", { service: "search", version: "1.0.1", environment: "staging" });
+  await expect(submitter.getByTestId("run-state")).toHaveText("paused", { timeout: 15_000 });
+  await expect(submitter.getByTestId("approval-deploy").getByRole("button")).toHaveCount(0);
+  const res = await submitter.request.post(`/api/approvals/${runId}:call_deploy/decision`, { data: { decision: "approve" } });
+  expect(res.status()).toBe(403);
+  await submitter.goto("/approvals");
+  await expect(submitter.getByRole("heading", { name: "403 — not allowed" })).toBeVisible();
+  await submitter.goto("/runs");
+  await expect(submitter.getByTestId(`run-row-${runId}`)).toBeVisible();
+  // The admin's run is not visible to the submitter.
+  const admin = await as(browser, "admin");
+  const adminRun = await startFromForm(admin, "deploy-bot", { service: "admin-svc", version: "1.0.0", environment: "staging" });
+  const other = await submitter.request.get(`/api/runs/${adminRun}`);
+  expect(other.status()).toBe(404);
+  await submitter.goto(`/runs/${adminRun}`);
+  await expect(submitter.getByText("404")).toBeVisible();
+});
+
+test("model output with <script> and <img onerror> renders as text", async ({ browser }) => {
+  const payload = `<script>window.__xss=1</script><img src=x onerror="window.__xss=2"><b>bold</b>`;
+  const submitter = await as(browser, "submitter");
+  const runId = await startFromForm(submitter, "support-writer", { customer: "Mallory <img src=y onerror=window.__xss=3>", question: payload });
+  const reviewer = await as(browser, "reviewer");
+  for (const url of [`/runs/${runId}`, "/approvals"]) {
+    await reviewer.goto(url);
+    if (url === "/approvals") await expect(reviewer.getByTestId(`inbox-${runId}:call_reply`)).toContainText("<script>window.__xss=1</script>");
+    else await expect(reviewer.getByTestId("assistant-text").first()).toContainText(payload);
+    expect(await reviewer.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
+    expect(await reviewer.locator("main img, main b, main script").count()).toBe(0);
+  }
+  await reviewer.goto(`/runs/${runId}`);
+  await reviewer.getByTestId("approval-send_reply").getByRole("button", { name: "Approve", exact: true }).click();
+  await expect(reviewer.getByTestId("run-state")).toHaveText("completed", { timeout: 15_000 });
+  await expect(reviewer.getByTestId("tool-result-send_reply")).toContainText("<script>");
+  expect(await reviewer.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
+  expect(await reviewer.locator("main img, main b, main script").count()).toBe(0);
+});
+
+test("REST API with tokens: start, list, approve, resume, read; a revoked token is 401", async ({ browser, playwright, baseURL }) => {
+  const admin = await as(browser, "admin");
+  await admin.goto("/admin/tokens");
+  const create = async (name: string, role: string) => {
+    await admin.getByLabel("Name").fill(name);
+    await admin.getByLabel("Role").selectOption(role);
+    await admin.getByRole("button", { name: "Create token" }).click();
+    await expect(admin.getByTestId(`token-${name}`)).toBeVisible();
+    return (await admin.getByTestId("new-token").textContent())!.trim();
+  };
+  const subToken = await create("ci-submitter", "submitter");
+  const revToken = await create("ci-reviewer", "reviewer");
+  expect(subToken).toMatch(/^afk_/);
+  expect(revToken).not.toBe(subToken);
+
+  const client = (token: string) => playwright.request.newContext({ baseURL, extraHTTPHeaders: { authorization: `Bearer ${token}` } });
+  const sub = await client(subToken);
+  const rev = await client(revToken);
+
+  const bad = await sub.post("/api/runs", { data: { agent: "refund-desk", input: { order_id: "ORD-77", amount_cents: -5, reason: "x" } } });
+  expect(bad.status()).toBe(400);
+  expect((await bad.json()).field).toMatch(/^input\./);
+  const started = await sub.post("/api/runs", { data: { agent: "deploy-bot", input: { service: "api-gw", version: "5.0.0", environment: "staging" } } });
+  expect(started.status()).toBe(201);
+  const { id } = await started.json();
+  await expect.poll(async () => (await (await sub.get(`/api/runs/${id}`)).json()).run.state, { timeout: 15_000 }).toBe("paused");
+  expect((await sub.post(`/api/approvals/${id}:call_deploy/decision`, { data: { decision: "approve" } })).status()).toBe(403);
+
+  const inbox = await (await rev.get("/api/approvals?agent=deploy-bot")).json();
+  expect(inbox.approvals.map((a: { id: string }) => a.id)).toContain(`${id}:call_deploy`);
+  const wrong = await rev.post(`/api/approvals/${id}:call_deploy/decision`, { data: { decision: "maybe" } });
+  expect(wrong.status()).toBe(400);
+  expect((await wrong.json()).field).toBe("decision");
+  const ok = await rev.post(`/api/approvals/${id}:call_deploy/decision`, { data: { decision: "approve", args: { service: "api-gw", version: "5.0.1", environment: "staging" } } });
+  expect(ok.status()).toBe(200);
+  // deploy-bot resumes on its own once decided.
+  await expect.poll(async () => (await (await sub.get(`/api/runs/${id}`)).json()).run.state, { timeout: 15_000 }).toBe("completed");
+  expect(sql<{ version: string }>(`SELECT version FROM Deployment WHERE runId = ?`, id)).toEqual([{ version: "5.0.1" }]);
+  const cps = await (await rev.get(`/api/runs/${id}/checkpoints?take=5`)).json();
+  expect(cps.checkpoints).toHaveLength(5);
+  expect(cps.nextCursor).toBeTruthy();
+  const listed = await (await sub.get("/api/runs?agent=deploy-bot")).json();
+  expect(listed.runs.map((r: { id: string }) => r.id)).toContain(id);
+
+  const doc = await (await sub.get("/api/openapi.json")).json();
+  expect(Object.keys(doc.paths)).toContain("/api/approvals/{approvalId}/decision");
+
+  await admin.getByRole("button", { name: "Revoke ci-submitter" }).click();
+  await expect(admin.getByTestId("token-ci-submitter")).toContainText("revoked");
+  const revoked = await sub.get("/api/runs");
+  expect(revoked.status()).toBe(401);
+  expect(await revoked.json()).toEqual({ error: "Invalid or revoked API token" });
+
+  await admin.goto(`/audit?targetId=${id}`);
+  await expect(admin.getByTestId("audit-approval.edit_approve")).toBeVisible();
+  await expect(admin.getByTestId("audit-run.start")).toContainText("token:ci-submitter");
+});
