@@ -41,6 +41,7 @@ export type ApiCall<P> = { req: Request; actor: import("./auth/actor.ts").Actor 
 export function apiRoute<P = Record<string, never>>(fn: (c: ApiCall<P>) => Promise<unknown>, opts: { status?: number } = {}) {
   return async (req: Request, ctx: RouteCtx<P>) => {
     try {
+      refuseCrossSite(req);
       const { requestActor } = await import("./auth/request.ts");
       const actor = await requestActor(req);
       const params = ctx?.params ? await ctx.params : ({} as P);
@@ -52,4 +53,22 @@ export function apiRoute<P = Record<string, never>>(fn: (c: ApiCall<P>) => Promi
       return errorResponse(e);
     }
   };
+}
+
+// A session cookie rides along on requests other sites make the browser send; those must not act.
+// Browsers mark them (Origin, Sec-Fetch-Site); bearer-token calls carry no ambient credentials.
+export function refuseCrossSite(req: Request) {
+  if (req.method === "GET" || req.method === "HEAD" || req.headers.get("authorization")) return;
+  const origin = req.headers.get("origin");
+  const site = req.headers.get("sec-fetch-site");
+  const host = req.headers.get("x-forwarded-host") ?? req.headers.get("host");
+  let sameOrigin = true;
+  if (origin) {
+    try {
+      sameOrigin = new URL(origin).host === host;
+    } catch {
+      sameOrigin = false;
+    }
+  }
+  if (!sameOrigin || (site !== null && site !== "same-origin" && site !== "none")) throw new HttpError(403, "Cross-origin request refused");
 }

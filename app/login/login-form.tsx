@@ -18,7 +18,7 @@ export function LoginForm() {
     });
     setPending(false);
     if (!res || res.error) {
-      setError("Wrong email or password.");
+      setError(res?.error?.startsWith("Too many") ? res.error : "Wrong email or password.");
       return;
     }
     window.location.assign("/");

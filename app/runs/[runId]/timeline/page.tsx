@@ -10,7 +10,7 @@ import { queryObject } from "@/lib/runs/schemas";
 import { ErrorBox, JsonView, StateBadge } from "@/components/ui";
 import { fmtCost, fmtDuration, fmtTime } from "@/lib/format";
 import { TimelinePicture } from "@/components/timeline-picture";
-import { forkAction } from "./actions";
+import { ForkButton } from "./fork-button";
 
 export const dynamic = "force-dynamic";
 
@@ -80,9 +80,7 @@ export default async function TimelinePage({ params, searchParams }: { params: P
                   </td>
                   {operate && (
                     <td>
-                      <form action={forkAction.bind(null, runId, c.seq)}>
-                        <button type="submit" className="btn-secondary text-xs" aria-label={`Fork from checkpoint ${c.seq}`}>Fork from here</button>
-                      </form>
+                      <ForkButton runId={runId} seq={c.seq} />
                     </td>
                   )}
                 </tr>

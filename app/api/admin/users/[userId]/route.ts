@@ -1,16 +1,5 @@
-import { NextResponse } from "next/server";
 import { db } from "@/lib/db/client";
-import { currentActor } from "@/lib/auth/server";
+import { apiRoute } from "@/lib/http";
 import { updateUser } from "@/lib/users/service";
-import { errorResponse, readJson } from "@/lib/http";
 
-export async function PATCH(req: Request, ctx: { params: Promise<{ userId: string }> }) {
-  try {
-    const actor = await currentActor();
-    const { userId } = await ctx.params;
-    const user = await updateUser(db(), actor, userId, actor ? await readJson(req) : null);
-    return NextResponse.json({ user });
-  } catch (e) {
-    return errorResponse(e);
-  }
-}
+export const PATCH = apiRoute<{ userId: string }>(async ({ actor, params, body }) => ({ user: await updateUser(db(), actor, params.userId, await body()) }));
