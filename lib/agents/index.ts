@@ -39,7 +39,7 @@ export function createDemoAgents(db: () => Db) {
   const lookup_order = defineTool({
     name: "lookup_order",
     description: "Look up an order by id",
-    schema: z.object({ order_id: z.string() }),
+    schema: z.object({ order_id: z.string().max(40) }),
     async execute({ order_id }) {
       return lookupOrder(order_id) ?? { error: `No order ${order_id}` };
     },
@@ -47,7 +47,7 @@ export function createDemoAgents(db: () => Db) {
   const issue_refund = defineTool({
     name: "issue_refund",
     description: "Refund an amount in cents to the customer of an order",
-    schema: z.object({ order_id: z.string(), amount_cents: z.number().int().positive().max(10_000_000), reason: z.string().max(500) }),
+    schema: z.object({ order_id: z.string().max(40), amount_cents: z.number().int().positive().max(10_000_000), reason: z.string().max(500) }),
     async execute(a, ctx) {
       const row = await db().refund.create({ data: { runId: ctx.runId, toolCallId: ctx.toolCallId, orderId: a.order_id, amountCents: a.amount_cents, reason: a.reason } });
       return { refund_id: row.id, order_id: a.order_id, amount_cents: a.amount_cents, status: "refunded" };
@@ -56,7 +56,7 @@ export function createDemoAgents(db: () => Db) {
   const notify_customer = defineTool({
     name: "notify_customer",
     description: "Email the customer of an order",
-    schema: z.object({ order_id: z.string(), message: z.string().max(2000) }),
+    schema: z.object({ order_id: z.string().max(40), message: z.string().max(2000) }),
     async execute(a, ctx) {
       const order = lookupOrder(a.order_id);
       const row = await db().outboxMessage.create({ data: { runId: ctx.runId, toolCallId: ctx.toolCallId, recipient: order?.email ?? "unknown", body: a.message } });
@@ -104,7 +104,7 @@ export function createDemoAgents(db: () => Db) {
   const get_status = defineTool({
     name: "get_status",
     description: "Current version and health of a service",
-    schema: z.object({ service: z.string(), environment: z.string() }),
+    schema: z.object({ service: z.string().max(60), environment: z.string().max(40) }),
     async execute({ service, environment }) {
       const last = await db().deployment.findFirst({ where: { service, environment }, orderBy: { createdAt: "desc" } });
       return { service, environment, version: last?.version ?? "0.0.0", healthy: true };
@@ -175,7 +175,7 @@ export function createDemoAgents(db: () => Db) {
   const send_reply = defineTool({
     name: "send_reply",
     description: "Send a reply to a customer",
-    schema: z.object({ to: z.string(), body: z.string().max(4000) }),
+    schema: z.object({ to: z.string().max(320), body: z.string().max(4000) }),
     async execute(a, ctx) {
       const row = await db().outboxMessage.create({ data: { runId: ctx.runId, toolCallId: ctx.toolCallId, recipient: a.to, body: a.body } });
       return { message_id: row.id, queued: true, preview: a.body.slice(0, 200) };

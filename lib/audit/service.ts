@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Db } from "../db/client.ts";
 import { type Actor, requirePermission } from "../auth/actor.ts";
-import { dateParam, parseOr400 } from "../validation.ts";
+import { dateParam, intParam, parseOr400 } from "../validation.ts";
 import { listAudit } from "./queries.ts";
 
 export const auditFiltersSchema = z.strictObject({
@@ -11,7 +11,7 @@ export const auditFiltersSchema = z.strictObject({
   from: dateParam.optional(),
   to: dateParam.optional(),
   cursor: z.string().max(100).optional(),
-  take: z.coerce.number().int().min(1).max(200).optional(),
+  take: intParam(1, 200).optional(),
 });
 
 // Everyone who may see every run may read the audit log; submitters may not.

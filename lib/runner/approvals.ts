@@ -1,7 +1,7 @@
 // Durable approval requests. A tool call that needs a human is stored here and the run ends its execution
 // in state `paused`; any process later records decisions and resumes the run. The approval binds the
 // arguments: the run executes exactly approved_args, whose hash is stored with every decision.
-import { readStored } from "./read.ts";
+import { listStored, readStored } from "./read.ts";
 import { z } from "zod";
 import { hashOf } from "./canonical.ts";
 import { AgentCheckpointCorruptionError, ApprovalDecisionError } from "./errors.ts";
@@ -64,7 +64,7 @@ export async function getApproval(store: MemoryStore, threadId: string, runId: s
 }
 
 export async function listApprovals(store: MemoryStore, threadId: string, runId: string): Promise<ApprovalRecord[]> {
-  const entries = await store.listState(threadId, keys.approvalPrefix(runId));
+  const entries = await listStored(store, threadId, keys.approvalPrefix(runId), "approval record");
   return entries.map((e) => parseApproval(e.value, e.key));
 }
 
@@ -119,7 +119,9 @@ export async function decideApproval(store: MemoryStore, threadId: string, runId
 
     let args = rec.approved_args ?? rec.args;
     if (input.decision === "approve" && input.args) {
-      const parsed = tool?.schema.safeParse(input.args);
+      // Edited arguments must fit the tool exactly: an unknown field is an error, not silently dropped.
+      const schema = tool?.schema instanceof z.ZodObject ? tool.schema.strict() : tool?.schema;
+      const parsed = schema?.safeParse(input.args);
       if (!parsed || !parsed.success) {
         const issue = parsed?.error.issues[0];
         throw new ApprovalDecisionError(`Edited arguments are invalid: ${issue ? `${issue.path.join(".")}: ${issue.message}` : "unknown tool"}`, "invalid_args", issue ? `args.${issue.path.join(".")}` : "args");

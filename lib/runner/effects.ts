@@ -1,6 +1,6 @@
 // The effect journal: every executed tool call's result, keyed by run, step and tool call id, so that a
 // resumed run replays it instead of executing the tool again.
-import { readStored } from "./read.ts";
+import { listStored, readStored } from "./read.ts";
 import { z } from "zod";
 import { hashOf } from "./canonical.ts";
 import { AgentCheckpointCorruptionError, AgentEffectIntegrityError } from "./errors.ts";
@@ -33,14 +33,25 @@ export function makeEffect(e: Omit<EffectRecord, "schema_version" | "input_hash"
 
 // A stored successful effect for this call with the same input is returned for replay. A stored effect with
 // a different input for the same tool call id means the run is not what it was: an integrity error.
+function parseEffect(raw: unknown, key: string): EffectRecord {
+  const parsed = effectRecordSchema.safeParse(raw);
+  if (!parsed.success) throw new AgentCheckpointCorruptionError("Effect record is malformed", key);
+  if (parsed.data.output_hash !== effectOutputHash(parsed.data.output)) throw new AgentCheckpointCorruptionError("Effect output does not match its output_hash", key);
+  return parsed.data;
+}
+
+// Every effect of a run, validated: resume checks them all before it writes or calls anything.
+export async function validateEffects(store: MemoryStore, threadId: string, runId: string): Promise<number> {
+  const entries = await listStored(store, threadId, keys.effectPrefix(runId), "effect record");
+  for (const e of entries) parseEffect(e.value, e.key);
+  return entries.length;
+}
+
 export async function findReplayableEffect(store: MemoryStore, threadId: string, runId: string, step: number, toolCallId: string, toolName: string, args: unknown): Promise<EffectRecord | null> {
   const key = keys.effect(runId, step, toolCallId);
   const raw = await readStored(store, threadId, key, "Effect record");
   if (raw === undefined) return null;
-  const parsed = effectRecordSchema.safeParse(raw);
-  if (!parsed.success) throw new AgentCheckpointCorruptionError("Effect record is malformed", key);
-  const effect = parsed.data;
-  if (effect.output_hash !== effectOutputHash(effect.output)) throw new AgentCheckpointCorruptionError("Effect output does not match its output_hash", key);
+  const effect = parseEffect(raw, key);
   if (effect.input_hash !== effectInputHash(toolName, args)) {
     throw new AgentEffectIntegrityError(`Tool call ${toolCallId} was executed with different input (stored input_hash ${effect.input_hash.slice(0, 12)}…)`);
   }

@@ -4,7 +4,7 @@ import { type Agent, agentFingerprint, delegateToolName, failSafeOf, instruction
 import { argsHash, createApprovalRequest, expireIfDue, getApproval, listApprovals } from "./approvals.ts";
 import { CHECKPOINT_SCHEMA_VERSION, type CheckpointRecord, type Phase } from "./checkpoint.ts";
 import { effectInputHash, findReplayableEffect, makeEffect } from "./effects.ts";
-import { AgentEffectIntegrityError, AgentRunnerError, CheckpointWriteError } from "./errors.ts";
+import { AgentCheckpointCorruptionError, AgentEffectIntegrityError, AgentRunnerError, CheckpointWriteError } from "./errors.ts";
 import { EVENT_SCHEMA_VERSION, type RunEvent, type RunEventType } from "./events.ts";
 import { type LlmResponse, type Message, type ToolCall, type Usage, addUsage, zeroUsage } from "./messages.ts";
 import { callWithFallback, costUsd, resolveModel, type ToolSpec } from "./model.ts";
@@ -524,7 +524,8 @@ export class RunExecution {
   }
 
   private async fail(e: unknown): Promise<AgentResult> {
-    if (e instanceof FailpointError) throw e;
+    // An unreadable record is reported as exactly that, not turned into a failed run.
+    if (e instanceof FailpointError || e instanceof AgentCheckpointCorruptionError) throw e;
     this.error = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
     // A store that cannot take writes cannot take the terminal record either: the run stays at its last
     // durable checkpoint and can be resumed once the store is back.

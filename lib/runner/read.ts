@@ -10,3 +10,13 @@ export async function readStored(store: MemoryStore, threadId: string, key: stri
     throw e;
   }
 }
+
+// Lists stored values under a prefix; unparseable JSON is corruption, named by the prefix.
+export async function listStored(store: MemoryStore, threadId: string, prefix: string, what: string) {
+  try {
+    return await store.listState(threadId, prefix);
+  } catch (e) {
+    if (e instanceof SyntaxError) throw new AgentCheckpointCorruptionError(`A ${what} is not valid JSON`, prefix);
+    throw e;
+  }
+}

@@ -1,5 +1,5 @@
 // Reading a run back: the latest checkpoint, validated; a stored terminal result; the runtime snapshot.
-import { readStored } from "./read.ts";
+import { listStored, readStored } from "./read.ts";
 import { AgentCheckpointCorruptionError } from "./errors.ts";
 import { type CheckpointRecord, normalizeCheckpointRecord } from "./checkpoint.ts";
 import { type AgentResult, agentResultSchema } from "./result.ts";
@@ -26,6 +26,6 @@ export function terminalResultOf(rec: CheckpointRecord): AgentResult | null {
 
 // Every checkpoint record of a run, in write order, validated.
 export async function listCheckpoints(store: MemoryStore, threadId: string, runId: string): Promise<CheckpointRecord[]> {
-  const entries = await store.listState(threadId, keys.checkpointPrefix(runId));
+  const entries = await listStored(store, threadId, keys.checkpointPrefix(runId), "checkpoint record");
   return entries.filter((e) => !e.key.endsWith(":latest")).map((e) => normalizeCheckpointRecord(e.value, e.key));
 }

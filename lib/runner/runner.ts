@@ -8,9 +8,12 @@ import type { ModelAdapter, RetryOptions } from "./model.ts";
 import type { AgentResult } from "./result.ts";
 import { loadLatestCheckpoint, terminalResultOf } from "./resume.ts";
 import { loadSnapshot } from "./snapshot.ts";
+import { listApprovals } from "./approvals.ts";
+import { validateEffects } from "./effects.ts";
+import { listStored } from "./read.ts";
 import { type MemoryStore, checkpointLatestKey, keys } from "./store.ts";
 import type { Phase } from "./checkpoint.ts";
-import { PHASES } from "./checkpoint.ts";
+import { PHASES, normalizeCheckpointRecord } from "./checkpoint.ts";
 
 export type Failpoint = { phase: Phase; step?: number; agent?: string; action: "kill" | "throw" };
 
@@ -104,6 +107,10 @@ export class Runner {
     const terminal = terminalResultOf(latest);
     if (terminal) return resolvedHandle(terminal);
     const loaded = await loadSnapshot(this.store, opts.threadId, opts.runId);
+    // Everything resume may read later is validated now, so an unreadable record stops it before any
+    // write or model call.
+    await listApprovals(this.store, opts.threadId, opts.runId);
+    await validateEffects(this.store, opts.threadId, opts.runId);
     const started = (await this.runStartedPayload(opts.threadId, opts.runId)) ?? {};
     checkAgent(agent, loaded.snapshot.agent_name, typeof started.agent_fingerprint === "string" ? started.agent_fingerprint : null);
     return this.handle({
@@ -120,9 +127,9 @@ export class Runner {
 
   // The first run_started record (step 0) says which agent, at which path, started the run.
   private async runStartedPayload(threadId: string, runId: string): Promise<Record<string, unknown> | null> {
-    const entries = await this.store.listState(threadId, `${keys.checkpointPrefix(runId)}000000:`);
+    const entries = await listStored(this.store, threadId, `${keys.checkpointPrefix(runId)}000000:`, "checkpoint record");
     const first = entries.find((e) => e.key.endsWith(":run_started"));
-    return first ? ((first.value as { payload?: Record<string, unknown> }).payload ?? null) : null;
+    return first ? normalizeCheckpointRecord(first.value, first.key).payload : null;
   }
 
   private async runOrResumeChild(agent: Agent, init: Omit<ExecutionInit, "agent" | "restored"> & { userMessage: string }): Promise<AgentResult> {

@@ -1,7 +1,7 @@
 // Request bodies and query strings of the runs area; every route and server action parses with these.
 import { z } from "zod";
 import { RUN_STATES } from "../runner/index.ts";
-import { dateParam } from "../validation.ts";
+import { dateParam, intParam } from "../validation.ts";
 
 export const startRunSchema = z.strictObject({
   agent: z.string().min(1, "Pick an agent").max(100),
@@ -27,12 +27,12 @@ export const runFiltersSchema = z.strictObject({
   to: dateParam.optional(),
   q: z.string().max(200).optional(),
   cursor: z.string().max(200).optional(),
-  take: z.coerce.number().int().min(1).max(200).optional(),
+  take: intParam(1, 200).optional(),
 });
 
 export const inboxFiltersSchema = z.strictObject({ agent: z.string().max(100).optional(), tool: z.string().max(100).optional() });
 
-export const timelineQuerySchema = z.strictObject({ cursor: z.string().max(300).optional(), take: z.coerce.number().int().min(1).max(500).optional() });
+export const timelineQuerySchema = z.strictObject({ cursor: z.string().max(300).optional(), take: intParam(1, 500).optional() });
 
 // Query strings arrive as strings; empty values mean "no filter".
 export function queryObject(params: URLSearchParams | Record<string, string | string[] | undefined>): Record<string, string> {

@@ -7,7 +7,7 @@ import { type Actor, requirePermission } from "../auth/actor.ts";
 import { can } from "../auth/roles.ts";
 import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from "../auth/errors.ts";
 import { appendAudit } from "../audit/queries.ts";
-import { parseOr400 } from "../validation.ts";
+import { intParam, parseOr400 } from "../validation.ts";
 import { type Agent, ApprovalDecisionError, type CheckpointRecord, RunRewindError, decideApproval, getApproval, keys, storedSnapshotSchema } from "../runner/index.ts";
 import type { RunExecutor } from "./executor.ts";
 import { checkpointBySeq, checkpointTimeline, checkpointTimestamp, countCheckpoints, countPendingApprovals, createRunRow, getRunRow, listRunRows, pendingApprovals, setRunState, snapshotCheckpointAtOrBefore, webhookDeliveries } from "./queries.ts";
@@ -61,7 +61,7 @@ export async function startRun(db: Db, ex: RunExecutor, actor: Actor | null, bod
   const { agent: name, input } = parseOr400(startRunSchema, body);
   const agent = (ex.rt.agents as Record<string, Agent>)[name];
   if (!agent?.inputSchema) throw new ValidationError("agent", `Unknown agent ${name}`);
-  const parsed = agent.inputSchema.safeParse(input);
+  const parsed = agent.inputSchema.strict().safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const field = issue.path.length ? issue.path.join(".") : issue.code === "unrecognized_keys" ? String((issue as { keys?: string[] }).keys?.[0]) : "";
@@ -350,7 +350,7 @@ async function summaryAt(db: Db, run: RunRow, cp: CheckpointRecord): Promise<Sna
 
 export async function diffCheckpoints(db: Db, ex: RunExecutor, actor: Actor | null, runId: string, query: unknown) {
   const run = await visibleRun(db, actor, runId);
-  const { a, b } = parseOr400(z.strictObject({ a: z.coerce.number().int().nonnegative(), b: z.coerce.number().int().nonnegative() }), query);
+  const { a, b } = parseOr400(z.strictObject({ a: intParam(0, 1e9), b: intParam(0, 1e9) }), query);
   const [ca, cb] = await Promise.all([checkpointBySeq(db, run.threadId, run.id, Math.min(a, b)), checkpointBySeq(db, run.threadId, run.id, Math.max(a, b))]);
   if (!ca) throw new ValidationError("a", `No checkpoint ${Math.min(a, b)}`);
   if (!cb) throw new ValidationError("b", `No checkpoint ${Math.max(a, b)}`);

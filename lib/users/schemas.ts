@@ -9,7 +9,9 @@ export const newUserSchema = z.strictObject({
 });
 export type NewUser = z.infer<typeof newUserSchema>;
 
-export const userPatchSchema = z.strictObject({
-  role: roleSchema.optional(),
-  disabled: z.boolean().optional(),
-});
+export const userPatchSchema = z
+  .strictObject({
+    role: roleSchema.optional(),
+    disabled: z.boolean().optional(),
+  })
+  .refine((p) => p.role !== undefined || p.disabled !== undefined, { message: "Nothing to change: give role or disabled", path: ["role"] });
