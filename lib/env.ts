@@ -29,6 +29,9 @@ const schema = z.object({
   // Pause webhook: POST a signed JSON event when a run waits for a human.
   AFK_WEBHOOK_URL: z.url({ message: "must be an absolute URL" }).optional(),
   AFK_WEBHOOK_SECRET: z.string().min(16, "must be at least 16 characters").optional(),
+  // Background work of every instance: the deadline/resume sweep (seconds; 0 turns it off) and retention.
+  AFK_SWEEP_INTERVAL_S: z.coerce.number().int().min(0).max(3600).default(15),
+  AFK_RETENTION_DAYS: z.coerce.number().int().positive().optional(),
 });
 
 export type Env = z.infer<typeof schema> & { NEXTAUTH_SECRET: string; databaseProvider: "sqlite" | "postgresql" };

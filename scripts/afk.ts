@@ -4,8 +4,14 @@
 //   npm run afk -- show <runId>                      the latest checkpoint and pending approvals
 //   npm run afk -- checkpoints <runId> [--json]      every checkpoint in order
 //   npm run afk -- approve|reject <runId> <toolCallId> [--by who] [--args '<json>'] [--reason text]
+//   npm run afk -- prune --days N                    retention: prune checkpoints of terminal runs older than N days
+//   npm run afk -- sweep                             apply approval deadlines and resume what is ready
 import { createDb } from "../lib/db/client.ts";
 import { createRuntime } from "../lib/runtime.ts";
+import { env } from "../lib/env.ts";
+import { RunExecutor } from "../lib/runs/executor.ts";
+import { pruneCheckpoints } from "../lib/runs/retention.ts";
+import { sweep } from "../lib/runs/sweep.ts";
 import { decideApproval, listApprovals, listCheckpoints, loadLatestCheckpoint } from "../lib/runner/index.ts";
 
 const [cmd, ...rest] = process.argv.slice(2);
@@ -50,8 +56,19 @@ async function main() {
       const args = flag("args");
       return out(await decideApproval(rt.store, runId, runId, toolCallId, tool, { by: flag("by") ?? "cli", decision: cmd, reason: flag("reason"), args: args ? JSON.parse(args) : undefined }));
     }
+    case "prune": {
+      const days = Number(flag("days") ?? env().AFK_RETENTION_DAYS);
+      if (!Number.isInteger(days) || days < 0) throw new Error("--days N (a whole number) or AFK_RETENTION_DAYS is required");
+      return out(await pruneCheckpoints(db, { olderThanDays: days }));
+    }
+    case "sweep": {
+      const ex = new RunExecutor(db);
+      const r = await sweep(db, ex);
+      await ex.idle();
+      return out(r);
+    }
     default:
-      console.error("usage: afk run|resume|show|checkpoints|approve|reject …");
+      console.error("usage: afk run|resume|show|checkpoints|approve|reject|prune|sweep …");
       process.exitCode = 2;
   }
 }

@@ -144,9 +144,10 @@ export async function decideApproval(store: MemoryStore, threadId: string, runId
   throw new ApprovalDecisionError("Approval changed concurrently; try again", "already_decided");
 }
 
-// Past its deadline a pending approval takes the fallback (deny by default).
-export async function expireIfDue(store: MemoryStore, rec: ApprovalRecord, nowMs: number): Promise<ApprovalRecord> {
-  if (rec.status !== "pending" || rec.deadline_ms === null || nowMs <= rec.deadline_ms) return rec;
+// Past its deadline a pending approval takes the fallback (deny by default). `applied` says whether this
+// caller made the change (the compare-and-put lets exactly one of several concurrent sweeps win).
+export async function expireApproval(store: MemoryStore, rec: ApprovalRecord, nowMs: number): Promise<{ record: ApprovalRecord; applied: boolean }> {
+  if (rec.status !== "pending" || rec.deadline_ms === null || nowMs <= rec.deadline_ms) return { record: rec, applied: false };
   const next: ApprovalRecord = {
     ...rec,
     version: rec.version + 1,
@@ -155,5 +156,10 @@ export async function expireIfDue(store: MemoryStore, rec: ApprovalRecord, nowMs
     decided_at_ms: nowMs,
     decisions: [...rec.decisions, { by: "system:deadline", decision: rec.fallback === "allow" ? "approve" : "reject", reason: "Approval deadline passed", args: rec.args, args_hash: argsHash(rec.args), at_ms: nowMs }],
   };
-  return (await save(store, next, rec.version)) ? next : ((await getApproval(store, rec.thread_id, rec.run_id, rec.tool_call_id)) ?? next);
+  if (await save(store, next, rec.version)) return { record: next, applied: true };
+  return { record: (await getApproval(store, rec.thread_id, rec.run_id, rec.tool_call_id)) ?? next, applied: false };
+}
+
+export async function expireIfDue(store: MemoryStore, rec: ApprovalRecord, nowMs: number): Promise<ApprovalRecord> {
+  return (await expireApproval(store, rec, nowMs)).record;
 }

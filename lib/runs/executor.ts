@@ -4,9 +4,9 @@
 // instances on one database) cannot start the same run twice.
 import type { Db } from "../db/client.ts";
 import { createRuntime } from "../runtime.ts";
-import { type Agent, type AgentResult, type ModelAdapter, type RunEvent, type RunHandle, type RunnerConfig, isTerminal, prepareFork, prepareRetry } from "../runner/index.ts";
+import { type Agent, type AgentResult, type ModelAdapter, type RunEvent, type RunHandle, type RunnerConfig, checkpointLatestKey, isTerminal, prepareFork, prepareRetry } from "../runner/index.ts";
 import { log } from "../log.ts";
-import { claimRun, finishRunRow, getRunRow, setRunState, updateRunProgress } from "./queries.ts";
+import { claimRun, finishRunRow, getRunRow, orphanRuns, setRunState, updateRunProgress } from "./queries.ts";
 import { type WebhookConfig, notifyPaused } from "../webhooks/pause.ts";
 
 type RowPatch = { step?: number; phase?: string };
@@ -94,6 +94,29 @@ export class RunExecutor {
       return true;
     }
     return this.resume(runId, { cancel: true });
+  }
+
+  // After a restart of the embedded (single-instance) server: runs the previous process was executing are
+  // resumed from their latest checkpoint, and runs it never started are started.
+  async recover(): Promise<number> {
+    let n = 0;
+    for (const run of await orphanRuns(this.db)) {
+      if (this.tracked.has(run.id)) continue;
+      const started = (await this.rt.store.getState(run.threadId, checkpointLatestKey(run.id))) !== undefined;
+      if (!started) {
+        await setRunState(this.db, run.id, { state: "pending" });
+        if (await this.start(run.id)) n++;
+        continue;
+      }
+      log.info("recovering run", { run_id: run.id, state: run.state });
+      this.spawn(run.id, async () => this.rt.runner.resumeHandle(this.rt.agent(run.agentName), { runId: run.id, threadId: run.threadId }));
+      n++;
+    }
+    return n;
+  }
+
+  activeCount() {
+    return this.tracked.size;
   }
 
   // Resolves when every run started by this executor has stopped (for tests, benchmarks and shutdown).

@@ -46,7 +46,8 @@ export const getRunRow = (db: Db, id: string) => db.run.findUnique({ where: { id
 
 // Compare-and-set on the state: the one way a run is claimed for execution.
 export async function claimRun(db: Db, id: string, from: string): Promise<boolean> {
-  return (await db.run.updateMany({ where: { id, state: from }, data: { state: "running" } })).count === 1;
+  // A single autocommit UPDATE (Prisma's updateMany reads first inside a transaction).
+  return (await db.$executeRaw`UPDATE "Run" SET "state" = 'running', "updatedAt" = ${new Date()} WHERE "id" = ${id} AND "state" = ${from}`) === 1;
 }
 
 export const setRunState = (db: Db, id: string, data: { state: string; error?: string | null; finishedAt?: Date | null }) => db.run.update({ where: { id }, data });
@@ -106,4 +107,32 @@ export const webhookDeliveries = (db: Db, runId: string) => db.webhookDelivery.f
 export async function checkpointTimestamp(db: Db, threadId: string, key: string): Promise<number | null> {
   const row = await db.stateEntry.findUnique({ where: { threadId_key: { threadId, key } }, select: { timestampMs: true } });
   return row?.timestampMs != null ? Number(row.timestampMs) : null;
+}
+
+// ---- Sweep and retention ----
+
+export const pendingApprovalRows = (db: Db) => db.stateEntry.findMany({ where: { kind: "approval", status: "pending" }, select: { key: true, value: true }, take: 5000 });
+
+export async function pausedRunIds(db: Db, agentNames: string[]): Promise<string[]> {
+  if (!agentNames.length) return [];
+  return (await db.run.findMany({ where: { state: "paused", agentName: { in: agentNames } }, select: { id: true }, take: 1000 })).map((r) => r.id);
+}
+
+export const prunableRuns = (db: Db, before: Date, take: number) =>
+  db.run.findMany({ where: { state: { in: ["completed", "failed", "cancelled"] }, finishedAt: { lt: before }, prunedAt: null }, select: { id: true, threadId: true }, take });
+
+// Deletes a run's checkpoint records except its terminal one (the latest copy is a different kind).
+export async function pruneRunCheckpoints(db: Db, run: { id: string; threadId: string }): Promise<number> {
+  return db.$transaction(async (tx) => {
+    const { count } = await tx.stateEntry.deleteMany({ where: { threadId: run.threadId, runId: run.id, kind: "checkpoint", NOT: { phase: "run_terminal" } } });
+    await tx.run.update({ where: { id: run.id }, data: { prunedAt: new Date(), prunedCheckpoints: { increment: count } } });
+    return count;
+  });
+}
+
+export const orphanRuns = (db: Db) => db.run.findMany({ where: { state: { in: ["running", "pending"] } }, select: { id: true, threadId: true, agentName: true, state: true }, take: 1000 });
+
+export async function runCounts(db: Db) {
+  const rows = await db.run.groupBy({ by: ["state"], _count: { _all: true }, where: { state: { in: ["pending", "running", "paused"] } } });
+  return Object.fromEntries(rows.map((r) => [r.state, r._count._all])) as Record<string, number>;
 }

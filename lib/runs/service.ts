@@ -305,7 +305,7 @@ export async function timelinePage(db: Db, actor: Actor | null, runId: string, q
   if (q.cursor) {
     prevTimestampMs = await checkpointTimestamp(db, run.threadId, q.cursor);
   }
-  return { run: { id: run.id, agentName: run.agentName, state: run.state }, ...page, prevTimestampMs };
+  return { run: { id: run.id, agentName: run.agentName, state: run.state, prunedAt: run.prunedAt, prunedCheckpoints: run.prunedCheckpoints }, ...page, prevTimestampMs };
 }
 
 export type SnapshotSummary = {

@@ -79,7 +79,9 @@ export class PrismaStore implements MemoryStore {
     }
     const row = await this.db.stateEntry.findUnique({ where: { threadId_key: { threadId, key } }, select: { value: true } });
     if (!row || (parse(row.value) as { version?: number }).version !== expectedVersion) return false;
-    const n = await this.db.stateEntry.updateMany({ where: { threadId, key, value: row.value }, data: { value: text, status: p.status, step: p.step, timestampMs: p.timestampMs } });
-    return n.count === 1;
+    // One autocommit statement: no read-then-write transaction for SQLite to deadlock on between instances.
+    const n = await this.db.$executeRaw`UPDATE "StateEntry" SET "value" = ${text}, "status" = ${p.status}, "step" = ${p.step}, "timestampMs" = ${p.timestampMs}
+      WHERE "threadId" = ${threadId} AND "key" = ${key} AND "value" = ${row.value}`;
+    return n === 1;
   }
 }

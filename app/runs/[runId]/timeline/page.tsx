@@ -45,6 +45,11 @@ export default async function TimelinePage({ params, searchParams }: { params: P
         <StateBadge state={page.run.state} />
       </div>
 
+      {page.run.prunedAt && (
+        <p role="status" className="card text-sm" data-testid="pruned">
+          Retention pruned {page.run.prunedCheckpoints} intermediate checkpoint(s) of this run on {fmtTime(page.run.prunedAt)}. The terminal record, the conversation, approvals and the audit log are kept.
+        </p>
+      )}
       {diffError && <ErrorBox title="Cannot compare">{diffError}</ErrorBox>}
       {diff && <DiffView diff={diff} />}
 

@@ -1,0 +1,7 @@
+-- AlterTable
+ALTER TABLE "Run" ADD COLUMN     "prunedAt" TIMESTAMP(3),
+ADD COLUMN     "prunedCheckpoints" INTEGER NOT NULL DEFAULT 0;
+
+-- CreateIndex
+CREATE INDEX "Run_finishedAt_idx" ON "Run"("finishedAt");
+
