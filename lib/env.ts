@@ -30,7 +30,12 @@ const schema = z.object({
   AFK_WEBHOOK_URL: z.url({ message: "must be an absolute URL" }).optional(),
   AFK_WEBHOOK_SECRET: z.string().min(16, "must be at least 16 characters").optional(),
   // Background work of every instance: the deadline/resume sweep (seconds; 0 turns it off) and retention.
-  AFK_SWEEP_INTERVAL_S: z.coerce.number().int().min(0).max(3600).default(15),
+  AFK_SWEEP_INTERVAL_S: z.coerce.number().int().min(0).max(3600).default(5),
+  // A run's executor renews its lease this often (a third of it); a dead one's runs move after it expires.
+  AFK_LEASE_S: z.coerce.number().int().min(2).max(600).default(10),
+  // PostgreSQL: how many runs this process executes at once from the queue (0: this instance only
+  // enqueues, e.g. a web-only instance next to `npm run worker` processes). SQLite runs in-process.
+  AFK_WORKERS: z.coerce.number().int().min(0).max(64).default(4),
   AFK_RETENTION_DAYS: z.coerce.number().int().positive().optional(),
 });
 

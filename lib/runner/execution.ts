@@ -220,7 +220,7 @@ export class RunExecution {
     const system = instructionsFor(this.agent, this.context);
     if (system) await this.appendMessage({ role: "system", content: system });
     await this.appendMessage({ role: "user", content: this.init.userMessage ?? "" });
-    await this.checkpoint("run_started", { agent_name: this.agent.name, resumed: false, agent_fingerprint: agentFingerprint(this.agent), agent_path: this.init.agentPath, root_run_id: this.init.rootRunId }, { snapshot: true });
+    await this.checkpoint("run_started", { agent_name: this.agent.name, resumed: false, agent_fingerprint: agentFingerprint(this.agent), agent_path: this.init.agentPath, root_run_id: this.init.rootRunId, instance: this.rc.config.instanceId ?? null }, { snapshot: true });
     this.event("run_started", `run ${this.runId} started`);
   }
 
@@ -233,7 +233,7 @@ export class RunExecution {
     const decisions = wasPaused
       ? (await listApprovals(this.rc.store, this.threadId, this.runId)).filter((a) => a.step === this.step).map((a) => ({ approval_id: a.id, tool_name: a.tool_name, status: a.status, decided_by: a.decisions.map((d) => d.by), edited: a.approved_args !== null && argsHash(a.approved_args) !== argsHash(a.args) }))
       : [];
-    await this.checkpoint(wasPaused ? "resumed" : "run_started", { agent_name: this.agent.name, resumed: true, from_phase: this.init.restored!.latest.phase, from_seq: this.init.restored!.latest.seq, ...(wasPaused ? { decisions } : {}) });
+    await this.checkpoint(wasPaused ? "resumed" : "run_started", { agent_name: this.agent.name, resumed: true, from_phase: this.init.restored!.latest.phase, from_seq: this.init.restored!.latest.seq, instance: this.rc.config.instanceId ?? null, ...(wasPaused ? { decisions } : {}) });
     this.event(wasPaused ? "run_resumed" : "run_started", `run ${this.runId} resumed from ${this.init.restored!.latest.phase}`);
   }
 

@@ -27,6 +27,8 @@ export type RunnerConfig = {
   toolOutputMaxChars: number;
   retry: RetryOptions;
   failpoint?: Failpoint;
+  // Names the process in run_started/resumed records, so a run's history shows who executed each part.
+  instanceId?: string;
 };
 
 export const DEFAULT_RUNNER_CONFIG: RunnerConfig = {

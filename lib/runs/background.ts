@@ -1,9 +1,9 @@
-// Background work each server instance does: recover runs a crashed embedded server left running, the
-// deadline/resume sweep, and retention. Started once from instrumentation.
+// Background work of each server or worker process: work the queue (PostgreSQL), take over runs whose
+// worker died, the deadline/resume sweep, retention, and recovery after a crash of the embedded server.
 import { db } from "../db/client.ts";
 import { env } from "../env.ts";
 import { log } from "../log.ts";
-import { executor } from "./instance.ts";
+import { executor, queue } from "./instance.ts";
 import { pruneCheckpoints } from "./retention.ts";
 import { sweep } from "./sweep.ts";
 
@@ -13,15 +13,18 @@ export function backgroundStatus() {
   return { lastSweepAt: g.afkBackground?.lastSweepAt ?? null };
 }
 
-export function startBackground() {
+export function startBackground(opts: { workers?: boolean } = {}) {
   if (g.afkBackground) return;
   const e = env();
+  const ex = executor();
+  const q = queue();
   const state = (g.afkBackground = { lastSweepAt: null as number | null, timers: [] as NodeJS.Timeout[] });
+  if (q && (opts.workers ?? e.AFK_WORKERS > 0)) void q.work(ex).catch((err) => log.error("queue workers failed to start", { error: String(err) }));
   // With SQLite there is exactly one instance, so whatever is "running" in the database was ours.
-  if (e.databaseProvider === "sqlite") void executor().recover().then((n) => n && log.info("recovered runs", { count: n }), (err) => log.error("recovery failed", { error: String(err) }));
+  if (e.databaseProvider === "sqlite") void ex.recover().then((n) => n && log.info("recovered runs", { count: n }), (err) => log.error("recovery failed", { error: String(err) }));
   if (e.AFK_SWEEP_INTERVAL_S > 0) {
     const t = setInterval(() => {
-      sweep(db(), executor())
+      Promise.all([e.databaseProvider === "postgresql" ? ex.takeOverExpired() : 0, sweep(db(), ex)])
         .then(() => (state.lastSweepAt = Date.now()))
         .catch((err) => log.error("sweep failed", { error: String(err) }));
     }, e.AFK_SWEEP_INTERVAL_S * 1000);
@@ -34,4 +37,14 @@ export function startBackground() {
     t.unref();
     state.timers.push(t);
   }
+  // Graceful shutdown: finish or hand back this process's runs.
+  const stop = async (signal: string) => {
+    log.info("shutting down", { signal, active_runs: ex.activeCount() });
+    for (const t of state.timers) clearInterval(t);
+    await q?.stop();
+    await ex.shutdown();
+    process.exit(0);
+  };
+  process.once("SIGTERM", () => void stop("SIGTERM"));
+  process.once("SIGINT", () => void stop("SIGINT"));
 }

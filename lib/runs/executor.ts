@@ -1,70 +1,89 @@
-// Runs execute in the background of the server process, never inside the request that asked for them.
-// The Run row is the console's summary of a run (state, step, phase, usage); it follows the runner's events.
-// Starting or resuming claims the row with a compare-and-set on its state, so two requests (or two app
-// instances on one database) cannot start the same run twice.
+// Runs execute in the background, never inside the request that asked for them.
+//
+// Every start, resume, cancel or retry is two steps:
+//  1. reserve (in the request): a compare-and-set on the Run row's state moves it to `running` with the
+//     placeholder lease owner "queued". Exactly one of many concurrent requests wins; the others get 409.
+//  2. execute (on a worker): the worker claims the reserved row (or a row whose lease expired because its
+//     worker died), then runs from the latest checkpoint — or from the start if there is none — until the
+//     run pauses or ends. While it runs, a heartbeat renews the lease; a worker that loses its lease stops.
+// Without a queue (SQLite, tests) step 2 happens in this process right away; with one (PostgreSQL), any
+// app instance or `npm run worker` process picks the job up.
+import { hostname } from "node:os";
+import { randomBytes } from "node:crypto";
 import type { Db } from "../db/client.ts";
 import { createRuntime } from "../runtime.ts";
 import { type Agent, type AgentResult, type ModelAdapter, type RunEvent, type RunHandle, type RunnerConfig, checkpointLatestKey, isTerminal, prepareFork, prepareRetry } from "../runner/index.ts";
 import { log } from "../log.ts";
-import { claimRun, finishRunRow, getRunRow, orphanRuns, setRunState, updateRunProgress } from "./queries.ts";
+import { claimReserved, expiredLeases, finishRunRow, getRunRow, orphanRuns, releaseLease, renewLeases, reserveRun, setRunState, takeOver, updateRunProgress } from "./queries.ts";
 import { type WebhookConfig, notifyPaused } from "../webhooks/pause.ts";
 
 type RowPatch = { step?: number; phase?: string };
 
-export type ExecutorOptions = { config?: Partial<RunnerConfig>; models?: Record<string, ModelAdapter>; webhook?: WebhookConfig | null };
+// Where reserved runs go to be executed. The default executes them in this process.
+export interface RunQueue {
+  send(runId: string, tx?: Db): Promise<void>;
+}
+
+export type ExecutorOptions = { config?: Partial<RunnerConfig>; models?: Record<string, ModelAdapter>; webhook?: WebhookConfig | null; leaseMs?: number; queue?: RunQueue };
 
 export class RunExecutor {
   readonly rt;
+  readonly instanceId = `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
+  readonly leaseMs: number;
+  queue: RunQueue | null;
   private readonly active = new Map<string, RunHandle>();
   private readonly tracked = new Set<string>();
-  private readonly tasks = new Set<Promise<void>>();
+  private readonly tasks = new Map<string, Promise<void>>();
+  private readonly claiming = new Set<Promise<unknown>>();
   // Per run: the newest patch not yet written, and the write in flight. Checkpoint events arrive many
   // times a step; only the newest state matters, so they coalesce into one row update at a time.
   private readonly patches = new Map<string, RowPatch>();
   private readonly writing = new Map<string, Promise<void>>();
+  private heartbeat: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly db: Db,
     private readonly opts: ExecutorOptions = {},
   ) {
-    this.rt = createRuntime(db, { config: opts.config, models: opts.models, onEvent: (e) => this.onEvent(e) });
+    this.leaseMs = opts.leaseMs ?? 15_000;
+    this.queue = opts.queue ?? null;
+    this.rt = createRuntime(db, { config: { instanceId: this.instanceId, ...opts.config }, models: opts.models, onEvent: (e) => this.onEvent(e) });
   }
 
   agent(name: string): Agent {
     return this.rt.agent(name);
   }
 
-  isActive(runId: string) {
-    return this.active.has(runId);
+  activeCount() {
+    return this.tracked.size;
   }
 
-  // Claims a pending run and starts it. Returns false if someone else already did.
-  async start(runId: string): Promise<boolean> {
-    const run = await getRunRow(this.db, runId);
-    if (!run || !(await this.claim(runId, "pending"))) return false;
-    const agent = this.rt.agent(run.agentName);
-    const input = JSON.parse(run.input) as Record<string, unknown>;
-    const context = { input, submitted_by: run.submittedByEmail };
-    this.spawn(runId, async () => this.rt.runner.runHandle(agent, { runId, threadId: run.threadId, userMessage: agent.toUserMessage ? agent.toUserMessage(input) : JSON.stringify(input), context }));
+  // Step 1. Returns false when the run is not in `from` (someone else got there first).
+  async reserve(runId: string, from: string, tx: Db = this.db, opts: { cancel?: boolean } = {}): Promise<boolean> {
+    return reserveRun(tx, runId, from, this.leaseMs, opts.cancel ?? false);
+  }
+
+  // Hands a reserved run to the queue, or executes it here. With tx, the job is part of that transaction.
+  async dispatch(runId: string, tx?: Db): Promise<void> {
+    if (this.queue) return this.queue.send(runId, tx);
+    const claim = this.execute(runId).catch((e) => log.error("could not execute run", { run_id: runId, error: String(e) }));
+    this.claiming.add(claim);
+    void claim.finally(() => this.claiming.delete(claim));
+  }
+
+  // Reserve + dispatch, the common case.
+  async submit(runId: string, from: string, opts: { cancel?: boolean } = {}): Promise<boolean> {
+    if (!(await this.reserve(runId, from, this.db, opts))) return false;
+    await this.dispatch(runId);
     return true;
   }
 
-  // Claims a paused run and resumes it from its latest checkpoint.
-  async resume(runId: string, opts: { cancel?: boolean } = {}): Promise<boolean> {
-    const run = await getRunRow(this.db, runId);
-    if (!run || !(await this.claim(runId, "paused"))) return false;
-    this.spawn(runId, async () => {
-      const h = await this.rt.runner.resumeHandle(this.rt.agent(run.agentName), { runId, threadId: run.threadId });
-      if (opts.cancel) h.cancel();
-      return h;
-    });
-    return true;
-  }
+  start = (runId: string) => this.submit(runId, "pending");
+  resume = (runId: string) => this.submit(runId, "paused");
 
-  // A failed run continues from its last snapshot checkpoint; effects already done replay.
   async retry(runId: string): Promise<boolean> {
     const run = await getRunRow(this.db, runId);
-    if (!run || !(await this.claim(runId, "failed"))) return false;
+    if (!run || !(await this.reserve(runId, "failed"))) return false;
     try {
       await prepareRetry(this.rt.store, run.threadId, runId);
     } catch (e) {
@@ -72,64 +91,124 @@ export class RunExecutor {
       throw e;
     }
     await setRunState(this.db, runId, { state: "running", error: null, finishedAt: null });
-    this.spawn(runId, async () => this.rt.runner.resumeHandle(this.rt.agent(run.agentName), { runId, threadId: run.threadId }));
+    await this.dispatch(runId);
     return true;
   }
 
-  // Writes the fork's records; the caller has created its Run row (state pending).
+  // Writes the fork's records (the caller created its Run row, state pending) and starts it.
   async fork(sourceRunId: string, seq: number, newRunId: string, submittedBy: string | null): Promise<void> {
     const src = await getRunRow(this.db, sourceRunId);
     if (!src) throw new Error(`No run ${sourceRunId}`);
-    const agent = this.rt.agent(src.agentName);
-    await prepareFork(this.rt.store, { threadId: src.threadId, runId: sourceRunId, seq, newRunId, agent, context: { submitted_by: submittedBy } });
-    if (!(await this.claim(newRunId, "pending"))) return;
-    this.spawn(newRunId, async () => this.rt.runner.resumeHandle(agent, { runId: newRunId, threadId: newRunId }));
+    await prepareFork(this.rt.store, { threadId: src.threadId, runId: sourceRunId, seq, newRunId, agent: this.rt.agent(src.agentName), context: { submitted_by: submittedBy } });
+    await this.start(newRunId);
   }
 
-  // Cancels a run executing here; a paused run is resumed only to record its cancellation.
+  // A run executing anywhere is asked to stop (its worker's heartbeat sees the flag); a paused one is
+  // resumed only to record its cancellation.
   async cancel(runId: string): Promise<boolean> {
     const h = this.active.get(runId);
     if (h) {
       h.cancel();
       return true;
     }
-    return this.resume(runId, { cancel: true });
+    if (await this.submit(runId, "paused", { cancel: true })) return true;
+    return (await this.db.run.updateMany({ where: { id: runId, state: "running" }, data: { cancelRequested: true } })).count === 1;
   }
 
-  // After a restart of the embedded (single-instance) server: runs the previous process was executing are
-  // resumed from their latest checkpoint, and runs it never started are started.
+  // Step 2: claim a reserved (or abandoned) run and start executing it. True when this process claimed it.
+  async execute(runId: string, claim: "reserved" | "expired" | "any" = "reserved"): Promise<boolean> {
+    if (this.tracked.has(runId)) return false;
+    const claimed = claim === "reserved" ? await claimReserved(this.db, runId, this.instanceId, this.leaseMs) : await takeOver(this.db, runId, this.instanceId, this.leaseMs, claim === "any");
+    if (!claimed) return false;
+    const run = await getRunRow(this.db, runId);
+    if (!run) return false;
+    const agent = this.rt.agent(run.agentName);
+    const begun = (await this.rt.store.getState(run.threadId, checkpointLatestKey(runId))) !== undefined;
+    this.spawn(runId, async () => {
+      let h: RunHandle;
+      if (begun) h = await this.rt.runner.resumeHandle(agent, { runId, threadId: run.threadId });
+      else {
+        const input = JSON.parse(run.input) as Record<string, unknown>;
+        h = this.rt.runner.runHandle(agent, { runId, threadId: run.threadId, userMessage: agent.toUserMessage ? agent.toUserMessage(input) : JSON.stringify(input), context: { input, submitted_by: run.submittedByEmail } });
+      }
+      if (run.cancelRequested) h.cancel();
+      return h;
+    });
+    return true;
+  }
+
+  // A queue worker's job: execute the run and resolve when it has paused or ended.
+  async runJob(runId: string): Promise<void> {
+    if (await this.execute(runId)) await this.tasks.get(runId);
+  }
+
+  // Runs whose worker died (lease expired) are taken over from their latest checkpoint.
+  async takeOverExpired(): Promise<number> {
+    let n = 0;
+    for (const id of await expiredLeases(this.db)) if (await this.execute(id, "expired")) n++;
+    if (n) log.warn("took over runs with expired leases", { count: n, instance: this.instanceId });
+    return n;
+  }
+
+  // After a restart of the embedded (single-instance) server: whatever the previous process left running
+  // or pending is executed now.
   async recover(): Promise<number> {
     let n = 0;
     for (const run of await orphanRuns(this.db)) {
       if (this.tracked.has(run.id)) continue;
-      const started = (await this.rt.store.getState(run.threadId, checkpointLatestKey(run.id))) !== undefined;
-      if (!started) {
-        await setRunState(this.db, run.id, { state: "pending" });
-        if (await this.start(run.id)) n++;
-        continue;
-      }
-      log.info("recovering run", { run_id: run.id, state: run.state });
-      this.spawn(run.id, async () => this.rt.runner.resumeHandle(this.rt.agent(run.agentName), { runId: run.id, threadId: run.threadId }));
-      n++;
+      const ok = run.state === "pending" ? await this.start(run.id) : await this.execute(run.id, "any");
+      if (ok) n++;
     }
     return n;
   }
 
-  activeCount() {
-    return this.tracked.size;
-  }
-
   // Resolves when every run started by this executor has stopped (for tests, benchmarks and shutdown).
   async idle(): Promise<void> {
-    while (this.tasks.size) await Promise.allSettled([...this.tasks]);
+    while (this.tasks.size || this.claiming.size) await Promise.allSettled([...this.tasks.values(), ...this.claiming]);
   }
 
-  private claim(runId: string, from: string): Promise<boolean> {
-    return claimRun(this.db, runId, from);
+  // Graceful shutdown: wait up to timeoutMs for runs to pause or end; hand the rest back (their leases
+  // expire now, so another instance takes them over from their latest checkpoint at once).
+  async shutdown(timeoutMs = 20_000): Promise<void> {
+    const done = await Promise.race([this.idle().then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), timeoutMs))]);
+    if (!done) for (const id of this.tracked) await releaseLease(this.db, id, this.instanceId);
+    this.stopHeartbeat();
   }
 
-  private spawn(runId: string, open: () => Promise<RunHandle>) {
+  private startHeartbeat() {
+    if (this.heartbeat) return;
+    this.heartbeat = setInterval(() => void this.beat(), Math.max(200, Math.floor(this.leaseMs / 3)));
+    this.heartbeat.unref();
+  }
+
+  private stopHeartbeat() {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = null;
+  }
+
+  private async beat() {
+    const ids = [...this.tracked];
+    if (!ids.length) return this.stopHeartbeat();
+    try {
+      const rows = await renewLeases(this.db, ids, this.instanceId, this.leaseMs);
+      const held = new Map(rows.map((r) => [r.id, r]));
+      for (const id of ids) {
+        const h = this.active.get(id);
+        const row = held.get(id);
+        // Lost the lease (another worker took the run over): stop, without writing anything more.
+        if (!row && this.tracked.has(id) && h) {
+          log.error("lease lost; stopping run", { run_id: id, instance: this.instanceId });
+          h.cancel();
+        } else if (row?.cancelRequested && h) h.cancel();
+      }
+    } catch (e) {
+      log.warn("lease heartbeat failed", { error: String(e), instance: this.instanceId });
+    }
+  }
+
+  private spawn(runId: string, open: () => Promise<RunHandle>): Promise<void> {
     this.tracked.add(runId);
+    this.startHeartbeat();
     const task = (async () => {
       let result: AgentResult;
       try {
@@ -137,7 +216,7 @@ export class RunExecutor {
         this.active.set(runId, h);
         result = await h.awaitResult();
       } catch (e) {
-        // Corruption or a mismatched agent: the run cannot go on; say why on its row.
+        // Corruption, a mismatched agent or a store that failed: the run cannot go on; say why on its row.
         const error = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
         log.error("run could not execute", { run_id: runId, error });
         await this.settle(runId);
@@ -145,7 +224,7 @@ export class RunExecutor {
         return;
       }
       await this.settle(runId);
-      await finishRunRow(this.db, runId, {
+      await finishRunRow(this.db, runId, this.instanceId, {
         state: result.state,
         step: result.stateSnapshot.step,
         model: result.normalizedModel,
@@ -155,16 +234,17 @@ export class RunExecutor {
         phase: result.state === "paused" ? "paused" : isTerminal(result.state) ? "run_terminal" : undefined,
         finishedAt: isTerminal(result.state) ? new Date() : null,
       });
-      log.info("run stopped", { run_id: runId, state: result.state, step: result.stateSnapshot.step });
+      log.info("run stopped", { run_id: runId, state: result.state, step: result.stateSnapshot.step, instance: this.instanceId });
       if (result.state === "paused" && this.opts.webhook) await notifyPaused(this.db, this.opts.webhook, runId, result.pendingApprovals);
     })()
       .catch((e) => log.error("run bookkeeping failed", { run_id: runId, error: String(e) }))
       .finally(() => {
         this.active.delete(runId);
         this.tracked.delete(runId);
-        this.tasks.delete(task);
+        this.tasks.delete(runId);
       });
-    this.tasks.add(task);
+    this.tasks.set(runId, task);
+    return task;
   }
 
   private onEvent(e: RunEvent) {
@@ -180,7 +260,6 @@ export class RunExecutor {
     try {
       for (let p = this.patches.get(runId); p; p = this.patches.get(runId)) {
         this.patches.delete(runId);
-        // Terminal and paused states are written from the run's result, not from events.
         await updateRunProgress(this.db, runId, p);
       }
     } catch (e) {

@@ -1,15 +1,24 @@
-// The process's one executor, on the configured database, with the pause webhook when one is configured.
+// The process's one executor. SQLite (one instance): runs execute in this process. PostgreSQL (several
+// instances): runs go through the pg-boss queue, worked by every instance with AFK_WORKERS > 0 and by
+// `npm run worker` processes.
 import { db } from "../db/client.ts";
 import { env } from "../env.ts";
 import { RunExecutor } from "./executor.ts";
+import { PgBossQueue } from "./queue.ts";
 
-const g = globalThis as unknown as { afkExecutor?: RunExecutor };
+const g = globalThis as unknown as { afkExecutor?: RunExecutor; afkQueue?: PgBossQueue | null };
 
 export function executor(): RunExecutor {
   if (!g.afkExecutor) {
     const e = env();
     const webhook = e.AFK_WEBHOOK_URL && e.AFK_WEBHOOK_SECRET ? { url: e.AFK_WEBHOOK_URL, secret: e.AFK_WEBHOOK_SECRET, baseUrl: e.NEXTAUTH_URL ?? "http://localhost:3000" } : null;
-    g.afkExecutor = new RunExecutor(db(), { webhook });
+    g.afkQueue = e.databaseProvider === "postgresql" ? new PgBossQueue(e.DATABASE_URL, e.AFK_WORKERS) : null;
+    g.afkExecutor = new RunExecutor(db(), { webhook, leaseMs: e.AFK_LEASE_S * 1000, queue: g.afkQueue ?? undefined });
   }
   return g.afkExecutor;
+}
+
+export function queue(): PgBossQueue | null {
+  executor();
+  return g.afkQueue ?? null;
 }

@@ -44,18 +44,53 @@ export const createRunRow = (db: Db, r: NewRun) =>
 
 export const getRunRow = (db: Db, id: string) => db.run.findUnique({ where: { id } });
 
-// Compare-and-set on the state: the one way a run is claimed for execution.
-export async function claimRun(db: Db, id: string, from: string): Promise<boolean> {
-  // A single autocommit UPDATE (Prisma's updateMany reads first inside a transaction).
-  return (await db.$executeRaw`UPDATE "Run" SET "state" = 'running', "updatedAt" = ${new Date()} WHERE "id" = ${id} AND "state" = ${from}`) === 1;
+// ---- Leases. Each is one autocommit UPDATE (Prisma's updateMany reads first inside a transaction,
+// which two SQLite connections can deadlock on). Times are epoch milliseconds: no time zones involved.
+
+// Reserve a run for execution: from `from` to running, owned by the placeholder "queued".
+export async function reserveRun(db: Db, id: string, from: string, leaseMs: number, cancel: boolean): Promise<boolean> {
+  const until = BigInt(Date.now() + leaseMs);
+  return (await db.$executeRaw`UPDATE "Run" SET "state" = 'running', "leaseOwner" = 'queued', "leaseUntilMs" = ${until}, "cancelRequested" = ("cancelRequested" OR ${cancel}) WHERE "id" = ${id} AND "state" = ${from}`) === 1;
 }
 
-export const setRunState = (db: Db, id: string, data: { state: string; error?: string | null; finishedAt?: Date | null }) => db.run.update({ where: { id }, data });
+export async function claimReserved(db: Db, id: string, owner: string, leaseMs: number): Promise<boolean> {
+  const until = BigInt(Date.now() + leaseMs);
+  return (await db.$executeRaw`UPDATE "Run" SET "leaseOwner" = ${owner}, "leaseUntilMs" = ${until} WHERE "id" = ${id} AND "state" = 'running' AND "leaseOwner" = 'queued'`) === 1;
+}
+
+// Claim a running run whose lease expired (its worker died), or — any=true, single instance only — any.
+export async function takeOver(db: Db, id: string, owner: string, leaseMs: number, any = false): Promise<boolean> {
+  const now = BigInt(Date.now());
+  const until = BigInt(Date.now() + leaseMs);
+  return (await db.$executeRaw`UPDATE "Run" SET "leaseOwner" = ${owner}, "leaseUntilMs" = ${until} WHERE "id" = ${id} AND "state" = 'running' AND (${any} OR "leaseUntilMs" IS NULL OR "leaseUntilMs" < ${now})`) === 1;
+}
+
+export async function expiredLeases(db: Db): Promise<string[]> {
+  const rows = await db.run.findMany({ where: { state: "running", OR: [{ leaseUntilMs: null }, { leaseUntilMs: { lt: BigInt(Date.now()) } }] }, select: { id: true }, take: 100 });
+  return rows.map((r) => r.id);
+}
+
+export async function renewLeases(db: Db, ids: string[], owner: string, leaseMs: number) {
+  const until = BigInt(Date.now() + leaseMs);
+  await db.run.updateMany({ where: { id: { in: ids }, leaseOwner: owner, state: "running" }, data: { leaseUntilMs: until } });
+  return db.run.findMany({ where: { id: { in: ids }, leaseOwner: owner }, select: { id: true, cancelRequested: true } });
+}
+
+// Hand a run back: its lease expires now, so any instance takes it over.
+export async function releaseLease(db: Db, id: string, owner: string) {
+  await db.$executeRaw`UPDATE "Run" SET "leaseUntilMs" = ${BigInt(Date.now() - 1)} WHERE "id" = ${id} AND "leaseOwner" = ${owner}`;
+}
+
+const clearedLease = { leaseOwner: null, leaseUntilMs: null, cancelRequested: false };
+
+export const setRunState = (db: Db, id: string, data: { state: string; error?: string | null; finishedAt?: Date | null }) =>
+  db.run.update({ where: { id }, data: { ...data, ...(data.state === "running" ? {} : clearedLease) } });
 
 export const updateRunProgress = (db: Db, id: string, p: { step?: number; phase?: string }) => db.run.updateMany({ where: { id, state: "running" }, data: p });
 
-export const finishRunRow = (db: Db, id: string, r: { state: string; step: number; model: string; totalTokens: number; costUsd: number; error: string | null; phase?: string; finishedAt: Date | null }) =>
-  db.run.update({ where: { id }, data: r });
+// Only the lease holder writes the outcome: a worker that lost its lease cannot overwrite its successor's.
+export const finishRunRow = (db: Db, id: string, owner: string, r: { state: string; step: number; model: string; totalTokens: number; costUsd: number; error: string | null; phase?: string; finishedAt: Date | null }) =>
+  db.run.updateMany({ where: { id, leaseOwner: owner }, data: { ...r, ...clearedLease } });
 
 export type RunFilters = { state?: string; agent?: string; submitter?: string; from?: Date; to?: Date; q?: string; cursor?: string; take?: number; onlySubmittedById?: string };
 

@@ -10,6 +10,7 @@ import { appendAudit } from "../audit/queries.ts";
 import { intParam, parseOr400 } from "../validation.ts";
 import { type Agent, ApprovalDecisionError, type CheckpointRecord, RunRewindError, decideApproval, getApproval, keys, storedSnapshotSchema } from "../runner/index.ts";
 import type { RunExecutor } from "./executor.ts";
+import { PrismaStore } from "../store/prisma-store.ts";
 import { checkpointBySeq, checkpointTimeline, checkpointTimestamp, countCheckpoints, countPendingApprovals, createRunRow, getRunRow, listRunRows, pendingApprovals, setRunState, snapshotCheckpointAtOrBefore, webhookDeliveries } from "./queries.ts";
 import { decisionSchema, forkSchema, inboxFiltersSchema, runFiltersSchema, startRunSchema, timelineQuerySchema } from "./schemas.ts";
 import { type ApprovalView, type ConversationView, type Corruption, approvalsOf, argChanges, conversationOf, corruptionOf } from "./view.ts";
@@ -202,34 +203,53 @@ export async function decide(db: Db, ex: RunExecutor, actor: Actor | null, appro
   const rootId = runId.split(".")[0];
   const root = await getRunRow(db, rootId);
   if (!root) throw new NotFoundError("No such approval");
-  const store = ex.rt.store;
-  const before = await getApproval(store, root.threadId, runId, toolCallId);
+  const before = await getApproval(ex.rt.store, root.threadId, runId, toolCallId);
   if (!before) throw new NotFoundError("No such approval");
   const rootAgent = (ex.rt.agents as Record<string, Agent>)[root.agentName];
   const tool = toolsOf(ex)(before.agent_name).find((t) => t.name === before.tool_name);
-  let after;
-  try {
-    after = await decideApproval(store, root.threadId, runId, toolCallId, tool, {
-      by: who.email,
-      decision: input.decision,
-      reason: input.reason,
-      args: input.args,
-      forbiddenDeciders: rootAgent?.allowSelfApproval || !root.submittedByEmail ? [] : [root.submittedByEmail],
-    });
-  } catch (e) {
-    approvalError(e, await getApproval(store, root.threadId, runId, toolCallId));
-  }
   const edited = input.decision === "approve" && !!input.args;
-  await appendAudit(db, {
-    actor: who,
-    action: edited ? "approval.edit_approve" : `approval.${input.decision}`,
-    targetType: "run",
-    targetId: rootId,
-    data: { approval_id: approvalId, tool: before.tool_name, decision: input.decision, reason: input.reason ?? null, before: before.approved_args ?? before.args, after: after.approved_args ?? after.args, changes: argChanges(before.args, after.approved_args), status: after.status },
-  });
-  let resumed = false;
-  if (rootAgent?.autoResume && root.state === "paused") resumed = await resumeIfReady(db, ex, root, null);
-  return { approval: after, resumed };
+
+  // The decision, its audit entry and (for agents that resume by themselves) the resume job commit
+  // together when there is a queue (PostgreSQL): a crash can lose neither half. In-process (SQLite, one
+  // instance) they run in sequence, and the sweep resumes a run whose resume was lost.
+  const record = async (tx: Db) => {
+    const store = tx === db ? ex.rt.store : new PrismaStore(tx);
+    let after;
+    try {
+      after = await decideApproval(store, root.threadId, runId, toolCallId, tool, {
+        by: who.email,
+        decision: input.decision,
+        reason: input.reason,
+        args: input.args,
+        forbiddenDeciders: rootAgent?.allowSelfApproval || !root.submittedByEmail ? [] : [root.submittedByEmail],
+      });
+    } catch (e) {
+      approvalError(e, await getApproval(store, root.threadId, runId, toolCallId));
+    }
+    await appendAudit(tx, {
+      actor: who,
+      action: edited ? "approval.edit_approve" : `approval.${input.decision}`,
+      targetType: "run",
+      targetId: rootId,
+      data: { approval_id: approvalId, tool: before.tool_name, decision: input.decision, reason: input.reason ?? null, before: before.approved_args ?? before.args, after: after.approved_args ?? after.args, changes: argChanges(before.args, after.approved_args), status: after.status },
+    });
+    let reserved = false;
+    if (rootAgent?.autoResume && root.state === "paused") {
+      const pending = (await approvalsOf(store, root.threadId, root.id, () => [])).filter((a) => a.status === "pending");
+      reserved = !pending.length && (await ex.reserve(root.id, "paused", tx));
+      if (reserved) await appendAudit(tx, { actor: null, action: "run.auto_resume", targetType: "run", targetId: root.id, data: { after: approvalId } });
+      if (reserved && ex.queue) await ex.queue.send(root.id, tx);
+    }
+    return { approval: after, resumed: reserved };
+  };
+  if (!ex.queue) {
+    const r = await record(db);
+    if (r.resumed) await ex.dispatch(root.id);
+    return r;
+  }
+  const r = await db.$transaction((tx) => record(tx as Db), { maxWait: 20_000, timeout: 20_000 });
+  if (r.resumed) (ex.queue as { kick?: () => void }).kick?.();
+  return r;
 }
 
 async function resumeIfReady(db: Db, ex: RunExecutor, run: RunRow, who: Actor | null): Promise<boolean> {

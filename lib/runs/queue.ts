@@ -1,0 +1,94 @@
+// The run queue on PostgreSQL, through pg-boss. A job only says "execute run X"; what to execute comes from
+// the Run row (reserved by the request) and the run's latest checkpoint. Every app instance and every
+// `npm run worker` process works the queue; the row's lease guarantees one executor per run at a time.
+import PgBoss from "pg-boss";
+import type { Db } from "../db/client.ts";
+import { log } from "../log.ts";
+import type { RunExecutor, RunQueue } from "./executor.ts";
+
+export const RUN_QUEUE = "afk-run";
+
+type Job = { runId: string };
+
+export class PgBossQueue implements RunQueue {
+  private readonly boss: PgBoss;
+  private readonly started: Promise<void>;
+  private executor: RunExecutor | null = null;
+  private busy = 0;
+
+  constructor(
+    url: string,
+    private readonly concurrency = 4,
+  ) {
+    // pg-boss keeps its tables in its own schema, away from the app's migrations.
+    this.boss = new PgBoss({ connectionString: url, schema: "pgboss", max: 4, schedule: false, supervise: true });
+    this.boss.on("error", (e) => log.error("queue error", { error: String(e) }));
+    this.started = this.boss.start().then(async () => {
+      await this.boss.createQueue(RUN_QUEUE, { name: RUN_QUEUE, retryLimit: 5, retryDelay: 1, expireInSeconds: 900 }).catch((e) => {
+        if (!/already exists/i.test(String(e))) throw e;
+      });
+    });
+  }
+
+  ready() {
+    return this.started;
+  }
+
+  // With tx, the job is inserted in that transaction: it exists exactly when the decision does.
+  async send(runId: string, tx?: Db): Promise<void> {
+    await this.started;
+    const db = tx ? { executeSql: async (text: string, values: unknown[]) => ({ rows: (await tx.$queryRawUnsafe(text, ...values)) as unknown[] }) } : undefined;
+    await this.boss.send(RUN_QUEUE, { runId } satisfies Job, db ? { db } : {});
+    // This instance works the queue too: take the job now instead of waiting for the next poll.
+    if (!tx) this.kick();
+  }
+
+  // Start taking jobs for this executor (app instances and worker processes).
+  async work(ex: RunExecutor): Promise<void> {
+    await this.started;
+    this.executor = ex;
+    for (let i = 0; i < this.concurrency; i++) {
+      await this.boss.work<Job>(RUN_QUEUE, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async ([job]) => {
+        this.busy++;
+        try {
+          await ex.runJob(job.data.runId);
+        } finally {
+          this.busy--;
+        }
+      });
+    }
+  }
+
+  // Fetch and run one job at once when there is spare capacity (low latency after a decision).
+  kick() {
+    const ex = this.executor;
+    if (!ex || this.busy >= this.concurrency) return;
+    this.busy++;
+    void (async () => {
+      try {
+        const [job] = await this.boss.fetch<Job>(RUN_QUEUE, { batchSize: 1 });
+        if (!job) return;
+        try {
+          await ex.runJob(job.data.runId);
+          await this.boss.complete(RUN_QUEUE, job.id);
+        } catch (e) {
+          await this.boss.fail(RUN_QUEUE, job.id, { error: String(e) });
+        }
+      } catch (e) {
+        log.warn("queue fetch failed", { error: String(e) });
+      } finally {
+        this.busy--;
+      }
+    })();
+  }
+
+  async depth(): Promise<number> {
+    await this.started;
+    return this.boss.getQueueSize(RUN_QUEUE);
+  }
+
+  // Graceful: stop taking jobs, let the ones running finish (the executor hands back what does not).
+  async stop(timeoutMs = 20_000): Promise<void> {
+    await this.boss.stop({ graceful: true, wait: true, timeout: timeoutMs, close: true }).catch((e) => log.warn("queue stop failed", { error: String(e) }));
+  }
+}
