@@ -8,7 +8,7 @@ import { env } from "./env.ts";
 
 export function createRuntime(db: Db, opts: { config?: Partial<RunnerConfig>; onEvent?: (e: RunEvent) => void; models?: Record<string, ModelAdapter> } = {}) {
   const { agents, scripts } = createDemoAgents(() => db);
-  const demo = new DemoModel(scripts);
+  const demo = new DemoModel(scripts, Number(process.env.AFK_DEMO_LATENCY_MS ?? 0) || 0);
   const store = new PrismaStore(db);
   const runner = new Runner(store, { ...providerAdapters(env()), demo, ...opts.models }, opts.config, opts.onEvent);
   const agent = (name: string): Agent => {

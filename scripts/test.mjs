@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// `npm test`: type check, unit/integration tests (vitest), production build, e2e (Playwright), in order;
+// `npm test`: type check, unit/integration tests (vitest), production build, e2e (Playwright), the chaos
+// test of several instances on PostgreSQL, in order;
 // stops at the first failure and prints each runner's summary line at the end.
 import { spawn } from "node:child_process";
 import path from "node:path";
@@ -11,6 +12,8 @@ const steps = [
   ["unit + integration (vitest)", bin("vitest"), ["run"], /Tests\s+.*(passed|failed)/],
   ["production build", bin("next"), ["build"], /Compiled successfully|Failed/],
   ["e2e (playwright)", bin("playwright"), ["test"], /\d+ (passed|failed|flaky|skipped)/],
+  // Several instances under SIGKILL on PostgreSQL; prints "skipped" without TEST_POSTGRES_URL.
+  ["chaos (2 instances + worker, PostgreSQL)", bin("tsx"), ["scripts/chaos.ts"], /^chaos: (\d+ runs|ok|FAILED|no PostgreSQL)/],
 ];
 
 const summaries = [];

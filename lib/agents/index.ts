@@ -49,6 +49,10 @@ export function createDemoAgents(db: () => Db) {
     description: "Refund an amount in cents to the customer of an order",
     schema: z.object({ order_id: z.string().max(40), amount_cents: z.number().int().positive().max(10_000_000), reason: z.string().max(500) }),
     async execute(a, ctx) {
+      // The tool call id is the idempotency key: a worker killed between this insert and the runner's
+      // effect record must not refund twice when the run is taken over.
+      const done = await db().refund.findFirst({ where: { runId: ctx.runId, toolCallId: ctx.toolCallId } });
+      if (done) return { refund_id: done.id, order_id: done.orderId, amount_cents: done.amountCents, status: "refunded" };
       const row = await db().refund.create({ data: { runId: ctx.runId, toolCallId: ctx.toolCallId, orderId: a.order_id, amountCents: a.amount_cents, reason: a.reason } });
       return { refund_id: row.id, order_id: a.order_id, amount_cents: a.amount_cents, status: "refunded" };
     },
@@ -59,6 +63,8 @@ export function createDemoAgents(db: () => Db) {
     schema: z.object({ order_id: z.string().max(40), message: z.string().max(2000) }),
     async execute(a, ctx) {
       const order = lookupOrder(a.order_id);
+      const done = await db().outboxMessage.findFirst({ where: { runId: ctx.runId, toolCallId: ctx.toolCallId } });
+      if (done) return { message_id: done.id, queued: true };
       const row = await db().outboxMessage.create({ data: { runId: ctx.runId, toolCallId: ctx.toolCallId, recipient: order?.email ?? "unknown", body: a.message } });
       return { message_id: row.id, queued: true };
     },
@@ -115,6 +121,8 @@ export function createDemoAgents(db: () => Db) {
     description: "Deploy a version of a service to an environment",
     schema: deployInput,
     async execute(a, ctx) {
+      const done = await db().deployment.findFirst({ where: { runId: ctx.runId, toolCallId: ctx.toolCallId } });
+      if (done) return { deployment_id: done.id, ...a, status: "deployed" };
       const row = await db().deployment.create({ data: { runId: ctx.runId, toolCallId: ctx.toolCallId, service: a.service, version: a.version, environment: a.environment } });
       return { deployment_id: row.id, ...a, status: "deployed" };
     },

@@ -12,12 +12,17 @@ const approxTokens = (text: string) => Math.max(1, Math.ceil(text.length / 4));
 export class DemoModel implements ModelAdapter {
   readonly provider = "demo";
   calls = 0;
-  constructor(private readonly scripts: Record<string, DemoScript>) {}
+  // latencyMs makes each call take that long, like a real model (benchmarks and the chaos test use it).
+  constructor(
+    private readonly scripts: Record<string, DemoScript>,
+    private readonly latencyMs = 0,
+  ) {}
 
   async generate(req: LlmRequest): Promise<Omit<LlmResponse, "model">> {
     const script = this.scripts[req.model];
     if (!script) throw new Error(`demo model has no script named ${req.model}`);
     this.calls++;
+    if (this.latencyMs > 0) await new Promise((r) => setTimeout(r, this.latencyMs));
     const turn = script(req.messages, req.context);
     const toolCalls = turn.toolCalls ?? [];
     const text = turn.text ?? "";

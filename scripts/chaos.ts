@@ -1,0 +1,174 @@
+// npm run test:chaos — two `next start` instances and one `npm run worker` on one PostgreSQL database.
+// 200 refund-desk runs (two approvals each) are started and decided through the REST API while a random
+// process is SIGKILLed every few seconds and restarted. Then: every run completed, each ledger and outbox
+// row exists exactly once, and no run was executed by two workers at once (from its checkpoint records).
+// Needs TEST_POSTGRES_URL (or CHAOS_POSTGRES_URL) and a production build (`next build`). Exit code 1 on failure.
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import { scratchDatabase } from "../lib/db/scratch.ts";
+import { createToken } from "../lib/tokens/service.ts";
+import { listCheckpoints } from "../lib/runner/index.ts";
+import { PrismaStore } from "../lib/store/prisma-store.ts";
+
+const RUNS = Number(process.env.CHAOS_RUNS ?? 200);
+const KILL_EVERY_MS = Number(process.env.CHAOS_KILL_EVERY_MS ?? 3000);
+const DEADLINE_MS = Number(process.env.CHAOS_DEADLINE_S ?? 480) * 1000;
+const base = process.env.CHAOS_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL;
+if (!base) {
+  console.log("chaos: no PostgreSQL (TEST_POSTGRES_URL); skipped");
+  process.exit(0);
+}
+
+const s = await scratchDatabase("postgresql", base, "afk_chaos");
+mkdirSync("data/chaos", { recursive: true });
+const admin = { id: "chaos-admin", email: "chaos@example.com", name: "Chaos", role: "admin" as const };
+const subToken = (await createToken(s.db, admin, { name: "chaos-submitter", role: "submitter" })).token;
+const revToken = (await createToken(s.db, admin, { name: "chaos-reviewer", role: "reviewer" })).token;
+
+const env = { ...process.env, DATABASE_URL: s.url, AFK_DATA_DIR: "data/chaos", NEXTAUTH_SECRET: "chaos-secret-0123456789abcdef", AFK_SWEEP_INTERVAL_S: "2", AFK_LEASE_S: "4", AFK_WORKERS: "4", LOG_LEVEL: "warn", NODE_ENV: "production", AFK_DEMO_LATENCY_MS: process.env.AFK_DEMO_LATENCY_MS ?? "400" } as NodeJS.ProcessEnv;
+type Proc = { name: string; cmd: string[]; port?: number; child?: ChildProcess; up: boolean };
+const procs: Proc[] = [
+  { name: "app-a", cmd: ["node_modules/.bin/next", "start", "-p", "3211"], port: 3211, up: false },
+  { name: "app-b", cmd: ["node_modules/.bin/next", "start", "-p", "3212"], port: 3212, up: false },
+  { name: "worker", cmd: ["node_modules/.bin/tsx", "scripts/worker.ts"], up: false },
+];
+const errors: string[] = [];
+
+function launch(p: Proc) {
+  const child: ChildProcess = spawn(p.cmd[0], p.cmd.slice(1), { env: { ...env, NEXTAUTH_URL: `http://localhost:${p.port ?? 3211}` }, stdio: ["ignore", "ignore", "pipe"] });
+  child.stderr?.on("data", (d: Buffer) => {
+    const line = d.toString();
+    if (process.env.CHAOS_LOG) process.stderr.write(`[${p.name}] ${line}`);
+    if (/"level":"error"/.test(line) && !/lease lost|ECONNREFUSED|terminat|Connection terminated|57P01/.test(line)) errors.push(`${p.name}: ${line.slice(0, 300)}`);
+  });
+  p.child = child;
+  p.up = true;
+  child.on("exit", () => (p.up = false));
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const apps = () => procs.filter((p) => p.port && p.up);
+
+async function call(method: string, path: string, token: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> } | null> {
+  const live = apps();
+  if (!live.length) return null;
+  const p = live[Math.floor(Math.random() * live.length)];
+  try {
+    const res = await fetch(`http://127.0.0.1:${p.port}${path}`, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(15_000) });
+    return { status: res.status, json: (await res.json().catch(() => ({}))) as Record<string, unknown> };
+  } catch {
+    return null; // instance killed mid-request; the caller tries again
+  }
+}
+
+for (const p of procs) launch(p);
+for (const p of procs.filter((x) => x.port)) {
+  for (let i = 0; ; i++) {
+    const r = await fetch(`http://127.0.0.1:${p.port}/api/health`).catch(() => null);
+    if (r?.ok) break;
+    if (i > 120) throw new Error(`${p.name} did not start`);
+    await sleep(500);
+  }
+}
+const t0 = Date.now();
+let kills = 0;
+let created = 0;
+let decisions = 0;
+let resumes = 0;
+let done = false;
+
+// Starts runs until RUNS exist (a request lost to a kill may or may not have created one: count the DB).
+const creator = (async () => {
+  while (!done && (await s.db.run.count()) < RUNS) {
+    const r = await call("POST", "/api/runs", subToken, { agent: "refund-desk", input: { order_id: `ORD-${10000 + created}`, amount_cents: 9000, reason: "Chaos test" } });
+    if (r?.status === 201) created++;
+    else await sleep(100);
+  }
+})();
+
+// Approves every pending approval and resumes every paused run whose approvals are decided.
+const decider = (async () => {
+  while (!done) {
+    const inbox = await call("GET", "/api/approvals?agent=refund-desk", revToken);
+    for (const a of ((inbox?.json.approvals as { id: string }[]) ?? []).slice(0, 40)) {
+      const r = await call("POST", `/api/approvals/${a.id}/decision`, revToken, { decision: "approve" });
+      if (r?.status === 200) decisions++;
+    }
+    const paused = await s.db.run.findMany({ where: { state: "paused" }, select: { id: true }, take: 50 });
+    for (const p of paused) {
+      const r = await call("POST", `/api/runs/${p.id}/resume`, revToken, {});
+      if (r?.status === 202) resumes++;
+    }
+    await sleep(200);
+  }
+})();
+
+// SIGKILLs a random process every few seconds and restarts it a second later.
+const killer = (async () => {
+  while (!done && Date.now() - t0 < DEADLINE_MS - 90_000) {
+    await sleep(KILL_EVERY_MS);
+    const p = procs[Math.floor(Math.random() * procs.length)];
+    if (!p.up) continue;
+    p.child?.kill("SIGKILL");
+    kills++;
+    await sleep(1000);
+    launch(p);
+  }
+})();
+
+for (;;) {
+  const total = await s.db.run.count();
+  const completed = await s.db.run.count({ where: { state: "completed" } });
+  if (total >= RUNS && completed === total) break;
+  if (Date.now() - t0 > DEADLINE_MS) break;
+  await sleep(1000);
+}
+done = true;
+await Promise.all([creator, decider, killer]);
+for (const p of procs) p.child?.kill("SIGTERM");
+await sleep(1500);
+for (const p of procs) if (p.up) p.child?.kill("SIGKILL");
+
+// ---- Assertions from the database ----
+const runs = await s.db.run.findMany({ select: { id: true, state: true } });
+const byState: Record<string, number> = {};
+for (const r of runs) byState[r.state] = (byState[r.state] ?? 0) + 1;
+const refunds = await s.db.refund.groupBy({ by: ["runId"], _count: { _all: true } });
+const outbox = await s.db.outboxMessage.groupBy({ by: ["runId"], _count: { _all: true } });
+const refundCount = new Map(refunds.map((r) => [r.runId, r._count._all]));
+const outboxCount = new Map(outbox.map((r) => [r.runId, r._count._all]));
+const store = new PrismaStore(s.db);
+const problems: string[] = [];
+let segments = 0;
+let takeovers = 0;
+for (const r of runs) {
+  if (r.state !== "completed") problems.push(`run ${r.id} ended ${r.state}`);
+  if (refundCount.get(r.id) !== 1) problems.push(`run ${r.id}: ${refundCount.get(r.id) ?? 0} refunds`);
+  if (outboxCount.get(r.id) !== 1) problems.push(`run ${r.id}: ${outboxCount.get(r.id) ?? 0} outbox rows`);
+  const cps = (await listCheckpoints(store, r.id, r.id)).sort((a, b) => a.seq - b.seq);
+  const seqs = cps.map((c) => c.seq);
+  if (new Set(seqs).size !== seqs.length) problems.push(`run ${r.id}: a seq was written twice (two executors at once)`);
+  for (let i = 1; i < cps.length; i++) if (cps[i].timestamp_ms < cps[i - 1].timestamp_ms - 5) problems.push(`run ${r.id}: seq ${cps[i].seq} is older than seq ${cps[i - 1].seq}`);
+  // Each execution segment starts from the newest durable record: nobody resumed from a stale point
+  // while another executor was still writing.
+  for (const c of cps.filter((x) => x.payload.resumed === true)) {
+    segments++;
+    if (c.phase === "run_started") takeovers++;
+    const prev = cps.filter((x) => x.seq < c.seq).at(-1);
+    if (prev && c.payload.from_seq !== prev.seq) problems.push(`run ${r.id}: segment at seq ${c.seq} resumed from ${String(c.payload.from_seq)}, newest was ${prev.seq}`);
+  }
+  const postLlm = cps.filter((c) => c.phase === "post_llm").map((c) => c.step);
+  if (new Set(postLlm).size !== postLlm.length) problems.push(`run ${r.id}: a step called the model twice`);
+}
+console.log(`chaos: ${runs.length} runs in ${((Date.now() - t0) / 1000).toFixed(0)} s; states ${JSON.stringify(byState)}; ${kills} SIGKILLs; ${decisions} decisions, ${resumes} resumes via REST`);
+console.log(`chaos: refunds ${[...refundCount.values()].reduce((a, b) => a + b, 0)}, outbox ${[...outboxCount.values()].reduce((a, b) => a + b, 0)}; ${segments} resumed segments of which ${takeovers} after a crash`);
+if (errors.length) console.log(`chaos: ${errors.length} unexpected error log lines, first: ${errors[0]}`);
+if (problems.length && process.env.CHAOS_KEEP) console.log(`chaos: database kept at ${s.url}`);
+else await s.drop();
+if (runs.length < RUNS) problems.push(`only ${runs.length} of ${RUNS} runs were created`);
+if (problems.length) {
+  console.error(`chaos: FAILED (${problems.length} problems)\n- ${problems.slice(0, 20).join("\n- ")}`);
+  process.exit(1);
+}
+console.log("chaos: ok — every run completed, every effect exactly once, no run executed twice at once");
+process.exit(0);
