@@ -9,5 +9,5 @@ chown postgres "$PGDIR" 2>/dev/null || true
 as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 as_pg "$BIN/initdb" -D "$PGDIR" -U postgres --auth=trust >/dev/null
 as_pg "$BIN/pg_ctl" -D "$PGDIR" -l "$PGDIR/log" -o "-c listen_addresses=127.0.0.1 -p $PGPORT -k $PGDIR -c max_connections=200 -c fsync=off" -w start >/dev/null
-echo "$PGDIR" > /tmp/afk-pg-dir
+echo "$PGDIR" > "${PGDIR_FILE:-/tmp/afk-pg-dir}"
 echo "postgresql://postgres@127.0.0.1:$PGPORT/postgres"

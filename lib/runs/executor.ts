@@ -220,11 +220,12 @@ export class RunExecutor {
         const error = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
         log.error("run could not execute", { run_id: runId, error });
         await this.settle(runId);
-        await setRunState(this.db, runId, { state: "failed", error, finishedAt: new Date() });
+        await persistently(() => setRunState(this.db, runId, { state: "failed", error, finishedAt: new Date() }), runId);
         return;
       }
       await this.settle(runId);
-      await finishRunRow(this.db, runId, this.instanceId, {
+      // The database may be the thing that failed: keep trying until the outcome is recorded.
+      await persistently(() => finishRunRow(this.db, runId, this.instanceId, {
         state: result.state,
         step: result.stateSnapshot.step,
         model: result.normalizedModel,
@@ -233,7 +234,7 @@ export class RunExecutor {
         error: result.error,
         phase: result.state === "paused" ? "paused" : isTerminal(result.state) ? "run_terminal" : undefined,
         finishedAt: isTerminal(result.state) ? new Date() : null,
-      });
+      }), runId);
       log.info("run stopped", { run_id: runId, state: result.state, step: result.stateSnapshot.step, instance: this.instanceId });
       if (result.state === "paused" && this.opts.webhook) await notifyPaused(this.db, this.opts.webhook, runId, result.pendingApprovals);
     })()
@@ -272,5 +273,19 @@ export class RunExecutor {
   private async settle(runId: string) {
     this.patches.delete(runId);
     await this.writing.get(runId);
+  }
+}
+
+// Retries a bookkeeping write with backoff (0.2 s doubling to 5 s) for up to 10 minutes.
+async function persistently(write: () => Promise<unknown>, runId: string, untilMs = Date.now() + 10 * 60_000): Promise<void> {
+  for (let delay = 200; ; delay = Math.min(delay * 2, 5000)) {
+    try {
+      await write();
+      return;
+    } catch (e) {
+      if (Date.now() > untilMs) throw e;
+      log.warn("run row write failed; retrying", { run_id: runId, error: String(e).slice(0, 200) });
+      await new Promise((r) => setTimeout(r, delay));
+    }
   }
 }

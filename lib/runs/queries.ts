@@ -171,3 +171,7 @@ export async function runCounts(db: Db) {
   const rows = await db.run.groupBy({ by: ["state"], _count: { _all: true }, where: { state: { in: ["pending", "running", "paused"] } } });
   return Object.fromEntries(rows.map((r) => [r.state, r._count._all])) as Record<string, number>;
 }
+
+export async function storeFaultRunIds(db: Db): Promise<string[]> {
+  return (await db.run.findMany({ where: { state: "failed", error: { startsWith: "CheckpointWriteError" } }, select: { id: true }, take: 100 })).map((r) => r.id);
+}

@@ -1,18 +1,19 @@
 // The scheduled sweep. Every instance runs it; each change is a compare-and-set, so it happens once:
 //  - an approval past its deadline takes its fallback (deny by default) and its run resumes;
 //  - a paused run whose approvals are all decided and whose agent resumes by itself is resumed (this
-//    recovers a resume lost to a crash between the decision and the claim).
+//    recovers a resume lost to a crash between the decision and the claim);
+//  - a run that stopped because the database was unreachable is retried from its last durable checkpoint.
 import type { Db } from "../db/client.ts";
 import { appendAudit } from "../audit/queries.ts";
 import { type Agent, expireApproval, parseApproval } from "../runner/index.ts";
 import { log } from "../log.ts";
 import type { RunExecutor } from "./executor.ts";
-import { getRunRow, pausedRunIds, pendingApprovalRows } from "./queries.ts";
+import { getRunRow, pausedRunIds, pendingApprovalRows, storeFaultRunIds } from "./queries.ts";
 
-export type SweepResult = { expired: number; resumed: number };
+export type SweepResult = { expired: number; resumed: number; retried: number };
 
 export async function sweep(db: Db, ex: RunExecutor, nowMs = Date.now()): Promise<SweepResult> {
-  const result: SweepResult = { expired: 0, resumed: 0 };
+  const result: SweepResult = { expired: 0, resumed: 0, retried: 0 };
   const touched = new Set<string>();
   for (const row of await pendingApprovalRows(db)) {
     const rec = parseApproval(JSON.parse(row.value), row.key);
@@ -36,6 +37,13 @@ export async function sweep(db: Db, ex: RunExecutor, nowMs = Date.now()): Promis
       await appendAudit(db, { actor: null, action: "run.auto_resume", targetType: "run", targetId: runId, data: { by: "sweep" } });
     }
   }
-  if (result.expired || result.resumed) log.info("sweep", result);
+  // A run stopped by a store fault (database unreachable) goes on by itself once the database answers.
+  for (const id of await storeFaultRunIds(db)) {
+    if (await ex.retry(id).catch(() => false)) {
+      result.retried++;
+      await appendAudit(db, { actor: null, action: "run.auto_retry", targetType: "run", targetId: id, data: { reason: "store fault" } });
+    }
+  }
+  if (result.expired || result.resumed || result.retried) log.info("sweep", result);
   return result;
 }

@@ -1,0 +1,78 @@
+// PostgreSQL stopped in the middle of a run, then started again: the run stops at its last durable
+// checkpoint with the store error recorded, nothing a reviewer decided is lost, and a retry completes it
+// with every side effect exactly once. Uses its own throwaway cluster (it is stopped on purpose).
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { scratchDatabase, type ScratchDb } from "@/lib/db/scratch";
+import type { Actor } from "@/lib/auth/actor";
+import { RunExecutor } from "@/lib/runs/executor";
+import { decide, getRunView, retryRun, startRun } from "@/lib/runs/service";
+import { sweep } from "@/lib/runs/sweep";
+import { listApprovals, listCheckpoints } from "@/lib/runner";
+
+const pgBin = existsSync("/usr/lib/postgresql") ? readdirSync("/usr/lib/postgresql").sort().map((v) => `/usr/lib/postgresql/${v}/bin`).at(-1) : undefined;
+const enabled = !!process.env.TEST_POSTGRES_URL && !!pgBin;
+const PORT = 55439;
+const asPg = (cmd: string, args: string[]) => (process.getuid?.() === 0 ? execFileSync("runuser", ["-u", "postgres", "--", cmd, ...args], { stdio: "pipe" }) : execFileSync(cmd, args, { stdio: "pipe" }));
+
+const sub: Actor = { id: "u-sub", email: "sub@example.com", name: "S", role: "submitter" };
+const rev: Actor = { id: "u-rev", email: "rev@example.com", name: "R", role: "reviewer" };
+const op: Actor = { id: "u-op", email: "op@example.com", name: "O", role: "operator" };
+
+describe.skipIf(!enabled)("PostgreSQL stopped mid-run", () => {
+  let dir: string;
+  let s: ScratchDb;
+  const pgctl = (...args: string[]) => asPg(`${pgBin}/pg_ctl`, ["-D", dir, ...args]);
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), "afk-fault-pg-"));
+    const url = execFileSync("bash", [".ci/pg-start.sh"], { env: { ...process.env, PGPORT: String(PORT), PGDIR: dir, PGDIR_FILE: path.join(dir, "..", path.basename(dir) + ".dir") } }).toString().trim();
+    s = await scratchDatabase("postgresql", url, "afk_fault");
+  });
+  afterAll(async () => {
+    await s?.drop().catch(() => undefined);
+    try {
+      pgctl("-m", "immediate", "stop");
+    } catch {
+      /* already stopped */
+    }
+  });
+
+  it("stops at a durable checkpoint with the error, keeps the decision, and a retry completes once", async () => {
+    process.env.AFK_DEMO_LATENCY_MS = "1500";
+    const ex = new RunExecutor(s.db);
+    delete process.env.AFK_DEMO_LATENCY_MS;
+    const { id } = await startRun(s.db, ex, sub, { agent: "deploy-bot", input: { service: "db", version: "1.0.0", environment: "staging" } });
+    await ex.idle();
+    await decide(s.db, ex, rev, `${id}:call_deploy`, { decision: "approve", args: { service: "db", version: "1.0.1", environment: "staging" } });
+    // deploy-bot resumes by itself: the deploy runs, then the step-3 model call takes 1.5 s. Stop the
+    // database during that call.
+    await expect.poll(async () => s.db.deployment.count({ where: { runId: id } }), { timeout: 10_000, interval: 50 }).toBe(1);
+    pgctl("-m", "immediate", "stop");
+    await new Promise((r) => setTimeout(r, 2500));
+    pgctl("-w", "-l", path.join(dir, "log"), "-o", `-c listen_addresses=127.0.0.1 -p ${PORT} -k ${dir}`, "start");
+    await ex.idle();
+
+    const stopped = await getRunView(s.db, ex, op, id);
+    expect(stopped.run.state).toBe("failed");
+    expect(stopped.run.error).toMatch(/CheckpointWriteError/);
+    const cps = await listCheckpoints(ex.rt.store, id, id);
+    expect(cps.map((c) => c.phase)).not.toContain("run_terminal");
+    // The reviewer's edited approval is still there, exactly as decided.
+    const [approval] = await listApprovals(ex.rt.store, id, id);
+    expect(approval).toMatchObject({ status: "approved", approved_args: { version: "1.0.1" } });
+
+    // The sweep (every instance runs it) retries a run stopped by a store fault once the database answers.
+    expect((await sweep(s.db, ex)).retried).toBe(1);
+    await ex.idle();
+    expect(await retryRun(s.db, ex, op, id).catch((e) => e.status)).toBe(409);
+    const done = await getRunView(s.db, ex, op, id);
+    expect(done.run.state).toBe("completed");
+    expect(await s.db.deployment.count({ where: { runId: id } })).toBe(1);
+    const after = await listCheckpoints(ex.rt.store, id, id);
+    const postLlm = after.filter((c) => c.phase === "post_llm").map((c) => c.step);
+    expect(new Set(postLlm).size).toBe(postLlm.length);
+  }, 90_000);
+});
