@@ -125,12 +125,28 @@ for (;;) {
 }
 done = true;
 await Promise.all([creator, decider, killer]);
+
+// 50 concurrent approvals of one approval, spread over both instances: exactly one 2xx, one resume.
+for (const p of procs) if (!p.up) launch(p);
+for (const p of procs.filter((x) => x.port)) for (let i = 0; i < 120 && !(await fetch(`http://127.0.0.1:${p.port}/api/health`).catch(() => null))?.ok; i++) await sleep(500);
+const race = await fetch("http://127.0.0.1:3211/api/runs", { method: "POST", headers: { authorization: `Bearer ${subToken}`, "content-type": "application/json" }, body: JSON.stringify({ agent: "deploy-bot", input: { service: "race", version: "1.0.0", environment: "staging" } }) }).then((r) => r.json() as Promise<{ id: string }>);
+for (let i = 0; i < 100 && (await s.db.run.findUnique({ where: { id: race.id } }))?.state !== "paused"; i++) await sleep(100);
+const raceTokens = await Promise.all(Array.from({ length: 50 }, (_, i) => createToken(s.db, admin, { name: `racer-${i}`, role: "reviewer" })));
+const statuses = await Promise.all(
+  raceTokens.map((t, i) =>
+    fetch(`http://127.0.0.1:${i % 2 ? 3212 : 3211}/api/approvals/${race.id}:call_deploy/decision`, { method: "POST", headers: { authorization: `Bearer ${t.token}`, "content-type": "application/json" }, body: JSON.stringify({ decision: "approve" }) }).then((r) => r.status, () => 0),
+  ),
+);
+for (let i = 0; i < 100 && (await s.db.run.findUnique({ where: { id: race.id } }))?.state !== "completed"; i++) await sleep(100);
+const raceResumes = (await listCheckpoints(new PrismaStore(s.db), race.id, race.id)).filter((c) => c.phase === "resumed").length;
+const raceOk = statuses.filter((x) => x >= 200 && x < 300).length;
+console.log(`chaos: 50 concurrent approvals over both instances: ${raceOk} × 2xx, ${statuses.filter((x) => x === 409).length} × 409, ${raceResumes} resume(s), deployments ${await s.db.deployment.count({ where: { runId: race.id } })}`);
 for (const p of procs) p.child?.kill("SIGTERM");
 await sleep(1500);
 for (const p of procs) if (p.up) p.child?.kill("SIGKILL");
 
 // ---- Assertions from the database ----
-const runs = await s.db.run.findMany({ select: { id: true, state: true } });
+const runs = await s.db.run.findMany({ where: { agentName: "refund-desk" }, select: { id: true, state: true } });
 const byState: Record<string, number> = {};
 for (const r of runs) byState[r.state] = (byState[r.state] ?? 0) + 1;
 const refunds = await s.db.refund.groupBy({ by: ["runId"], _count: { _all: true } });
@@ -165,6 +181,7 @@ console.log(`chaos: refunds ${[...refundCount.values()].reduce((a, b) => a + b, 
 if (errors.length) console.log(`chaos: ${errors.length} unexpected error log lines, first: ${errors[0]}`);
 if (problems.length && process.env.CHAOS_KEEP) console.log(`chaos: database kept at ${s.url}`);
 else await s.drop();
+if (raceOk !== 1 || raceResumes !== 1 || statuses.filter((x) => x === 409).length !== 49) problems.push(`concurrent approvals: ${raceOk} succeeded, ${raceResumes} resumes`);
 if (runs.length < RUNS) problems.push(`only ${runs.length} of ${RUNS} runs were created`);
 if (problems.length) {
   console.error(`chaos: FAILED (${problems.length} problems)\n- ${problems.slice(0, 20).join("\n- ")}`);

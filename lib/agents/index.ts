@@ -179,6 +179,24 @@ export function createDemoAgents(db: () => Db) {
     toUserMessage: (input) => JSON.stringify(input),
   };
 
+  // No approvals at all: looks an order up and says where it is (benchmarks use it for throughput).
+  const statusScript: DemoScript = (messages) => {
+    const input = parseJson(lastUser(messages));
+    if (turnOf(messages) === 1) return { text: "Looking it up.", toolCalls: [{ id: "call_lookup", name: "lookup_order", args: { order_id: String(input.order_id ?? "") } }] };
+    const r = toolResults(messages).find((m) => m.tool_call_id === "call_lookup");
+    const order = r ? parseJson(r.content) : {};
+    return { text: order.status ? `Order ${String(input.order_id)} is ${String(order.status)}.` : `No order ${String(input.order_id)}.` };
+  };
+  const orderStatus: Agent = {
+    name: "order-status",
+    description: "Says where an order is (no approvals)",
+    model: "demo:order-status",
+    instructions: "Tell customers where their order is.",
+    tools: [lookup_order],
+    inputSchema: z.object({ order_id: refundInput.shape.order_id }),
+    toUserMessage: (input) => JSON.stringify(input),
+  };
+
   // Drafts a reply that quotes the customer: model output carrying whatever the customer wrote.
   const send_reply = defineTool({
     name: "send_reply",
@@ -211,13 +229,14 @@ export function createDemoAgents(db: () => Db) {
     toUserMessage: (input) => JSON.stringify(input),
   };
 
-  const agents = { "refund-desk": refundDesk, "deploy-bot": deployBot, "release-coordinator": releaseCoordinator, "support-writer": supportWriter };
+  const agents = { "refund-desk": refundDesk, "deploy-bot": deployBot, "release-coordinator": releaseCoordinator, "support-writer": supportWriter, "order-status": orderStatus };
   const scripts: Record<string, DemoScript> = {
     "refund-desk": refundScript,
     "deploy-bot": deployScript,
     "changelog-writer": changelogScript,
     "release-coordinator": releaseScript,
     "support-writer": supportScript,
+    "order-status": statusScript,
   };
   return { agents, scripts };
 }

@@ -1,0 +1,107 @@
+// Worker benchmarks on PostgreSQL (part of `npm run bench`, or alone: tsx scripts/bench-workers.ts):
+//  - runs/s completed by 1, 2 and 4 `npm run worker` processes for a no-approval agent (order-status,
+//    demo model), 200 runs queued at once;
+//  - approve → next checkpoint latency p50/p95: a reviewer's decision on an auto-resuming agent, until the
+//    run's `resumed` record is in the database, (a) decided on an instance that works the queue (as every
+//    app instance does by default), (b) decided on a web-only instance (AFK_WORKERS=0) next to a worker.
+import { type ChildProcess, spawn } from "node:child_process";
+import { scratchDatabase } from "../lib/db/scratch.ts";
+import type { Db } from "../lib/db/client.ts";
+import { RunExecutor } from "../lib/runs/executor.ts";
+import { PgBossQueue } from "../lib/runs/queue.ts";
+import { decide, startRun } from "../lib/runs/service.ts";
+
+const sub = { id: "bench-sub", email: "sub@example.com", name: "S", role: "submitter" as const };
+const rev = (i: number) => ({ id: `bench-rev-${i}`, email: `rev${i}@example.com`, name: "R", role: "reviewer" as const });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function workers(n: number, url: string): ChildProcess[] {
+  return Array.from({ length: n }, () => spawn("node_modules/.bin/tsx", ["scripts/worker.ts"], { env: { ...process.env, DATABASE_URL: url, AFK_WORKERS: "4", LOG_LEVEL: "error", AFK_SWEEP_INTERVAL_S: "0", AFK_DATA_DIR: "data/test" }, stdio: "ignore" }));
+}
+
+async function waitFor(db: Db, where: Record<string, unknown>, count: number, timeoutMs = 300_000) {
+  const t0 = Date.now();
+  while ((await db.run.count({ where })) < count) {
+    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${count} runs ${JSON.stringify(where)}`);
+    await sleep(20);
+  }
+}
+
+async function throughput(base: string, n: number, runs = 200): Promise<number> {
+  const s = await scratchDatabase("postgresql", base, "afk_bench");
+  const procs = workers(n, s.url);
+  try {
+    const q = new PgBossQueue(s.url, 0);
+    await q.ready();
+    const ex = new RunExecutor(s.db, { queue: q });
+    await sleep(3000); // workers up and polling
+    // A warm-up run per worker process.
+    for (let i = 0; i < n; i++) await startRun(s.db, ex, sub, { agent: "order-status", input: { order_id: `ORD-${1000 + i}` } });
+    await waitFor(s.db, { state: "completed" }, n);
+    const t0 = performance.now();
+    await Promise.all(Array.from({ length: runs }, (_, i) => startRun(s.db, ex, sub, { agent: "order-status", input: { order_id: `ORD-${2000 + i}` } })));
+    await waitFor(s.db, { state: "completed" }, runs + n);
+    const secs = (performance.now() - t0) / 1000;
+    await q.stop(1000);
+    return runs / secs;
+  } finally {
+    for (const p of procs) p.kill("SIGKILL");
+    await sleep(300);
+    await s.drop();
+  }
+}
+
+async function latency(base: string, mode: "in-process" | "remote-worker", samples = 30): Promise<{ p50: number; p95: number }> {
+  const s = await scratchDatabase("postgresql", base, "afk_bench");
+  const procs = mode === "remote-worker" ? workers(1, s.url) : [];
+  const q = new PgBossQueue(s.url, mode === "in-process" ? 4 : 0);
+  await q.ready();
+  const ex = new RunExecutor(s.db, { queue: q });
+  if (mode === "in-process") await q.work(ex);
+  else await sleep(3000);
+  try {
+    const ms: number[] = [];
+    for (let i = 0; i < samples + 3; i++) {
+      const { id } = await startRun(s.db, ex, sub, { agent: "deploy-bot", input: { service: `svc-${i}`, version: "1.0.0", environment: "staging" } });
+      await waitFor(s.db, { id, state: "paused" }, 1);
+      const t0 = performance.now();
+      await decide(s.db, ex, rev(i), `${id}:call_deploy`, { decision: "approve" });
+      for (;;) {
+        const row = await s.db.stateEntry.findFirst({ where: { threadId: id, runId: id, kind: "checkpoint", phase: "resumed" }, select: { key: true } });
+        if (row) break;
+        await sleep(2);
+      }
+      if (i >= 3) ms.push(performance.now() - t0); // the first few warm the worker up
+      await waitFor(s.db, { id, state: "completed" }, 1);
+    }
+    ms.sort((a, b) => a - b);
+    return { p50: ms[Math.floor(ms.length * 0.5)], p95: ms[Math.ceil(ms.length * 0.95) - 1] };
+  } finally {
+    await q.stop(1000);
+    await ex.idle();
+    for (const p of procs) p.kill("SIGKILL");
+    await sleep(300);
+    await s.drop();
+  }
+}
+
+export async function benchWorkers(base: string) {
+  console.log("\nworkers on PostgreSQL (order-status, no approvals, demo model; 200 runs queued at once)");
+  console.log("worker processes  runs/s");
+  for (const n of [1, 2, 4]) console.log(`${String(n).padStart(16)}  ${(await throughput(base, n)).toFixed(1).padStart(6)}`);
+  console.log("\napprove → next checkpoint (deploy-bot resumes itself), 30 samples, ms");
+  for (const mode of ["in-process", "remote-worker"] as const) {
+    const r = await latency(base, mode);
+    console.log(`${mode === "in-process" ? "decided on an instance that works the queue" : "decided on a web-only instance, 1 worker   "}  p50 ${r.p50.toFixed(1).padStart(6)}  p95 ${r.p95.toFixed(1).padStart(6)}${mode === "in-process" ? `   (target p95 ≤ 100: ${r.p95 <= 100 ? "met" : "MISSED"})` : ""}`);
+  }
+}
+
+if (process.argv[1]?.endsWith("bench-workers.ts")) {
+  const base = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL;
+  if (!base) {
+    console.log("(set BENCH_POSTGRES_URL or TEST_POSTGRES_URL)");
+    process.exit(0);
+  }
+  await benchWorkers(base);
+  process.exit(0);
+}
