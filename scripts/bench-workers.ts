@@ -16,7 +16,7 @@ const rev = (i: number) => ({ id: `bench-rev-${i}`, email: `rev${i}@example.com`
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function workers(n: number, url: string): ChildProcess[] {
-  return Array.from({ length: n }, () => spawn("node_modules/.bin/tsx", ["scripts/worker.ts"], { env: { ...process.env, DATABASE_URL: url, AFK_WORKERS: "4", LOG_LEVEL: "error", AFK_SWEEP_INTERVAL_S: "0", AFK_DATA_DIR: "data/test" }, stdio: "ignore" }));
+  return Array.from({ length: n }, () => spawn(process.execPath, ["--import", "tsx", "scripts/worker.ts"], { env: { ...process.env, DATABASE_URL: url, AFK_WORKERS: "4", LOG_LEVEL: "error", AFK_SWEEP_INTERVAL_S: "0", AFK_DATA_DIR: "data/test" }, stdio: "ignore" }));
 }
 
 async function waitFor(db: Db, where: Record<string, unknown>, count: number, timeoutMs = 300_000) {
@@ -85,10 +85,12 @@ async function latency(base: string, mode: "in-process" | "remote-worker", sampl
   }
 }
 
-export async function benchWorkers(base: string) {
+export async function benchWorkers(base: string, only?: "latency") {
+  if (only !== "latency") {
   console.log("\nworkers on PostgreSQL (order-status, no approvals, demo model; 200 runs queued at once)");
   console.log("worker processes  runs/s");
   for (const n of [1, 2, 4]) console.log(`${String(n).padStart(16)}  ${(await throughput(base, n)).toFixed(1).padStart(6)}`);
+  }
   console.log("\napprove → next checkpoint (deploy-bot resumes itself), 30 samples, ms");
   for (const mode of ["in-process", "remote-worker"] as const) {
     const r = await latency(base, mode);
@@ -102,6 +104,6 @@ if (process.argv[1]?.endsWith("bench-workers.ts")) {
     console.log("(set BENCH_POSTGRES_URL or TEST_POSTGRES_URL)");
     process.exit(0);
   }
-  await benchWorkers(base);
+  await benchWorkers(base, process.argv.includes("--latency") ? "latency" : undefined);
   process.exit(0);
 }

@@ -30,7 +30,7 @@ type Proc = { name: string; cmd: string[]; port?: number; child?: ChildProcess; 
 const procs: Proc[] = [
   { name: "app-a", cmd: ["node_modules/.bin/next", "start", "-p", "3211"], port: 3211, up: false },
   { name: "app-b", cmd: ["node_modules/.bin/next", "start", "-p", "3212"], port: 3212, up: false },
-  { name: "worker", cmd: ["node_modules/.bin/tsx", "scripts/worker.ts"], up: false },
+  { name: "worker", cmd: [process.execPath, "--import", "tsx", "scripts/worker.ts"], up: false }, // one process, so SIGKILL kills the worker itself
 ];
 const errors: string[] = [];
 

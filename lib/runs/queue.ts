@@ -15,6 +15,8 @@ export class PgBossQueue implements RunQueue {
   private readonly started: Promise<void>;
   private executor: RunExecutor | null = null;
   private busy = 0;
+  private stopping = false;
+  private readonly loops: Promise<void>[] = [];
 
   constructor(
     url: string,
@@ -43,43 +45,44 @@ export class PgBossQueue implements RunQueue {
     if (!tx) this.kick();
   }
 
-  // Start taking jobs for this executor (app instances and worker processes).
+  // Start taking jobs for this executor (app instances and worker processes): `concurrency` loops, each
+  // fetching the next job as soon as it finished one and polling every half second when idle.
   async work(ex: RunExecutor): Promise<void> {
     await this.started;
     this.executor = ex;
-    for (let i = 0; i < this.concurrency; i++) {
-      await this.boss.work<Job>(RUN_QUEUE, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async ([job]) => {
-        this.busy++;
-        try {
-          await ex.runJob(job.data.runId);
-        } finally {
-          this.busy--;
-        }
+    for (let i = 0; i < this.concurrency; i++) this.loops.push(this.loop(ex));
+  }
+
+  private async loop(ex: RunExecutor) {
+    while (!this.stopping) {
+      const took = await this.takeOne(ex).catch((e) => {
+        if (!this.stopping) log.warn("queue fetch failed", { error: String(e) });
+        return false;
       });
+      if (!took) await new Promise((r) => setTimeout(r, 500));
     }
   }
 
-  // Fetch and run one job at once when there is spare capacity (low latency after a decision).
+  private async takeOne(ex: RunExecutor): Promise<boolean> {
+    const [job] = await this.boss.fetch<Job>(RUN_QUEUE, { batchSize: 1 });
+    if (!job) return false;
+    this.busy++;
+    try {
+      await ex.runJob(job.data.runId);
+      await this.boss.complete(RUN_QUEUE, job.id);
+    } catch (e) {
+      await this.boss.fail(RUN_QUEUE, job.id, { error: String(e) });
+    } finally {
+      this.busy--;
+    }
+    return true;
+  }
+
+  // Take a job at once when there is spare capacity (low latency after a decision on this instance).
   kick() {
     const ex = this.executor;
-    if (!ex || this.busy >= this.concurrency) return;
-    this.busy++;
-    void (async () => {
-      try {
-        const [job] = await this.boss.fetch<Job>(RUN_QUEUE, { batchSize: 1 });
-        if (!job) return;
-        try {
-          await ex.runJob(job.data.runId);
-          await this.boss.complete(RUN_QUEUE, job.id);
-        } catch (e) {
-          await this.boss.fail(RUN_QUEUE, job.id, { error: String(e) });
-        }
-      } catch (e) {
-        log.warn("queue fetch failed", { error: String(e) });
-      } finally {
-        this.busy--;
-      }
-    })();
+    if (!ex || this.stopping || this.busy >= this.concurrency) return;
+    void this.takeOne(ex).catch((e) => log.warn("queue fetch failed", { error: String(e) }));
   }
 
   async depth(): Promise<number> {
@@ -89,6 +92,8 @@ export class PgBossQueue implements RunQueue {
 
   // Graceful: stop taking jobs, let the ones running finish (the executor hands back what does not).
   async stop(timeoutMs = 20_000): Promise<void> {
+    this.stopping = true;
+    await Promise.race([Promise.allSettled(this.loops), new Promise((r) => setTimeout(r, timeoutMs))]);
     await this.boss.stop({ graceful: true, wait: true, timeout: timeoutMs, close: true }).catch((e) => log.warn("queue stop failed", { error: String(e) }));
   }
 }
