@@ -4,6 +4,7 @@
 import { z } from "zod";
 import type { Db } from "../lib/db/client.ts";
 import { scratchDatabase } from "../lib/db/scratch.ts";
+import { benchWorkers } from "./bench-workers.ts";
 import { PrismaStore } from "../lib/store/prisma-store.ts";
 import { type Agent, DemoModel, FailpointError, InMemoryStore, type MemoryStore, Runner, defineTool, listCheckpoints, loadLatestCheckpoint, loadSnapshot } from "../lib/runner/index.ts";
 
@@ -92,9 +93,14 @@ async function main() {
   }
   const s200 = rows.find((r) => r.store === "sqlite" && r.steps === 200)!;
   console.log(`\ntargets at 200 steps on SQLite: per-step ${s200.msPerStep.toFixed(3)} ms (≤ 2), stored ${(s200.bytes! / 1048576).toFixed(2)} MB (≤ 1.5), history ${s200.historyMs!.toFixed(1)} ms (≤ 100)`);
+  if (pgUrl) await benchWorkers(pgUrl);
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+process.env.LOG_LEVEL ??= "warn";
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);
