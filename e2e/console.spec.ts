@@ -241,3 +241,28 @@ test("REST API with tokens: start, list, approve, resume, read; a revoked token 
   await expect(admin.getByTestId("audit-approval.edit_approve")).toBeVisible();
   await expect(admin.getByTestId("audit-run.start")).toContainText("token:ci-submitter");
 });
+
+test("a run whose snapshot is corrupt shows AgentCheckpointCorruptionError and its key, and offers nothing that would run it", async ({ browser }) => {
+  const submitter = await as(browser, "submitter");
+  const res = await submitter.request.post("/api/runs", { data: { agent: "deploy-bot", input: { service: "broken", version: "1.0.0", environment: "staging" } } });
+  const { id } = await res.json();
+  await expect.poll(async () => (await (await submitter.request.get(`/api/runs/${id}`)).json()).run.state, { timeout: 15_000 }).toBe("paused");
+  const db = new Database(dbFile);
+  try {
+    db.prepare(`UPDATE StateEntry SET value = ? WHERE threadId = ? AND key = ?`).run("{not json", id, `runtime:${id}`);
+  } finally {
+    db.close();
+  }
+  const operator = await as(browser, "operator");
+  await operator.goto(`/runs/${id}`);
+  const alert = operator.getByRole("alert").filter({ hasText: "AgentCheckpointCorruptionError" });
+  await expect(alert).toBeVisible();
+  await expect(operator.getByTestId("corrupt-key")).toHaveText(`key: runtime:${id}`);
+  await expect(operator.getByRole("button", { name: "Resume" })).toBeDisabled();
+  await expect(operator.getByRole("button", { name: "Retry" })).toHaveCount(0);
+  const reviewer = await as(browser, "reviewer");
+  await reviewer.goto(`/runs/${id}`);
+  await expect(reviewer.getByRole("alert").filter({ hasText: "AgentCheckpointCorruptionError" })).toBeVisible();
+  await expect(reviewer.getByRole("button", { name: "Approve", exact: true })).toHaveCount(0);
+  await expect(reviewer.getByRole("button", { name: "Resume" })).toBeDisabled();
+});

@@ -2,7 +2,7 @@
 // checkpoint with the store error recorded, nothing a reviewer decided is lost, and a retry completes it
 // with every side effect exactly once. Uses its own throwaway cluster (it is stopped on purpose).
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,7 +15,8 @@ import { listApprovals, listCheckpoints } from "@/lib/runner";
 
 const pgBin = existsSync("/usr/lib/postgresql") ? readdirSync("/usr/lib/postgresql").sort().map((v) => `/usr/lib/postgresql/${v}/bin`).at(-1) : undefined;
 const enabled = !!process.env.TEST_POSTGRES_URL && !!pgBin;
-const PORT = 55439;
+// A port of its own, different on every run, so a cluster left behind by a killed test run cannot collide.
+const PORT = 55440 + Math.floor(Math.random() * 400);
 const asPg = (cmd: string, args: string[]) => (process.getuid?.() === 0 ? execFileSync("runuser", ["-u", "postgres", "--", cmd, ...args], { stdio: "pipe" }) : execFileSync(cmd, args, { stdio: "pipe" }));
 
 const sub: Actor = { id: "u-sub", email: "sub@example.com", name: "S", role: "submitter" };
@@ -28,7 +29,7 @@ describe.skipIf(!enabled)("PostgreSQL stopped mid-run", () => {
   const pgctl = (...args: string[]) => asPg(`${pgBin}/pg_ctl`, ["-D", dir, ...args]);
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), "afk-fault-pg-"));
-    const url = execFileSync("bash", [".ci/pg-start.sh"], { env: { ...process.env, PGPORT: String(PORT), PGDIR: dir, PGDIR_FILE: path.join(dir, "..", path.basename(dir) + ".dir") } }).toString().trim();
+    const url = execFileSync("bash", [".ci/pg-start.sh"], { env: { ...process.env, PGPORT: String(PORT), PGDIR: dir, PGDIR_FILE: path.join(dir, "pgdir-file") } }).toString().trim();
     s = await scratchDatabase("postgresql", url, "afk_fault");
   });
   afterAll(async () => {
@@ -36,8 +37,15 @@ describe.skipIf(!enabled)("PostgreSQL stopped mid-run", () => {
     try {
       pgctl("-m", "immediate", "stop");
     } catch {
-      /* already stopped */
+      // pg_ctl refused (or it is stopped already): make sure no server is left running.
+      try {
+        const pid = Number(readFileSync(path.join(dir, "postmaster.pid"), "utf8").split("\n")[0]);
+        if (pid) process.kill(pid, "SIGKILL");
+      } catch {
+        /* no server */
+      }
     }
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it("stops at a durable checkpoint with the error, keeps the decision, and a retry completes once", async () => {
