@@ -1,5 +1,6 @@
 // The audit log is append-only: this module is the only writer and it has no update or delete.
 import type { Db } from "../db/client.ts";
+import { cursorPage } from "../db/pagination.ts";
 import type { Actor } from "../auth/actor.ts";
 
 export type AuditInput = {
@@ -41,6 +42,6 @@ export async function listAudit(db: Db, f: AuditFilters = {}) {
     take: take + 1,
     ...(f.cursor ? { cursor: { id: f.cursor }, skip: 1 } : {}),
   });
-  const page = rows.slice(0, take);
-  return { events: page, nextCursor: rows.length > take ? page[page.length - 1].id : null };
+  const { page, nextCursor } = cursorPage(rows, take, (r) => r.id);
+  return { events: page, nextCursor };
 }

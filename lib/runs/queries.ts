@@ -1,5 +1,6 @@
 // Console reads of runner state (inbox, timeline). Every Prisma query of this area lives here.
 import type { Db } from "../db/client.ts";
+import { cursorPage } from "../db/pagination.ts";
 import { type ApprovalRecord, type CheckpointRecord, normalizeCheckpointRecord, parseApproval } from "../runner/index.ts";
 
 // Pending approvals across runs, oldest first: one indexed query on (kind, status, timestampMs).
@@ -26,11 +27,8 @@ export async function checkpointTimeline(db: Db, threadId: string, runId: string
     take: take + 1,
     select: { key: true, value: true },
   });
-  const page = rows.slice(0, take);
-  return {
-    checkpoints: page.map((r) => normalizeCheckpointRecord(JSON.parse(r.value), r.key)),
-    nextCursor: rows.length > take ? page[page.length - 1].key : null,
-  };
+  const { page, nextCursor } = cursorPage(rows, take, (r) => r.key);
+  return { checkpoints: page.map((r) => normalizeCheckpointRecord(JSON.parse(r.value), r.key)), nextCursor };
 }
 
 export const countPendingApprovals = (db: Db) => db.stateEntry.count({ where: { kind: "approval", status: "pending" } });
@@ -110,8 +108,8 @@ export async function listRunRows(db: Db, f: RunFilters) {
     take: take + 1,
     ...(f.cursor ? { cursor: { id: f.cursor }, skip: 1 } : {}),
   });
-  const page = rows.slice(0, take);
-  return { runs: page, nextCursor: rows.length > take ? page[page.length - 1].id : null };
+  const { page, nextCursor } = cursorPage(rows, take, (r) => r.id);
+  return { runs: page, nextCursor };
 }
 
 // ---- Timeline ----
