@@ -173,3 +173,7 @@ export async function runCounts(db: Db) {
 export async function storeFaultRunIds(db: Db): Promise<string[]> {
   return (await db.run.findMany({ where: { state: "failed", error: { startsWith: "CheckpointWriteError" } }, select: { id: true }, take: 100 })).map((r) => r.id);
 }
+
+export async function strandedPendingRunIds(db: Db, createdBeforeMs: number): Promise<string[]> {
+  return (await db.run.findMany({ where: { state: "pending", createdAt: { lt: new Date(createdBeforeMs) } }, select: { id: true }, take: 100 })).map((r) => r.id);
+}

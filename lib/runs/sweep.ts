@@ -8,7 +8,7 @@ import { appendAudit } from "../audit/queries.ts";
 import { type Agent, expireApproval, parseApproval } from "../runner/index.ts";
 import { log } from "../log.ts";
 import type { RunExecutor } from "./executor.ts";
-import { getRunRow, pausedRunIds, pendingApprovalRows, storeFaultRunIds } from "./queries.ts";
+import { getRunRow, pausedRunIds, pendingApprovalRows, storeFaultRunIds, strandedPendingRunIds } from "./queries.ts";
 
 export type SweepResult = { expired: number; resumed: number; retried: number };
 
@@ -36,6 +36,10 @@ export async function sweep(db: Db, ex: RunExecutor, nowMs = Date.now()): Promis
       result.resumed++;
       await appendAudit(db, { actor: null, action: "run.auto_resume", targetType: "run", targetId: runId, data: { by: "sweep" } });
     }
+  }
+  // A run whose row was created but never reserved (the instance died between the two) is started.
+  for (const id of await strandedPendingRunIds(db, nowMs - ex.leaseMs)) {
+    if (await ex.start(id)) result.resumed++;
   }
   // A run stopped by a store fault (database unreachable) goes on by itself once the database answers.
   for (const id of await storeFaultRunIds(db)) {
