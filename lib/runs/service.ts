@@ -13,7 +13,7 @@ import type { RunExecutor } from "./executor.ts";
 import { PrismaStore } from "../store/prisma-store.ts";
 import { checkpointBySeq, checkpointTimeline, checkpointTimestamp, countCheckpoints, countPendingApprovals, createRunRow, getRunRow, listRunRows, pendingApprovals, setRunState, snapshotCheckpointAtOrBefore, webhookDeliveries } from "./queries.ts";
 import { decisionSchema, forkSchema, inboxFiltersSchema, runFiltersSchema, startRunSchema, timelineQuerySchema } from "./schemas.ts";
-import { type ApprovalView, type ConversationView, type Corruption, approvalsOf, argChanges, conversationOf, corruptionOf } from "./view.ts";
+import { type ApprovalView, type ConversationView, type Corruption, approvalsOf, argChanges, conversationOf, corruptionOf, pendingApprovalsOf } from "./view.ts";
 
 type RunRow = NonNullable<Awaited<ReturnType<typeof getRunRow>>>;
 
@@ -235,7 +235,7 @@ export async function decide(db: Db, ex: RunExecutor, actor: Actor | null, appro
     });
     let reserved = false;
     if (rootAgent?.autoResume && root.state === "paused") {
-      const pending = (await approvalsOf(store, root.threadId, root.id, () => [])).filter((a) => a.status === "pending");
+      const pending = await pendingApprovalsOf(store, root.threadId, root.id);
       reserved = !pending.length && (await ex.reserve(root.id, "paused", tx));
       if (reserved) await appendAudit(tx, { actor: null, action: "run.auto_resume", targetType: "run", targetId: root.id, data: { after: approvalId } });
       if (reserved && ex.queue) await ex.queue.send(root.id, tx);
@@ -253,7 +253,7 @@ export async function decide(db: Db, ex: RunExecutor, actor: Actor | null, appro
 }
 
 async function resumeIfReady(db: Db, ex: RunExecutor, run: RunRow, who: Actor | null): Promise<boolean> {
-  const pending = (await approvalsOf(ex.rt.store, run.threadId, run.id, () => [])).filter((a) => a.status === "pending");
+  const pending = await pendingApprovalsOf(ex.rt.store, run.threadId, run.id);
   if (pending.length) return false;
   const ok = await ex.resume(run.id);
   if (ok) await appendAudit(db, { actor: who, action: who ? "run.resume" : "run.auto_resume", targetType: "run", targetId: run.id, data: {} });
@@ -267,7 +267,7 @@ export async function resumeRun(db: Db, ex: RunExecutor, actor: Actor | null, ru
   if (!can(actor.role, "approvals:decide") && !can(actor.role, "runs:operate")) throw new ForbiddenError();
   const run = await visibleRun(db, actor, runId);
   if (run.state !== "paused") throw new ConflictError(`Run is ${run.state}, not paused`);
-  const pending = (await approvalsOf(ex.rt.store, run.threadId, run.id, () => [])).filter((a) => a.status === "pending");
+  const pending = await pendingApprovalsOf(ex.rt.store, run.threadId, run.id);
   if (pending.length) throw new ConflictError(`${pending.length} approval(s) still pending`);
   if (!(await resumeIfReady(db, ex, run, actor))) throw new ConflictError("Run was resumed by someone else");
   return { id: run.id, resumed: true };

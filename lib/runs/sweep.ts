@@ -8,6 +8,7 @@ import { appendAudit } from "../audit/queries.ts";
 import { type Agent, expireApproval, parseApproval } from "../runner/index.ts";
 import { log } from "../log.ts";
 import type { RunExecutor } from "./executor.ts";
+import { pendingApprovalsOf } from "./view.ts";
 import { getRunRow, pausedRunIds, pendingApprovalRows, storeFaultRunIds, strandedPendingRunIds } from "./queries.ts";
 
 export type SweepResult = { expired: number; resumed: number; retried: number };
@@ -29,9 +30,7 @@ export async function sweep(db: Db, ex: RunExecutor, nowMs = Date.now()): Promis
   for (const runId of touched) {
     const run = await getRunRow(db, runId);
     if (!run || run.state !== "paused") continue;
-    const approvals = await ex.rt.store.listState(run.threadId, "approval:");
-    const pending = approvals.map((e) => parseApproval(e.value, e.key)).filter((a) => (a.run_id === runId || a.run_id.startsWith(`${runId}.`)) && a.status === "pending");
-    if (pending.length) continue;
+    if ((await pendingApprovalsOf(ex.rt.store, run.threadId, runId)).length) continue;
     if (await ex.resume(runId)) {
       result.resumed++;
       await appendAudit(db, { actor: null, action: "run.auto_resume", targetType: "run", targetId: runId, data: { by: "sweep" } });

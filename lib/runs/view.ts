@@ -57,3 +57,8 @@ export type Corruption = { error: "AgentCheckpointCorruptionError"; message: str
 export function corruptionOf(e: unknown): Corruption | null {
   return e instanceof AgentCheckpointCorruptionError ? { error: "AgentCheckpointCorruptionError", message: e.message, key: e.key ?? null } : null;
 }
+
+// The approvals of a run (and its subagents) still waiting for a decision.
+export async function pendingApprovalsOf(store: MemoryStore, threadId: string, runId: string): Promise<ApprovalView[]> {
+  return (await approvalsOf(store, threadId, runId, () => [])).filter((a) => a.status === "pending");
+}
