@@ -8,7 +8,7 @@ import { api } from "./api";
 import { type JsonSchema, SchemaFields, type Values } from "./schema-form";
 import { StateBadge } from "./ui";
 
-type Body = { decision: "approve" | "reject"; reason?: string; args?: Values };
+type Body = { decision: "approve" | "reject"; reason?: string; args?: Values; argsHash?: string };
 
 function diff(before: Values, after: Values) {
   return [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k])).map((k) => ({ field: k, before: before[k], after: after[k] }));
@@ -22,7 +22,8 @@ export function ApprovalCard({ approval: a, canDecide, selfForbidden, onDecided 
   const [useJson, setUseJson] = useState(!a.argsSchema);
   const [err, setErr] = useState<{ field?: string; message: string } | null>(null);
   const m = useMutation({
-    mutationFn: (body: Body) => api(`/api/approvals/${encodeURIComponent(a.id)}/decision`, { body }),
+    // Every decision says which arguments it was made on: edited by someone else meanwhile, it is a 409.
+    mutationFn: (body: Body) => api(`/api/approvals/${encodeURIComponent(a.id)}/decision`, { body: { ...body, argsHash: a.argsHash } }),
     onSuccess: () => {
       setErr(null);
       setMode("idle");

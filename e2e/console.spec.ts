@@ -56,7 +56,7 @@ test("refund-desk: submitter starts from the form, reviewer edits and approves, 
 
   const reviewer = await as(browser, "reviewer");
   await expect(reviewer.getByTestId("pending-badge")).toBeVisible();
-  const row = reviewer.getByTestId(`inbox-${runId}:call_refund`);
+  const row = reviewer.getByTestId(`inbox-${runId}:2:call_refund`);
   await expect(row).toContainText("issue_refund");
   await expect(row).toContainText("amount_cents: 9000");
   await expect(row).toContainText("submitter@example.com");
@@ -135,7 +135,7 @@ test("a 2-of-2 quorum: one reviewer is not enough, a second one resumes the run"
   await expect(card.getByTestId("quorum")).toHaveText("1 of 2 approvals");
   await expect(reviewer.getByTestId("approval-status-deploy")).toHaveText("pending");
   // The same reviewer cannot count twice.
-  const again = await reviewer.request.post(`/api/approvals/${runId}:call_deploy/decision`, { data: { decision: "approve" } });
+  const again = await reviewer.request.post(`/api/approvals/${runId}:2:call_deploy/decision`, { data: { decision: "approve" } });
   expect(again.status()).toBe(409);
   const admin = await as(browser, "admin");
   await admin.goto(`/runs/${runId}`);
@@ -149,7 +149,7 @@ test("a submitter cannot approve, even through the API, and sees only their own 
   const runId = await startFromForm(submitter, "deploy-bot", { service: "search", version: "1.0.1", environment: "staging" });
   await expect(submitter.getByTestId("run-state")).toHaveText("paused", { timeout: 15_000 });
   await expect(submitter.getByTestId("approval-deploy").getByRole("button")).toHaveCount(0);
-  const res = await submitter.request.post(`/api/approvals/${runId}:call_deploy/decision`, { data: { decision: "approve" } });
+  const res = await submitter.request.post(`/api/approvals/${runId}:2:call_deploy/decision`, { data: { decision: "approve" } });
   expect(res.status()).toBe(403);
   await submitter.goto("/approvals");
   await expect(submitter.getByRole("heading", { name: "403 — not allowed" })).toBeVisible();
@@ -171,7 +171,7 @@ test("model output with <script> and <img onerror> renders as text", async ({ br
   const reviewer = await as(browser, "reviewer");
   for (const url of [`/runs/${runId}`, "/approvals"]) {
     await reviewer.goto(url);
-    if (url === "/approvals") await expect(reviewer.getByTestId(`inbox-${runId}:call_reply`)).toContainText("<script>window.__xss=1</script>");
+    if (url === "/approvals") await expect(reviewer.getByTestId(`inbox-${runId}:1:call_reply`)).toContainText("<script>window.__xss=1</script>");
     else await expect(reviewer.getByTestId("assistant-text").first()).toContainText(payload);
     expect(await reviewer.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
     expect(await reviewer.locator("main img, main b, main script").count()).toBe(0);
@@ -210,14 +210,14 @@ test("REST API with tokens: start, list, approve, resume, read; a revoked token 
   expect(started.status()).toBe(201);
   const { id } = await started.json();
   await expect.poll(async () => (await (await sub.get(`/api/runs/${id}`)).json()).run.state, { timeout: 15_000 }).toBe("paused");
-  expect((await sub.post(`/api/approvals/${id}:call_deploy/decision`, { data: { decision: "approve" } })).status()).toBe(403);
+  expect((await sub.post(`/api/approvals/${id}:2:call_deploy/decision`, { data: { decision: "approve" } })).status()).toBe(403);
 
   const inbox = await (await rev.get("/api/approvals?agent=deploy-bot")).json();
-  expect(inbox.approvals.map((a: { id: string }) => a.id)).toContain(`${id}:call_deploy`);
-  const wrong = await rev.post(`/api/approvals/${id}:call_deploy/decision`, { data: { decision: "maybe" } });
+  expect(inbox.approvals.map((a: { id: string }) => a.id)).toContain(`${id}:2:call_deploy`);
+  const wrong = await rev.post(`/api/approvals/${id}:2:call_deploy/decision`, { data: { decision: "maybe" } });
   expect(wrong.status()).toBe(400);
   expect((await wrong.json()).field).toBe("decision");
-  const ok = await rev.post(`/api/approvals/${id}:call_deploy/decision`, { data: { decision: "approve", args: { service: "api-gw", version: "5.0.1", environment: "staging" } } });
+  const ok = await rev.post(`/api/approvals/${id}:2:call_deploy/decision`, { data: { decision: "approve", args: { service: "api-gw", version: "5.0.1", environment: "staging" } } });
   expect(ok.status()).toBe(200);
   // deploy-bot resumes on its own once decided.
   await expect.poll(async () => (await (await sub.get(`/api/runs/${id}`)).json()).run.state, { timeout: 15_000 }).toBe("completed");

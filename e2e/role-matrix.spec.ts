@@ -135,11 +135,11 @@ test(`role matrix: ${CASES.length} routes and actions × ${ACTORS.length} caller
   const cancel = await start(ctx.submitter);
   const decisionRun = await start(ctx.submitter);
   const done = await start(ctx.submitter);
-  expect((await ctx.reviewer.post(`/api/approvals/${done}:call_deploy/decision`, { data: { decision: "approve" } })).status()).toBe(200);
+  expect((await ctx.reviewer.post(`/api/approvals/${done}:2:call_deploy/decision`, { data: { decision: "approve" } })).status()).toBe(200);
   await expect.poll(async () => (await (await admin.get(`/api/runs/${done}`)).json()).run.state, { timeout: 15_000 }).toBe("completed");
   const tok = await (await admin.post("/api/admin/tokens", { data: { name: "matrix-target", role: "reviewer" } })).json();
   const target = await (await admin.post("/api/admin/users", { data: { email: `matrix-target-${Date.now()}@example.com`, name: "Target", role: "submitter", password: "matrix-password-1" } })).json();
-  const targets: Targets = { own, adminRun, paused: own, cancel, done, decision: `${decisionRun}:call_deploy`, token: tok.id, user: target.user.id };
+  const targets: Targets = { own, adminRun, paused: own, cancel, done, decision: `${decisionRun}:2:call_deploy`, token: tok.id, user: target.user.id };
 
   const failures: string[] = [];
   let cells = 0;

@@ -142,7 +142,7 @@ test(`${XSS.length} XSS payloads render as text on the run page, inbox, timeline
   for (const id of runs) await expect.poll(async () => (await (await reviewer.request.get(`/api/runs/${id}`)).json()).run.state, { timeout: 15_000 }).toBe("paused");
 
   await reviewer.goto("/approvals");
-  await expect(reviewer.getByTestId(`inbox-${runs[0]}:call_reply`)).toContainText(XSS[0]);
+  await expect(reviewer.getByTestId(`inbox-${runs[0]}:1:call_reply`)).toContainText(XSS[0]);
   await assertInert(reviewer, "inbox");
 
   for (const [i, id] of runs.entries()) {

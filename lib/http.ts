@@ -1,8 +1,14 @@
 // Maps typed errors to JSON responses ({error, field?}) and action results; never leaks a stack trace.
 import { NextResponse } from "next/server";
-import { HttpError } from "./auth/errors.ts";
+import { CorruptRecordError, HttpError } from "./auth/errors.ts";
+import { AgentCheckpointCorruptionError } from "./runner/index.ts";
 
-export function errorResponse(e: unknown): NextResponse {
+// An unreadable record that reached a route unhandled is still that run's problem, not a server error.
+const asHttp = (e: unknown) => (e instanceof AgentCheckpointCorruptionError ? new CorruptRecordError(e.message, e.key ?? null) : e);
+
+export function errorResponse(err: unknown): NextResponse {
+  const e = asHttp(err);
+  if (e instanceof CorruptRecordError) return NextResponse.json(e.body(), { status: 409 });
   if (e instanceof HttpError) {
     const current = "current" in e ? { current: (e as { current: unknown }).current } : {};
     return NextResponse.json({ error: e.message, ...(e.field ? { field: e.field } : {}), ...current }, { status: e.status });
@@ -21,12 +27,14 @@ export async function readJson(req: Request): Promise<unknown> {
   }
 }
 
-export type ActionResult<T> = { ok: true; data: T } | { ok: false; status: number; error: string; field?: string };
+export type ActionResult<T> = { ok: true; data: T } | { ok: false; status: number; error: string; field?: string; key?: string | null };
 
 export async function runAction<T>(fn: () => Promise<T>): Promise<ActionResult<T>> {
   try {
     return { ok: true, data: await fn() };
-  } catch (e) {
+  } catch (err) {
+    const e = asHttp(err);
+    if (e instanceof CorruptRecordError) return { ok: false, status: 409, error: `AgentCheckpointCorruptionError: ${e.message}`, key: e.key };
     if (e instanceof HttpError) return { ok: false, status: e.status, error: e.message, field: e.field };
     console.error(JSON.stringify({ level: "error", msg: "unhandled action error", error: String(e) }));
     return { ok: false, status: 500, error: "Internal error" };

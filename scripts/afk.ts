@@ -12,7 +12,7 @@ import { env } from "../lib/env.ts";
 import { RunExecutor } from "../lib/runs/executor.ts";
 import { pruneCheckpoints } from "../lib/runs/retention.ts";
 import { sweep } from "../lib/runs/sweep.ts";
-import { decideApproval, listApprovals, listCheckpoints, loadLatestCheckpoint } from "../lib/runner/index.ts";
+import { approvalIdOf, decideApproval, listApprovals, listCheckpoints, loadLatestCheckpoint } from "../lib/runner/index.ts";
 
 const [cmd, ...rest] = process.argv.slice(2);
 const flag = (name: string) => {
@@ -54,7 +54,7 @@ async function main() {
       const approval = (await listApprovals(rt.store, runId, runId)).find((a) => a.tool_call_id === toolCallId);
       const tool = agent.tools.find((t) => t.name === approval?.tool_name);
       const args = flag("args");
-      return out(await decideApproval(rt.store, runId, runId, toolCallId, tool, { by: flag("by") ?? "cli", decision: cmd, reason: flag("reason"), args: args ? JSON.parse(args) : undefined }));
+      return out(await decideApproval(rt.store, runId, await approvalIdOf(rt.store, runId, runId, toolCallId), tool, { by: flag("by") ?? "cli", decision: cmd, reason: flag("reason"), args: args ? JSON.parse(args) : undefined }));
     }
     case "prune": {
       const days = Number(flag("days") ?? env().AFK_RETENTION_DAYS);

@@ -41,12 +41,12 @@ async function seed(db: Db, ex: RunExecutor): Promise<{ longRun: string; midCurs
       .filter((r) => r.state === "paused")
       .map((r, k) => ({
         threadId: r.id,
-        key: keys.approval(r.id, "call_deploy"),
+        key: keys.approval(r.id, 2, "call_deploy"),
         kind: "approval",
         runId: r.id,
         status: "pending",
         timestampMs: BigInt(r.createdAt.getTime()),
-        value: JSON.stringify({ schema_version: 1, version: 0, id: `${r.id}:call_deploy`, run_id: r.id, root_run_id: r.id, thread_id: r.id, step: 2, tool_call_id: "call_deploy", tool_name: "deploy", agent_name: "deploy-bot", agent_path: "deploy-bot", args: { service: `svc-${k}`, version: "1.0.0", environment: "production" }, input_hash: "x", reason: "Production deployments need two reviewers", rule_id: "production-deploys", quorum: 2, requested_at_ms: r.createdAt.getTime(), deadline_ms: null, fallback: "deny", requested_by: r.submittedByEmail, status: "pending", decisions: [], approved_args: null, decided_at_ms: null }),
+        value: JSON.stringify({ schema_version: 1, version: 0, id: `${r.id}:2:call_deploy`, run_id: r.id, root_run_id: r.id, thread_id: r.id, step: 2, tool_call_id: "call_deploy", tool_name: "deploy", agent_name: "deploy-bot", agent_path: "deploy-bot", args: { service: `svc-${k}`, version: "1.0.0", environment: "production" }, input_hash: "x", reason: "Production deployments need two reviewers", rule_id: "production-deploys", quorum: 2, requested_at_ms: r.createdAt.getTime(), deadline_ms: null, fallback: "deny", requested_by: r.submittedByEmail, status: "pending", decisions: [], approved_args: null, decided_at_ms: null }),
       }));
     if (approvals.length) await db.stateEntry.createMany({ data: approvals });
   }

@@ -65,7 +65,7 @@ async function latency(base: string, mode: "in-process" | "remote-worker", sampl
       const { id } = await startRun(s.db, ex, sub, { agent: "deploy-bot", input: { service: `svc-${i}`, version: "1.0.0", environment: "staging" } });
       await waitFor(s.db, { id, state: "paused" }, 1);
       const t0 = performance.now();
-      await decide(s.db, ex, rev(i), `${id}:call_deploy`, { decision: "approve" });
+      await decide(s.db, ex, rev(i), `${id}:2:call_deploy`, { decision: "approve" });
       for (;;) {
         const row = await s.db.stateEntry.findFirst({ where: { threadId: id, runId: id, kind: "checkpoint", phase: "resumed" }, select: { key: true } });
         if (row) break;

@@ -134,7 +134,7 @@ for (let i = 0; i < 100 && (await s.db.run.findUnique({ where: { id: race.id } }
 const raceTokens = await Promise.all(Array.from({ length: 50 }, (_, i) => createToken(s.db, admin, { name: `racer-${i}`, role: "reviewer" })));
 const statuses = await Promise.all(
   raceTokens.map((t, i) =>
-    fetch(`http://127.0.0.1:${i % 2 ? 3212 : 3211}/api/approvals/${race.id}:call_deploy/decision`, { method: "POST", headers: { authorization: `Bearer ${t.token}`, "content-type": "application/json" }, body: JSON.stringify({ decision: "approve" }) }).then((r) => r.status, () => 0),
+    fetch(`http://127.0.0.1:${i % 2 ? 3212 : 3211}/api/approvals/${race.id}:2:call_deploy/decision`, { method: "POST", headers: { authorization: `Bearer ${t.token}`, "content-type": "application/json" }, body: JSON.stringify({ decision: "approve" }) }).then((r) => r.status, () => 0),
   ),
 );
 for (let i = 0; i < 100 && (await s.db.run.findUnique({ where: { id: race.id } }))?.state !== "completed"; i++) await sleep(100);

@@ -124,7 +124,7 @@ describe("fuzzed requests", () => {
   });
 
   it("POST /api/approvals/{id}/decision", async () => {
-    const approvalId = `${runId}:call_refund`;
+    const approvalId = `${runId}:2:call_refund`;
     const valid = { decision: "approve", args: { order_id: "ORD-1234", amount_cents: 100, reason: "ok" } };
     await fc.assert(fc.asyncProperty(broken(valid, undefined, ["args"]), (b) => expectRejected(routes.decision.POST, "POST", "/x", b, { approvalId })), { numRuns: N });
     await fc.assert(fc.asyncProperty(broken(valid, "args"), (b) => expectRejected(routes.decision.POST, "POST", "/x", b, { approvalId })), { numRuns: N });

@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, providers, type TestDb } from "./databases";
 import { PrismaStore } from "@/lib/store/prisma-store";
-import { decideApproval, listApprovals, listCheckpoints } from "@/lib/runner";
+import { approvalIdOf, decideApproval, listApprovals, listCheckpoints } from "@/lib/runner";
 import { createRuntime } from "@/lib/runtime";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -33,7 +33,7 @@ describe.each(providers)("crash at every boundary on %s", (provider) => {
       if (a.status !== "pending") continue;
       const tool = rt.agent("refund-desk").tools.find((x) => x.name === a.tool_name);
       const edit = a.tool_name === "issue_refund" ? { ...a.args, amount_cents: 6000 } : undefined;
-      await decideApproval(rt.store, runId, runId, a.tool_call_id, tool, { by: "reviewer@example.com", decision: "approve", args: edit });
+      await decideApproval(rt.store, runId, await approvalIdOf(rt.store, runId, runId, a.tool_call_id), tool, { by: "reviewer@example.com", decision: "approve", args: edit });
     }
   }
 

@@ -10,7 +10,7 @@ import { RunExecutor } from "@/lib/runs/executor";
 import { decide, getRunView, startRun, timelinePage } from "@/lib/runs/service";
 import { sweep } from "@/lib/runs/sweep";
 import { pruneCheckpoints } from "@/lib/runs/retention";
-import { decideApproval, listCheckpoints } from "@/lib/runner";
+import { approvalIdOf, decideApproval, listCheckpoints } from "@/lib/runner";
 
 const sub: Actor = { id: "u-sub", email: "sub@example.com", name: "S", role: "submitter" };
 const reviewer = (i: number): Actor => ({ id: `u-rev-${i}`, email: `rev${i}@example.com`, name: `R${i}`, role: "reviewer" });
@@ -38,7 +38,7 @@ describe.each(providers)("durability on %s", (provider) => {
     await a.idle();
     const results = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
-        decide(i % 2 ? db2 : t.db, i % 2 ? b : a, reviewer(i), `${id}:call_deploy`, { decision: "approve" }).then(
+        decide(i % 2 ? db2 : t.db, i % 2 ? b : a, reviewer(i), `${id}:2:call_deploy`, { decision: "approve" }).then(
           (r) => ({ ok: true as const, resumed: r.resumed }),
           (e) => ({ ok: false as const, status: e instanceof HttpError ? e.status : String(e) }),
         ),
@@ -79,7 +79,7 @@ describe.each(providers)("durability on %s", (provider) => {
     const { id } = await startRun(t.db, a, sub, { agent: "deploy-bot", input: { service: "web", version: "1.0.0", environment: "staging" } });
     await a.idle();
     // Decided straight in the store, as if the process died right after recording the decision.
-    await decideApproval(a.rt.store, id, id, "call_deploy", a.agent("deploy-bot").tools[1], { by: "rev@example.com", decision: "approve" });
+    await decideApproval(a.rt.store, id, await approvalIdOf(a.rt.store, id, id, "call_deploy"), a.agent("deploy-bot").tools[1], { by: "rev@example.com", decision: "approve" });
     expect((await sweep(t.db, a)).resumed).toBe(1);
     await a.idle();
     expect((await getRunView(t.db, a, reviewer(0), id)).run.state).toBe("completed");
@@ -88,7 +88,7 @@ describe.each(providers)("durability on %s", (provider) => {
   it("retention prunes old terminal runs' checkpoints and keeps the terminal record, conversation, approvals and audit", async () => {
     const { id } = await startRun(t.db, a, sub, { agent: "deploy-bot", input: { service: "old", version: "1.0.0", environment: "staging" } });
     await a.idle();
-    await decide(t.db, a, reviewer(1), `${id}:call_deploy`, { decision: "approve" });
+    await decide(t.db, a, reviewer(1), `${id}:2:call_deploy`, { decision: "approve" });
     await a.idle();
     const before = await listCheckpoints(a.rt.store, id, id);
     const auditBefore = await t.db.auditEvent.count({ where: { targetId: id } });

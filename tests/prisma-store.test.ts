@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, providers, type TestDb } from "./databases";
 import { PrismaStore } from "@/lib/store/prisma-store";
 import { createRuntime } from "@/lib/runtime";
-import { AgentCheckpointCorruptionError, checkpointLatestKey, decideApproval, keys, listCheckpoints } from "@/lib/runner";
+import { AgentCheckpointCorruptionError, checkpointLatestKey, approvalIdOf, decideApproval, keys, listCheckpoints } from "@/lib/runner";
 
 describe.each(providers)("Prisma store on %s", (provider) => {
   let t: TestDb;
@@ -34,9 +34,9 @@ describe.each(providers)("Prisma store on %s", (provider) => {
     const input = { order_id: "ORD-777", amount_cents: 9000, reason: "late" };
     const r1 = await rt.runner.run(agent, { userMessage: JSON.stringify(input), runId: "pr1", context: { submitted_by: "sub@example.com" } });
     expect(r1.state).toBe("paused");
-    expect(r1.pendingApprovals).toEqual(["pr1:call_refund", "pr1:call_notify"]);
+    expect(r1.pendingApprovals).toEqual(["pr1:2:call_refund", "pr1:2:call_notify"]);
     const pending = await t.db.stateEntry.findMany({ where: { kind: "approval", status: "pending" }, orderBy: { timestampMs: "asc" } });
-    expect(pending.map((p) => p.key)).toEqual(["approval:pr1:call_refund", "approval:pr1:call_notify"]);
+    expect(pending.map((p) => p.key)).toEqual(["approval:pr1:000002:call_refund", "approval:pr1:000002:call_notify"]);
     const timeline = await t.db.stateEntry.findMany({ where: { runId: "pr1", kind: "checkpoint" }, orderBy: { key: "asc" } });
     expect(timeline.map((c) => c.phase)).toEqual((await listCheckpoints(rt.store, "pr1", "pr1")).map((c) => c.phase));
     expect(timeline.every((c) => typeof c.timestampMs === "bigint" && c.step !== null)).toBe(true);
@@ -44,8 +44,8 @@ describe.each(providers)("Prisma store on %s", (provider) => {
 
     const refundTool = agent.tools.find((x) => x.name === "issue_refund");
     const notifyTool = agent.tools.find((x) => x.name === "notify_customer");
-    await decideApproval(rt.store, "pr1", "pr1", "call_refund", refundTool, { by: "rev@example.com", decision: "approve", args: { order_id: "ORD-777", amount_cents: 8000, reason: "late" } });
-    await decideApproval(rt.store, "pr1", "pr1", "call_notify", notifyTool, { by: "rev@example.com", decision: "reject", reason: "we call them instead" });
+    await decideApproval(rt.store, "pr1", await approvalIdOf(rt.store, "pr1", "pr1", "call_refund"), refundTool, { by: "rev@example.com", decision: "approve", args: { order_id: "ORD-777", amount_cents: 8000, reason: "late" } });
+    await decideApproval(rt.store, "pr1", await approvalIdOf(rt.store, "pr1", "pr1", "call_notify"), notifyTool, { by: "rev@example.com", decision: "reject", reason: "we call them instead" });
     expect(await t.db.stateEntry.count({ where: { kind: "approval", status: "pending" } })).toBe(0);
     const r2 = await rt.runner.resume(agent, { runId: "pr1", threadId: "pr1" });
     expect(r2.state).toBe("completed");
@@ -68,9 +68,9 @@ describe.each(providers)("Prisma store on %s", (provider) => {
     expect(cps.map((c) => c.phase)).toContain("pre_subagent_batch");
     const deployTool = rt.agent("deploy-bot").tools.find((x) => x.name === "deploy");
     // Production deployments need two distinct reviewers.
-    const one = await decideApproval(rt.store, "rel1", "rel1.call_ship", "call_deploy", deployTool, { by: "rev", decision: "approve" });
+    const one = await decideApproval(rt.store, "rel1", await approvalIdOf(rt.store, "rel1", "rel1.call_ship", "call_deploy"), deployTool, { by: "rev", decision: "approve" });
     expect(one.status).toBe("pending");
-    await decideApproval(rt.store, "rel1", "rel1.call_ship", "call_deploy", deployTool, { by: "rev2", decision: "approve" });
+    await decideApproval(rt.store, "rel1", await approvalIdOf(rt.store, "rel1", "rel1.call_ship", "call_deploy"), deployTool, { by: "rev2", decision: "approve" });
     const r2 = await rt.runner.resume(agent, { runId: "rel1", threadId: "rel1" });
     expect(r2.state).toBe("completed");
     expect(r2.subagentExecutions.map((s) => [s.subagent, s.state])).toEqual([["changelog-writer", "completed"], ["deploy-bot", "completed"]]);

@@ -54,19 +54,19 @@ describe.each(providers)("run operations on %s", (provider) => {
     // Someone else's run is invisible to a submitter; the submitter cannot approve.
     expect(await status(getRunView(t.db, ex, other, id))).toBe(404);
     expect((await listRuns(t.db, other, {})).runs).toHaveLength(0);
-    expect(await status(decide(t.db, ex, submitter, `${id}:call_refund`, { decision: "approve" }))).toBe(403);
+    expect(await status(decide(t.db, ex, submitter, `${id}:2:call_refund`, { decision: "approve" }))).toBe(403);
 
     const inbox = await listInbox(t.db, reviewer, { agent: "refund-desk" });
     expect(inbox.approvals.map((a) => a.tool).sort()).toEqual(["issue_refund", "notify_customer"]);
     expect(inbox.approvals.find((a) => a.tool === "issue_refund")).toMatchObject({ requestedBy: "submitter@example.com", quorum: 1, approvals: 0 });
 
-    const invalid = await decide(t.db, ex, reviewer, `${id}:call_refund`, { decision: "approve", args: { order_id: "ORD-1001", amount_cents: "lots", reason: "x" } }).catch((e) => e);
+    const invalid = await decide(t.db, ex, reviewer, `${id}:2:call_refund`, { decision: "approve", args: { order_id: "ORD-1001", amount_cents: "lots", reason: "x" } }).catch((e) => e);
     expect(invalid).toMatchObject({ status: 400, field: "args.amount_cents" });
-    await decide(t.db, ex, reviewer, `${id}:call_refund`, { decision: "approve", args: { order_id: "ORD-1001", amount_cents: 6000, reason: "Damaged in transit" } });
-    const again = await decide(t.db, ex, reviewer2, `${id}:call_refund`, { decision: "approve" }).catch((e) => e);
+    await decide(t.db, ex, reviewer, `${id}:2:call_refund`, { decision: "approve", args: { order_id: "ORD-1001", amount_cents: 6000, reason: "Damaged in transit" } });
+    const again = await decide(t.db, ex, reviewer2, `${id}:2:call_refund`, { decision: "approve" }).catch((e) => e);
     expect(again).toMatchObject({ status: 409, current: { status: "approved" } });
     expect(await status(resumeRun(t.db, ex, reviewer, id))).toBe(409); // notify still pending
-    await decide(t.db, ex, reviewer, `${id}:call_notify`, { decision: "approve" });
+    await decide(t.db, ex, reviewer, `${id}:2:call_notify`, { decision: "approve" });
 
     const view = await getRunView(t.db, ex, reviewer, id);
     expect(view.approvals.find((a) => a.tool_name === "issue_refund")!.changes).toEqual([{ field: "amount_cents", before: 9000, after: 6000 }]);
@@ -88,9 +88,9 @@ describe.each(providers)("run operations on %s", (provider) => {
   it("a rejection's reason reaches the model; the run completes without the refund", async () => {
     const { id } = await startRun(t.db, ex, submitter, { agent: "refund-desk", input: { order_id: "ORD-1002", amount_cents: 8000, reason: "Late" } });
     await ex.idle();
-    expect(await status(decide(t.db, ex, reviewer, `${id}:call_refund`, { decision: "reject" }))).toBe(400);
-    await decide(t.db, ex, reviewer, `${id}:call_refund`, { decision: "reject", reason: "Customer already got a voucher" });
-    await decide(t.db, ex, reviewer, `${id}:call_notify`, { decision: "approve" });
+    expect(await status(decide(t.db, ex, reviewer, `${id}:2:call_refund`, { decision: "reject" }))).toBe(400);
+    await decide(t.db, ex, reviewer, `${id}:2:call_refund`, { decision: "reject", reason: "Customer already got a voucher" });
+    await decide(t.db, ex, reviewer, `${id}:2:call_notify`, { decision: "approve" });
     await resumeRun(t.db, ex, reviewer, id);
     await ex.idle();
     const view = await getRunView(t.db, ex, reviewer, id);
@@ -103,11 +103,11 @@ describe.each(providers)("run operations on %s", (provider) => {
   it("a 2-of-2 quorum needs two distinct reviewers, then resumes by itself", async () => {
     const { id } = await startRun(t.db, ex, submitter, { agent: "deploy-bot", input: { service: "web", version: "1.2.3", environment: "production" } });
     await ex.idle();
-    const first = await decide(t.db, ex, reviewer, `${id}:call_deploy`, { decision: "approve" });
+    const first = await decide(t.db, ex, reviewer, `${id}:2:call_deploy`, { decision: "approve" });
     expect(first).toMatchObject({ approval: { status: "pending" }, resumed: false });
     expect((await listInbox(t.db, reviewer2, {})).approvals.find((a) => a.runId === id)).toMatchObject({ quorum: 2, approvals: 1 });
-    expect(await status(decide(t.db, ex, reviewer, `${id}:call_deploy`, { decision: "approve" }))).toBe(409);
-    const second = await decide(t.db, ex, reviewer2, `${id}:call_deploy`, { decision: "approve" });
+    expect(await status(decide(t.db, ex, reviewer, `${id}:2:call_deploy`, { decision: "approve" }))).toBe(409);
+    const second = await decide(t.db, ex, reviewer2, `${id}:2:call_deploy`, { decision: "approve" });
     expect(second).toMatchObject({ approval: { status: "approved" }, resumed: true });
     await ex.idle();
     expect((await getRunView(t.db, ex, reviewer, id)).run.state).toBe("completed");
@@ -117,9 +117,9 @@ describe.each(providers)("run operations on %s", (provider) => {
   it("nobody approves a run they started", async () => {
     const { id } = await startRun(t.db, ex, admin, { agent: "deploy-bot", input: { service: "api", version: "2.0.0", environment: "staging" } });
     await ex.idle();
-    const e = await decide(t.db, ex, admin, `${id}:call_deploy`, { decision: "approve" }).catch((x) => x);
+    const e = await decide(t.db, ex, admin, `${id}:2:call_deploy`, { decision: "approve" }).catch((x) => x);
     expect(e).toMatchObject({ status: 403 });
-    expect((await decide(t.db, ex, reviewer, `${id}:call_deploy`, { decision: "approve" })).resumed).toBe(true);
+    expect((await decide(t.db, ex, reviewer, `${id}:2:call_deploy`, { decision: "approve" })).resumed).toBe(true);
     await ex.idle();
   });
 
@@ -149,7 +149,7 @@ describe.each(providers)("run operations on %s", (provider) => {
     await ex.idle();
     const fv = await getRunView(t.db, ex, operator, fork.id);
     expect(fv.run).toMatchObject({ state: "paused", forkedFromRunId: id, forkedFromSeq: postLlm.seq });
-    expect(fv.approvals.map((a) => a.id)).toEqual([`${fork.id}:call_deploy`]);
+    expect(fv.approvals.map((a) => a.id)).toEqual([`${fork.id}:2:call_deploy`]);
     expect(await status(forkRun(t.db, ex, operator, id, { seq: 99999 }))).toBe(400);
 
     // A run that fails after its deploy ran: retry goes on from the last good checkpoint, and the deploy
@@ -157,7 +157,7 @@ describe.each(providers)("run operations on %s", (provider) => {
     const failing = new RunExecutor(t.db, { config: { failpoint: { phase: "post_tool_batch", step: 2, action: "throw" } } });
     const r = await startRun(t.db, failing, submitter, { agent: "deploy-bot", input: { service: "queue", version: "1.0.0", environment: "staging" } });
     await failing.idle();
-    await decide(t.db, failing, reviewer, `${r.id}:call_deploy`, { decision: "approve" });
+    await decide(t.db, failing, reviewer, `${r.id}:2:call_deploy`, { decision: "approve" });
     await failing.idle();
     expect((await getRunView(t.db, ex, operator, r.id)).run.state).toBe("failed");
     expect(await t.db.deployment.count({ where: { runId: r.id } })).toBe(1);

@@ -65,13 +65,13 @@ describe("secrets and the pause webhook", () => {
       const payload = JSON.parse(last.body);
       expect(Object.keys(payload).sort()).toEqual(["agent", "approval_ids", "at", "run_id", "type", "url"]);
       expect(payload).toMatchObject({ type: "run.paused", run_id: id, agent: "refund-desk", url: `https://afk.example/runs/${id}` });
-      expect(payload.approval_ids.sort()).toEqual([`${id}:call_notify`, `${id}:call_refund`]);
+      expect(payload.approval_ids.sort()).toEqual([`${id}:2:call_notify`, `${id}:2:call_refund`]);
       const sig = String(last.headers["x-afk-signature"]);
       const [, ts, hex] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(sig)!;
       expect(hex).toBe(createHmac("sha256", WEBHOOK_SECRET).update(`${ts}.${last.body}`).digest("hex"));
 
-      await decide(t.db, ex, rev, `${id}:call_refund`, { decision: "approve" });
-      await decide(t.db, ex, rev, `${id}:call_notify`, { decision: "approve" });
+      await decide(t.db, ex, rev, `${id}:2:call_refund`, { decision: "approve" });
+      await decide(t.db, ex, rev, `${id}:2:call_notify`, { decision: "approve" });
       await resumeRun(t.db, ex, rev, id);
       await ex.idle();
       const view = await getRunView(t.db, ex, rev, id);

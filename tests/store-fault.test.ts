@@ -55,7 +55,7 @@ describe.skipIf(!enabled)("PostgreSQL stopped mid-run", () => {
     delete process.env.AFK_DEMO_LATENCY_MS;
     const { id } = await startRun(s.db, ex, sub, { agent: "deploy-bot", input: { service: "db", version: "1.0.0", environment: "staging" } });
     await ex.idle();
-    await decide(s.db, ex, rev, `${id}:call_deploy`, { decision: "approve", args: { service: "db", version: "1.0.1", environment: "staging" } });
+    await decide(s.db, ex, rev, `${id}:2:call_deploy`, { decision: "approve", args: { service: "db", version: "1.0.1", environment: "staging" } });
     // deploy-bot resumes by itself: the deploy runs, then the step-3 model call takes 1.5 s. Stop the
     // database during that call.
     await expect.poll(async () => s.db.deployment.count({ where: { runId: id } }), { timeout: 10_000, interval: 50 }).toBe(1);

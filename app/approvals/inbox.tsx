@@ -5,9 +5,9 @@ import { useState } from "react";
 import { api } from "@/components/api";
 import { Empty, ErrorBox } from "@/components/ui";
 import { fmtDuration, fmtTime } from "@/lib/format";
-import type { listInbox } from "@/lib/runs/service";
+import type { InboxDto } from "@/lib/runs/dto";
 
-type InboxData = Awaited<ReturnType<typeof listInbox>>;
+type InboxData = InboxDto;
 
 export function Inbox({ initial, agents }: { initial: InboxData; agents: string[] }) {
   const [agent, setAgent] = useState("");
@@ -20,7 +20,8 @@ export function Inbox({ initial, agents }: { initial: InboxData; agents: string[
     refetchInterval: 3000,
   });
   const tools = [...new Set(initial.approvals.map((a) => a.tool))].sort();
-  const now = Date.now();
+  // Measured to the server's clock of the answer: the same in the server's HTML and the first render.
+  const now = data?.asOfMs ?? initial.asOfMs;
   return (
     <>
       <form className="flex flex-wrap items-end gap-3" aria-label="Filter approvals" onSubmit={(e) => e.preventDefault()}>
@@ -39,6 +40,24 @@ export function Inbox({ initial, agents }: { initial: InboxData; agents: string[
         <span className="text-xs text-slate-500" aria-live="polite">{isFetching ? "refreshing…" : `${data?.approvals.length ?? 0} waiting`}</span>
       </form>
       {error && <ErrorBox title="Could not load approvals">{error.message}</ErrorBox>}
+      {data && data.corrupt.length > 0 && (
+        <div className="card border-rose-300" role="status" aria-label="Unreadable approvals">
+          <h2 className="text-sm font-semibold text-rose-700">AgentCheckpointCorruptionError: {data.corrupt.length} approval record(s) could not be read</h2>
+          <ul className="mt-1 space-y-1 text-xs">
+            {data.corrupt.map((c) => (
+              <li key={c.key} data-testid={`inbox-corrupt-${c.key}`}>
+                <span className="font-mono">{c.key}</span>
+                {c.runId && (
+                  <>
+                    {" "}· run <Link className="font-mono text-indigo-600 underline" href={`/runs/${encodeURIComponent(c.runId)}`}>{c.runId.slice(0, 8)}</Link>
+                  </>
+                )}
+                {" "}· not decidable until repaired
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
       {!data ? (
         <p className="text-sm text-slate-500">Loading…</p>
       ) : data.approvals.length === 0 ? (

@@ -16,6 +16,19 @@ const parseJson = (s: string): Record<string, unknown> => {
   }
 };
 
+// Does a side effect once per idempotency key: the insert wins, or the row an earlier execution of the
+// same call wrote (unique constraint, Prisma error P2002) is returned instead.
+async function once<T>(create: () => Promise<T>, existing: () => Promise<T | null>): Promise<T> {
+  try {
+    return await create();
+  } catch (e) {
+    if ((e as { code?: string }).code !== "P2002") throw e;
+    const row = await existing();
+    if (!row) throw e;
+    return row;
+  }
+}
+
 export const refundInput = z.object({
   order_id: z.string().regex(/^ORD-\d{3,8}$/, "Order ids look like ORD-12345"),
   amount_cents: z.number().int().positive("Amount must be positive").max(10_000_000),
@@ -49,12 +62,13 @@ export function createDemoAgents(db: () => Db) {
     description: "Refund an amount in cents to the customer of an order",
     schema: z.object({ order_id: z.string().max(40), amount_cents: z.number().int().positive().max(10_000_000), reason: z.string().max(500) }),
     async execute(a, ctx) {
-      // The tool call id is the idempotency key: a worker killed between this insert and the runner's
-      // effect record must not refund twice when the run is taken over.
-      const done = await db().refund.findFirst({ where: { runId: ctx.runId, toolCallId: ctx.toolCallId } });
-      if (done) return { refund_id: done.id, order_id: done.orderId, amount_cents: done.amountCents, status: "refunded" };
-      const row = await db().refund.create({ data: { runId: ctx.runId, toolCallId: ctx.toolCallId, orderId: a.order_id, amountCents: a.amount_cents, reason: a.reason } });
-      return { refund_id: row.id, order_id: a.order_id, amount_cents: a.amount_cents, status: "refunded" };
+      // The runner's idempotency key, under a unique constraint: a worker killed between this insert and
+      // the runner's effect record must not refund twice when the run is taken over.
+      const row = await once(
+        () => db().refund.create({ data: { runId: ctx.runId, toolCallId: ctx.toolCallId, idempotencyKey: ctx.idempotencyKey, orderId: a.order_id, amountCents: a.amount_cents, reason: a.reason } }),
+        () => db().refund.findUnique({ where: { idempotencyKey: ctx.idempotencyKey } }),
+      );
+      return { refund_id: row.id, order_id: row.orderId, amount_cents: row.amountCents, status: "refunded" };
     },
   });
   const notify_customer = defineTool({
@@ -63,9 +77,10 @@ export function createDemoAgents(db: () => Db) {
     schema: z.object({ order_id: z.string().max(40), message: z.string().max(2000) }),
     async execute(a, ctx) {
       const order = lookupOrder(a.order_id);
-      const done = await db().outboxMessage.findFirst({ where: { runId: ctx.runId, toolCallId: ctx.toolCallId } });
-      if (done) return { message_id: done.id, queued: true };
-      const row = await db().outboxMessage.create({ data: { runId: ctx.runId, toolCallId: ctx.toolCallId, recipient: order?.email ?? "unknown", body: a.message } });
+      const row = await once(
+        () => db().outboxMessage.create({ data: { runId: ctx.runId, toolCallId: ctx.toolCallId, idempotencyKey: ctx.idempotencyKey, recipient: order?.email ?? "unknown", body: a.message } }),
+        () => db().outboxMessage.findUnique({ where: { idempotencyKey: ctx.idempotencyKey } }),
+      );
       return { message_id: row.id, queued: true };
     },
   });
@@ -121,9 +136,10 @@ export function createDemoAgents(db: () => Db) {
     description: "Deploy a version of a service to an environment",
     schema: deployInput,
     async execute(a, ctx) {
-      const done = await db().deployment.findFirst({ where: { runId: ctx.runId, toolCallId: ctx.toolCallId } });
-      if (done) return { deployment_id: done.id, ...a, status: "deployed" };
-      const row = await db().deployment.create({ data: { runId: ctx.runId, toolCallId: ctx.toolCallId, service: a.service, version: a.version, environment: a.environment } });
+      const row = await once(
+        () => db().deployment.create({ data: { runId: ctx.runId, toolCallId: ctx.toolCallId, idempotencyKey: ctx.idempotencyKey, service: a.service, version: a.version, environment: a.environment } }),
+        () => db().deployment.findUnique({ where: { idempotencyKey: ctx.idempotencyKey } }),
+      );
       return { deployment_id: row.id, ...a, status: "deployed" };
     },
   });
@@ -203,7 +219,10 @@ export function createDemoAgents(db: () => Db) {
     description: "Send a reply to a customer",
     schema: z.object({ to: z.string().max(320), body: z.string().max(4000) }),
     async execute(a, ctx) {
-      const row = await db().outboxMessage.create({ data: { runId: ctx.runId, toolCallId: ctx.toolCallId, recipient: a.to, body: a.body } });
+      const row = await once(
+        () => db().outboxMessage.create({ data: { runId: ctx.runId, toolCallId: ctx.toolCallId, idempotencyKey: ctx.idempotencyKey, recipient: a.to, body: a.body } }),
+        () => db().outboxMessage.findUnique({ where: { idempotencyKey: ctx.idempotencyKey } }),
+      );
       return { message_id: row.id, queued: true, preview: a.body.slice(0, 200) };
     },
   });

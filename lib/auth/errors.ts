@@ -33,3 +33,17 @@ export class ConflictError extends HttpError {
     super(409, message);
   }
 }
+
+// A record of the run could not be read (AgentCheckpointCorruptionError). 409, never 500: the request was
+// fine, the run is not. The body names the error type and the record's key.
+export class CorruptRecordError extends HttpError {
+  constructor(
+    message: string,
+    readonly key: string | null,
+  ) {
+    super(409, message);
+  }
+  body() {
+    return { error: "AgentCheckpointCorruptionError", message: this.message, key: this.key };
+  }
+}

@@ -8,10 +8,18 @@ import { env, isPostgresUrl } from "../env.ts";
 
 export type Db = SqliteClient;
 
+const providers = new WeakMap<object, "sqlite" | "postgresql">();
+
+// Which provider a client speaks (for the few statements whose SQL differs). Transaction clients and
+// unknown objects count as SQLite, whose SQL is the common subset.
+export const providerOf = (db: Db): "sqlite" | "postgresql" => providers.get(db) ?? "sqlite";
+
 export function createDb(url: string = env().DATABASE_URL): Db {
   if (isPostgresUrl(url)) {
     const adapter = new PrismaPg({ connectionString: url, max: 10 });
-    return new PostgresClient({ adapter }) as unknown as Db;
+    const client = new PostgresClient({ adapter }) as unknown as Db;
+    providers.set(client, "postgresql");
+    return client;
   }
   const adapter = new PrismaBetterSQLite3({ url, timeout: 10_000 });
   // WAL lets readers (the console) work while a run writes. synchronous=NORMAL in WAL mode keeps every
@@ -26,6 +34,7 @@ export function createDb(url: string = env().DATABASE_URL): Db {
     return conn;
   };
   const client = new SqliteClient({ adapter });
+  providers.set(client, "sqlite");
   return client;
 }
 

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { hashOf } from "./canonical.ts";
 import { AgentCheckpointCorruptionError, ApprovalDecisionError } from "./errors.ts";
 import { type MemoryStore, keys } from "./store.ts";
+import { approvalId, parseApprovalId } from "./ids.ts";
 import type { Tool } from "./tools.ts";
 
 export const APPROVAL_SCHEMA_VERSION = 1;
@@ -57,10 +58,32 @@ export function parseApproval(raw: unknown, key: string): ApprovalRecord {
   return p.data;
 }
 
-export async function getApproval(store: MemoryStore, threadId: string, runId: string, toolCallId: string): Promise<ApprovalRecord | null> {
-  const key = keys.approval(runId, toolCallId);
+// The store key of an approval id (ids without a step are the legacy format).
+export function approvalKey(id: string): string | null {
+  const p = parseApprovalId(id);
+  if (!p) return null;
+  return p.step === null ? keys.legacyApproval(p.runId, p.toolCallId) : keys.approval(p.runId, p.step, p.toolCallId);
+}
+
+const keyOfRecord = (rec: ApprovalRecord) => approvalKey(rec.id) ?? keys.approval(rec.run_id, rec.step, rec.tool_call_id);
+
+/** Reads one approval by its id; null when there is none. An unreadable record is corruption. */
+export async function getApproval(store: MemoryStore, threadId: string, id: string): Promise<ApprovalRecord | null> {
+  const key = approvalKey(id);
+  if (!key) return null;
   const raw = await readStored(store, threadId, key, "Approval record");
-  return raw === undefined ? null : parseApproval(raw, key);
+  if (raw === undefined) return null;
+  const rec = parseApproval(raw, key);
+  if (rec.id !== id) throw new AgentCheckpointCorruptionError(`Approval record names ${rec.id}, not ${id}`, key);
+  return rec;
+}
+
+/** The approval request of one tool call of one step, if it was ever made (legacy records included). */
+export async function findApproval(store: MemoryStore, threadId: string, runId: string, step: number, toolCallId: string): Promise<ApprovalRecord | null> {
+  const rec = await getApproval(store, threadId, approvalId(runId, step, toolCallId));
+  if (rec) return rec;
+  const legacy = await getApproval(store, threadId, `${runId}:${toolCallId}`);
+  return legacy && legacy.step === step ? legacy : null;
 }
 
 export async function listApprovals(store: MemoryStore, threadId: string, runId: string): Promise<ApprovalRecord[]> {
@@ -69,7 +92,7 @@ export async function listApprovals(store: MemoryStore, threadId: string, runId:
 }
 
 async function save(store: MemoryStore, rec: ApprovalRecord, expectedVersion: number | undefined): Promise<boolean> {
-  const key = keys.approval(rec.run_id, rec.tool_call_id);
+  const key = keyOfRecord(rec);
   if (store.compareAndPut) return store.compareAndPut(rec.thread_id, key, expectedVersion, rec);
   await store.putState(rec.thread_id, key, rec);
   return true;
@@ -80,14 +103,14 @@ export async function createApprovalRequest(store: MemoryStore, rec: Omit<Approv
     ...rec,
     schema_version: APPROVAL_SCHEMA_VERSION,
     version: 0,
-    id: `${rec.run_id}:${rec.tool_call_id}`,
+    id: approvalId(rec.run_id, rec.step, rec.tool_call_id),
     status: "pending",
     decisions: [],
     approved_args: null,
     decided_at_ms: null,
   };
   if (!(await save(store, full, undefined))) {
-    const existing = await getApproval(store, rec.thread_id, rec.run_id, rec.tool_call_id);
+    const existing = await getApproval(store, rec.thread_id, full.id);
     if (existing) return existing;
   }
   return full;
@@ -102,20 +125,34 @@ export type DecisionInput = {
   nowMs?: number;
   // Separation of duties: who may not decide (e.g. the run's submitter).
   forbiddenDeciders?: string[];
+  // The hash of the arguments the reviewer saw (argsHash of approved_args ?? args). When it no longer
+  // matches (another reviewer edited them meanwhile), the decision is refused as stale. A plain approve
+  // without it is refused once someone has edited the arguments: it must say which arguments it approves.
+  expectedArgsHash?: string;
 };
+
+/** The hash a reviewer must send back with a decision: of the arguments currently up for approval. */
+export const reviewedArgsHash = (rec: ApprovalRecord) => argsHash(rec.approved_args ?? rec.args);
 
 // Records one reviewer's decision. Returns the updated record. Throws ApprovalDecisionError when the
 // approval is unknown, already decided, expired, or the edited args do not fit the tool.
-export async function decideApproval(store: MemoryStore, threadId: string, runId: string, toolCallId: string, tool: Pick<Tool, "schema"> | undefined, input: DecisionInput): Promise<ApprovalRecord> {
+export async function decideApproval(store: MemoryStore, threadId: string, id: string, tool: Pick<Tool, "schema"> | undefined, input: DecisionInput): Promise<ApprovalRecord> {
   const now = input.nowMs ?? Date.now();
   for (let attempt = 0; attempt < 5; attempt++) {
-    const rec = await getApproval(store, threadId, runId, toolCallId);
+    const rec = await getApproval(store, threadId, id);
     if (!rec) throw new ApprovalDecisionError("No such approval", "not_found");
     if (rec.status !== "pending") throw new ApprovalDecisionError(`Approval is already ${rec.status}`, "already_decided");
     if (rec.deadline_ms !== null && now > rec.deadline_ms) throw new ApprovalDecisionError("Approval deadline has passed", "expired");
     if (input.forbiddenDeciders?.includes(input.by)) throw new ApprovalDecisionError("You may not decide an approval for a run you started", "forbidden");
     if (rec.decisions.some((d) => d.by === input.by)) throw new ApprovalDecisionError("You already decided this approval", "already_decided");
     if (input.decision === "reject" && !input.reason?.trim()) throw new ApprovalDecisionError("A reason is required to reject", "invalid_args", "reason");
+    const current = reviewedArgsHash(rec);
+    if (input.expectedArgsHash !== undefined && input.expectedArgsHash !== current) {
+      throw new ApprovalDecisionError("The arguments changed since you looked (another reviewer edited them); review them again", "stale");
+    }
+    if (input.expectedArgsHash === undefined && input.decision === "approve" && !input.args && rec.approved_args !== null && argsHash(rec.approved_args) !== argsHash(rec.args)) {
+      throw new ApprovalDecisionError("Another reviewer edited the arguments; approve with their argsHash to accept the edit", "stale");
+    }
 
     let args = rec.approved_args ?? rec.args;
     if (input.decision === "approve" && input.args) {
@@ -157,9 +194,17 @@ export async function expireApproval(store: MemoryStore, rec: ApprovalRecord, no
     decisions: [...rec.decisions, { by: "system:deadline", decision: rec.fallback === "allow" ? "approve" : "reject", reason: "Approval deadline passed", args: rec.args, args_hash: argsHash(rec.args), at_ms: nowMs }],
   };
   if (await save(store, next, rec.version)) return { record: next, applied: true };
-  return { record: (await getApproval(store, rec.thread_id, rec.run_id, rec.tool_call_id)) ?? next, applied: false };
+  return { record: (await getApproval(store, rec.thread_id, rec.id)) ?? next, applied: false };
 }
 
 export async function expireIfDue(store: MemoryStore, rec: ApprovalRecord, nowMs: number): Promise<ApprovalRecord> {
   return (await expireApproval(store, rec, nowMs)).record;
+}
+
+/** The id of the newest approval request for a tool call id of a run (for the CLI and tests, which name calls by id). */
+export async function approvalIdOf(store: MemoryStore, threadId: string, runId: string, toolCallId: string): Promise<string> {
+  const all = (await listApprovals(store, threadId, runId)).filter((a) => a.tool_call_id === toolCallId);
+  const newest = all.sort((a, b) => b.step - a.step)[0];
+  if (!newest) throw new ApprovalDecisionError(`No approval for tool call ${toolCallId} of run ${runId}`, "not_found");
+  return newest.id;
 }

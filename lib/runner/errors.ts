@@ -25,6 +25,10 @@ export class InvalidStateTransitionError extends AgentRunnerError {}
 // resume() was given a different agent than the one that started the run.
 export class AgentMismatchError extends AgentRunnerError {}
 
+// This execution no longer holds its run: another worker claimed it (a higher fencing epoch), or the
+// lease could not be renewed. Nothing more may be written; the run goes on wherever it was taken over.
+export class LeaseLostError extends AgentRunnerError {}
+
 // A checkpoint write failed; the run must not report it as saved.
 export class CheckpointWriteError extends AgentRunnerError {
   constructor(
@@ -38,7 +42,7 @@ export class CheckpointWriteError extends AgentRunnerError {
 export class ApprovalDecisionError extends AgentRunnerError {
   constructor(
     message: string,
-    readonly code: "not_found" | "already_decided" | "invalid_args" | "expired" | "forbidden",
+    readonly code: "not_found" | "already_decided" | "invalid_args" | "expired" | "forbidden" | "stale",
     readonly field?: string,
   ) {
     super(message);

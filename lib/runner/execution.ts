@@ -1,10 +1,10 @@
 // One run's execution loop: step → LLM → tools, a checkpoint at every phase boundary, durable pauses.
 import { z } from "zod";
 import { type Agent, agentFingerprint, delegateToolName, failSafeOf, instructionsFor } from "./agent.ts";
-import { argsHash, createApprovalRequest, expireIfDue, getApproval, listApprovals } from "./approvals.ts";
+import { type ApprovalRecord, argsHash, createApprovalRequest, expireIfDue, findApproval, listApprovals } from "./approvals.ts";
 import { CHECKPOINT_SCHEMA_VERSION, type CheckpointRecord, type Phase } from "./checkpoint.ts";
 import { effectInputHash, findReplayableEffect, makeEffect } from "./effects.ts";
-import { AgentCheckpointCorruptionError, AgentEffectIntegrityError, AgentRunnerError, CheckpointWriteError } from "./errors.ts";
+import { AgentCheckpointCorruptionError, AgentEffectIntegrityError, AgentRunnerError, CheckpointWriteError, LeaseLostError } from "./errors.ts";
 import { EVENT_SCHEMA_VERSION, type RunEvent, type RunEventType } from "./events.ts";
 import { type LlmResponse, type Message, type ToolCall, type Usage, addUsage, zeroUsage } from "./messages.ts";
 import { callWithFallback, costUsd, resolveModel, type ToolSpec } from "./model.ts";
@@ -13,7 +13,7 @@ import type { AgentResult } from "./result.ts";
 import { AppendLog, type StoredSnapshot, type SubagentExecution, type ToolExecution, encodeSnapshot } from "./snapshot.ts";
 import { type RunState, isTerminal, transition } from "./state.ts";
 import { checkpointLatestKey, keys } from "./store.ts";
-import { renderToolOutput } from "./tools.ts";
+import { renderToolOutput, toolIdempotencyKey } from "./tools.ts";
 import type { RunnerContext } from "./runner.ts";
 import { CheckpointWriter } from "./writer.ts";
 
@@ -72,6 +72,9 @@ export class RunExecution {
   private context: Record<string, unknown>;
   private readonly model;
   private cancelRequested = false;
+  private abandoned = false;
+  // Aborted on cancel and on abandon; tools get it as ctx.signal.
+  private readonly abort = new AbortController();
   private error: string | null = null;
   private pendingApprovals: string[] = [];
   // Resuming from step_started/pre_llm re-enters that step instead of starting a new one.
@@ -124,6 +127,16 @@ export class RunExecution {
 
   cancel() {
     this.cancelRequested = true;
+    this.abort.abort(new Error("run cancelled"));
+  }
+
+  abandon() {
+    this.abandoned = true;
+    this.abort.abort(new LeaseLostError("lease lost"));
+  }
+
+  private assertHeld() {
+    if (this.abandoned) throw new LeaseLostError(`run ${this.runId}: this execution lost its lease`);
   }
 
   private event(type: RunEventType, message: string, data: Record<string, unknown> = {}) {
@@ -174,6 +187,7 @@ export class RunExecution {
   // Writes one checkpoint record and the latest copy; with snapshot, the runtime snapshot too.
   // durable: returns only once everything queued so far is in the store.
   private async checkpoint(phase: Phase, payload: Record<string, unknown>, opts: { snapshot?: boolean; durable?: boolean } = {}) {
+    this.assertHeld();
     const record: CheckpointRecord = {
       schema_version: CHECKPOINT_SCHEMA_VERSION,
       run_id: this.runId,
@@ -257,6 +271,7 @@ export class RunExecution {
 
   private async loop(): Promise<AgentResult> {
     for (;;) {
+      this.assertHeld();
       if (this.cancelRequested) return this.finish("cancelled");
       if (!this.pending) {
         const limit = this.limitExceeded();
@@ -365,7 +380,7 @@ export class RunExecution {
       const tool = this.agent.tools.find((t) => t.name === c.name);
       const parsed = tool?.schema.safeParse(c.args);
       if (!parsed?.success) continue;
-      const approval = await getApproval(this.rc.store, this.threadId, this.runId, c.id);
+      const approval = await findApproval(this.rc.store, this.threadId, this.runId, this.step, c.id);
       const args = (approval?.status === "approved" && approval.approved_args) || parsed.data;
       await findReplayableEffect(this.rc.store, this.threadId, this.runId, this.step, c.id, c.name, args);
     }
@@ -385,13 +400,15 @@ export class RunExecution {
       return this.toolMessage(c, false, { success: false, error: `Invalid arguments: ${issue.path.join(".")}: ${issue.message}` });
     }
     let args = parsed.data as Record<string, unknown>;
-    const decision = evaluatePolicy(this.agent.policy ?? [], c.name, args, this.context);
-    this.event("policy_decision", decision.action, { tool_call_id: c.id, tool_name: c.name, rule_id: decision.ruleId, reason: decision.reason });
+    // A call that was ever put to a human is decided by that request, whatever the policy says now: a
+    // rejection binds (a changed policy cannot turn it into an execution), and so do approved arguments.
+    let rec: ApprovalRecord | null = this.freshResponse ? null : await findApproval(this.rc.store, this.threadId, this.runId, this.step, c.id);
     let approvedBy: string[] = [];
-    if (decision.action === "deny") return this.recordSkipped(c, `Denied by policy: ${decision.reason}`);
-    if (decision.action === "require_approval") {
-      let rec = this.freshResponse ? null : await getApproval(this.rc.store, this.threadId, this.runId, c.id);
-      if (!rec) {
+    const decision = rec ? null : evaluatePolicy(this.agent.policy ?? [], c.name, args, this.context);
+    if (decision) this.event("policy_decision", decision.action, { tool_call_id: c.id, tool_name: c.name, rule_id: decision.ruleId, reason: decision.reason });
+    if (decision?.action === "deny") return this.recordSkipped(c, `Denied by policy: ${decision.reason}`);
+    if (rec || decision?.action === "require_approval") {
+      if (!rec && decision) {
         const timeoutS = decision.approvalTimeoutS ?? this.agent.approvalTimeoutS ?? this.rc.config.approvalTimeoutS;
         rec = await createApprovalRequest(this.rc.store, {
           run_id: this.runId,
@@ -414,7 +431,7 @@ export class RunExecution {
         });
         this.event("tool_deferred", `${c.name} needs approval`, { approval_id: rec.id, tool_call_id: c.id });
       }
-      rec = await expireIfDue(this.rc.store, rec, nowMs());
+      rec = await expireIfDue(this.rc.store, rec!, nowMs());
       if (rec.status === "pending") return { waiting: rec.id };
       const deciders = rec.decisions.map((d) => d.by);
       if (rec.status !== "approved") {
@@ -446,12 +463,24 @@ export class RunExecution {
       ({ success, output, error } = stored);
     } else {
       if (this.toolCalls >= this.fs.maxToolCalls) throw new AgentRunnerError(`max_tool_calls (${this.fs.maxToolCalls}) reached`);
+      // A worker that stalled past its lease learns it here, before the side effect, not after.
+      this.assertHeld();
+      await this.rc.store.assertFence?.();
       this.toolCalls++;
       try {
-        output = await tool.execute(args, { runId: this.runId, threadId: this.threadId, step: this.step, toolCallId: c.id, agentPath: this.init.agentPath, context: this.context });
+        output = await tool.execute(args, {
+          runId: this.runId,
+          threadId: this.threadId,
+          step: this.step,
+          toolCallId: c.id,
+          agentPath: this.init.agentPath,
+          context: this.context,
+          idempotencyKey: toolIdempotencyKey(this.runId, this.step, c.id),
+          signal: this.abort.signal,
+        });
         success = true;
       } catch (e) {
-        if (e instanceof AgentEffectIntegrityError || e instanceof CheckpointWriteError) throw e;
+        if (e instanceof AgentEffectIntegrityError || e instanceof CheckpointWriteError || e instanceof LeaseLostError) throw e;
         success = false;
         error = e instanceof Error ? e.message : String(e);
       }
@@ -518,14 +547,23 @@ export class RunExecution {
       terminal_result: result,
     });
     const flushed = await this.writer.flush(this.rc.config.checkpointFlushTimeoutS * 1000);
-    if (!flushed) this.event("warning", "terminal checkpoint flush timed out", { timeout_s: this.rc.config.checkpointFlushTimeoutS });
+    if (!flushed) {
+      // The terminal record is not known to be durable: the caller must not record a clean outcome. The
+      // drain goes on; whoever looks later finds either this terminal record or the checkpoint before it.
+      const error = `CheckpointWriteError: terminal checkpoint not durable within ${this.rc.config.checkpointFlushTimeoutS} s`;
+      this.event("warning", "terminal checkpoint flush timed out", { timeout_s: this.rc.config.checkpointFlushTimeoutS });
+      this.event("run_failed", error);
+      return { ...result, state: "failed", error, terminalDurable: false };
+    }
     this.event(to === "completed" ? "run_completed" : to === "cancelled" ? "run_cancelled" : "run_failed", `run ${to}`, { error: this.error });
     return result;
   }
 
   private async fail(e: unknown): Promise<AgentResult> {
-    // An unreadable record is reported as exactly that, not turned into a failed run.
-    if (e instanceof FailpointError || e instanceof AgentCheckpointCorruptionError) throw e;
+    // An unreadable record is reported as exactly that, not turned into a failed run. A lost lease writes
+    // nothing at all: the run belongs to whoever took it over.
+    if (e instanceof FailpointError || e instanceof AgentCheckpointCorruptionError || e instanceof LeaseLostError) throw e;
+    if (this.abandoned || this.writer.failed instanceof LeaseLostError) throw this.writer.failed ?? new LeaseLostError(`run ${this.runId}: lease lost`);
     this.error = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
     // A store that cannot take writes cannot take the terminal record either: the run stays at its last
     // durable checkpoint and can be resumed once the store is back.

@@ -1,12 +1,33 @@
 import { AgentCheckpointCorruptionError } from "./errors.ts";
 import type { MemoryStore } from "./store.ts";
 
+// A store may name the exact record whose text is not JSON (StoredValueSyntaxError); else the prefix is all we know.
+export class StoredValueSyntaxError extends SyntaxError {
+  constructor(
+    message: string,
+    readonly key: string,
+  ) {
+    super(message);
+  }
+}
+
+const keyOf = (e: SyntaxError) => (e instanceof StoredValueSyntaxError ? e.key : undefined);
+
+// Parses one stored value's text, naming its key when it is not JSON.
+export function parseStoredText(text: string, key: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new StoredValueSyntaxError(e instanceof Error ? e.message : String(e), key);
+  }
+}
+
 // Reads one stored value; text that is not JSON is corruption of the named record, not a SyntaxError.
 export async function readStored(store: MemoryStore, threadId: string, key: string, what: string): Promise<unknown> {
   try {
     return await store.getState(threadId, key);
   } catch (e) {
-    if (e instanceof SyntaxError) throw new AgentCheckpointCorruptionError(`${what} is not valid JSON`, key);
+    if (e instanceof SyntaxError) throw new AgentCheckpointCorruptionError(`${what} is not valid JSON`, keyOf(e) ?? key);
     throw e;
   }
 }
@@ -16,7 +37,7 @@ export async function listStored(store: MemoryStore, threadId: string, prefix: s
   try {
     return await store.listState(threadId, prefix);
   } catch (e) {
-    if (e instanceof SyntaxError) throw new AgentCheckpointCorruptionError(`A ${what} is not valid JSON`, prefix);
+    if (e instanceof SyntaxError) throw new AgentCheckpointCorruptionError(`A ${what} is not valid JSON`, keyOf(e) ?? prefix);
     throw e;
   }
 }

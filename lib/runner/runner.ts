@@ -51,14 +51,19 @@ export function parseFailpoint(spec: string | undefined): Failpoint | undefined 
   return { phase: phase as Phase, step: step ? Number(step) : undefined, agent, action };
 }
 
-export type RunOptions = { userMessage: string; context?: Record<string, unknown>; threadId?: string; runId?: string };
-export type ResumeOptions = { runId: string; threadId: string; context?: Record<string, unknown> };
+// store: this execution's own view of the store (e.g. one fenced by the claim's lease epoch); every read
+// and write of the run and its subagents goes through it. Defaults to the runner's store.
+export type RunOptions = { userMessage: string; context?: Record<string, unknown>; threadId?: string; runId?: string; store?: MemoryStore };
+export type ResumeOptions = { runId: string; threadId: string; context?: Record<string, unknown>; store?: MemoryStore };
 
 export type RunHandle = {
   runId: string;
   threadId: string;
   events: AsyncIterable<RunEvent>;
   cancel(): void;
+  // Stop without writing anything more (this execution lost its claim on the run): awaitResult rejects
+  // with LeaseLostError. Unlike cancel, no terminal record is written.
+  abandon(): void;
   awaitResult(): Promise<AgentResult>;
 };
 
@@ -80,12 +85,13 @@ export class Runner {
     private readonly onEvent?: (e: RunEvent) => void,
   ) {
     this.config = { ...DEFAULT_RUNNER_CONFIG, failpoint: parseFailpoint(process.env.AFK_FAILPOINT), ...config };
-    this.ctx = {
-      store,
-      models,
-      config: this.config,
-      runChild: (agent, init) => this.runOrResumeChild(agent, init),
-    };
+    this.ctx = this.contextWith(store);
+  }
+
+  private contextWith(store: MemoryStore): RunnerContext {
+    if (store === this.ctx?.store) return this.ctx;
+    const ctx: RunnerContext = { store, models: this.models, config: this.config, runChild: (agent, init) => this.runOrResumeChild(ctx, agent, init) };
+    return ctx;
   }
 
   run(agent: Agent, opts: RunOptions): Promise<AgentResult> {
@@ -95,7 +101,7 @@ export class Runner {
   runHandle(agent: Agent, opts: RunOptions): RunHandle {
     const runId = opts.runId ?? randomUUID();
     const threadId = opts.threadId ?? runId;
-    return this.handle({ agent, runId, threadId, depth: 0, agentPath: agent.name, rootRunId: runId, userMessage: opts.userMessage, context: opts.context ?? {} });
+    return this.handle(this.contextWith(opts.store ?? this.store), { agent, runId, threadId, depth: 0, agentPath: agent.name, rootRunId: runId, userMessage: opts.userMessage, context: opts.context ?? {} });
   }
 
   async resume(agent: Agent, opts: ResumeOptions): Promise<AgentResult> {
@@ -105,17 +111,22 @@ export class Runner {
   // Loads the latest checkpoint: a terminal one returns its stored result with no re-execution; otherwise
   // the runtime snapshot restores the run, and a stored pending LLM response is processed, not re-asked.
   async resumeHandle(agent: Agent, opts: ResumeOptions): Promise<RunHandle> {
-    const latest = await loadLatestCheckpoint(this.store, opts.threadId, opts.runId);
+    return this.resumeIn(this.contextWith(opts.store ?? this.store), agent, opts);
+  }
+
+  private async resumeIn(ctx: RunnerContext, agent: Agent, opts: ResumeOptions): Promise<RunHandle> {
+    const store = ctx.store;
+    const latest = await loadLatestCheckpoint(store, opts.threadId, opts.runId);
     const terminal = terminalResultOf(latest);
     if (terminal) return resolvedHandle(terminal);
-    const loaded = await loadSnapshot(this.store, opts.threadId, opts.runId);
+    const loaded = await loadSnapshot(store, opts.threadId, opts.runId);
     // Everything resume may read later is validated now, so an unreadable record stops it before any
     // write or model call.
-    await listApprovals(this.store, opts.threadId, opts.runId);
-    await validateEffects(this.store, opts.threadId, opts.runId);
-    const started = (await this.runStartedPayload(opts.threadId, opts.runId)) ?? {};
+    await listApprovals(store, opts.threadId, opts.runId);
+    await validateEffects(store, opts.threadId, opts.runId);
+    const started = (await runStartedPayload(store, opts.threadId, opts.runId)) ?? {};
     checkAgent(agent, loaded.snapshot.agent_name, typeof started.agent_fingerprint === "string" ? started.agent_fingerprint : null);
-    return this.handle({
+    return this.handle(ctx, {
       agent,
       runId: opts.runId,
       threadId: opts.threadId,
@@ -127,29 +138,29 @@ export class Runner {
     });
   }
 
-  // The first run_started record (step 0) says which agent, at which path, started the run.
-  private async runStartedPayload(threadId: string, runId: string): Promise<Record<string, unknown> | null> {
-    const entries = await listStored(this.store, threadId, `${keys.checkpointPrefix(runId)}000000:`, "checkpoint record");
-    const first = entries.find((e) => e.key.endsWith(":run_started"));
-    return first ? normalizeCheckpointRecord(first.value, first.key).payload : null;
+  private async runOrResumeChild(ctx: RunnerContext, agent: Agent, init: Omit<ExecutionInit, "agent" | "restored"> & { userMessage: string }): Promise<AgentResult> {
+    const existing = await ctx.store.getState(init.threadId, checkpointLatestKey(init.runId));
+    if (existing === undefined) return this.handle(ctx, { ...init, agent }).awaitResult();
+    return (await this.resumeIn(ctx, agent, { runId: init.runId, threadId: init.threadId })).awaitResult();
   }
 
-  private async runOrResumeChild(agent: Agent, init: Omit<ExecutionInit, "agent" | "restored"> & { userMessage: string }): Promise<AgentResult> {
-    const existing = await this.store.getState(init.threadId, checkpointLatestKey(init.runId));
-    if (existing === undefined) return this.handle({ ...init, agent }).awaitResult();
-    return (await this.resumeHandle(agent, { runId: init.runId, threadId: init.threadId })).awaitResult();
-  }
-
-  private handle(init: ExecutionInit): RunHandle {
+  private handle(ctx: RunnerContext, init: ExecutionInit): RunHandle {
     const channel = new EventChannel();
-    const exec = new RunExecution(this.ctx, init, (e) => {
+    const exec = new RunExecution(ctx, init, (e) => {
       channel.push(e);
       this.onEvent?.(e);
     });
     const result = exec.execute().finally(() => channel.close());
     result.catch(() => undefined);
-    return { runId: init.runId, threadId: init.threadId, events: channel, cancel: () => exec.cancel(), awaitResult: () => result };
+    return { runId: init.runId, threadId: init.threadId, events: channel, cancel: () => exec.cancel(), abandon: () => exec.abandon(), awaitResult: () => result };
   }
+}
+
+// The first run_started record (step 0) says which agent, at which path, started the run.
+async function runStartedPayload(store: MemoryStore, threadId: string, runId: string): Promise<Record<string, unknown> | null> {
+  const entries = await listStored(store, threadId, `${keys.checkpointPrefix(runId)}000000:`, "checkpoint record");
+  const first = entries.find((e) => e.key.endsWith(":run_started"));
+  return first ? normalizeCheckpointRecord(first.value, first.key).payload : null;
 }
 
 function checkAgent(agent: Agent, storedName: string, storedFingerprint: string | null) {
@@ -162,6 +173,6 @@ function checkAgent(agent: Agent, storedName: string, storedFingerprint: string 
 function resolvedHandle(result: AgentResult): RunHandle {
   const channel = new EventChannel();
   channel.close();
-  return { runId: result.runId, threadId: result.threadId, events: channel, cancel: () => undefined, awaitResult: () => Promise.resolve(result) };
+  return { runId: result.runId, threadId: result.threadId, events: channel, cancel: () => undefined, abandon: () => undefined, awaitResult: () => Promise.resolve(result) };
 }
 

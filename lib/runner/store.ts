@@ -12,6 +12,10 @@ export interface MemoryStore {
   // Writes value only when the stored value's `version` field equals expectedVersion (undefined = absent).
   // Returns false when another writer got there first. Used for approval decisions.
   compareAndPut?(threadId: string, key: string, expectedVersion: number | undefined, value: unknown): Promise<boolean>;
+  // A fenced store (one execution's view of a run it claimed) throws LeaseLostError from every write once
+  // the claim is no longer current, and from assertFence. The runner calls assertFence before each tool,
+  // so a worker that stalled past its lease stops before it executes anything more.
+  assertFence?(): Promise<void>;
 }
 
 const pad = (n: number, w = 6) => String(n).padStart(w, "0");
@@ -29,8 +33,13 @@ export const keys = {
   subagentExecutionPrefix: (runId: string) => `subexec:${runId}:`,
   effect: (runId: string, step: number, toolCallId: string) => `effect:${runId}:${pad(step)}:${toolCallId}`,
   effectPrefix: (runId: string) => `effect:${runId}:`,
-  approval: (runId: string, toolCallId: string) => `approval:${runId}:${toolCallId}`,
+  // One approval request: scoped by step, because providers reuse tool call ids across steps.
+  approval: (runId: string, step: number, toolCallId: string) => `approval:${runId}:${pad(step)}:${toolCallId}`,
+  // Written before approvals were scoped by step; still read (see approvals.ts findApproval).
+  legacyApproval: (runId: string, toolCallId: string) => `approval:${runId}:${toolCallId}`,
   approvalPrefix: (runId: string) => `approval:${runId}:`,
+  // Approvals of every subagent run under runId, at any depth.
+  descendantApprovalPrefix: (runId: string) => `approval:${runId}.`,
 };
 
 export function checkpointLatestKey(runId: string): string {

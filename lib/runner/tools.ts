@@ -7,6 +7,12 @@ export type ToolContext = {
   toolCallId: string;
   agentPath: string;
   context: Record<string, unknown>;
+  // Stable across every replay and re-execution of this one call (run, step, tool call id): a tool with
+  // side effects stores it with a unique constraint, so a call re-executed after a crash between the
+  // tool returning and its effect record becoming durable does its work once.
+  idempotencyKey: string;
+  // Aborted when the run is cancelled or this execution loses its lease.
+  signal: AbortSignal;
 };
 
 export type Tool<A extends z.ZodType = z.ZodType> = {
@@ -25,3 +31,6 @@ export function renderToolOutput(output: unknown, maxChars: number): string {
   const text = typeof output === "string" ? output : JSON.stringify(output ?? null);
   return text.length > maxChars ? `${text.slice(0, maxChars)}…[truncated ${text.length - maxChars} chars]` : text;
 }
+
+// The idempotency key of one tool call: the same for every execution of that call, different for any other.
+export const toolIdempotencyKey = (runId: string, step: number, toolCallId: string) => `${runId}:${step}:${toolCallId}`;

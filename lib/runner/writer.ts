@@ -1,16 +1,21 @@
-// Write-behind for checkpoint records. One background drain per run writes queued entries in batches
-// (one round trip when the store has putStates). Entries for the same key coalesce: only the newest
-// value is written. A full queue makes enqueue wait (back-pressure). Unlike the reference, a failed write
-// is never swallowed: the writer becomes failed, and every later enqueue or flush throws it.
-import { CheckpointWriteError } from "./errors.ts";
+// Write-behind for checkpoint records (checkpoint-schema.md, "Async write-behind behavior"). One background
+// drain per run writes queued entries in batches (one round trip when the store has putStates). A full
+// queue makes enqueue wait (back-pressure). Only runtime-snapshot writes coalesce, and only with
+// checkpointCoalesceRuntimeState: a queued snapshot not yet in flight is replaced by the newer one. Every
+// other entry (checkpoint records, the latest pointer, effects, log entries) is written, in order.
+// Unlike the reference (afk-runtime.md, flaw 2), a failed write is never swallowed: the writer becomes
+// failed, and every later enqueue or flush throws it.
+import { CheckpointWriteError, LeaseLostError } from "./errors.ts";
 import type { MemoryStore, StateEntry } from "./store.ts";
 
 export type WriterOptions = { async: boolean; maxQueue: number; coalesce: boolean };
 
+type Queued = StateEntry & { coalescable: boolean };
+
 export class CheckpointWriter {
-  private queue = new Map<string, unknown>();
+  private queue: Queued[] = [];
   private draining: Promise<void> | null = null;
-  private failure: CheckpointWriteError | null = null;
+  private failure: CheckpointWriteError | LeaseLostError | null = null;
   private spaceWaiters: (() => void)[] = [];
   written = 0;
   coalesced = 0;
@@ -22,24 +27,32 @@ export class CheckpointWriter {
     private readonly opts: WriterOptions,
   ) {}
 
-  get failed(): CheckpointWriteError | null {
+  get failed(): CheckpointWriteError | LeaseLostError | null {
     return this.failure;
   }
 
-  async enqueue(key: string, value: unknown, coalescable = true): Promise<void> {
+  get queued(): number {
+    return this.queue.length;
+  }
+
+  // coalescable: a runtime snapshot, which a newer snapshot of the same key may replace while queued.
+  async enqueue(key: string, value: unknown, coalescable = false): Promise<void> {
     this.throwIfFailed();
     if (!this.opts.async) return this.writeBatch([{ key, value }]);
-    if (this.queue.has(key) && (coalescable || this.opts.coalesce)) {
-      // Re-inserting moves the key to the end so that the newest value is written after older entries.
-      this.queue.delete(key);
-      this.coalesced++;
+    if (coalescable && this.opts.coalesce) {
+      const i = this.queue.findIndex((q) => q.coalescable && q.key === key);
+      if (i >= 0) {
+        // The older snapshot is dropped and the newer one goes to the end, after everything it describes.
+        this.queue.splice(i, 1);
+        this.coalesced++;
+      }
     }
-    while (this.queue.size >= this.opts.maxQueue) {
+    while (this.queue.length >= this.opts.maxQueue) {
       this.kick();
       await new Promise<void>((r) => this.spaceWaiters.push(r));
       this.throwIfFailed();
     }
-    this.queue.set(key, value);
+    this.queue.push({ key, value, coalescable });
     this.kick();
   }
 
@@ -47,9 +60,10 @@ export class CheckpointWriter {
   // With a timeout, resolves false when the deadline passes first (the drain goes on).
   async flush(timeoutMs?: number): Promise<boolean> {
     const done = (async () => {
-      while (this.draining || this.queue.size) {
+      while (this.draining || this.queue.length) {
         this.kick();
         await this.draining;
+        this.throwIfFailed();
       }
       this.throwIfFailed();
       return true;
@@ -65,14 +79,14 @@ export class CheckpointWriter {
   }
 
   private kick() {
-    if (this.draining || this.failure || this.queue.size === 0) return;
+    if (this.draining || this.failure || this.queue.length === 0) return;
     this.draining = (async () => {
       // Let the run loop enqueue the rest of its phase first (a macrotask: every pending microtask of the
       // loop runs before it); one batch then carries it. flush() does not wait longer than this.
       await new Promise<void>((r) => setImmediate(r));
-      while (this.queue.size && !this.failure) {
-        const batch = [...this.queue].map(([key, value]) => ({ key, value }));
-        this.queue.clear();
+      while (this.queue.length && !this.failure) {
+        const batch = this.queue.map(({ key, value }) => ({ key, value }));
+        this.queue = [];
         this.wakeSpaceWaiters();
         try {
           await this.writeBatch(batch);
@@ -85,6 +99,8 @@ export class CheckpointWriter {
     })();
   }
 
+  // A batch is written in order; a store's putStates applies it as one statement, where a key written
+  // twice in the batch (the latest pointer) ends with its last value, exactly as sequential writes would.
   private async writeBatch(batch: StateEntry[]) {
     try {
       if (this.store.putStates && batch.length > 1) await this.store.putStates(this.threadId, batch);
@@ -92,8 +108,8 @@ export class CheckpointWriter {
       this.written += batch.length;
       this.batches++;
     } catch (e) {
-      this.failure ??= new CheckpointWriteError(`Checkpoint write failed: ${e instanceof Error ? e.message : String(e)}`, e);
-      this.queue.clear();
+      this.failure ??= e instanceof LeaseLostError ? e : new CheckpointWriteError(`Checkpoint write failed: ${e instanceof Error ? e.message : String(e)}`, e);
+      this.queue = [];
       throw this.failure;
     }
   }

@@ -24,7 +24,7 @@ export function startBackground(opts: { workers?: boolean } = {}) {
   if (e.databaseProvider === "sqlite") void ex.recover().then((n) => n && log.info("recovered runs", { count: n }), (err) => log.error("recovery failed", { error: String(err) }));
   if (e.AFK_SWEEP_INTERVAL_S > 0) {
     const t = setInterval(() => {
-      Promise.all([e.databaseProvider === "postgresql" ? ex.takeOverExpired() : 0, sweep(db(), ex)])
+      Promise.all([ex.takeOverExpired(), sweep(db(), ex)])
         .then(() => (state.lastSweepAt = Date.now()))
         .catch((err) => log.error("sweep failed", { error: String(err) }));
     }, e.AFK_SWEEP_INTERVAL_S * 1000);

@@ -12,10 +12,11 @@ import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import type { Db } from "../db/client.ts";
 import { createRuntime } from "../runtime.ts";
-import { type Agent, type AgentResult, type ModelAdapter, type RunEvent, type RunHandle, type RunnerConfig, checkpointLatestKey, isTerminal, prepareFork, prepareRetry } from "../runner/index.ts";
+import { type Agent, AgentCheckpointCorruptionError, type AgentResult, LeaseLostError, type ModelAdapter, type RunEvent, type RunHandle, type RunnerConfig, RunRewindError, type MemoryStore, checkpointLatestKey, isTerminal, loadLatestCheckpoint, readStored, prepareFork, prepareRetry, terminalResultOf } from "../runner/index.ts";
 import { log } from "../log.ts";
-import { claimReserved, expiredLeases, finishRunRow, getRunRow, orphanRuns, releaseLease, renewLeases, reserveRun, setRunState, takeOver, updateRunProgress } from "./queries.ts";
+import { claimReserved, expiredLeases, finishRunRow, getRunRow, markRunCorrupt, orphanRuns, releaseLease, renewLeases, reserveRun, setRunState, takeOver, updateRunProgress } from "./queries.ts";
 import { type WebhookConfig, notifyPaused } from "../webhooks/pause.ts";
+import { type AuditInput, appendAudit } from "../audit/queries.ts";
 
 type RowPatch = { step?: number; phase?: string };
 
@@ -33,6 +34,9 @@ export class RunExecutor {
   queue: RunQueue | null;
   private readonly active = new Map<string, RunHandle>();
   private readonly tracked = new Set<string>();
+  // The fencing epoch of each claim this process holds, and when its lease was last renewed.
+  private readonly epochs = new Map<string, number>();
+  private lastRenewedMs = Date.now();
   private readonly tasks = new Map<string, Promise<void>>();
   private readonly claiming = new Set<Promise<unknown>>();
   // Per run: the newest patch not yet written, and the write in flight. Checkpoint events arrive many
@@ -71,23 +75,59 @@ export class RunExecutor {
     void claim.finally(() => this.claiming.delete(claim));
   }
 
-  // Reserve + dispatch, the common case.
-  async submit(runId: string, from: string, opts: { cancel?: boolean } = {}): Promise<boolean> {
-    if (!(await this.reserve(runId, from, this.db, opts))) return false;
-    await this.dispatch(runId);
-    return true;
+  // Reserve + dispatch, the common case. With audit, the reservation, its audit entry and (with a queue)
+  // the job commit in one transaction: a crash can leave neither a resumed run without its entry nor an
+  // entry for a resume that never happened. The reservation is the transaction's first statement, a
+  // write, so SQLite takes its write lock up front (no read-to-write upgrade for two instances to deadlock on).
+  async submit(runId: string, from: string, opts: { cancel?: boolean; audit?: AuditInput } = {}): Promise<boolean> {
+    const { audit } = opts;
+    if (!audit) {
+      if (!(await this.reserve(runId, from, this.db, opts))) return false;
+      await this.dispatch(runId);
+      return true;
+    }
+    const ok = await this.db.$transaction(
+      async (tx) => {
+        if (!(await this.reserve(runId, from, tx as Db, opts))) return false;
+        await appendAudit(tx, audit);
+        if (this.queue) await this.queue.send(runId, tx as Db);
+        return true;
+      },
+      { maxWait: 20_000, timeout: 20_000 },
+    );
+    if (ok) this.dispatched(runId);
+    return ok;
+  }
+
+  // After a transaction that reserved a run (and, with a queue, enqueued its job) committed.
+  dispatched(runId: string) {
+    if (this.queue) (this.queue as { kick?: () => void }).kick?.();
+    else void this.dispatch(runId);
   }
 
   start = (runId: string) => this.submit(runId, "pending");
   resume = (runId: string) => this.submit(runId, "paused");
 
-  async retry(runId: string): Promise<boolean> {
+  // Resume a paused run and record who (null: the system) resumed it, together.
+  resumeWithAudit(runId: string, actor: AuditInput["actor"], data: Record<string, unknown> = {}) {
+    return this.submit(runId, "paused", { audit: { actor, action: actor ? "run.resume" : "run.auto_resume", targetType: "run", targetId: runId, data } });
+  }
+
+  async retry(runId: string, audit?: AuditInput): Promise<boolean> {
     const run = await getRunRow(this.db, runId);
-    if (!run || !(await this.reserve(runId, "failed"))) return false;
+    if (!run) return false;
+    const reserved = audit
+      ? await this.db.$transaction(async (tx) => (await this.reserve(runId, "failed", tx as Db)) && !!(await appendAudit(tx, audit)))
+      : await this.reserve(runId, "failed");
+    if (!reserved) return false;
     try {
       await prepareRetry(this.rt.store, run.threadId, runId);
     } catch (e) {
-      await setRunState(this.db, runId, { state: "failed" });
+      // A terminal record that became durable after its flush timed out: the run did end that way.
+      const ended = e instanceof RunRewindError ? await this.durableOutcome(run.threadId, runId) : null;
+      await setRunState(this.db, runId, ended ? { state: ended, error: null, finishedAt: new Date() } : { state: "failed" });
+      if (e instanceof AgentCheckpointCorruptionError) await markRunCorrupt(this.db, runId, e.key ?? null);
+      if (ended) return false;
       throw e;
     }
     await setRunState(this.db, runId, { state: "running", error: null, finishedAt: null });
@@ -103,33 +143,42 @@ export class RunExecutor {
     await this.start(newRunId);
   }
 
+  private async durableOutcome(threadId: string, runId: string): Promise<string | null> {
+    const t = terminalResultOf(await loadLatestCheckpoint(this.rt.store, threadId, runId));
+    return t && t.state !== "failed" ? t.state : null;
+  }
+
   // A run executing anywhere is asked to stop (its worker's heartbeat sees the flag); a paused one is
   // resumed only to record its cancellation.
-  async cancel(runId: string): Promise<boolean> {
-    const h = this.active.get(runId);
-    if (h) {
-      h.cancel();
+  // The cancellation and its audit entry commit together.
+  async cancel(runId: string, audit: AuditInput): Promise<boolean> {
+    if (await this.submit(runId, "paused", { cancel: true, audit })) return true;
+    const flagged = await this.db.$transaction(async (tx) => {
+      if ((await tx.run.updateMany({ where: { id: runId, state: "running" }, data: { cancelRequested: true } })).count !== 1) return false;
+      await appendAudit(tx, audit);
       return true;
-    }
-    if (await this.submit(runId, "paused", { cancel: true })) return true;
-    return (await this.db.run.updateMany({ where: { id: runId, state: "running" }, data: { cancelRequested: true } })).count === 1;
+    });
+    // Executing here: stop at once. Elsewhere: its worker's heartbeat sees the flag.
+    if (flagged) this.active.get(runId)?.cancel();
+    return flagged;
   }
 
   // Step 2: claim a reserved (or abandoned) run and start executing it. True when this process claimed it.
   async execute(runId: string, claim: "reserved" | "expired" | "any" = "reserved"): Promise<boolean> {
     if (this.tracked.has(runId)) return false;
-    const claimed = claim === "reserved" ? await claimReserved(this.db, runId, this.instanceId, this.leaseMs) : await takeOver(this.db, runId, this.instanceId, this.leaseMs, claim === "any");
-    if (!claimed) return false;
+    const epoch = claim === "reserved" ? await claimReserved(this.db, runId, this.instanceId, this.leaseMs) : await takeOver(this.db, runId, this.instanceId, this.leaseMs, claim === "any");
+    if (epoch === null) return false;
     const run = await getRunRow(this.db, runId);
     if (!run) return false;
     const agent = this.rt.agent(run.agentName);
-    const begun = (await this.rt.store.getState(run.threadId, checkpointLatestKey(runId))) !== undefined;
-    this.spawn(runId, async () => {
+    // Every write of this execution is conditional on this claim (see PrismaStore.fenced).
+    const store = this.rt.store.fenced({ runId, epoch });
+    this.spawn(runId, epoch, async () => {
       let h: RunHandle;
-      if (begun) h = await this.rt.runner.resumeHandle(agent, { runId, threadId: run.threadId });
+      if (await hasCheckpoint(store, run.threadId, runId)) h = await this.rt.runner.resumeHandle(agent, { runId, threadId: run.threadId, store });
       else {
         const input = JSON.parse(run.input) as Record<string, unknown>;
-        h = this.rt.runner.runHandle(agent, { runId, threadId: run.threadId, userMessage: agent.toUserMessage ? agent.toUserMessage(input) : JSON.stringify(input), context: { input, submitted_by: run.submittedByEmail } });
+        h = this.rt.runner.runHandle(agent, { runId, threadId: run.threadId, store, userMessage: agent.toUserMessage ? agent.toUserMessage(input) : JSON.stringify(input), context: { input, submitted_by: run.submittedByEmail } });
       }
       if (run.cancelRequested) h.cancel();
       return h;
@@ -187,45 +236,70 @@ export class RunExecutor {
   }
 
   private async beat() {
-    const ids = [...this.tracked];
-    if (!ids.length) return this.stopHeartbeat();
+    const held = [...this.epochs].map(([id, epoch]) => ({ id, epoch }));
+    if (!held.length) return this.stopHeartbeat();
+    const startedMs = Date.now();
     try {
-      const rows = await renewLeases(this.db, ids, this.instanceId, this.leaseMs);
-      const held = new Map(rows.map((r) => [r.id, r]));
-      for (const id of ids) {
+      const rows = await renewLeases(this.db, held, this.instanceId, this.leaseMs);
+      this.lastRenewedMs = startedMs;
+      const renewed = new Map(rows.map((r) => [r.id, r]));
+      for (const { id, epoch } of held) {
         const h = this.active.get(id);
-        const row = held.get(id);
-        // Lost the lease (another worker took the run over): stop, without writing anything more.
-        if (!row && this.tracked.has(id) && h) {
-          log.error("lease lost; stopping run", { run_id: id, instance: this.instanceId });
-          h.cancel();
+        const row = renewed.get(id);
+        // Lost the lease (another worker took the run over): stop without writing anything more. Not a
+        // cancel: that would write a terminal record over the new owner's work.
+        if (!row && this.epochs.get(id) === epoch) {
+          log.error("lease lost; abandoning run", { run_id: id, epoch, instance: this.instanceId });
+          this.abandon(id);
         } else if (row?.cancelRequested && h) h.cancel();
       }
     } catch (e) {
-      log.warn("lease heartbeat failed", { error: String(e), instance: this.instanceId });
+      log.warn("lease heartbeat failed", { error: String(e).slice(0, 200), instance: this.instanceId });
+      // Unable to renew for half a lease: another worker may take the runs over soon. Stop them now, at
+      // their last durable checkpoint, rather than race the successor.
+      if (Date.now() - this.lastRenewedMs > this.leaseMs / 2) {
+        for (const { id } of held) {
+          log.error("lease not renewable; abandoning run", { run_id: id, instance: this.instanceId });
+          this.abandon(id);
+        }
+      }
     }
   }
 
-  private spawn(runId: string, open: () => Promise<RunHandle>): Promise<void> {
+  private abandon(runId: string) {
+    this.epochs.delete(runId);
+    this.active.get(runId)?.abandon();
+  }
+
+  private spawn(runId: string, epoch: number, open: () => Promise<RunHandle>): Promise<void> {
     this.tracked.add(runId);
+    if (!this.epochs.size) this.lastRenewedMs = Date.now();
+    this.epochs.set(runId, epoch);
     this.startHeartbeat();
     const task = (async () => {
       let result: AgentResult;
       try {
         const h = await open();
         this.active.set(runId, h);
+        if (!this.epochs.has(runId)) h.abandon(); // lost while opening
         result = await h.awaitResult();
       } catch (e) {
+        await this.settle(runId);
+        if (e instanceof LeaseLostError) {
+          // Another worker holds the run now; it is theirs to record.
+          log.warn("run abandoned: lease lost", { run_id: runId, epoch, instance: this.instanceId });
+          return;
+        }
         // Corruption, a mismatched agent or a store that failed: the run cannot go on; say why on its row.
         const error = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
         log.error("run could not execute", { run_id: runId, error });
-        await this.settle(runId);
-        await persistently(() => setRunState(this.db, runId, { state: "failed", error, finishedAt: new Date() }), runId);
+        const corruptKey = e instanceof AgentCheckpointCorruptionError ? (e.key ?? "(unknown key)") : undefined;
+        await persistently(() => finishRunRow(this.db, runId, epoch, { state: "failed", error, finishedAt: new Date(), corruptKey }), runId);
         return;
       }
       await this.settle(runId);
       // The database may be the thing that failed: keep trying until the outcome is recorded.
-      await persistently(() => finishRunRow(this.db, runId, this.instanceId, {
+      await persistently(() => finishRunRow(this.db, runId, epoch, {
         state: result.state,
         step: result.stateSnapshot.step,
         model: result.normalizedModel,
@@ -243,6 +317,7 @@ export class RunExecutor {
         this.active.delete(runId);
         this.tracked.delete(runId);
         this.tasks.delete(runId);
+        if (this.epochs.get(runId) === epoch) this.epochs.delete(runId);
       });
     this.tasks.set(runId, task);
     return task;
@@ -261,7 +336,8 @@ export class RunExecutor {
     try {
       for (let p = this.patches.get(runId); p; p = this.patches.get(runId)) {
         this.patches.delete(runId);
-        await updateRunProgress(this.db, runId, p);
+        const epoch = this.epochs.get(runId);
+        if (epoch !== undefined) await updateRunProgress(this.db, runId, epoch, p);
       }
     } catch (e) {
       log.warn("run row update failed", { run_id: runId, error: String(e) });
@@ -274,6 +350,10 @@ export class RunExecutor {
     this.patches.delete(runId);
     await this.writing.get(runId);
   }
+}
+
+async function hasCheckpoint(store: MemoryStore, threadId: string, runId: string): Promise<boolean> {
+  return (await readStored(store, threadId, checkpointLatestKey(runId), "Latest checkpoint")) !== undefined;
 }
 
 // Retries a bookkeeping write with backoff (0.2 s doubling to 5 s) for up to 10 minutes.

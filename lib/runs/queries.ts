@@ -1,22 +1,41 @@
 // Console reads of runner state (inbox, timeline). Every Prisma query of this area lives here.
+import { Prisma } from "../generated/sqlite/client.ts";
 import type { Db } from "../db/client.ts";
 import { cursorPage } from "../db/pagination.ts";
-import { type ApprovalRecord, type CheckpointRecord, normalizeCheckpointRecord, parseApproval } from "../runner/index.ts";
+import { AgentCheckpointCorruptionError, type ApprovalRecord, type CheckpointRecord, normalizeCheckpointRecord, parseApproval, parseStoredText } from "../runner/index.ts";
+
+// A row a reader could not read: its key, the run it belongs to (from the indexed column) and why.
+export type UnreadableRow = { key: string; runId: string | null; message: string };
+
+// Reads every row through the runner's validating reader; a bad row is set aside, never thrown, so one
+// corrupt record cannot hide the good ones from a list.
+function readAll<T>(rows: { key: string; value: string; runId?: string | null }[], read: (raw: unknown, key: string) => T): { ok: T[]; bad: UnreadableRow[] } {
+  const ok: T[] = [];
+  const bad: UnreadableRow[] = [];
+  for (const r of rows) {
+    try {
+      ok.push(read(parseStoredText(r.value, r.key), r.key));
+    } catch (e) {
+      if (!(e instanceof AgentCheckpointCorruptionError) && !(e instanceof SyntaxError)) throw e;
+      bad.push({ key: r.key, runId: r.runId ?? null, message: e instanceof AgentCheckpointCorruptionError ? e.message : `Record is not valid JSON (key ${r.key})` });
+    }
+  }
+  return { ok, bad };
+}
 
 // Pending approvals across runs, oldest first: one indexed query on (kind, status, timestampMs).
-export async function pendingApprovals(db: Db, opts: { agent?: string; tool?: string; take?: number } = {}): Promise<ApprovalRecord[]> {
+export async function pendingApprovals(db: Db, opts: { agent?: string; tool?: string; take?: number } = {}): Promise<{ approvals: ApprovalRecord[]; corrupt: UnreadableRow[] }> {
   const rows = await db.stateEntry.findMany({
     where: { kind: "approval", status: "pending" },
     orderBy: [{ timestampMs: "asc" }, { key: "asc" }],
     take: Math.min(opts.take ?? 200, 1000),
-    select: { key: true, value: true },
+    select: { key: true, value: true, runId: true },
   });
-  return rows
-    .map((r) => parseApproval(JSON.parse(r.value), r.key))
-    .filter((a) => (!opts.agent || a.agent_name === opts.agent) && (!opts.tool || a.tool_name === opts.tool));
+  const { ok, bad } = readAll(rows, parseApproval);
+  return { approvals: ok.filter((a) => (!opts.agent || a.agent_name === opts.agent) && (!opts.tool || a.tool_name === opts.tool)), corrupt: bad };
 }
 
-export type TimelinePage = { checkpoints: CheckpointRecord[]; nextCursor: string | null };
+export type TimelinePage = { checkpoints: CheckpointRecord[]; corrupt: UnreadableRow[]; nextCursor: string | null };
 
 // A run's checkpoints in write order, paginated by key: page N costs the same as page 1.
 export async function checkpointTimeline(db: Db, threadId: string, runId: string, opts: { cursor?: string; take?: number } = {}): Promise<TimelinePage> {
@@ -28,19 +47,28 @@ export async function checkpointTimeline(db: Db, threadId: string, runId: string
     select: { key: true, value: true },
   });
   const { page, nextCursor } = cursorPage(rows, take, (r) => r.key);
-  return { checkpoints: page.map((r) => normalizeCheckpointRecord(JSON.parse(r.value), r.key)), nextCursor };
+  const { ok, bad } = readAll(page, normalizeCheckpointRecord);
+  return { checkpoints: ok, corrupt: bad, nextCursor };
 }
 
 export const countPendingApprovals = (db: Db) => db.stateEntry.count({ where: { kind: "approval", status: "pending" } });
 
 // ---- Run rows: the console's summary of each top-level run ----
 
-export type NewRun = { id: string; agentName: string; input: unknown; submittedById: string | null; submittedByEmail: string | null; forkedFromRunId?: string; forkedFromSeq?: number };
+export type NewRun = { id: string; agentName: string; input: unknown; submittedById: string | null; submittedByEmail: string | null; forkedFromRunId?: string; forkedFromSeq?: number; idempotencyKey?: string | null };
 
 export const createRunRow = (db: Db, r: NewRun) =>
-  db.run.create({ data: { id: r.id, threadId: r.id, agentName: r.agentName, state: "pending", input: JSON.stringify(r.input), submittedById: r.submittedById, submittedByEmail: r.submittedByEmail, forkedFromRunId: r.forkedFromRunId, forkedFromSeq: r.forkedFromSeq } });
+  db.run.create({ data: { id: r.id, threadId: r.id, agentName: r.agentName, state: "pending", input: JSON.stringify(r.input), submittedById: r.submittedById, submittedByEmail: r.submittedByEmail, forkedFromRunId: r.forkedFromRunId, forkedFromSeq: r.forkedFromSeq, idempotencyKey: r.idempotencyKey ?? null } });
 
 export const getRunRow = (db: Db, id: string) => db.run.findUnique({ where: { id } });
+
+export const runByIdempotencyKey = (db: Db, key: string) => db.run.findUnique({ where: { idempotencyKey: key }, select: { id: true, agentName: true, input: true } });
+
+// Takes the run's row lock as a transaction's first statement (a write, so SQLite takes its write lock
+// up front and two instances cannot deadlock upgrading a read). Decisions on one run serialize on it.
+export async function lockRun(db: Db, id: string): Promise<boolean> {
+  return (await db.$executeRaw`UPDATE "Run" SET "state" = "state" WHERE "id" = ${id}`) === 1;
+}
 
 // ---- Leases. Each is one autocommit UPDATE (Prisma's updateMany reads first inside a transaction,
 // which two SQLite connections can deadlock on). Times are epoch milliseconds: no time zones involved.
@@ -48,30 +76,40 @@ export const getRunRow = (db: Db, id: string) => db.run.findUnique({ where: { id
 // Reserve a run for execution: from `from` to running, owned by the placeholder "queued".
 export async function reserveRun(db: Db, id: string, from: string, leaseMs: number, cancel: boolean): Promise<boolean> {
   const until = BigInt(Date.now() + leaseMs);
-  return (await db.$executeRaw`UPDATE "Run" SET "state" = 'running', "leaseOwner" = 'queued', "leaseUntilMs" = ${until}, "cancelRequested" = ("cancelRequested" OR ${cancel}) WHERE "id" = ${id} AND "state" = ${from}`) === 1;
+  return (await db.$executeRaw`UPDATE "Run" SET "state" = 'running', "leaseOwner" = 'queued', "leaseUntilMs" = ${until}, "cancelRequested" = ("cancelRequested" OR ${cancel}) WHERE "id" = ${id} AND "state" = ${from} AND "corruptKey" IS NULL`) === 1;
 }
 
-export async function claimReserved(db: Db, id: string, owner: string, leaseMs: number): Promise<boolean> {
+// A claim returns its fencing epoch (one more than any before it), or null when someone else holds the run.
+// Runs found corrupt are never claimed: they would only fail again.
+const epochOf = (rows: { leaseEpoch: number | bigint }[]) => (rows.length === 1 ? Number(rows[0].leaseEpoch) : null);
+
+export async function claimReserved(db: Db, id: string, owner: string, leaseMs: number): Promise<number | null> {
   const until = BigInt(Date.now() + leaseMs);
-  return (await db.$executeRaw`UPDATE "Run" SET "leaseOwner" = ${owner}, "leaseUntilMs" = ${until} WHERE "id" = ${id} AND "state" = 'running' AND "leaseOwner" = 'queued'`) === 1;
+  return epochOf(await db.$queryRaw<{ leaseEpoch: number }[]>`UPDATE "Run" SET "leaseOwner" = ${owner}, "leaseUntilMs" = ${until}, "leaseEpoch" = "leaseEpoch" + 1
+    WHERE "id" = ${id} AND "state" = 'running' AND "leaseOwner" = 'queued' AND "corruptKey" IS NULL RETURNING "leaseEpoch"`);
 }
 
-// Claim a running run whose lease expired (its worker died), or — any=true, single instance only — any.
-export async function takeOver(db: Db, id: string, owner: string, leaseMs: number, any = false): Promise<boolean> {
+// Claim a running run whose lease expired (its worker died or stalled), or — any=true, single instance
+// only — any running run.
+export async function takeOver(db: Db, id: string, owner: string, leaseMs: number, any = false): Promise<number | null> {
   const now = BigInt(Date.now());
   const until = BigInt(Date.now() + leaseMs);
-  return (await db.$executeRaw`UPDATE "Run" SET "leaseOwner" = ${owner}, "leaseUntilMs" = ${until} WHERE "id" = ${id} AND "state" = 'running' AND (${any} OR "leaseUntilMs" IS NULL OR "leaseUntilMs" < ${now})`) === 1;
+  return epochOf(await db.$queryRaw<{ leaseEpoch: number }[]>`UPDATE "Run" SET "leaseOwner" = ${owner}, "leaseUntilMs" = ${until}, "leaseEpoch" = "leaseEpoch" + 1
+    WHERE "id" = ${id} AND "state" = 'running' AND "corruptKey" IS NULL AND (${any} OR "leaseUntilMs" IS NULL OR "leaseUntilMs" < ${now}) RETURNING "leaseEpoch"`);
 }
 
 export async function expiredLeases(db: Db): Promise<string[]> {
-  const rows = await db.run.findMany({ where: { state: "running", OR: [{ leaseUntilMs: null }, { leaseUntilMs: { lt: BigInt(Date.now()) } }] }, select: { id: true }, take: 100 });
+  const rows = await db.run.findMany({ where: { state: "running", corruptKey: null, OR: [{ leaseUntilMs: null }, { leaseUntilMs: { lt: BigInt(Date.now()) } }] }, select: { id: true }, take: 100 });
   return rows.map((r) => r.id);
 }
 
-export async function renewLeases(db: Db, ids: string[], owner: string, leaseMs: number) {
+// Renews the leases this process still holds (same owner, same epoch) and answers which those are.
+export async function renewLeases(db: Db, held: { id: string; epoch: number }[], owner: string, leaseMs: number) {
+  if (!held.length) return [];
   const until = BigInt(Date.now() + leaseMs);
-  await db.run.updateMany({ where: { id: { in: ids }, leaseOwner: owner, state: "running" }, data: { leaseUntilMs: until } });
-  return db.run.findMany({ where: { id: { in: ids }, leaseOwner: owner }, select: { id: true, cancelRequested: true } });
+  const conds = held.map((h) => Prisma.sql`("id" = ${h.id} AND "leaseEpoch" = ${h.epoch})`);
+  return db.$queryRaw<{ id: string; cancelRequested: boolean | number }[]>`UPDATE "Run" SET "leaseUntilMs" = ${until}
+    WHERE "leaseOwner" = ${owner} AND "state" = 'running' AND (${Prisma.join(conds, " OR ")}) RETURNING "id", "cancelRequested"`;
 }
 
 // Hand a run back: its lease expires now, so any instance takes it over.
@@ -84,11 +122,15 @@ const clearedLease = { leaseOwner: null, leaseUntilMs: null, cancelRequested: fa
 export const setRunState = (db: Db, id: string, data: { state: string; error?: string | null; finishedAt?: Date | null }) =>
   db.run.update({ where: { id }, data: { ...data, ...(data.state === "running" ? {} : clearedLease) } });
 
-export const updateRunProgress = (db: Db, id: string, p: { step?: number; phase?: string }) => db.run.updateMany({ where: { id, state: "running" }, data: p });
+// Worker writes to the Run row are conditional on the claim's epoch, like its store writes.
+export const updateRunProgress = (db: Db, id: string, epoch: number, p: { step?: number; phase?: string }) => db.run.updateMany({ where: { id, state: "running", leaseEpoch: epoch }, data: p });
 
-// Only the lease holder writes the outcome: a worker that lost its lease cannot overwrite its successor's.
-export const finishRunRow = (db: Db, id: string, owner: string, r: { state: string; step: number; model: string; totalTokens: number; costUsd: number; error: string | null; phase?: string; finishedAt: Date | null }) =>
-  db.run.updateMany({ where: { id, leaseOwner: owner }, data: { ...r, ...clearedLease } });
+// Only the current claim writes the outcome: a worker that lost its lease cannot overwrite its successor's.
+export const finishRunRow = (db: Db, id: string, epoch: number, r: { state: string; step?: number; model?: string; totalTokens?: number; costUsd?: number; error: string | null; phase?: string; finishedAt: Date | null; corruptKey?: string | null }) =>
+  db.run.updateMany({ where: { id, leaseEpoch: epoch, state: "running" }, data: { ...r, ...clearedLease } });
+
+// A reader found one of the run's records unreadable: the run is marked so nothing claims it again.
+export const markRunCorrupt = (db: Db, id: string, key: string | null) => db.run.updateMany({ where: { id, corruptKey: null }, data: { corruptKey: key ?? "(unknown key)" } });
 
 export type RunFilters = { state?: string; agent?: string; submitter?: string; from?: Date; to?: Date; q?: string; cursor?: string; take?: number; onlySubmittedById?: string };
 
@@ -117,7 +159,7 @@ export async function listRunRows(db: Db, f: RunFilters) {
 export async function checkpointBySeq(db: Db, threadId: string, runId: string, seq: number): Promise<CheckpointRecord | null> {
   // seq is the key's 4th segment; the step is not known, so match on the suffix-free prefix and seq.
   const rows = await db.stateEntry.findMany({ where: { threadId, runId, kind: "checkpoint", key: { contains: `:${String(seq).padStart(4, "0")}:` } }, select: { key: true, value: true } });
-  const hit = rows.map((r) => normalizeCheckpointRecord(JSON.parse(r.value), r.key)).find((c) => c.seq === seq);
+  const hit = rows.map((r) => normalizeCheckpointRecord(parseStoredText(r.value, r.key), r.key)).find((c) => c.seq === seq);
   return hit ?? null;
 }
 
@@ -128,7 +170,7 @@ export async function snapshotCheckpointAtOrBefore(db: Db, threadId: string, run
     orderBy: { key: "desc" },
     select: { key: true, value: true },
   });
-  return row ? normalizeCheckpointRecord(JSON.parse(row.value), row.key) : null;
+  return row ? normalizeCheckpointRecord(parseStoredText(row.value, row.key), row.key) : null;
 }
 
 export const countCheckpoints = (db: Db, threadId: string, runId: string) => db.stateEntry.count({ where: { threadId, runId, kind: "checkpoint" } });
@@ -144,11 +186,14 @@ export async function checkpointTimestamp(db: Db, threadId: string, key: string)
 
 // ---- Sweep and retention ----
 
-export const pendingApprovalRows = (db: Db) => db.stateEntry.findMany({ where: { kind: "approval", status: "pending" }, select: { key: true, value: true }, take: 5000 });
+export async function pendingApprovalRecords(db: Db) {
+  const rows = await db.stateEntry.findMany({ where: { kind: "approval", status: "pending" }, select: { key: true, value: true, runId: true }, take: 5000 });
+  return readAll(rows, parseApproval);
+}
 
 export async function pausedRunIds(db: Db, agentNames: string[]): Promise<string[]> {
   if (!agentNames.length) return [];
-  return (await db.run.findMany({ where: { state: "paused", agentName: { in: agentNames } }, select: { id: true }, take: 1000 })).map((r) => r.id);
+  return (await db.run.findMany({ where: { state: "paused", corruptKey: null, agentName: { in: agentNames } }, select: { id: true }, take: 1000 })).map((r) => r.id);
 }
 
 export const prunableRuns = (db: Db, before: Date, take: number) =>
@@ -163,7 +208,7 @@ export async function pruneRunCheckpoints(db: Db, run: { id: string; threadId: s
   });
 }
 
-export const orphanRuns = (db: Db) => db.run.findMany({ where: { state: { in: ["running", "pending"] } }, select: { id: true, threadId: true, agentName: true, state: true }, take: 1000 });
+export const orphanRuns = (db: Db) => db.run.findMany({ where: { state: { in: ["running", "pending"] }, corruptKey: null }, select: { id: true, threadId: true, agentName: true, state: true }, take: 1000 });
 
 export async function runCounts(db: Db) {
   const rows = await db.run.groupBy({ by: ["state"], _count: { _all: true }, where: { state: { in: ["pending", "running", "paused"] } } });
@@ -171,7 +216,7 @@ export async function runCounts(db: Db) {
 }
 
 export async function storeFaultRunIds(db: Db): Promise<string[]> {
-  return (await db.run.findMany({ where: { state: "failed", error: { startsWith: "CheckpointWriteError" } }, select: { id: true }, take: 100 })).map((r) => r.id);
+  return (await db.run.findMany({ where: { state: "failed", corruptKey: null, error: { startsWith: "CheckpointWriteError" } }, select: { id: true }, take: 100 })).map((r) => r.id);
 }
 
 export async function strandedPendingRunIds(db: Db, createdBeforeMs: number): Promise<string[]> {

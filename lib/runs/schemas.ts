@@ -13,9 +13,14 @@ export const decisionSchema = z
     decision: z.enum(["approve", "reject"], { message: 'decision must be "approve" or "reject"' }),
     reason: z.string().max(2000).optional(),
     args: z.record(z.string(), z.unknown()).optional(),
+    // What the reviewer saw (the inbox and run page give it): a decision on arguments that changed since is 409.
+    argsHash: z.string().regex(/^[0-9a-f]{64}$/, "argsHash is the sha256 hex the inbox or run page gave").optional(),
   })
   .refine((d) => d.decision === "approve" || !!d.reason?.trim(), { message: "A reason is required to reject", path: ["reason"] })
   .refine((d) => d.decision === "approve" || d.args === undefined, { message: "Arguments can only be edited on approve", path: ["args"] });
+
+// The Idempotency-Key header of a start: any visible ASCII, as the IETF draft allows, up to 200 characters.
+export const idempotencyKeySchema = z.string().regex(/^[\x21-\x7e]{1,200}$/, "Idempotency-Key must be 1-200 visible ASCII characters");
 
 export const forkSchema = z.strictObject({ seq: z.number().int().nonnegative() });
 

@@ -5,15 +5,16 @@ import { z } from "zod";
 import type { Db } from "../db/client.ts";
 import { type Actor, requirePermission } from "../auth/actor.ts";
 import { can } from "../auth/roles.ts";
-import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from "../auth/errors.ts";
+import { ConflictError, CorruptRecordError, ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from "../auth/errors.ts";
 import { appendAudit } from "../audit/queries.ts";
 import { intParam, parseOr400 } from "../validation.ts";
-import { type Agent, ApprovalDecisionError, type CheckpointRecord, RunRewindError, decideApproval, getApproval, keys, storedSnapshotSchema } from "../runner/index.ts";
+import { type Agent, AgentCheckpointCorruptionError, ApprovalDecisionError, type CheckpointRecord, RunRewindError, argsHash, decideApproval, getApproval, keys, listStored, loadLatestCheckpoint, parseApprovalId, readStored, rootRunOf, storedSnapshotSchema, checkpointLatestKey } from "../runner/index.ts";
 import type { RunExecutor } from "./executor.ts";
 import { PrismaStore } from "../store/prisma-store.ts";
-import { checkpointBySeq, checkpointTimeline, checkpointTimestamp, countCheckpoints, countPendingApprovals, createRunRow, getRunRow, listRunRows, pendingApprovals, setRunState, snapshotCheckpointAtOrBefore, webhookDeliveries } from "./queries.ts";
-import { decisionSchema, forkSchema, inboxFiltersSchema, runFiltersSchema, startRunSchema, timelineQuerySchema } from "./schemas.ts";
-import { type ApprovalView, type ConversationView, type Corruption, approvalsOf, argChanges, conversationOf, corruptionOf, pendingApprovalsOf } from "./view.ts";
+import { checkpointBySeq, checkpointTimeline, checkpointTimestamp, countCheckpoints, countPendingApprovals, createRunRow, getRunRow, listRunRows, lockRun, markRunCorrupt, pendingApprovals, runByIdempotencyKey, setRunState, snapshotCheckpointAtOrBefore, webhookDeliveries } from "./queries.ts";
+import { decisionSchema, forkSchema, idempotencyKeySchema, inboxFiltersSchema, runFiltersSchema, startRunSchema, timelineQuerySchema } from "./schemas.ts";
+import { type ApprovalView, type ConversationView, approvalsOf, argChanges, conversationOf, pendingApprovalsOf } from "./view.ts";
+import { type CorruptionDto, type DeliveryDto, type InboxDto, type RunDto, toDeliveryDto, toRunDto, toRunListDto, toTimelineRunDto } from "./dto.ts";
 
 type RunRow = NonNullable<Awaited<ReturnType<typeof getRunRow>>>;
 
@@ -57,8 +58,17 @@ async function visibleRun(db: Db, actor: Actor | null, runId: string): Promise<R
 
 // ---- Start ----
 
-export async function startRun(db: Db, ex: RunExecutor, actor: Actor | null, body: unknown) {
+// With an Idempotency-Key, a retried start (the client lost the first answer) returns the first run
+// instead of starting a second; the key is scoped to the caller, and reusing it for a different request
+// is a 409.
+export async function startRun(db: Db, ex: RunExecutor, actor: Actor | null, body: unknown, opts: { idempotencyKey?: string | null } = {}) {
   const who = requirePermission(actor, "runs:start");
+  let key: string | null = null;
+  if (opts.idempotencyKey != null) {
+    const k = idempotencyKeySchema.safeParse(opts.idempotencyKey);
+    if (!k.success) throw new ValidationError("Idempotency-Key", k.error.issues[0].message);
+    key = `${who.id}:${k.data}`;
+  }
   const { agent: name, input } = parseOr400(startRunSchema, body);
   const agent = (ex.rt.agents as Record<string, Agent>)[name];
   if (!agent?.inputSchema) throw new ValidationError("agent", `Unknown agent ${name}`);
@@ -68,13 +78,28 @@ export async function startRun(db: Db, ex: RunExecutor, actor: Actor | null, bod
     const field = issue.path.length ? issue.path.join(".") : issue.code === "unrecognized_keys" ? String((issue as { keys?: string[] }).keys?.[0]) : "";
     throw new ValidationError(field ? `input.${field}` : "input", issue.message);
   }
+  const replay = async () => {
+    const prior = key ? await runByIdempotencyKey(db, key) : null;
+    if (!prior) return null;
+    if (prior.agentName !== name || prior.input !== JSON.stringify(parsed.data)) throw new ConflictError("Idempotency-Key was already used for a different request");
+    return { id: prior.id, replayed: true };
+  };
+  const earlier = await replay();
+  if (earlier) return earlier;
   const id = randomUUID();
-  await db.$transaction(async (tx) => {
-    await createRunRow(tx as Db, { id, agentName: name, input: parsed.data, submittedById: who.id, submittedByEmail: who.email });
-    await appendAudit(tx, { actor: who, action: "run.start", targetType: "run", targetId: id, data: { agent: name, input: parsed.data } });
-  });
+  try {
+    await db.$transaction(async (tx) => {
+      await createRunRow(tx as Db, { id, agentName: name, input: parsed.data, submittedById: who.id, submittedByEmail: who.email, idempotencyKey: key });
+      await appendAudit(tx, { actor: who, action: "run.start", targetType: "run", targetId: id, data: { agent: name, input: parsed.data } });
+    });
+  } catch (e) {
+    // Two retries of one request raced: the other one created the run.
+    const raced = (e as { code?: string }).code === "P2002" ? await replay() : null;
+    if (raced) return raced;
+    throw e;
+  }
   await ex.start(id);
-  return { id };
+  return { id, replayed: false };
 }
 
 // ---- Lists ----
@@ -84,7 +109,7 @@ export async function listRuns(db: Db, actor: Actor | null, query: unknown) {
   const all = can(actor.role, "runs:read-all");
   if (!all && !can(actor.role, "runs:start")) throw new ForbiddenError();
   const f = parseOr400(runFiltersSchema, query);
-  return listRunRows(db, { ...f, onlySubmittedById: all ? undefined : actor.id });
+  return toRunListDto(await listRunRows(db, { ...f, onlySubmittedById: all ? undefined : actor.id }));
 }
 
 const summarize = (args: Record<string, unknown>) =>
@@ -93,10 +118,12 @@ const summarize = (args: Record<string, unknown>) =>
     .join(" · ")
     .slice(0, 300);
 
-export async function listInbox(db: Db, actor: Actor | null, query: unknown) {
+export async function listInbox(db: Db, actor: Actor | null, query: unknown): Promise<InboxDto> {
   const who = requirePermission(actor, "approvals:decide");
   const f = parseOr400(inboxFiltersSchema, query);
-  const approvals = await pendingApprovals(db, f);
+  const { approvals, corrupt } = await pendingApprovals(db, f);
+  // A corrupt approval is listed (and its run marked) but never offered for a decision.
+  for (const c of corrupt) if (c.runId) await markRunCorrupt(db, rootRunOf(c.runId), c.key);
   const roots = await db.run.findMany({ where: { id: { in: [...new Set(approvals.map((a) => a.root_run_id))] } }, select: { id: true, agentName: true, submittedByEmail: true } });
   const byId = new Map(roots.map((r) => [r.id, r]));
   return {
@@ -115,7 +142,11 @@ export async function listInbox(db: Db, actor: Actor | null, query: unknown) {
       quorum: a.quorum,
       approvals: a.decisions.filter((d) => d.decision === "approve").length,
       decidedByMe: a.decisions.some((d) => d.by === who.email),
+      argsHash: argsHash(a.approved_args ?? a.args),
+      version: a.version,
     })),
+    corrupt: corrupt.map((c) => ({ key: c.key, runId: c.runId ? rootRunOf(c.runId) : null, error: "AgentCheckpointCorruptionError" as const, message: c.message })),
+    asOfMs: Date.now(),
   };
 }
 
@@ -127,44 +158,86 @@ export async function pendingCount(db: Db, actor: Actor | null) {
 // ---- The run page ----
 
 export type RunView = {
-  run: Omit<RunRow, "input"> & { input: unknown };
-  corruption: Corruption | null;
+  run: RunDto;
+  corruption: CorruptionDto | null;
   conversation: ConversationView | null;
   approvals: ApprovalView[];
   checkpointCount: number;
   canResume: boolean;
   permissions: { decide: boolean; operate: boolean };
   selfApprovalForbidden: boolean;
-  deliveries: Awaited<ReturnType<typeof webhookDeliveries>>;
+  deliveries: DeliveryDto[];
+  // The server's clock when the view was built: durations of a live run are measured to it, so the
+  // server's HTML and the browser's first render agree.
+  asOfMs: number;
 };
 
+const corruptionOf = (e: unknown): CorruptionDto | null => (e instanceof AgentCheckpointCorruptionError ? { error: "AgentCheckpointCorruptionError", message: e.message, key: e.key ?? null } : null);
+
+// Reads everything of a run that a decision or an operator action would rely on, through the runner's
+// validating readers: the latest checkpoint (a run that has begun must have one), the snapshot and logs
+// it points to, and every approval of the run and its subagents. An unreadable record marks the run.
+async function readRun(db: Db, ex: RunExecutor, run: RunRow): Promise<{ conversation: ConversationView | null; approvals: ApprovalView[] }> {
+  if (run.state === "pending") return { conversation: null, approvals: [] };
+  const latest = await readStored(ex.rt.store, run.threadId, checkpointLatestKey(run.id), "Latest checkpoint");
+  // A run that is executing for the first time may not have written its first checkpoint yet.
+  if (latest === undefined && run.state === "running" && run.step === 0) return { conversation: null, approvals: [] };
+  await loadLatestCheckpoint(ex.rt.store, run.threadId, run.id);
+  const conversation = await conversationOf(ex.rt.store, run.threadId, run.id);
+  const approvals = await approvalsOf(ex.rt.store, run.threadId, run.id, toolsOf(ex));
+  return { conversation, approvals };
+}
+
 export async function getRunView(db: Db, ex: RunExecutor, actor: Actor | null, runId: string): Promise<RunView> {
-  const run = await visibleRun(db, actor, runId);
-  let conversation: ConversationView | null = null;
-  let approvals: ApprovalView[] = [];
-  let corruption: Corruption | null = null;
+  let run = await visibleRun(db, actor, runId);
+  let read: Awaited<ReturnType<typeof readRun>> = { conversation: null, approvals: [] };
+  let corruption: CorruptionDto | null = null;
   try {
-    if (run.state !== "pending") {
-      conversation = await conversationOf(ex.rt.store, run.threadId, run.id);
-      approvals = await approvalsOf(ex.rt.store, run.threadId, run.id, toolsOf(ex));
-    }
+    read = await readRun(db, ex, run);
   } catch (e) {
     corruption = corruptionOf(e);
     if (!corruption) throw e;
+    await markRunCorrupt(db, run.id, corruption.key);
+    run = (await getRunRow(db, run.id)) ?? run;
   }
-  const { input, ...rest } = run;
+  if (!corruption && run.corruptKey) corruption = { error: "AgentCheckpointCorruptionError", message: `A record of this run could not be read (key ${run.corruptKey})`, key: run.corruptKey };
   const agent = (ex.rt.agents as Record<string, Agent>)[run.agentName];
   return {
-    run: { ...rest, input: JSON.parse(input) },
+    run: toRunDto(run),
     corruption,
-    conversation,
-    approvals,
+    conversation: read.conversation,
+    approvals: read.approvals,
     checkpointCount: await countCheckpoints(db, run.threadId, run.id),
-    canResume: !corruption && run.state === "paused" && approvals.every((a) => a.status !== "pending"),
+    canResume: !corruption && run.state === "paused" && read.approvals.every((a) => a.status !== "pending"),
     permissions: { decide: can(actor!.role, "approvals:decide"), operate: can(actor!.role, "runs:operate") },
     selfApprovalForbidden: !agent?.allowSelfApproval && run.submittedById === actor!.id,
-    deliveries: await webhookDeliveries(db, run.id),
+    deliveries: (await webhookDeliveries(db, run.id)).map(toDeliveryDto),
+    asOfMs: Date.now(),
   };
+}
+
+// Decide, resume, cancel, retry and fork refuse a run with an unreadable record: 409 naming the key,
+// and the run is marked so that no sweep or worker claims it again.
+async function assertReadable(db: Db, ex: RunExecutor, run: RunRow): Promise<void> {
+  if (run.corruptKey) throw new CorruptRecordError(`A record of run ${run.id} could not be read`, run.corruptKey);
+  try {
+    await readRun(db, ex, run);
+  } catch (e) {
+    if (!(e instanceof AgentCheckpointCorruptionError)) throw e;
+    await markRunCorrupt(db, run.id, e.key ?? null);
+    throw new CorruptRecordError(e.message, e.key ?? null);
+  }
+}
+
+// Any corruption found while acting on a run marks it and answers 409.
+async function onRun<T>(db: Db, runId: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (!(e instanceof AgentCheckpointCorruptionError)) throw e;
+    await markRunCorrupt(db, runId, e.key ?? null);
+    throw new CorruptRecordError(e.message, e.key ?? null);
+  }
 }
 
 // ---- Decisions ----
@@ -196,68 +269,60 @@ export class DecisionConflictError extends ConflictError {
 export async function decide(db: Db, ex: RunExecutor, actor: Actor | null, approvalId: string, body: unknown) {
   const who = requirePermission(actor, "approvals:decide");
   const input = parseOr400(decisionSchema, body);
-  const sep = approvalId.indexOf(":");
-  if (sep <= 0) throw new NotFoundError("No such approval");
-  const runId = approvalId.slice(0, sep);
-  const toolCallId = approvalId.slice(sep + 1);
-  const rootId = runId.split(".")[0];
-  const root = await getRunRow(db, rootId);
+  const ref = parseApprovalId(approvalId);
+  if (!ref) throw new NotFoundError("No such approval");
+  const root = await getRunRow(db, ref.rootRunId);
   if (!root) throw new NotFoundError("No such approval");
-  const before = await getApproval(ex.rt.store, root.threadId, runId, toolCallId);
+  await assertReadable(db, ex, root);
+  const before = await onRun(db, root.id, () => getApproval(ex.rt.store, root.threadId, approvalId));
   if (!before) throw new NotFoundError("No such approval");
   const rootAgent = (ex.rt.agents as Record<string, Agent>)[root.agentName];
   const tool = toolsOf(ex)(before.agent_name).find((t) => t.name === before.tool_name);
   const edited = input.decision === "approve" && !!input.args;
 
-  // The decision, its audit entry and (for agents that resume by themselves) the resume job commit
-  // together when there is a queue (PostgreSQL): a crash can lose neither half. In-process (SQLite, one
-  // instance) they run in sequence, and the sweep resumes a run whose resume was lost.
-  const record = async (tx: Db) => {
-    const store = tx === db ? ex.rt.store : new PrismaStore(tx);
-    let after;
-    try {
-      after = await decideApproval(store, root.threadId, runId, toolCallId, tool, {
-        by: who.email,
-        decision: input.decision,
-        reason: input.reason,
-        args: input.args,
-        forbiddenDeciders: rootAgent?.allowSelfApproval || !root.submittedByEmail ? [] : [root.submittedByEmail],
-      });
-    } catch (e) {
-      approvalError(e, await getApproval(store, root.threadId, runId, toolCallId));
-    }
-    await appendAudit(tx, {
-      actor: who,
-      action: edited ? "approval.edit_approve" : `approval.${input.decision}`,
-      targetType: "run",
-      targetId: rootId,
-      data: { approval_id: approvalId, tool: before.tool_name, decision: input.decision, reason: input.reason ?? null, before: before.approved_args ?? before.args, after: after.approved_args ?? after.args, changes: argChanges(before.args, after.approved_args), status: after.status },
-    });
-    let reserved = false;
-    if (rootAgent?.autoResume && root.state === "paused") {
-      const pending = await pendingApprovalsOf(store, root.threadId, root.id);
-      reserved = !pending.length && (await ex.reserve(root.id, "paused", tx));
-      if (reserved) await appendAudit(tx, { actor: null, action: "run.auto_resume", targetType: "run", targetId: root.id, data: { after: approvalId } });
-      if (reserved && ex.queue) await ex.queue.send(root.id, tx);
-    }
-    return { approval: after, resumed: reserved };
-  };
-  if (!ex.queue) {
-    const r = await record(db);
-    if (r.resumed) await ex.dispatch(root.id);
-    return r;
-  }
-  const r = await db.$transaction((tx) => record(tx as Db), { maxWait: 20_000, timeout: 20_000 });
-  if (r.resumed) (ex.queue as { kick?: () => void }).kick?.();
+  // The decision, its audit entry and (for agents that resume by themselves) the reservation of the resume
+  // and its job commit in one transaction, on SQLite as on PostgreSQL: a crash loses all or nothing. Its
+  // first statement takes the run's row lock, so decisions on one run serialize.
+  const r = await onRun(db, root.id, () =>
+    db.$transaction(
+      async (t) => {
+        const tx = t as Db;
+        await lockRun(tx, root.id);
+        const store = new PrismaStore(tx);
+        let after;
+        try {
+          after = await decideApproval(store, root.threadId, approvalId, tool, {
+            by: who.email,
+            decision: input.decision,
+            reason: input.reason,
+            args: input.args,
+            expectedArgsHash: input.argsHash,
+            forbiddenDeciders: rootAgent?.allowSelfApproval || !root.submittedByEmail ? [] : [root.submittedByEmail],
+          });
+        } catch (e) {
+          approvalError(e, await getApproval(store, root.threadId, approvalId));
+        }
+        await appendAudit(tx, {
+          actor: who,
+          action: edited ? "approval.edit_approve" : `approval.${input.decision}`,
+          targetType: "run",
+          targetId: root.id,
+          data: { approval_id: approvalId, tool: before.tool_name, decision: input.decision, reason: input.reason ?? null, before: before.approved_args ?? before.args, after: after.approved_args ?? after.args, changes: argChanges(before.args, after.approved_args), status: after.status },
+        });
+        let reserved = false;
+        if (rootAgent?.autoResume && root.state === "paused") {
+          const pending = await pendingApprovalsOf(store, root.threadId, root.id);
+          reserved = !pending.length && (await ex.reserve(root.id, "paused", tx));
+          if (reserved) await appendAudit(tx, { actor: null, action: "run.auto_resume", targetType: "run", targetId: root.id, data: { after: approvalId } });
+          if (reserved && ex.queue) await ex.queue.send(root.id, tx);
+        }
+        return { approval: after, resumed: reserved };
+      },
+      { maxWait: 20_000, timeout: 20_000 },
+    ),
+  );
+  if (r.resumed) ex.dispatched(root.id);
   return r;
-}
-
-async function resumeIfReady(db: Db, ex: RunExecutor, run: RunRow, who: Actor | null): Promise<boolean> {
-  const pending = await pendingApprovalsOf(ex.rt.store, run.threadId, run.id);
-  if (pending.length) return false;
-  const ok = await ex.resume(run.id);
-  if (ok) await appendAudit(db, { actor: who, action: who ? "run.resume" : "run.auto_resume", targetType: "run", targetId: run.id, data: {} });
-  return ok;
 }
 
 // ---- Operator actions ----
@@ -266,19 +331,21 @@ export async function resumeRun(db: Db, ex: RunExecutor, actor: Actor | null, ru
   if (!actor) throw new UnauthorizedError();
   if (!can(actor.role, "approvals:decide") && !can(actor.role, "runs:operate")) throw new ForbiddenError();
   const run = await visibleRun(db, actor, runId);
+  await assertReadable(db, ex, run);
   if (run.state !== "paused") throw new ConflictError(`Run is ${run.state}, not paused`);
-  const pending = await pendingApprovalsOf(ex.rt.store, run.threadId, run.id);
+  const pending = await onRun(db, run.id, () => pendingApprovalsOf(ex.rt.store, run.threadId, run.id));
   if (pending.length) throw new ConflictError(`${pending.length} approval(s) still pending`);
-  if (!(await resumeIfReady(db, ex, run, actor))) throw new ConflictError("Run was resumed by someone else");
+  if (!(await ex.resumeWithAudit(run.id, actor))) throw new ConflictError("Run was resumed by someone else");
   return { id: run.id, resumed: true };
 }
 
 export async function cancelRun(db: Db, ex: RunExecutor, actor: Actor | null, runId: string) {
   const who = requirePermission(actor, "runs:operate");
   const run = await visibleRun(db, who, runId);
+  await assertReadable(db, ex, run);
   if (run.state !== "running" && run.state !== "paused") throw new ConflictError(`Run is ${run.state}; only running or paused runs can be cancelled`);
-  if (!(await ex.cancel(run.id))) throw new ConflictError("Run is not executing on this instance and is not paused");
-  await appendAudit(db, { actor: who, action: "run.cancel", targetType: "run", targetId: run.id, data: { from_state: run.state } });
+  const audit = { actor: who, action: "run.cancel", targetType: "run", targetId: run.id, data: { from_state: run.state } };
+  if (!(await ex.cancel(run.id, audit))) throw new ConflictError("Run is no longer running or paused");
   return { id: run.id, cancelling: true };
 }
 
@@ -290,10 +357,11 @@ function rewindError(e: unknown): never {
 export async function retryRun(db: Db, ex: RunExecutor, actor: Actor | null, runId: string) {
   const who = requirePermission(actor, "runs:operate");
   const run = await visibleRun(db, who, runId);
+  await assertReadable(db, ex, run);
   if (run.state !== "failed") throw new ConflictError(`Run is ${run.state}; only a failed run can be retried`);
-  const ok = await ex.retry(run.id).catch(rewindError);
+  const audit = { actor: who, action: "run.retry", targetType: "run", targetId: run.id, data: { error: run.error } };
+  const ok = await onRun(db, run.id, () => ex.retry(run.id, audit).catch(rewindError));
   if (!ok) throw new ConflictError("Run was retried by someone else");
-  await appendAudit(db, { actor: who, action: "run.retry", targetType: "run", targetId: run.id, data: { error: run.error } });
   return { id: run.id, retrying: true };
 }
 
@@ -301,6 +369,7 @@ export async function forkRun(db: Db, ex: RunExecutor, actor: Actor | null, runI
   const who = requirePermission(actor, "runs:operate");
   const run = await visibleRun(db, who, runId);
   const { seq } = parseOr400(forkSchema, body);
+  await assertReadable(db, ex, run);
   if (!(await checkpointBySeq(db, run.threadId, run.id, seq))) throw new ValidationError("seq", `Run has no checkpoint ${seq}`);
   const id = randomUUID();
   await createRunRow(db, { id, agentName: run.agentName, input: JSON.parse(run.input), submittedById: who.id, submittedByEmail: who.email, forkedFromRunId: run.id, forkedFromSeq: seq });
@@ -308,6 +377,10 @@ export async function forkRun(db: Db, ex: RunExecutor, actor: Actor | null, runI
     await ex.fork(run.id, seq, id, who.email);
   } catch (e) {
     await setRunState(db, id, { state: "failed", error: e instanceof Error ? e.message : String(e), finishedAt: new Date() });
+    if (e instanceof AgentCheckpointCorruptionError) {
+      await markRunCorrupt(db, run.id, e.key ?? null);
+      throw new CorruptRecordError(e.message, e.key ?? null);
+    }
     rewindError(e);
   }
   await appendAudit(db, { actor: who, action: "run.fork", targetType: "run", targetId: id, data: { from_run: run.id, from_seq: seq } });
@@ -325,7 +398,8 @@ export async function timelinePage(db: Db, actor: Actor | null, runId: string, q
   if (q.cursor) {
     prevTimestampMs = await checkpointTimestamp(db, run.threadId, q.cursor);
   }
-  return { run: { id: run.id, agentName: run.agentName, state: run.state, prunedAt: run.prunedAt, prunedCheckpoints: run.prunedCheckpoints }, ...page, prevTimestampMs };
+  for (const c of page.corrupt) await markRunCorrupt(db, run.id, c.key);
+  return { run: toTimelineRunDto(run), ...page, prevTimestampMs };
 }
 
 export type SnapshotSummary = {
@@ -371,13 +445,17 @@ async function summaryAt(db: Db, run: RunRow, cp: CheckpointRecord): Promise<Sna
 export async function diffCheckpoints(db: Db, ex: RunExecutor, actor: Actor | null, runId: string, query: unknown) {
   const run = await visibleRun(db, actor, runId);
   const { a, b } = parseOr400(z.strictObject({ a: intParam(0, 1e9), b: intParam(0, 1e9) }), query);
+  return onRun(db, run.id, () => diffOf(db, ex, run, a, b));
+}
+
+async function diffOf(db: Db, ex: RunExecutor, run: RunRow, a: number, b: number) {
   const [ca, cb] = await Promise.all([checkpointBySeq(db, run.threadId, run.id, Math.min(a, b)), checkpointBySeq(db, run.threadId, run.id, Math.max(a, b))]);
   if (!ca) throw new ValidationError("a", `No checkpoint ${Math.min(a, b)}`);
   if (!cb) throw new ValidationError("b", `No checkpoint ${Math.max(a, b)}`);
   const [sa, sb] = await Promise.all([summaryAt(db, run, ca), summaryAt(db, run, cb)]);
   let added: unknown[] = [];
   if (sa.messageCount !== null && sb.messageCount !== null && sb.messageCount > sa.messageCount) {
-    const entries = await ex.rt.store.listState(run.threadId, keys.messagePrefix(run.id));
+    const entries = await listStored(ex.rt.store, run.threadId, keys.messagePrefix(run.id), "message");
     added = entries.slice(sa.messageCount, sb.messageCount).map((e) => e.value);
   }
   return { from: sa, to: sb, messagesAdded: added, payloadKeys: { from: Object.keys(ca.payload), to: Object.keys(cb.payload) } };

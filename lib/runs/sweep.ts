@@ -3,38 +3,63 @@
 //  - a paused run whose approvals are all decided and whose agent resumes by itself is resumed (this
 //    recovers a resume lost to a crash between the decision and the claim);
 //  - a run that stopped because the database was unreachable is retried from its last durable checkpoint.
+// One unreadable record breaks only its own run: the sweep marks that run corrupt (so nothing claims it
+// again), logs the key once per process, and goes on with the rest.
 import type { Db } from "../db/client.ts";
 import { appendAudit } from "../audit/queries.ts";
-import { type Agent, expireApproval, parseApproval } from "../runner/index.ts";
+import { type Agent, AgentCheckpointCorruptionError, expireApproval, rootRunOf } from "../runner/index.ts";
 import { log } from "../log.ts";
 import type { RunExecutor } from "./executor.ts";
 import { pendingApprovalsOf } from "./view.ts";
-import { getRunRow, pausedRunIds, pendingApprovalRows, storeFaultRunIds, strandedPendingRunIds } from "./queries.ts";
+import { getRunRow, markRunCorrupt, pausedRunIds, pendingApprovalRecords, storeFaultRunIds, strandedPendingRunIds, type UnreadableRow } from "./queries.ts";
 
-export type SweepResult = { expired: number; resumed: number; retried: number };
+
+export type SweepResult = { expired: number; resumed: number; retried: number; corrupt: number };
+
+const reported = new Set<string>();
+
+async function setAside(db: Db, bad: UnreadableRow, result: SweepResult) {
+  result.corrupt++;
+  if (bad.runId) await markRunCorrupt(db, rootRunOf(bad.runId), bad.key);
+  if (reported.has(bad.key)) return;
+  reported.add(bad.key);
+  log.error("sweep: unreadable record skipped", { key: bad.key, run_id: bad.runId, error: bad.message });
+}
+
+// Runs one item of the sweep; a corrupt record stops that item only.
+async function isolated(db: Db, runId: string, result: SweepResult, fn: () => Promise<void>) {
+  try {
+    await fn();
+  } catch (e) {
+    if (!(e instanceof AgentCheckpointCorruptionError)) throw e;
+    await setAside(db, { key: e.key ?? "(unknown key)", runId, message: e.message }, result);
+  }
+}
 
 export async function sweep(db: Db, ex: RunExecutor, nowMs = Date.now()): Promise<SweepResult> {
-  const result: SweepResult = { expired: 0, resumed: 0, retried: 0 };
+  const result: SweepResult = { expired: 0, resumed: 0, retried: 0, corrupt: 0 };
   const touched = new Set<string>();
-  for (const row of await pendingApprovalRows(db)) {
-    const rec = parseApproval(JSON.parse(row.value), row.key);
+  const { ok: pending, bad } = await pendingApprovalRecords(db);
+  for (const b of bad) await setAside(db, b, result);
+  for (const rec of pending) {
     if (rec.deadline_ms === null || nowMs <= rec.deadline_ms) continue;
-    const { record, applied } = await expireApproval(ex.rt.store, rec, nowMs);
-    if (!applied) continue;
-    result.expired++;
-    touched.add(rec.root_run_id);
-    await appendAudit(db, { actor: null, action: `approval.${record.status === "approved" ? "deadline_allow" : "deadline_deny"}`, targetType: "run", targetId: rec.root_run_id, data: { approval_id: rec.id, tool: rec.tool_name, fallback: rec.fallback } });
+    await isolated(db, rec.root_run_id, result, async () => {
+      const { record, applied } = await expireApproval(ex.rt.store, rec, nowMs);
+      if (!applied) return;
+      result.expired++;
+      touched.add(rec.root_run_id);
+      await appendAudit(db, { actor: null, action: `approval.${record.status === "approved" ? "deadline_allow" : "deadline_deny"}`, targetType: "run", targetId: rec.root_run_id, data: { approval_id: rec.id, tool: rec.tool_name, fallback: rec.fallback } });
+    });
   }
   const agents = ex.rt.agents as Record<string, Agent>;
   for (const id of await pausedRunIds(db, Object.keys(agents).filter((n) => agents[n].autoResume))) touched.add(id);
   for (const runId of touched) {
-    const run = await getRunRow(db, runId);
-    if (!run || run.state !== "paused") continue;
-    if ((await pendingApprovalsOf(ex.rt.store, run.threadId, runId)).length) continue;
-    if (await ex.resume(runId)) {
-      result.resumed++;
-      await appendAudit(db, { actor: null, action: "run.auto_resume", targetType: "run", targetId: runId, data: { by: "sweep" } });
-    }
+    await isolated(db, runId, result, async () => {
+      const run = await getRunRow(db, runId);
+      if (!run || run.state !== "paused" || run.corruptKey) return;
+      if ((await pendingApprovalsOf(ex.rt.store, run.threadId, runId)).length) return;
+      if (await ex.resumeWithAudit(runId, null, { by: "sweep" })) result.resumed++;
+    });
   }
   // A run whose row was created but never reserved (the instance died between the two) is started.
   for (const id of await strandedPendingRunIds(db, nowMs - ex.leaseMs)) {
@@ -42,10 +67,12 @@ export async function sweep(db: Db, ex: RunExecutor, nowMs = Date.now()): Promis
   }
   // A run stopped by a store fault (database unreachable) goes on by itself once the database answers.
   for (const id of await storeFaultRunIds(db)) {
-    if (await ex.retry(id).catch(() => false)) {
-      result.retried++;
-      await appendAudit(db, { actor: null, action: "run.auto_retry", targetType: "run", targetId: id, data: { reason: "store fault" } });
-    }
+    await isolated(db, id, result, async () => {
+      if (await ex.retry(id).catch((e) => (e instanceof AgentCheckpointCorruptionError ? Promise.reject(e) : false))) {
+        result.retried++;
+        await appendAudit(db, { actor: null, action: "run.auto_retry", targetType: "run", targetId: id, data: { reason: "store fault" } });
+      }
+    });
   }
   if (result.expired || result.resumed || result.retried) log.info("sweep", result);
   return result;

@@ -2,7 +2,7 @@
 // snapshot (with each subagent's own conversation under the tool call that delegated to it) and the
 // approvals of the run and its subagents. Everything here is data; the page renders it as text.
 import { z } from "zod";
-import { type Agent, AgentCheckpointCorruptionError, type ApprovalRecord, type Message, type MemoryStore, type ToolExecution, loadSnapshot, parseApproval } from "../runner/index.ts";
+import { type Agent, type ApprovalRecord, type Message, type MemoryStore, type ToolExecution, childRunId, isDelegateTool, keys, listStored, loadSnapshot, parseApproval, readStored, reviewedArgsHash } from "../runner/index.ts";
 
 export type ConversationView = {
   runId: string;
@@ -16,7 +16,8 @@ export type ConversationView = {
 
 export type ArgChange = { field: string; before: unknown; after: unknown };
 
-export type ApprovalView = ApprovalRecord & { changes: ArgChange[]; argsSchema: Record<string, unknown> | null };
+// argsHash: what a reviewer's decision sends back, so a decision on arguments edited meanwhile is refused.
+export type ApprovalView = ApprovalRecord & { changes: ArgChange[]; argsSchema: Record<string, unknown> | null; argsHash: string };
 
 export async function conversationOf(store: MemoryStore, threadId: string, runId: string, depth = 0): Promise<ConversationView> {
   const loaded = await loadSnapshot(store, threadId, runId);
@@ -24,9 +25,9 @@ export async function conversationOf(store: MemoryStore, threadId: string, runId
   if (depth < 4) {
     for (const m of loaded.messages.items) {
       if (m.role !== "assistant") continue;
-      for (const c of m.tool_calls.filter((c) => c.name.startsWith("delegate_to_"))) {
-        const childId = `${runId}.${c.id}`;
-        if ((await store.getState(threadId, `runtime:${childId}`)) !== undefined) children[c.id] = await conversationOf(store, threadId, childId, depth + 1);
+      for (const c of m.tool_calls.filter((c) => isDelegateTool(c.name))) {
+        const childId = childRunId(runId, c.id);
+        if ((await readStored(store, threadId, keys.runtime(childId), "Runtime snapshot")) !== undefined) children[c.id] = await conversationOf(store, threadId, childId, depth + 1);
       }
     }
   }
@@ -41,22 +42,17 @@ export function argChanges(before: Record<string, unknown>, after: Record<string
 
 // Approvals of a run and of its subagent runs (same thread), oldest first.
 export async function approvalsOf(store: MemoryStore, threadId: string, runId: string, toolsOf: (agentName: string) => Agent["tools"]): Promise<ApprovalView[]> {
-  const entries = await store.listState(threadId, "approval:");
-  return entries
+  const entries = await listStored(store, threadId, keys.approvalPrefix(runId), "approval record");
+  const children = await listStored(store, threadId, keys.descendantApprovalPrefix(runId), "approval record");
+  return [...entries, ...children]
     .map((e) => parseApproval(e.value, e.key))
-    .filter((a) => a.run_id === runId || a.run_id.startsWith(`${runId}.`))
     .sort((a, b) => a.requested_at_ms - b.requested_at_ms)
     .map((a) => {
       const tool = toolsOf(a.agent_name).find((t) => t.name === a.tool_name);
-      return { ...a, changes: argChanges(a.args, a.approved_args), argsSchema: tool ? (z.toJSONSchema(tool.schema) as Record<string, unknown>) : null };
+      return { ...a, changes: argChanges(a.args, a.approved_args), argsSchema: tool ? (z.toJSONSchema(tool.schema) as Record<string, unknown>) : null, argsHash: reviewedArgsHash(a) };
     });
 }
 
-export type Corruption = { error: "AgentCheckpointCorruptionError"; message: string; key: string | null };
-
-export function corruptionOf(e: unknown): Corruption | null {
-  return e instanceof AgentCheckpointCorruptionError ? { error: "AgentCheckpointCorruptionError", message: e.message, key: e.key ?? null } : null;
-}
 
 // The approvals of a run (and its subagents) still waiting for a decision.
 export async function pendingApprovalsOf(store: MemoryStore, threadId: string, runId: string): Promise<ApprovalView[]> {

@@ -1,8 +1,8 @@
 // The runner's MemoryStore on Prisma (SQLite or PostgreSQL). Values are JSON text; the key is projected
 // into indexed columns (kind, run, step, phase, status, time) so timelines and inboxes are one query.
 import { Prisma } from "../generated/sqlite/client.ts";
-import type { Db } from "../db/client.ts";
-import type { MemoryStore, StateEntry } from "../runner/store.ts";
+import { type Db, providerOf } from "../db/client.ts";
+import { LeaseLostError, type MemoryStore, type StateEntry, parseStoredText } from "../runner/index.ts";
 
 type Projection = { kind: string; runId: string | null; step: number | null; phase: string | null; status: string | null; timestampMs: bigint | null };
 
@@ -29,42 +29,70 @@ export function project(key: string, value: unknown): Projection {
   }
 }
 
-function parse(text: string): unknown {
-  return JSON.parse(text);
-}
+// One execution's claim on a run: the root run's id and the lease epoch it claimed.
+export type Fence = { runId: string; epoch: number };
 
 export class PrismaStore implements MemoryStore {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    // With a fence, every write is conditional on the claim still being current (see assertFence).
+    private readonly fence: Fence | null = null,
+  ) {}
+
+  // This store as seen by the execution that claimed `fence`.
+  fenced(fence: Fence): PrismaStore {
+    return new PrismaStore(this.db, fence);
+  }
+
+  // The condition every fenced write carries; on PostgreSQL it also share-locks the Run row, so a claim
+  // that bumps the epoch waits for this write to commit (and then reads it) instead of racing it.
+  private held(): Prisma.Sql {
+    if (!this.fence) return Prisma.sql`TRUE`;
+    const lock = providerOf(this.db) === "postgresql" ? Prisma.sql` FOR SHARE` : Prisma.empty;
+    return Prisma.sql`EXISTS (SELECT 1 FROM "Run" WHERE "id" = ${this.fence.runId} AND "leaseEpoch" = ${this.fence.epoch}${lock})`;
+  }
+
+  async assertFence(): Promise<void> {
+    if (!this.fence) return;
+    const row = await this.db.run.findUnique({ where: { id: this.fence.runId }, select: { leaseEpoch: true } });
+    if (!row || row.leaseEpoch !== this.fence.epoch) {
+      throw new LeaseLostError(`run ${this.fence.runId}: claim epoch ${this.fence.epoch} is stale (now ${row?.leaseEpoch ?? "no row"})`);
+    }
+  }
 
   async getState(threadId: string, key: string) {
     const row = await this.db.stateEntry.findUnique({ where: { threadId_key: { threadId, key } }, select: { value: true } });
-    return row ? parse(row.value) : undefined;
+    return row ? parseStoredText(row.value, key) : undefined;
   }
 
   async putState(threadId: string, key: string, value: unknown) {
     await this.putStates(threadId, [{ key, value }]);
   }
 
-  // One multi-row upsert: a write-behind batch costs one round trip on either provider.
+  // One multi-row upsert: a write-behind batch costs one round trip on either provider. Fenced, the rows
+  // are selected from a VALUES list under the claim's condition; no row written means the claim is stale.
   async putStates(threadId: string, entries: StateEntry[]) {
     if (!entries.length) return;
     const last = new Map(entries.map((e) => [e.key, e.value]));
     const rows = [...last].map(([key, value]) => {
       const p = project(key, value);
-      return Prisma.sql`(${threadId}, ${key}, ${JSON.stringify(value)}, ${p.kind}, ${p.runId}, ${p.step}, ${p.phase}, ${p.status}, ${p.timestampMs})`;
+      return Prisma.sql`(${threadId}, ${key}, ${JSON.stringify(value)}, ${p.kind}, ${p.runId}, CAST(${p.step} AS INTEGER), ${p.phase}, ${p.status}, CAST(${p.timestampMs} AS BIGINT))`;
     });
-    await this.db.$executeRaw`INSERT INTO "StateEntry" ("threadId", "key", "value", "kind", "runId", "step", "phase", "status", "timestampMs")
-      VALUES ${Prisma.join(rows)}
+    const source = this.fence ? Prisma.sql`SELECT * FROM (VALUES ${Prisma.join(rows)}) AS v WHERE ${this.held()}` : Prisma.sql`VALUES ${Prisma.join(rows)}`;
+    const n = await this.db.$executeRaw`INSERT INTO "StateEntry" ("threadId", "key", "value", "kind", "runId", "step", "phase", "status", "timestampMs")
+      ${source}
       ON CONFLICT ("threadId", "key") DO UPDATE SET "value" = excluded."value", "kind" = excluded."kind", "runId" = excluded."runId",
         "step" = excluded."step", "phase" = excluded."phase", "status" = excluded."status", "timestampMs" = excluded."timestampMs"`;
+    if (this.fence && n === 0) await this.assertFence();
   }
 
   async listState(threadId: string, prefix: string) {
     const rows = await this.db.stateEntry.findMany({ where: { threadId, key: { startsWith: prefix } }, orderBy: { key: "asc" }, select: { key: true, value: true } });
-    return rows.map((r) => ({ key: r.key, value: parse(r.value) }));
+    return rows.map((r) => ({ key: r.key, value: parseStoredText(r.value, r.key) }));
   }
 
   async deleteState(threadId: string, key: string) {
+    await this.assertFence();
     await this.db.stateEntry.deleteMany({ where: { threadId, key } });
   }
 
@@ -74,14 +102,17 @@ export class PrismaStore implements MemoryStore {
     const text = JSON.stringify(value);
     if (expectedVersion === undefined) {
       const n = await this.db.$executeRaw`INSERT INTO "StateEntry" ("threadId", "key", "value", "kind", "runId", "step", "phase", "status", "timestampMs")
-        VALUES (${threadId}, ${key}, ${text}, ${p.kind}, ${p.runId}, ${p.step}, ${p.phase}, ${p.status}, ${p.timestampMs}) ON CONFLICT ("threadId", "key") DO NOTHING`;
+        SELECT ${threadId}, ${key}, ${text}, ${p.kind}, ${p.runId}, CAST(${p.step} AS INTEGER), ${p.phase}, ${p.status}, CAST(${p.timestampMs} AS BIGINT) WHERE ${this.held()}
+        ON CONFLICT ("threadId", "key") DO NOTHING`;
+      if (n === 0) await this.assertFence();
       return n === 1;
     }
     const row = await this.db.stateEntry.findUnique({ where: { threadId_key: { threadId, key } }, select: { value: true } });
-    if (!row || (parse(row.value) as { version?: number }).version !== expectedVersion) return false;
+    if (!row || (parseStoredText(row.value, key) as { version?: number }).version !== expectedVersion) return false;
     // One autocommit statement: no read-then-write transaction for SQLite to deadlock on between instances.
     const n = await this.db.$executeRaw`UPDATE "StateEntry" SET "value" = ${text}, "status" = ${p.status}, "step" = ${p.step}, "timestampMs" = ${p.timestampMs}
-      WHERE "threadId" = ${threadId} AND "key" = ${key} AND "value" = ${row.value}`;
+      WHERE "threadId" = ${threadId} AND "key" = ${key} AND "value" = ${row.value} AND ${this.held()}`;
+    if (n === 0) await this.assertFence();
     return n === 1;
   }
 }

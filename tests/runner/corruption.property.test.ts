@@ -4,7 +4,7 @@
 // record is still valid. It never raises anything else.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { AgentCheckpointCorruptionError, AgentEffectIntegrityError, AgentMismatchError, type MemoryStore, type ModelAdapter, Runner, decideApproval } from "@/lib/runner";
+import { AgentCheckpointCorruptionError, AgentEffectIntegrityError, AgentMismatchError, type MemoryStore, type ModelAdapter, Runner, approvalIdOf, decideApproval } from "@/lib/runner";
 import { makeWorld } from "./fixtures";
 
 type Scenario = "paused" | "pending_response" | "completed" | "mid_step";
@@ -15,7 +15,7 @@ async function build(scenario: Scenario) {
   const runId = `r-${scenario}`;
   await w.runner.run(w.agent, { userMessage: "go", threadId, runId }).catch(() => undefined);
   if (scenario === "completed") {
-    await decideApproval(w.store, threadId, runId, "c2", w.agent.tools[1], { by: "rev", decision: "approve" });
+    await decideApproval(w.store, threadId, await approvalIdOf(w.store, threadId, runId, "c2"), w.agent.tools[1], { by: "rev", decision: "approve" });
     await w.restarted().resume(w.agent, { runId, threadId });
   }
   return { w, threadId, runId };

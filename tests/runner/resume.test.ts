@@ -7,6 +7,7 @@ import {
   AgentMismatchError,
   FailpointError,
   checkpointLatestKey,
+  approvalIdOf,
   decideApproval,
   keys,
   listCheckpoints,
@@ -245,13 +246,13 @@ describe("durable approvals", () => {
     const w = makeWorld();
     const r1 = await w.runner.run(w.agent, { userMessage: "buy", runId: "r", threadId: T });
     expect(r1.state).toBe("paused");
-    const rec = (await w.store.getState(T, keys.approval("r", "c2"))) as Record<string, unknown>;
+    const rec = (await w.store.getState(T, keys.approval("r", 2, "c2"))) as Record<string, unknown>;
     expect(rec).toMatchObject({ status: "pending", tool_name: "charge", args: { amount: 7000 }, step: 2, reason: "big charge", input_hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
     expect(typeof rec.deadline_ms).toBe("number");
-    const bad = await decideApproval(w.store, T, "r", "c2", w.agent.tools[1], { by: "rev", decision: "approve", args: { amount: -5 } }).catch((e) => e);
+    const bad = await decideApproval(w.store, T, await approvalIdOf(w.store, T, "r", "c2"), w.agent.tools[1], { by: "rev", decision: "approve", args: { amount: -5 } }).catch((e) => e);
     expect(bad.code).toBe("invalid_args");
-    await decideApproval(w.store, T, "r", "c2", w.agent.tools[1], { by: "rev", decision: "approve", args: { amount: 6000, note: "reduced" } });
-    await expect(decideApproval(w.store, T, "r", "c2", w.agent.tools[1], { by: "rev2", decision: "approve" })).rejects.toMatchObject({ code: "already_decided" });
+    await decideApproval(w.store, T, await approvalIdOf(w.store, T, "r", "c2"), w.agent.tools[1], { by: "rev", decision: "approve", args: { amount: 6000, note: "reduced" } });
+    await expect(decideApproval(w.store, T, await approvalIdOf(w.store, T, "r", "c2"), w.agent.tools[1], { by: "rev2", decision: "approve" })).rejects.toMatchObject({ code: "already_decided" });
     const calls = w.model.calls;
     const r2 = await w.runner.resume(w.agent, { runId: "r", threadId: T });
     expect(r2.state).toBe("completed");
@@ -259,17 +260,17 @@ describe("durable approvals", () => {
     expect(w.effects.find((e) => e.toolCallId === "c2")?.args).toEqual({ amount: 6000, note: "reduced" });
     expect(r2.toolExecutions.find((t) => t.toolCallId === "c2")?.approvedBy).toEqual(["rev"]);
     const cps = await listCheckpoints(w.store, T, "r");
-    expect(cps.filter((c) => c.phase === "paused").map((c) => c.payload.approval_id)).toEqual(["r:c2"]);
+    expect(cps.filter((c) => c.phase === "paused").map((c) => c.payload.approval_id)).toEqual(["r:2:c2"]);
     const resumed = cps.filter((c) => c.phase === "resumed");
     expect(resumed).toHaveLength(1);
-    expect(resumed[0].payload.decisions).toEqual([{ approval_id: "r:c2", tool_name: "charge", status: "approved", decided_by: ["rev"], edited: true }]);
+    expect(resumed[0].payload.decisions).toEqual([{ approval_id: "r:2:c2", tool_name: "charge", status: "approved", decided_by: ["rev"], edited: true }]);
   });
 
   it("a rejection's reason is the tool result the model sees; the tool never runs", async () => {
     const w = makeWorld();
     await w.runner.run(w.agent, { userMessage: "buy", runId: "r", threadId: T });
-    await expect(decideApproval(w.store, T, "r", "c2", w.agent.tools[1], { by: "rev", decision: "reject" })).rejects.toMatchObject({ field: "reason" });
-    await decideApproval(w.store, T, "r", "c2", w.agent.tools[1], { by: "rev", decision: "reject", reason: "too much" });
+    await expect(decideApproval(w.store, T, await approvalIdOf(w.store, T, "r", "c2"), w.agent.tools[1], { by: "rev", decision: "reject" })).rejects.toMatchObject({ field: "reason" });
+    await decideApproval(w.store, T, await approvalIdOf(w.store, T, "r", "c2"), w.agent.tools[1], { by: "rev", decision: "reject", reason: "too much" });
     const r = await w.runner.resume(w.agent, { runId: "r", threadId: T });
     expect(r.state).toBe("completed");
     expect(r.finalText).toContain("Approval denied: too much");
@@ -279,13 +280,13 @@ describe("durable approvals", () => {
   it("several calls in one step wait independently; decisions come one by one", async () => {
     const w = makeWorld({ threshold: 5 });
     const r1 = await w.runner.run(w.agent, { userMessage: "buy", runId: "r", threadId: T });
-    expect(r1.pendingApprovals).toEqual(["r:c2", "r:c3"]);
-    await decideApproval(w.store, T, "r", "c2", w.agent.tools[1], { by: "rev", decision: "approve" });
+    expect(r1.pendingApprovals).toEqual(["r:2:c2", "r:2:c3"]);
+    await decideApproval(w.store, T, await approvalIdOf(w.store, T, "r", "c2"), w.agent.tools[1], { by: "rev", decision: "approve" });
     const r2 = await w.runner.resume(w.agent, { runId: "r", threadId: T });
     expect(r2.state).toBe("paused");
-    expect(r2.pendingApprovals).toEqual(["r:c3"]);
+    expect(r2.pendingApprovals).toEqual(["r:2:c3"]);
     expect(w.effects.filter((e) => e.tool === "charge").map((e) => e.toolCallId)).toEqual(["c2"]);
-    await decideApproval(w.store, T, "r", "c3", w.agent.tools[1], { by: "rev", decision: "approve" });
+    await decideApproval(w.store, T, await approvalIdOf(w.store, T, "r", "c3"), w.agent.tools[1], { by: "rev", decision: "approve" });
     const r3 = await w.runner.resume(w.agent, { runId: "r", threadId: T });
     expect(r3.state).toBe("completed");
     expect(w.effects.filter((e) => e.tool === "charge").map((e) => e.toolCallId)).toEqual(["c2", "c3"]);
@@ -301,7 +302,7 @@ describe("durable approvals", () => {
     const r = await w.runner.resume(agent, { runId: "r", threadId: T });
     expect(r.state).toBe("completed");
     expect(r.finalText).toContain("Approval denied: Approval deadline passed");
-    const rec = (await w.store.getState(T, keys.approval("r", "c2"))) as { status: string };
+    const rec = (await w.store.getState(T, keys.approval("r", 2, "c2"))) as { status: string };
     expect(rec.status).toBe("expired");
   });
 });

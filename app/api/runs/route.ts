@@ -4,4 +4,5 @@ import { executor } from "@/lib/runs/instance";
 import { listRuns, startRun } from "@/lib/runs/service";
 
 export const GET = apiRoute(({ actor, query }) => listRuns(db(), actor, query));
-export const POST = apiRoute(async ({ actor, body }) => startRun(db(), executor(), actor, await body()), { status: 201 });
+// Idempotency-Key: a retried start returns the run the first request created.
+export const POST = apiRoute(async ({ req, actor, body }) => startRun(db(), executor(), actor, await body(), { idempotencyKey: req.headers.get("idempotency-key") }), { status: 201 });

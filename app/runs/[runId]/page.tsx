@@ -15,6 +15,6 @@ export default async function RunPage({ params }: { params: Promise<{ runId: str
     if (e instanceof NotFoundError) notFound();
     throw e;
   });
-  // Plain JSON, exactly what the live refresh from /api/runs/{id} returns.
-  return <RunDetail initial={JSON.parse(JSON.stringify(view))} />;
+  // The view is plain JSON already (lib/runs/dto.ts), exactly what the live refresh from /api/runs/{id} returns.
+  return <RunDetail initial={view} />;
 }

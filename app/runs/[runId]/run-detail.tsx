@@ -33,7 +33,8 @@ export function RunDetail({ initial }: { initial: View }) {
   });
   const r = view.run;
   const started = new Date(r.createdAt).getTime();
-  const end = r.finishedAt ? new Date(r.finishedAt).getTime() : Date.now();
+  // A live run's duration runs to the server's clock of this view, so server HTML and hydration agree.
+  const end = r.finishedAt ? new Date(r.finishedAt).getTime() : view.asOfMs;
 
   return (
     <div className="space-y-6">

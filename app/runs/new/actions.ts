@@ -5,6 +5,7 @@ import { runAction } from "@/lib/http";
 import { executor } from "@/lib/runs/instance";
 import { startRun } from "@/lib/runs/service";
 
-export async function startRunAction(input: unknown) {
-  return runAction(async () => startRun(db(), executor(), await currentActor(), input));
+// idempotencyKey: one per form (a double submit or a retry after a lost answer starts one run).
+export async function startRunAction(input: unknown, idempotencyKey?: string) {
+  return runAction(async () => startRun(db(), executor(), await currentActor(), input, { idempotencyKey: idempotencyKey ?? null }));
 }

@@ -4,6 +4,9 @@ import { useState, useTransition } from "react";
 import { type JsonSchema, SchemaFields, type Values, cleanValues, initialValues } from "@/components/schema-form";
 import { startRunAction } from "./actions";
 
+// crypto.randomUUID needs a secure context; getRandomValues works on plain-HTTP hosts too.
+const newKey = () => Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
+
 type AgentInfo = { name: string; description: string; inputSchema: Record<string, unknown> };
 
 export function StartRunForm({ agents, initialAgent }: { agents: AgentInfo[]; initialAgent?: string }) {
@@ -13,6 +16,8 @@ export function StartRunForm({ agents, initialAgent }: { agents: AgentInfo[]; in
   const [values, setValues] = useState<Values>(() => (agent ? initialValues(agent.inputSchema as JsonSchema) : {}));
   const [error, setError] = useState<{ field?: string; error: string } | null>(null);
   const [pending, start] = useTransition();
+  // One key per form: submitting twice, or again after the answer was lost, starts one run.
+  const [idempotencyKey, setIdempotencyKey] = useState(() => newKey());
 
   const pick = (name: string) => {
     setAgentName(name);
@@ -24,8 +29,11 @@ export function StartRunForm({ agents, initialAgent }: { agents: AgentInfo[]; in
   function onSubmit(e: React.FormEvent) {
     e.preventDefault();
     start(async () => {
-      const r = await startRunAction({ agent: agentName, input: cleanValues(values) });
-      if (r.ok) router.push(`/runs/${r.data.id}`);
+      const r = await startRunAction({ agent: agentName, input: cleanValues(values) }, idempotencyKey);
+      if (r.ok) {
+        setIdempotencyKey(newKey());
+        router.push(`/runs/${r.data.id}`);
+      }
       else setError({ field: r.field, error: r.error });
     });
   }

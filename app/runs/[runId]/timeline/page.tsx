@@ -3,7 +3,7 @@ import { notFound } from "next/navigation";
 import { db } from "@/lib/db/client";
 import { pageActor } from "@/lib/auth/server";
 import { can } from "@/lib/auth/roles";
-import { HttpError, NotFoundError } from "@/lib/auth/errors";
+import { CorruptRecordError, HttpError, NotFoundError } from "@/lib/auth/errors";
 import { executor } from "@/lib/runs/instance";
 import { diffCheckpoints, timelinePage } from "@/lib/runs/service";
 import { queryObject } from "@/lib/runs/schemas";
@@ -27,7 +27,7 @@ export default async function TimelinePage({ params, searchParams }: { params: P
   if (sp.a !== undefined && sp.b !== undefined) {
     diff = await diffCheckpoints(db(), executor(), actor, runId, { a: sp.a, b: sp.b }).catch((e) => {
       if (e instanceof HttpError) {
-        diffError = e.message;
+        diffError = e instanceof CorruptRecordError ? `AgentCheckpointCorruptionError: ${e.message}` : e.message;
         return null;
       }
       throw e;
@@ -49,6 +49,14 @@ export default async function TimelinePage({ params, searchParams }: { params: P
         <p role="status" className="card text-sm" data-testid="pruned">
           Retention pruned {page.run.prunedCheckpoints} intermediate checkpoint(s) of this run on {fmtTime(page.run.prunedAt)}. The terminal record, the conversation, approvals and the audit log are kept.
         </p>
+      )}
+      {page.corrupt.length > 0 && (
+        <ErrorBox title="AgentCheckpointCorruptionError">
+          <p className="mt-1">{page.corrupt.length} checkpoint record(s) on this page could not be read; they are left out of the table.</p>
+          <ul className="mt-1 font-mono text-xs">
+            {page.corrupt.map((c) => <li key={c.key} data-testid="corrupt-key">key: {c.key}</li>)}
+          </ul>
+        </ErrorBox>
       )}
       {diffError && <ErrorBox title="Cannot compare">{diffError}</ErrorBox>}
       {diff && <DiffView diff={diff} />}

@@ -1,0 +1,25 @@
+// Run and approval ids. The runner owns their format; everything else builds and parses them here.
+
+/** A subagent's run id: its parent's run id, a dot, and the tool call that delegated to it. */
+export const childRunId = (parentRunId: string, toolCallId: string) => `${parentRunId}.${toolCallId}`;
+
+/** The top-level run a (possibly nested) subagent run belongs to. */
+export const rootRunOf = (runId: string) => runId.split(".")[0];
+
+/** True when the tool name is the delegation tool of a subagent. */
+export const isDelegateTool = (toolName: string) => toolName.startsWith("delegate_to_");
+
+/**
+ * An approval id names one request: the run, the step and the tool call. Providers reuse tool call ids
+ * across steps (the demo model does, and so do some OpenAI-compatible servers), so the step is part of it.
+ */
+export const approvalId = (runId: string, step: number, toolCallId: string) => `${runId}:${step}:${toolCallId}`;
+
+export type ParsedApprovalId = { runId: string; rootRunId: string; step: number | null; toolCallId: string };
+
+/** Parses an approval id; ids written before steps were part of them (`run:toolCallId`) have step null. */
+export function parseApprovalId(id: string): ParsedApprovalId | null {
+  const m = /^([^:]+):(?:(\d{1,9}):)?(.+)$/.exec(id);
+  if (!m) return null;
+  return { runId: m[1], rootRunId: rootRunOf(m[1]), step: m[2] === undefined ? null : Number(m[2]), toolCallId: m[3] };
+}
