@@ -37,6 +37,8 @@ const schema = z.object({
   // enqueues, e.g. a web-only instance next to `npm run worker` processes). SQLite runs in-process.
   AFK_WORKERS: z.coerce.number().int().min(0).max(64).default(4),
   AFK_RETENTION_DAYS: z.coerce.number().int().positive().optional(),
+  // The demo model answers after this many milliseconds, as a real model would take seconds.
+  AFK_DEMO_LATENCY_MS: z.coerce.number().int().min(0).max(600_000).default(0),
 });
 
 export type Env = z.infer<typeof schema> & { NEXTAUTH_SECRET: string; databaseProvider: "sqlite" | "postgresql" };

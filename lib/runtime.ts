@@ -6,9 +6,12 @@ import { PrismaStore } from "./store/prisma-store.ts";
 import { providerAdapters } from "./models/ai-sdk.ts";
 import { env } from "./env.ts";
 
-export function createRuntime(db: Db, opts: { config?: Partial<RunnerConfig>; onEvent?: (e: RunEvent) => void; models?: Record<string, ModelAdapter> } = {}) {
-  const { agents, scripts } = createDemoAgents(() => db);
-  const demo = new DemoModel(scripts, Number(process.env.AFK_DEMO_LATENCY_MS ?? 0) || 0);
+// agents: more agents beside the demo ones (tests use agents whose tools count executions).
+export function createRuntime(db: Db, opts: { config?: Partial<RunnerConfig>; onEvent?: (e: RunEvent) => void; models?: Record<string, ModelAdapter>; agents?: Record<string, Agent> } = {}) {
+  const demoAgents = createDemoAgents(() => db);
+  const scripts = demoAgents.scripts;
+  const agents = { ...demoAgents.agents, ...opts.agents };
+  const demo = new DemoModel(scripts, env().AFK_DEMO_LATENCY_MS);
   const store = new PrismaStore(db);
   const runner = new Runner(store, { ...providerAdapters(env()), demo, ...opts.models }, opts.config, opts.onEvent);
   const agent = (name: string): Agent => {

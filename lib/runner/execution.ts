@@ -290,6 +290,7 @@ export class RunExecution {
             sessionToken: this.sessionToken,
             checkpointToken: this.checkpointToken,
             context: this.context,
+            signal: this.abort.signal,
           }, this.rc.config.retry);
         } catch (e) {
           if (this.fs.llmFailurePolicy === "retry_then_degrade" && this.state === "running") {

@@ -23,13 +23,22 @@ export function startBackground(opts: { workers?: boolean } = {}) {
   // With SQLite there is exactly one instance, so whatever is "running" in the database was ours.
   if (e.databaseProvider === "sqlite") void ex.recover().then((n) => n && log.info("recovered runs", { count: n }), (err) => log.error("recovery failed", { error: String(err) }));
   if (e.AFK_SWEEP_INTERVAL_S > 0) {
-    const t = setInterval(() => {
+    // Runs whose worker stalled or died, expired deadlines, decided runs whose resume was lost to a crash:
+    // once at start (a restarted instance picks them up in its first second), then every interval.
+    let sweeping = false;
+    const tick = () => {
+      if (sweeping) return;
+      sweeping = true;
       Promise.all([ex.takeOverExpired(), sweep(db(), ex)])
         .then(() => (state.lastSweepAt = Date.now()))
-        .catch((err) => log.error("sweep failed", { error: String(err) }));
-    }, e.AFK_SWEEP_INTERVAL_S * 1000);
+        .catch((err) => log.error("sweep failed", { error: String(err) }))
+        .finally(() => (sweeping = false));
+    };
+    const first = setTimeout(tick, 500);
+    first.unref();
+    const t = setInterval(tick, e.AFK_SWEEP_INTERVAL_S * 1000);
     t.unref();
-    state.timers.push(t);
+    state.timers.push(t, first);
   }
   if (e.AFK_RETENTION_DAYS) {
     const days = e.AFK_RETENTION_DAYS;

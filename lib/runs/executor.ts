@@ -14,7 +14,7 @@ import type { Db } from "../db/client.ts";
 import { createRuntime } from "../runtime.ts";
 import { type Agent, AgentCheckpointCorruptionError, type AgentResult, LeaseLostError, type ModelAdapter, type RunEvent, type RunHandle, type RunnerConfig, RunRewindError, type MemoryStore, checkpointLatestKey, isTerminal, loadLatestCheckpoint, readStored, prepareFork, prepareRetry, terminalResultOf } from "../runner/index.ts";
 import { log } from "../log.ts";
-import { claimReserved, expiredLeases, finishRunRow, getRunRow, markRunCorrupt, orphanRuns, releaseLease, renewLeases, reserveRun, setRunState, takeOver, updateRunProgress } from "./queries.ts";
+import { claimReserved, expiredLeases, finishRunRow, getRunRow, markRunCorrupt, orphanRuns, requestCancel, releaseLease, renewLeases, reserveRun, setRunState, takeOver, updateRunProgress } from "./queries.ts";
 import { type WebhookConfig, notifyPaused } from "../webhooks/pause.ts";
 import { type AuditInput, appendAudit } from "../audit/queries.ts";
 
@@ -25,7 +25,9 @@ export interface RunQueue {
   send(runId: string, tx?: Db): Promise<void>;
 }
 
-export type ExecutorOptions = { config?: Partial<RunnerConfig>; models?: Record<string, ModelAdapter>; webhook?: WebhookConfig | null; leaseMs?: number; queue?: RunQueue };
+// heartbeatMs: how often leases are renewed (default a third of the lease; tests set it past the lease to
+// play a worker that stalls).
+export type ExecutorOptions = { config?: Partial<RunnerConfig>; models?: Record<string, ModelAdapter>; agents?: Record<string, Agent>; webhook?: WebhookConfig | null; leaseMs?: number; heartbeatMs?: number; queue?: RunQueue };
 
 export class RunExecutor {
   readonly rt;
@@ -51,7 +53,7 @@ export class RunExecutor {
   ) {
     this.leaseMs = opts.leaseMs ?? 15_000;
     this.queue = opts.queue ?? null;
-    this.rt = createRuntime(db, { config: { instanceId: this.instanceId, ...opts.config }, models: opts.models, onEvent: (e) => this.onEvent(e) });
+    this.rt = createRuntime(db, { config: { instanceId: this.instanceId, ...opts.config }, models: opts.models, agents: opts.agents, onEvent: (e) => this.onEvent(e) });
   }
 
   agent(name: string): Agent {
@@ -154,7 +156,7 @@ export class RunExecutor {
   async cancel(runId: string, audit: AuditInput): Promise<boolean> {
     if (await this.submit(runId, "paused", { cancel: true, audit })) return true;
     const flagged = await this.db.$transaction(async (tx) => {
-      if ((await tx.run.updateMany({ where: { id: runId, state: "running" }, data: { cancelRequested: true } })).count !== 1) return false;
+      if (!(await requestCancel(tx as Db, runId))) return false;
       await appendAudit(tx, audit);
       return true;
     });
@@ -226,7 +228,7 @@ export class RunExecutor {
 
   private startHeartbeat() {
     if (this.heartbeat) return;
-    this.heartbeat = setInterval(() => void this.beat(), Math.max(200, Math.floor(this.leaseMs / 3)));
+    this.heartbeat = setInterval(() => void this.beat(), this.opts.heartbeatMs ?? Math.max(200, Math.floor(this.leaseMs / 3)));
     this.heartbeat.unref();
   }
 

@@ -122,15 +122,34 @@ const clearedLease = { leaseOwner: null, leaseUntilMs: null, cancelRequested: fa
 export const setRunState = (db: Db, id: string, data: { state: string; error?: string | null; finishedAt?: Date | null }) =>
   db.run.update({ where: { id }, data: { ...data, ...(data.state === "running" ? {} : clearedLease) } });
 
+// One conditional UPDATE, written by hand: the columns given, plus updatedAt.
+function setClause(data: Record<string, string | number | boolean | Date | null | undefined>): Prisma.Sql {
+  const sets = Object.entries(data)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => Prisma.sql`${Prisma.raw(`"${k}"`)} = ${v}`);
+  return Prisma.join([...sets, Prisma.sql`"updatedAt" = ${new Date()}`], ", ");
+}
+
 // Worker writes to the Run row are conditional on the claim's epoch, like its store writes.
-export const updateRunProgress = (db: Db, id: string, epoch: number, p: { step?: number; phase?: string }) => db.run.updateMany({ where: { id, state: "running", leaseEpoch: epoch }, data: p });
+export async function updateRunProgress(db: Db, id: string, epoch: number, p: { step?: number; phase?: string }) {
+  return db.$executeRaw`UPDATE "Run" SET ${setClause(p)} WHERE "id" = ${id} AND "state" = 'running' AND "leaseEpoch" = ${epoch}`;
+}
 
 // Only the current claim writes the outcome: a worker that lost its lease cannot overwrite its successor's.
-export const finishRunRow = (db: Db, id: string, epoch: number, r: { state: string; step?: number; model?: string; totalTokens?: number; costUsd?: number; error: string | null; phase?: string; finishedAt: Date | null; corruptKey?: string | null }) =>
-  db.run.updateMany({ where: { id, leaseEpoch: epoch, state: "running" }, data: { ...r, ...clearedLease } });
+export async function finishRunRow(db: Db, id: string, epoch: number, r: { state: string; step?: number; model?: string; totalTokens?: number; costUsd?: number; error: string | null; phase?: string; finishedAt: Date | null; corruptKey?: string | null }) {
+  const set = setClause({ ...r, leaseOwner: null, leaseUntilMs: null, cancelRequested: false });
+  return db.$executeRaw`UPDATE "Run" SET ${set} WHERE "id" = ${id} AND "state" = 'running' AND "leaseEpoch" = ${epoch}`;
+}
 
 // A reader found one of the run's records unreadable: the run is marked so nothing claims it again.
-export const markRunCorrupt = (db: Db, id: string, key: string | null) => db.run.updateMany({ where: { id, corruptKey: null }, data: { corruptKey: key ?? "(unknown key)" } });
+export async function markRunCorrupt(db: Db, id: string, key: string | null) {
+  return db.$executeRaw`UPDATE "Run" SET "corruptKey" = ${key ?? "(unknown key)"} WHERE "id" = ${id} AND "corruptKey" IS NULL`;
+}
+
+// Asks a running run to stop (its worker's heartbeat sees the flag). True when the run was running.
+export async function requestCancel(db: Db, id: string): Promise<boolean> {
+  return (await db.$executeRaw`UPDATE "Run" SET "cancelRequested" = TRUE WHERE "id" = ${id} AND "state" = 'running'`) === 1;
+}
 
 export type RunFilters = { state?: string; agent?: string; submitter?: string; from?: Date; to?: Date; q?: string; cursor?: string; take?: number; onlySubmittedById?: string };
 
