@@ -2,7 +2,7 @@
 // In storage, the three lists that only ever grow — messages, tool_executions, subagent_executions — are
 // kept in append-only logs (one entry per key) and the stored snapshot holds a reference {count, digest}
 // to each. A snapshot therefore costs the same at step 200 as at step 1, and storage grows linearly.
-import { readStored } from "./read.ts";
+import { listStored, readStored } from "./read.ts";
 import { z } from "zod";
 import { AgentCheckpointCorruptionError } from "./errors.ts";
 import { llmResponseSchema, messageSchema, usageSchema } from "./messages.ts";
@@ -106,13 +106,7 @@ export function encodeSnapshot(s: Omit<RuntimeSnapshot, "messages" | "tool_execu
 }
 
 export async function loadLog<T>(store: MemoryStore, threadId: string, prefix: string, ref: LogRef, schema: z.ZodType<T>, what: string): Promise<AppendLog<T>> {
-  let entries;
-  try {
-    entries = await store.listState(threadId, prefix);
-  } catch (e) {
-    if (e instanceof SyntaxError) throw new AgentCheckpointCorruptionError(`A ${what} entry is not valid JSON`, prefix);
-    throw e;
-  }
+  const entries = await listStored(store, threadId, prefix, `${what} entry`);
   if (entries.length < ref.count) {
     throw new AgentCheckpointCorruptionError(`Snapshot names ${ref.count} ${what} entries but ${entries.length} are stored`, prefix);
   }

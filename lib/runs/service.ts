@@ -8,7 +8,7 @@ import { can } from "../auth/roles.ts";
 import { ConflictError, CorruptRecordError, ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from "../auth/errors.ts";
 import { appendAudit } from "../audit/queries.ts";
 import { intParam, parseOr400 } from "../validation.ts";
-import { type Agent, AgentCheckpointCorruptionError, ApprovalDecisionError, type CheckpointRecord, RunRewindError, argsHash, decideApproval, getApproval, keys, listStored, loadLatestCheckpoint, parseApprovalId, readStored, rootRunOf, storedSnapshotSchema, checkpointLatestKey } from "../runner/index.ts";
+import { type Agent, AgentCheckpointCorruptionError, ApprovalDecisionError, type CheckpointRecord, RunRewindError, argsHash, decideApproval, getApproval, keys, listStored, loadLatestCheckpoint, validateEffects, parseApprovalId, readStored, rootRunOf, storedSnapshotSchema, checkpointLatestKey } from "../runner/index.ts";
 import type { RunExecutor } from "./executor.ts";
 import { PrismaStore } from "../store/prisma-store.ts";
 import { checkpointBySeq, checkpointTimeline, checkpointTimestamp, countCheckpoints, countPendingApprovals, createRunRow, getRunRow, listRunRows, lockRun, markRunCorrupt, pendingApprovals, runByIdempotencyKey, setRunState, snapshotCheckpointAtOrBefore, webhookDeliveries } from "./queries.ts";
@@ -222,6 +222,8 @@ async function assertReadable(db: Db, ex: RunExecutor, run: RunRow): Promise<voi
   if (run.corruptKey) throw new CorruptRecordError(`A record of run ${run.id} could not be read`, run.corruptKey);
   try {
     await readRun(db, ex, run);
+    // Resume replays effects: one that cannot be read would stop it later; refuse now instead.
+    await validateEffects(ex.rt.store, run.threadId, run.id);
   } catch (e) {
     if (!(e instanceof AgentCheckpointCorruptionError)) throw e;
     await markRunCorrupt(db, run.id, e.key ?? null);
