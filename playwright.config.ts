@@ -3,6 +3,10 @@ import { chromium, defineConfig } from "@playwright/test";
 
 const PORT = Number(process.env.E2E_PORT ?? 3100);
 const baseURL = `http://localhost:${PORT}`;
+// A second server whose demo model takes 800 ms per call, as a real model takes seconds: the latency
+// project follows runs through their in-between states on it.
+const SLOW_PORT = PORT + 1;
+const slowURL = `http://localhost:${SLOW_PORT}`;
 
 function findChromium(): string {
   const candidates = [process.env.PLAYWRIGHT_CHROMIUM_EXECUTABLE, "/usr/bin/chromium", safe(() => chromium.executablePath())];
@@ -36,6 +40,10 @@ export default defineConfig({
   workers: 1,
   retries: 0,
   reporter: [["list"]],
+  projects: [
+    { name: "console", testIgnore: /latency\//, use: { baseURL } },
+    { name: "latency", testMatch: /latency\/.*\.spec\.ts/, use: { baseURL: slowURL } },
+  ],
   use: {
     baseURL,
     trace: "retain-on-failure",
@@ -44,12 +52,22 @@ export default defineConfig({
       args: ["--no-sandbox", "--headless", "--disable-gpu", "--disable-quic", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
     },
   },
-  webServer: {
-    command: `node scripts/db.mjs reset && node_modules/.bin/next start -p ${PORT}`,
-    url: `${baseURL}/api/health`,
-    timeout: 120_000,
-    reuseExistingServer: false,
-    env: e2eEnv,
-    stdout: "pipe",
-  },
+  webServer: [
+    {
+      command: `node scripts/db.mjs reset && node_modules/.bin/next start -p ${PORT}`,
+      url: `${baseURL}/api/health`,
+      timeout: 120_000,
+      reuseExistingServer: false,
+      env: e2eEnv,
+      stdout: "pipe",
+    },
+    {
+      command: `node scripts/db.mjs reset && node_modules/.bin/next start -p ${SLOW_PORT}`,
+      url: `${slowURL}/api/health`,
+      timeout: 120_000,
+      reuseExistingServer: false,
+      env: { ...e2eEnv, DATABASE_URL: "file:./data/e2e-slow.db", NEXTAUTH_URL: slowURL, AFK_DEMO_LATENCY_MS: "800" },
+      stdout: "pipe",
+    },
+  ],
 });

@@ -25,5 +25,5 @@ export function proxy(req: NextRequest, ev: Parameters<typeof pages>[1]) {
 }
 
 export const config = {
-  matcher: ["/((?!_next/static|_next/image|favicon.ico|screenshots).*)"],
+  matcher: ["/((?!_next/static|_next/image|favicon.ico|favicon.svg|screenshots).*)"],
 };

@@ -39,6 +39,9 @@ const schema = z.object({
   AFK_RETENTION_DAYS: z.coerce.number().int().positive().optional(),
   // The demo model answers after this many milliseconds, as a real model would take seconds.
   AFK_DEMO_LATENCY_MS: z.coerce.number().int().min(0).max(600_000).default(0),
+  // "0" makes the demo tools ignore their idempotency key (no unique constraint protects them): the crash
+  // tests use it to count executions of tools that do not de-duplicate themselves.
+  AFK_DEMO_TOOLS_IDEMPOTENT: z.enum(["0", "1"]).default("1"),
 });
 
 export type Env = z.infer<typeof schema> & { NEXTAUTH_SECRET: string; databaseProvider: "sqlite" | "postgresql" };

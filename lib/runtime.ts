@@ -8,7 +8,7 @@ import { env } from "./env.ts";
 
 // agents: more agents beside the demo ones (tests use agents whose tools count executions).
 export function createRuntime(db: Db, opts: { config?: Partial<RunnerConfig>; onEvent?: (e: RunEvent) => void; models?: Record<string, ModelAdapter>; agents?: Record<string, Agent> } = {}) {
-  const demoAgents = createDemoAgents(() => db);
+  const demoAgents = createDemoAgents(() => db, { idempotent: env().AFK_DEMO_TOOLS_IDEMPOTENT === "1" });
   const scripts = demoAgents.scripts;
   const agents = { ...demoAgents.agents, ...opts.agents };
   const demo = new DemoModel(scripts, env().AFK_DEMO_LATENCY_MS);

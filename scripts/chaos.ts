@@ -1,13 +1,16 @@
 // npm run test:chaos — two `next start` instances and one `npm run worker` on one PostgreSQL database.
-// 200 refund-desk runs (two approvals each) are started and decided through the REST API while a random
-// process is SIGKILLed every few seconds and restarted. Then: every run completed, each ledger and outbox
-// row exists exactly once, and no run was executed by two workers at once (from its checkpoint records).
+// 200 refund-desk runs (two approvals each) are started and decided through the REST API while, every few
+// seconds, a random process is either SIGKILLed and restarted, or stalled with SIGSTOP for longer than its
+// lease and then woken with SIGCONT (a long GC pause, a frozen VM). Then: every run completed, each ledger
+// and outbox row exists exactly once, no run was executed by two workers at once, no record of a run was
+// written after another worker took it over (checked from its checkpoint records), and the latest pointer
+// of every run is its one terminal record.
 // Needs TEST_POSTGRES_URL (or CHAOS_POSTGRES_URL) and a production build (`next build`). Exit code 1 on failure.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { scratchDatabase } from "../lib/db/scratch.ts";
 import { createToken } from "../lib/tokens/service.ts";
-import { listCheckpoints } from "../lib/runner/index.ts";
+import { listCheckpoints, loadLatestCheckpoint } from "../lib/runner/index.ts";
 import { PrismaStore } from "../lib/store/prisma-store.ts";
 
 const RUNS = Number(process.env.CHAOS_RUNS ?? 200);
@@ -26,7 +29,9 @@ const subToken = (await createToken(s.db, admin, { name: "chaos-submitter", role
 const revToken = (await createToken(s.db, admin, { name: "chaos-reviewer", role: "reviewer" })).token;
 
 const env = { ...process.env, DATABASE_URL: s.url, AFK_DATA_DIR: "data/chaos", NEXTAUTH_SECRET: "chaos-secret-0123456789abcdef", AFK_SWEEP_INTERVAL_S: "2", AFK_LEASE_S: "4", AFK_WORKERS: "4", LOG_LEVEL: "warn", NODE_ENV: "production", AFK_DEMO_LATENCY_MS: process.env.AFK_DEMO_LATENCY_MS ?? "400" } as NodeJS.ProcessEnv;
-type Proc = { name: string; cmd: string[]; port?: number; child?: ChildProcess; up: boolean };
+type Proc = { name: string; cmd: string[]; port?: number; child?: ChildProcess; up: boolean; stopped?: boolean };
+const LEASE_MS = Number(env.AFK_LEASE_S) * 1000;
+let reexecutions = 0;
 const procs: Proc[] = [
   { name: "app-a", cmd: ["node_modules/.bin/next", "start", "-p", "3211"], port: 3211, up: false },
   { name: "app-b", cmd: ["node_modules/.bin/next", "start", "-p", "3212"], port: 3212, up: false },
@@ -39,7 +44,8 @@ function launch(p: Proc) {
   child.stderr?.on("data", (d: Buffer) => {
     const line = d.toString();
     if (process.env.CHAOS_LOG) process.stderr.write(`[${p.name}] ${line}`);
-    if (/"level":"error"/.test(line) && !/lease lost|ECONNREFUSED|terminat|Connection terminated|57P01/.test(line)) errors.push(`${p.name}: ${line.slice(0, 300)}`);
+    reexecutions += (line.match(/tool re-executed/g) ?? []).length;
+    if (/"level":"error"/.test(line) && !/lease lost|lease not renewable|ECONNREFUSED|terminat|Connection terminated|57P01/.test(line)) errors.push(`${p.name}: ${line.slice(0, 300)}`);
   });
   p.child = child;
   p.up = true;
@@ -47,7 +53,7 @@ function launch(p: Proc) {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const apps = () => procs.filter((p) => p.port && p.up);
+const apps = () => procs.filter((p) => p.port && p.up && !p.stopped);
 
 async function call(method: string, path: string, token: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> } | null> {
   const live = apps();
@@ -72,6 +78,7 @@ for (const p of procs.filter((x) => x.port)) {
 }
 const t0 = Date.now();
 let kills = 0;
+let stalls = 0;
 let created = 0;
 let decisions = 0;
 let resumes = 0;
@@ -103,16 +110,27 @@ const decider = (async () => {
   }
 })();
 
-// SIGKILLs a random process every few seconds and restarts it a second later.
+// Every few seconds a random process is SIGKILLed (restarted a second later) or stalled past its lease
+// (SIGSTOP for 1.5-2.5 leases, then SIGCONT): its runs are taken over meanwhile, and when it wakes up it
+// must write nothing more for them.
 const killer = (async () => {
   while (!done && Date.now() - t0 < DEADLINE_MS - 90_000) {
     await sleep(KILL_EVERY_MS);
     const p = procs[Math.floor(Math.random() * procs.length)];
-    if (!p.up) continue;
-    p.child?.kill("SIGKILL");
-    kills++;
-    await sleep(1000);
-    launch(p);
+    if (!p.up || p.stopped) continue;
+    if (Math.random() < 0.5) {
+      p.child?.kill("SIGKILL");
+      kills++;
+      await sleep(1000);
+      launch(p);
+    } else {
+      p.stopped = true;
+      p.child?.kill("SIGSTOP");
+      stalls++;
+      await sleep(LEASE_MS * (1.5 + Math.random()));
+      p.child?.kill("SIGCONT");
+      p.stopped = false;
+    }
   }
 })();
 
@@ -127,6 +145,7 @@ done = true;
 await Promise.all([creator, decider, killer]);
 
 // 50 concurrent approvals of one approval, spread over both instances: exactly one 2xx, one resume.
+for (const p of procs) if (p.stopped) p.child?.kill("SIGCONT");
 for (const p of procs) if (!p.up) launch(p);
 for (const p of procs.filter((x) => x.port)) for (let i = 0; i < 120 && !(await fetch(`http://127.0.0.1:${p.port}/api/health`).catch(() => null))?.ok; i++) await sleep(500);
 const race = await fetch("http://127.0.0.1:3211/api/runs", { method: "POST", headers: { authorization: `Bearer ${subToken}`, "content-type": "application/json" }, body: JSON.stringify({ agent: "deploy-bot", input: { service: "race", version: "1.0.0", environment: "staging" } }) }).then((r) => r.json() as Promise<{ id: string }>);
@@ -156,6 +175,7 @@ const outboxCount = new Map(outbox.map((r) => [r.runId, r._count._all]));
 const store = new PrismaStore(s.db);
 const problems: string[] = [];
 let segments = 0;
+let overwritten = 0;
 let takeovers = 0;
 for (const r of runs) {
   if (r.state !== "completed") problems.push(`run ${r.id} ended ${r.state}`);
@@ -175,9 +195,18 @@ for (const r of runs) {
   }
   const postLlm = cps.filter((c) => c.phase === "post_llm").map((c) => c.step);
   if (new Set(postLlm).size !== postLlm.length) problems.push(`run ${r.id}: a step called the model twice`);
+  // Overwritten records: a stalled worker that woke up and wrote over its successor's terminal record.
+  const terminals = cps.filter((c) => c.phase === "run_terminal");
+  if (terminals.length !== 1) problems.push(`run ${r.id}: ${terminals.length} terminal records`);
+  const latest = await loadLatestCheckpoint(store, r.id, r.id);
+  if (latest.phase !== "run_terminal" || latest.payload.state !== "completed" || latest.seq !== cps.at(-1)?.seq) {
+    overwritten++;
+    problems.push(`run ${r.id}: latest is ${latest.phase}/${String(latest.payload.state)} at seq ${latest.seq}, newest record is seq ${cps.at(-1)?.seq}`);
+  }
 }
-console.log(`chaos: ${runs.length} runs in ${((Date.now() - t0) / 1000).toFixed(0)} s; states ${JSON.stringify(byState)}; ${kills} SIGKILLs; ${decisions} decisions, ${resumes} resumes via REST`);
-console.log(`chaos: refunds ${[...refundCount.values()].reduce((a, b) => a + b, 0)}, outbox ${[...outboxCount.values()].reduce((a, b) => a + b, 0)}; ${segments} resumed segments of which ${takeovers} after a crash`);
+const duplicates = [...refundCount.values(), ...outboxCount.values()].reduce((n, c) => n + Math.max(0, c - 1), 0);
+console.log(`chaos: ${runs.length} runs in ${((Date.now() - t0) / 1000).toFixed(0)} s; states ${JSON.stringify(byState)}; ${kills} SIGKILLs, ${stalls} stalls past the lease (SIGSTOP/SIGCONT); ${decisions} decisions, ${resumes} resumes via REST`);
+console.log(`chaos: refunds ${[...refundCount.values()].reduce((a, b) => a + b, 0)}, outbox ${[...outboxCount.values()].reduce((a, b) => a + b, 0)}; duplicate effects ${duplicates}; overwritten records ${overwritten}; ${segments} resumed segments of which ${takeovers} after a crash or stall; ${reexecutions} tool re-executions absorbed by idempotency keys`);
 if (errors.length) console.log(`chaos: ${errors.length} unexpected error log lines, first: ${errors[0]}`);
 if (problems.length && process.env.CHAOS_KEEP) console.log(`chaos: database kept at ${s.url}`);
 else await s.drop();
@@ -187,5 +216,5 @@ if (problems.length) {
   console.error(`chaos: FAILED (${problems.length} problems)\n- ${problems.slice(0, 20).join("\n- ")}`);
   process.exit(1);
 }
-console.log("chaos: ok — every run completed, every effect exactly once, no run executed twice at once");
+console.log("chaos: ok — every run completed, every effect exactly once, no run executed twice at once, nothing written after a takeover");
 process.exit(0);

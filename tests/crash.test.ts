@@ -15,7 +15,9 @@ function afk(url: string, args: string[], failpoint?: string) {
   const r = spawnSync(path.join(root, "node_modules/.bin/tsx"), ["scripts/afk.ts", ...args], {
     cwd: root,
     encoding: "utf8",
-    env: { ...process.env, DATABASE_URL: url, AFK_FAILPOINT: failpoint ?? "" },
+    // The demo tools ignore their idempotency key here: every execution writes a row, so the counts below
+    // are executions, and exactly-once must come from the runner's effect journal alone.
+    env: { ...process.env, DATABASE_URL: url, AFK_FAILPOINT: failpoint ?? "", AFK_DEMO_TOOLS_IDEMPOTENT: "0" },
   });
   return { killed: r.signal === "SIGKILL" || r.status === 137, status: r.status, out: r.stdout, err: r.stderr, result: r.status === 0 ? JSON.parse(r.stdout) : null };
 }

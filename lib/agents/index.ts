@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { Db } from "../db/client.ts";
 import { type Agent, type DemoScript, type Message, defineTool, delegateToolName, toolResults } from "../runner/index.ts";
 import { lookupOrder } from "./orders.ts";
+import { log } from "../log.ts";
 
 const turnOf = (messages: Message[]) => messages.filter((m) => m.role === "assistant").length + 1;
 const lastUser = (messages: Message[]) => [...messages].reverse().find((m) => m.role === "user")?.content ?? "";
@@ -25,6 +26,9 @@ async function once<T>(create: () => Promise<T>, existing: () => Promise<T | nul
     if ((e as { code?: string }).code !== "P2002") throw e;
     const row = await existing();
     if (!row) throw e;
+    // A call executed again (a worker died or stalled between the tool and its effect record): the key
+    // made it harmless. Logged so that the chaos test can count how often that window is hit.
+    log.warn("tool re-executed; its idempotency key found the earlier row", { row_id: (row as { id?: string }).id });
     return row;
   }
 }
@@ -48,7 +52,9 @@ export const supportInput = z.object({
   question: z.string().trim().min(1, "What did they ask?").max(2000),
 });
 
-export function createDemoAgents(db: () => Db) {
+export function createDemoAgents(db: () => Db, opts: { idempotent?: boolean } = {}) {
+  // Without it (tests only), every execution writes its own row: the rows count executions.
+  const keyOf = (ctx: { idempotencyKey: string }) => (opts.idempotent === false ? null : ctx.idempotencyKey);
   const lookup_order = defineTool({
     name: "lookup_order",
     description: "Look up an order by id",
@@ -65,7 +71,7 @@ export function createDemoAgents(db: () => Db) {
       // The runner's idempotency key, under a unique constraint: a worker killed between this insert and
       // the runner's effect record must not refund twice when the run is taken over.
       const row = await once(
-        () => db().refund.create({ data: { runId: ctx.runId, toolCallId: ctx.toolCallId, idempotencyKey: ctx.idempotencyKey, orderId: a.order_id, amountCents: a.amount_cents, reason: a.reason } }),
+        () => db().refund.create({ data: { runId: ctx.runId, toolCallId: ctx.toolCallId, idempotencyKey: keyOf(ctx), orderId: a.order_id, amountCents: a.amount_cents, reason: a.reason } }),
         () => db().refund.findUnique({ where: { idempotencyKey: ctx.idempotencyKey } }),
       );
       return { refund_id: row.id, order_id: row.orderId, amount_cents: row.amountCents, status: "refunded" };
@@ -78,7 +84,7 @@ export function createDemoAgents(db: () => Db) {
     async execute(a, ctx) {
       const order = lookupOrder(a.order_id);
       const row = await once(
-        () => db().outboxMessage.create({ data: { runId: ctx.runId, toolCallId: ctx.toolCallId, idempotencyKey: ctx.idempotencyKey, recipient: order?.email ?? "unknown", body: a.message } }),
+        () => db().outboxMessage.create({ data: { runId: ctx.runId, toolCallId: ctx.toolCallId, idempotencyKey: keyOf(ctx), recipient: order?.email ?? "unknown", body: a.message } }),
         () => db().outboxMessage.findUnique({ where: { idempotencyKey: ctx.idempotencyKey } }),
       );
       return { message_id: row.id, queued: true };
@@ -137,7 +143,7 @@ export function createDemoAgents(db: () => Db) {
     schema: deployInput,
     async execute(a, ctx) {
       const row = await once(
-        () => db().deployment.create({ data: { runId: ctx.runId, toolCallId: ctx.toolCallId, idempotencyKey: ctx.idempotencyKey, service: a.service, version: a.version, environment: a.environment } }),
+        () => db().deployment.create({ data: { runId: ctx.runId, toolCallId: ctx.toolCallId, idempotencyKey: keyOf(ctx), service: a.service, version: a.version, environment: a.environment } }),
         () => db().deployment.findUnique({ where: { idempotencyKey: ctx.idempotencyKey } }),
       );
       return { deployment_id: row.id, ...a, status: "deployed" };
@@ -220,7 +226,7 @@ export function createDemoAgents(db: () => Db) {
     schema: z.object({ to: z.string().max(320), body: z.string().max(4000) }),
     async execute(a, ctx) {
       const row = await once(
-        () => db().outboxMessage.create({ data: { runId: ctx.runId, toolCallId: ctx.toolCallId, idempotencyKey: ctx.idempotencyKey, recipient: a.to, body: a.body } }),
+        () => db().outboxMessage.create({ data: { runId: ctx.runId, toolCallId: ctx.toolCallId, idempotencyKey: keyOf(ctx), recipient: a.to, body: a.body } }),
         () => db().outboxMessage.findUnique({ where: { idempotencyKey: ctx.idempotencyKey } }),
       );
       return { message_id: row.id, queued: true, preview: a.body.slice(0, 200) };
