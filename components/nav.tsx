@@ -19,12 +19,12 @@ export async function Nav() {
   const actor = await currentActor();
   return (
     <header className="border-b border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900">
-      <nav aria-label="Main" className="mx-auto flex max-w-6xl items-center gap-6 px-4 py-3">
+      <nav aria-label="Main" className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-6 gap-y-2 px-4 py-3">
         <Link href="/" className="font-semibold tracking-tight">
           AFK Console
         </Link>
         {actor && (
-          <ul className="flex flex-1 gap-4 text-sm">
+          <ul className="order-3 flex w-full flex-wrap gap-x-4 gap-y-1 text-sm sm:order-none sm:w-auto sm:flex-1">
             {links
               .filter((l) => allowed(actor.role, l.permission))
               .map((l) => (
@@ -38,8 +38,8 @@ export async function Nav() {
           </ul>
         )}
         {actor && (
-          <div className="flex items-center gap-3 text-sm">
-            <span data-testid="whoami">
+          <div className="ml-auto flex min-w-0 items-center gap-3 text-sm">
+            <span data-testid="whoami" className="truncate">
               {actor.email} <span className="rounded bg-slate-100 px-1.5 py-0.5 text-xs dark:bg-slate-800">{actor.role}</span>
             </span>
             <SignOutButton />

@@ -55,6 +55,8 @@ test("a slow model: the run page follows running → paused → resumed → comp
   await reviewer.goto(`/runs/${runId}`);
   await expect(reviewer.getByTestId("run-state")).toHaveText("paused");
   await reviewer.screenshot({ path: "public/screenshots/run-page-phone.png", fullPage: true });
+  // Nothing is wider than the phone: no sideways scrolling.
+  expect(await reviewer.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
   await reviewer.getByTestId("approval-issue_refund").getByRole("button", { name: "Approve", exact: true }).click();
   await expect(reviewer.getByTestId("approval-status-issue_refund")).toHaveText("approved");
   await reviewer.getByTestId("approval-notify_customer").getByRole("button", { name: "Approve", exact: true }).click();
