@@ -8,6 +8,7 @@ import type { Actor } from "@/lib/auth/actor";
 import { HttpError } from "@/lib/auth/errors";
 import { RunExecutor } from "@/lib/runs/executor";
 import { decide, getRunView, listInbox, resumeRun, startRun } from "@/lib/runs/service";
+import { actorFromToken, createToken } from "@/lib/tokens/service";
 import { type Agent, type LlmRequest, type ModelAdapter, defineTool, getApproval } from "@/lib/runner";
 
 const sub: Actor = { id: "u-sub", email: "sub@example.com", name: "S", role: "submitter" };
@@ -143,5 +144,25 @@ describe.each(providers)("real conditions on %s", (provider) => {
     expect(view.run.state).toBe("completed");
     expect(executions).toEqual([]);
     expect(view.conversation!.messages.find((m) => m.role === "tool")?.content).toContain("not this one");
+  });
+
+  it("API tokens made for a user act as that user: two tokens of one reviewer are one reviewer for a quorum", async () => {
+    const admin: Actor = { id: "u-admin", email: "admin@example.com", name: "A", role: "admin" };
+    const user = await t.db.user.create({ data: { email: "pat@example.com", name: "Pat", role: "reviewer", passwordHash: "x" } });
+    const one = await createToken(t.db, admin, { name: "pat-laptop", role: "reviewer", userId: user.id });
+    const two = await createToken(t.db, admin, { name: "pat-ci", role: "reviewer", userId: user.id });
+    expect(await createToken(t.db, admin, { name: "bad", role: "admin", userId: user.id }).catch((e) => e)).toMatchObject({ status: 400, field: "role" });
+    const a1 = (await actorFromToken(t.db, one.token))!;
+    const a2 = (await actorFromToken(t.db, two.token))!;
+    expect([a1.id, a1.email, a2.id, a2.email]).toEqual([user.id, "pat@example.com", user.id, "pat@example.com"]);
+    const { id } = await startRun(t.db, ex, sub, { agent: "deploy-bot", input: { service: "edge", version: "1.0.0", environment: "production" } });
+    await ex.idle();
+    expect((await decide(t.db, ex, a1, `${id}:2:call_deploy`, { decision: "approve" })).approval.status).toBe("pending");
+    expect(await statusOf(decide(t.db, ex, a2, `${id}:2:call_deploy`, { decision: "approve" }))).toBe(409);
+    expect((await decide(t.db, ex, rev1, `${id}:2:call_deploy`, { decision: "approve" })).resumed).toBe(true);
+    await ex.idle();
+    // Disabled, the user's tokens stop working.
+    await t.db.user.update({ where: { id: user.id }, data: { disabled: true } });
+    expect(await actorFromToken(t.db, one.token)).toBeNull();
   });
 });

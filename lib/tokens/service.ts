@@ -1,25 +1,33 @@
 // API tokens: an admin creates one for a role, sees it once, and can revoke it. Only its sha256 is stored.
+// A token made for a user acts as that user (same id and email in decisions and the audit log, so quorum
+// and separation of duties count one person with two tokens once); it stops working when the user is
+// disabled or their role changes. A token made for no user is a service identity of its own.
 import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { Db } from "../db/client.ts";
 import { type Actor, requirePermission } from "../auth/actor.ts";
 import { roleSchema } from "../auth/roles.ts";
-import { NotFoundError } from "../auth/errors.ts";
+import { NotFoundError, ValidationError } from "../auth/errors.ts";
 import { appendAudit } from "../audit/queries.ts";
 import { parseOr400 } from "../validation.ts";
 
-export const newTokenSchema = z.strictObject({ name: z.string().trim().min(1, "Name the token").max(100), role: roleSchema });
+export const newTokenSchema = z.strictObject({ name: z.string().trim().min(1, "Name the token").max(100), role: roleSchema, userId: z.string().min(1).max(100).optional() });
 
 const hash = (token: string) => createHash("sha256").update(token).digest("hex");
-const publicFields = { id: true, name: true, role: true, prefix: true, createdAt: true, revokedAt: true, lastUsedAt: true } as const;
+const publicFields = { id: true, name: true, role: true, userId: true, prefix: true, createdAt: true, revokedAt: true, lastUsedAt: true } as const;
 
 export async function createToken(db: Db, actor: Actor | null, body: unknown) {
   const admin = requirePermission(actor, "users:manage");
   const input = parseOr400(newTokenSchema, body);
+  if (input.userId) {
+    const user = await db.user.findUnique({ where: { id: input.userId } });
+    if (!user || user.disabled) throw new ValidationError("userId", "No such active user");
+    if (user.role !== input.role) throw new ValidationError("role", `A token acts as its user: ${user.email} is ${user.role}`);
+  }
   const token = `afk_${randomBytes(24).toString("base64url")}`;
   const row = await db.$transaction(async (tx) => {
-    const row = await tx.apiToken.create({ data: { name: input.name, role: input.role, tokenHash: hash(token), prefix: token.slice(0, 8), createdById: admin.id }, select: publicFields });
-    await appendAudit(tx, { actor: admin, action: "token.create", targetType: "token", targetId: row.id, data: { name: row.name, role: row.role } });
+    const row = await tx.apiToken.create({ data: { name: input.name, role: input.role, userId: input.userId ?? null, tokenHash: hash(token), prefix: token.slice(0, 8), createdById: admin.id }, select: publicFields });
+    await appendAudit(tx, { actor: admin, action: "token.create", targetType: "token", targetId: row.id, data: { name: row.name, role: row.role, user_id: row.userId } });
     return row;
   });
   return { ...row, token };
@@ -47,6 +55,12 @@ export async function actorFromToken(db: Db, token: string): Promise<Actor | nul
   if (!row || row.revokedAt) return null;
   const role = roleSchema.safeParse(row.role);
   if (!role.success) return null;
+  let actor: Actor = { id: `token:${row.id}`, email: `token:${row.name}`, name: row.name, role: role.data };
+  if (row.userId) {
+    const user = await db.user.findUnique({ where: { id: row.userId } });
+    if (!user || user.disabled || user.role !== row.role) return null;
+    actor = { id: user.id, email: user.email, name: user.name, role: role.data };
+  }
   void db.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: new Date() } }).catch(() => undefined);
-  return { id: `token:${row.id}`, email: `token:${row.name}`, name: row.name, role: role.data };
+  return actor;
 }

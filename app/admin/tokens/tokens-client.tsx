@@ -6,15 +6,19 @@ import { api } from "@/components/api";
 import { Empty } from "@/components/ui";
 import { fmtTime } from "@/lib/format";
 
-type Token = { id: string; name: string; role: string; prefix: string; createdAt: string; revokedAt: string | null; lastUsedAt: string | null };
+type Token = { id: string; name: string; role: string; userId: string | null; prefix: string; createdAt: string; revokedAt: string | null; lastUsedAt: string | null };
+type UserOption = { id: string; email: string; role: string };
 
-export function TokensClient({ initial }: { initial: Token[] }) {
+export function TokensClient({ initial, users }: { initial: Token[]; users: UserOption[] }) {
+  const [userId, setUserId] = useState("");
+  const [role, setRole] = useState("submitter");
+  const emailOf = (id: string | null) => users.find((u) => u.id === id)?.email ?? (id ? "(unknown user)" : "service token");
   const qc = useQueryClient();
   const { data } = useQuery({ queryKey: ["tokens"], queryFn: async () => (await api<{ tokens: Token[] }>("/api/admin/tokens")).tokens, initialData: initial });
   const [created, setCreated] = useState<string | null>(null);
   const [error, setError] = useState<{ field?: string; message: string } | null>(null);
   const create = useMutation({
-    mutationFn: (body: { name: string; role: string }) => api<Token & { token: string }>("/api/admin/tokens", { body }),
+    mutationFn: (body: { name: string; role: string; userId?: string }) => api<Token & { token: string }>("/api/admin/tokens", { body }),
     onSuccess: (t) => {
       setCreated(t.token);
       setError(null);
@@ -35,7 +39,7 @@ export function TokensClient({ initial }: { initial: Token[] }) {
         onSubmit={(e) => {
           e.preventDefault();
           const f = new FormData(e.currentTarget);
-          create.mutate({ name: String(f.get("name") ?? ""), role: String(f.get("role") ?? "") });
+          create.mutate({ name: String(f.get("name") ?? ""), role, ...(userId ? { userId } : {}) });
         }}
       >
         <div>
@@ -44,8 +48,24 @@ export function TokensClient({ initial }: { initial: Token[] }) {
         </div>
         <div>
           <label className="label" htmlFor="token-role">Role</label>
-          <select id="token-role" name="role" className="input mt-1" defaultValue="submitter">
+          <select id="token-role" name="role" className="input mt-1" value={role} disabled={!!userId} onChange={(e) => setRole(e.target.value)}>
             {ROLES.map((r) => <option key={r} value={r}>{r}</option>)}
+          </select>
+        </div>
+        <div>
+          <label className="label" htmlFor="token-user">Acts as</label>
+          <select
+            id="token-user"
+            className="input mt-1"
+            value={userId}
+            onChange={(e) => {
+              setUserId(e.target.value);
+              const u = users.find((x) => x.id === e.target.value);
+              if (u) setRole(u.role);
+            }}
+          >
+            <option value="">a service identity of its own</option>
+            {users.map((u) => <option key={u.id} value={u.id}>{u.email} ({u.role})</option>)}
           </select>
         </div>
         <button type="submit" className="btn-primary" disabled={create.isPending}>Create token</button>
@@ -63,13 +83,14 @@ export function TokensClient({ initial }: { initial: Token[] }) {
         <div className="card overflow-x-auto p-0">
           <table className="table-afk" aria-label="API tokens">
             <thead>
-              <tr><th>Name</th><th>Role</th><th>Token</th><th>Created</th><th>Last used</th><th>Status</th><th><span className="sr-only">Actions</span></th></tr>
+              <tr><th>Name</th><th>Role</th><th>Acts as</th><th>Token</th><th>Created</th><th>Last used</th><th>Status</th><th><span className="sr-only">Actions</span></th></tr>
             </thead>
             <tbody>
               {data.map((t) => (
                 <tr key={t.id} data-testid={`token-${t.name}`}>
                   <td>{t.name}</td>
                   <td>{t.role}</td>
+                  <td>{emailOf(t.userId)}</td>
                   <td className="font-mono">{t.prefix}…</td>
                   <td>{fmtTime(t.createdAt)}</td>
                   <td>{fmtTime(t.lastUsedAt)}</td>
