@@ -7,11 +7,11 @@ import { providerAdapters } from "./models/ai-sdk.ts";
 import { env } from "./env.ts";
 
 // agents: more agents beside the demo ones (tests use agents whose tools count executions).
-export function createRuntime(db: Db, opts: { config?: Partial<RunnerConfig>; onEvent?: (e: RunEvent) => void; models?: Record<string, ModelAdapter>; agents?: Record<string, Agent> } = {}) {
+export function createRuntime(db: Db, opts: { config?: Partial<RunnerConfig>; onEvent?: (e: RunEvent) => void; models?: Record<string, ModelAdapter>; agents?: Record<string, Agent>; demoLatencyMs?: number } = {}) {
   const demoAgents = createDemoAgents(() => db, { idempotent: env().AFK_DEMO_TOOLS_IDEMPOTENT === "1" });
   const scripts = demoAgents.scripts;
   const agents = { ...demoAgents.agents, ...opts.agents };
-  const demo = new DemoModel(scripts, env().AFK_DEMO_LATENCY_MS);
+  const demo = new DemoModel(scripts, opts.demoLatencyMs ?? env().AFK_DEMO_LATENCY_MS);
   const store = new PrismaStore(db);
   const runner = new Runner(store, { ...providerAdapters(env()), demo, ...opts.models }, opts.config, opts.onEvent);
   const agent = (name: string): Agent => {

@@ -28,7 +28,7 @@ const admin = { id: "chaos-admin", email: "chaos@example.com", name: "Chaos", ro
 const subToken = (await createToken(s.db, admin, { name: "chaos-submitter", role: "submitter" })).token;
 const revToken = (await createToken(s.db, admin, { name: "chaos-reviewer", role: "reviewer" })).token;
 
-const env = { ...process.env, DATABASE_URL: s.url, AFK_DATA_DIR: "data/chaos", NEXTAUTH_SECRET: "chaos-secret-0123456789abcdef", AFK_SWEEP_INTERVAL_S: "2", AFK_LEASE_S: "4", AFK_WORKERS: "4", LOG_LEVEL: "warn", NODE_ENV: "production", AFK_DEMO_LATENCY_MS: process.env.AFK_DEMO_LATENCY_MS ?? "400" } as NodeJS.ProcessEnv;
+const env = { ...process.env, DATABASE_URL: s.url, AFK_DATA_DIR: "data/chaos", NEXTAUTH_SECRET: "chaos-secret-0123456789abcdef", AFK_SWEEP_INTERVAL_S: "2", AFK_LEASE_S: "4", AFK_WORKERS: "4", LOG_LEVEL: "warn", NODE_ENV: "production", AFK_DEMO_LATENCY_MS: process.env.AFK_DEMO_LATENCY_MS ?? "500" } as NodeJS.ProcessEnv;
 type Proc = { name: string; cmd: string[]; port?: number; child?: ChildProcess; up: boolean; stopped?: boolean };
 const LEASE_MS = Number(env.AFK_LEASE_S) * 1000;
 let reexecutions = 0;

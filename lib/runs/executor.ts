@@ -27,7 +27,7 @@ export interface RunQueue {
 
 // heartbeatMs: how often leases are renewed (default a third of the lease; tests set it past the lease to
 // play a worker that stalls).
-export type ExecutorOptions = { config?: Partial<RunnerConfig>; models?: Record<string, ModelAdapter>; agents?: Record<string, Agent>; webhook?: WebhookConfig | null; leaseMs?: number; heartbeatMs?: number; queue?: RunQueue };
+export type ExecutorOptions = { config?: Partial<RunnerConfig>; models?: Record<string, ModelAdapter>; agents?: Record<string, Agent>; demoLatencyMs?: number; webhook?: WebhookConfig | null; leaseMs?: number; heartbeatMs?: number; queue?: RunQueue };
 
 export class RunExecutor {
   readonly rt;
@@ -53,7 +53,7 @@ export class RunExecutor {
   ) {
     this.leaseMs = opts.leaseMs ?? 15_000;
     this.queue = opts.queue ?? null;
-    this.rt = createRuntime(db, { config: { instanceId: this.instanceId, ...opts.config }, models: opts.models, agents: opts.agents, onEvent: (e) => this.onEvent(e) });
+    this.rt = createRuntime(db, { config: { instanceId: this.instanceId, ...opts.config }, models: opts.models, agents: opts.agents, demoLatencyMs: opts.demoLatencyMs, onEvent: (e) => this.onEvent(e) });
   }
 
   agent(name: string): Agent {

@@ -1,0 +1,74 @@
+// A model that takes 600 ms per call, as real models take seconds: a run spends most of its life `running`
+// and `resuming`, and every answer the console gives in those states must be a valid response shape
+// (lib/runs/dto.ts) that serializes as JSON, with no lease internals. Follows one run from start through
+// running, paused, resumed (running again) to completed, reading the run page's data every 100 ms.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freshDatabase, providers, type TestDb } from "./databases";
+import type { Actor } from "@/lib/auth/actor";
+import { HttpError } from "@/lib/auth/errors";
+import { RunExecutor } from "@/lib/runs/executor";
+import { decide, getRunView, listInbox, listRuns, resumeRun, startRun, timelinePage } from "@/lib/runs/service";
+import { inboxDto, runDto, runListDto } from "@/lib/runs/dto";
+
+const sub: Actor = { id: "u-sub", email: "sub@example.com", name: "S", role: "submitter" };
+const rev: Actor = { id: "u-rev", email: "rev@example.com", name: "R", role: "reviewer" };
+
+describe.each(providers)("a slow model on %s", (provider) => {
+  let t: TestDb;
+  let ex: RunExecutor;
+  beforeAll(async () => {
+    t = await freshDatabase(provider);
+    ex = new RunExecutor(t.db, { demoLatencyMs: 600 });
+  });
+  afterAll(async () => {
+    await ex?.idle();
+    await t?.drop();
+  });
+
+  it("every read of a running, paused and resuming run answers a valid shape; no 5xx", async () => {
+    const states: string[] = [];
+    const failures: string[] = [];
+    let stop = false;
+    let runId = "";
+    // What the run page, the runs list and the inbox ask for while the run lives.
+    const poller = (async () => {
+      while (!stop) {
+        if (runId) {
+          for (const [name, read] of [
+            ["run", () => getRunView(t.db, ex, rev, runId)],
+            ["runs", () => listRuns(t.db, rev, {})],
+            ["inbox", () => listInbox(t.db, rev, {})],
+            ["timeline", () => timelinePage(t.db, rev, runId, {})],
+          ] as const) {
+            try {
+              const v = await read();
+              const json = JSON.parse(JSON.stringify(v)); // what a route would send
+              if (name === "run") {
+                runDto.parse(json.run);
+                expect(json.run).not.toHaveProperty("leaseUntilMs");
+                expect(json.run).not.toHaveProperty("leaseOwner");
+                if (states.at(-1) !== json.run.state) states.push(json.run.state);
+              }
+              if (name === "runs") runListDto.parse(json);
+              if (name === "inbox") inboxDto.parse(json);
+            } catch (e) {
+              failures.push(`${name}: ${e instanceof HttpError ? e.status : 500} ${String(e).slice(0, 200)}`);
+            }
+          }
+        }
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
+    runId = (await startRun(t.db, ex, sub, { agent: "refund-desk", input: { order_id: "ORD-9001", amount_cents: 9000, reason: "late" } })).id;
+    await expect.poll(() => states.at(-1), { timeout: 15_000, interval: 100 }).toBe("paused");
+    await decide(t.db, ex, rev, `${runId}:2:call_refund`, { decision: "approve" });
+    await decide(t.db, ex, rev, `${runId}:2:call_notify`, { decision: "approve" });
+    await resumeRun(t.db, ex, rev, runId);
+    await expect.poll(() => states.at(-1), { timeout: 15_000, interval: 100 }).toBe("completed");
+    stop = true;
+    await poller;
+    expect(failures).toEqual([]);
+    // The in-between states were seen, not only the interesting ones.
+    expect(states).toEqual(["running", "paused", "running", "completed"]);
+  }, 60_000);
+});
