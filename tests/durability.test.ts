@@ -72,7 +72,7 @@ describe.each(providers)("durability on %s", (provider) => {
     expect(await t.db.refund.count({ where: { runId: id } })).toBe(0);
     expect(await t.db.auditEvent.count({ where: { targetId: id, action: "approval.deadline_deny" } })).toBe(2);
     // A third sweep finds nothing to do.
-    expect(await sweep(t.db, a, later + 1000)).toEqual({ expired: 0, resumed: 0, retried: 0 });
+    expect(await sweep(t.db, a, later + 1000)).toEqual({ expired: 0, resumed: 0, retried: 0, corrupt: 0 });
   });
 
   it("a decision whose auto-resume was lost is resumed by the sweep", async () => {

@@ -2,6 +2,7 @@
 // the same models file, so the SQLite client's type describes either.
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
+import path from "node:path";
 import { PrismaClient as SqliteClient } from "../generated/sqlite/client.ts";
 import { PrismaClient as PostgresClient } from "../generated/postgres/client.ts";
 import { env, isPostgresUrl } from "../env.ts";
@@ -21,6 +22,12 @@ export function createDb(url: string = env().DATABASE_URL): Db {
     providers.set(client, "postgresql");
     return client;
   }
+  const client = sqliteClient(url);
+  providers.set(client, "sqlite");
+  return client;
+}
+
+function sqliteClient(url: string): SqliteClient {
   const adapter = new PrismaBetterSQLite3({ url, timeout: 10_000 });
   // WAL lets readers (the console) work while a run writes. synchronous=NORMAL in WAL mode keeps every
   // committed checkpoint across a process crash (SIGKILL); only an OS crash or power loss can drop the last
@@ -31,11 +38,74 @@ export function createDb(url: string = env().DATABASE_URL): Db {
   adapter.connect = async () => {
     const conn = await connect();
     for (const sql of ["PRAGMA journal_mode=WAL", `PRAGMA synchronous=${sync}`]) await conn.queryRaw({ sql, args: [], argTypes: [] });
-    return conn;
+    // Transactions take the write lock when they begin (BEGIN IMMEDIATE, waiting up to the busy timeout).
+    // A deferred BEGIN whose first write waits for another connection's commit finds its snapshot stale
+    // and fails at once with SQLITE_BUSY, without waiting.
+    const raw = (conn as unknown as { client?: { prepare: (sql: string) => unknown } }).client;
+    if (raw) {
+      const prepare = raw.prepare.bind(raw);
+      raw.prepare = (sql: string) => prepare(sql === "BEGIN" ? "BEGIN IMMEDIATE" : sql);
+    }
+    return gated(conn, gateOf(url));
   };
-  const client = new SqliteClient({ adapter });
-  providers.set(client, "sqlite");
-  return client;
+  return new SqliteClient({ adapter });
+}
+
+// better-sqlite3 is synchronous: an interactive transaction keeps its connection open across awaits, and
+// any other query made meanwhile on that connection would run inside the transaction (and be rolled back
+// with it); a query on another connection of this process to the same file would wait for the lock in a
+// busy loop that blocks the event loop, so the transaction could never finish. One gate per file and
+// process: while a transaction is open, every other query of the process on that file waits (without
+// blocking), and transactions take turns. Other processes are kept apart by SQLite's own locks.
+type Gate = { open: Promise<void> | null };
+const gates = new Map<string, Gate>();
+const gateOf = (url: string) => {
+  const key = path.resolve(url.replace(/^file:/, "").split("?")[0]);
+  let g = gates.get(key);
+  if (!g) gates.set(key, (g = { open: null }));
+  return g;
+};
+
+type Conn = Awaited<ReturnType<PrismaBetterSQLite3["connect"]>>;
+
+function gated(conn: Conn, g: Gate): Conn {
+  for (const m of ["queryRaw", "executeRaw", "executeScript"] as const) {
+    const f = (conn[m] as (...a: unknown[]) => Promise<unknown>).bind(conn);
+    // The check and the query happen in one tick (no await between them when the gate is open): a
+    // transaction cannot begin in between.
+    (conn as unknown as Record<string, unknown>)[m] = async (...a: unknown[]) => {
+      while (g.open) await g.open;
+      return f(...a);
+    };
+  }
+  const start = conn.startTransaction.bind(conn);
+  conn.startTransaction = async (...a: Parameters<Conn["startTransaction"]>) => {
+    while (g.open) await g.open;
+    let release!: () => void;
+    g.open = new Promise<void>((r) => (release = r));
+    const done = () => {
+      g.open = null;
+      release();
+    };
+    try {
+      const tx = await start(...a);
+      for (const m of ["commit", "rollback"] as const) {
+        const f = tx[m].bind(tx);
+        tx[m] = async () => {
+          try {
+            return await f();
+          } finally {
+            done();
+          }
+        };
+      }
+      return tx;
+    } catch (e) {
+      done();
+      throw e;
+    }
+  };
+  return conn;
 }
 
 const globalForDb = globalThis as unknown as { afkDb?: Db };

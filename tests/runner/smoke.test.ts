@@ -7,7 +7,7 @@ describe("runner smoke", () => {
     const w = makeWorld();
     const r1 = await w.runner.run(w.agent, { userMessage: "buy", runId: "run1" });
     expect(r1.state).toBe("paused");
-    expect(r1.pendingApprovals).toEqual(["run1:c2"]);
+    expect(r1.pendingApprovals).toEqual(["run1:2:c2"]);
     expect(w.effects.map((e) => e.toolCallId)).toEqual(["c1", "c3"]);
     await decideApproval(w.store, "run1", await approvalIdOf(w.store, "run1", "run1", "c2"), w.agent.tools[1], { by: "rev", decision: "approve" });
     const r2 = await w.runner.resume(w.agent, { runId: "run1", threadId: "run1" });
