@@ -5,38 +5,47 @@
 // and outbox row exists exactly once, no run was executed by two workers at once, no record of a run was
 // written after another worker took it over (checked from its checkpoint records), and the latest pointer
 // of every run is its one terminal record.
-// Needs TEST_POSTGRES_URL (or CHAOS_POSTGRES_URL) and a production build (`next build`). Exit code 1 on failure.
+// Starts go through POST /api/runs with an Idempotency-Key, retried until answered: exactly RUNS runs
+// must exist, and every decision must have exactly one audit entry.
+// `--sqlite`: the embedded topology instead — one `next start` on a SQLite file (synchronous=FULL, a slow
+// disk), SIGKILLed at random while runs are started and decided.
+// Needs TEST_POSTGRES_URL (or CHAOS_POSTGRES_URL; not with --sqlite) and a production build (`next build`).
+// Exit code 1 on failure.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { scratchDatabase } from "../lib/db/scratch.ts";
 import { createToken } from "../lib/tokens/service.ts";
-import { listCheckpoints, loadLatestCheckpoint } from "../lib/runner/index.ts";
+import { listApprovals, listCheckpoints, loadLatestCheckpoint } from "../lib/runner/index.ts";
 import { PrismaStore } from "../lib/store/prisma-store.ts";
 
 const RUNS = Number(process.env.CHAOS_RUNS ?? 200);
-const KILL_EVERY_MS = Number(process.env.CHAOS_KILL_EVERY_MS ?? 3000);
+const KILL_EVERY_MS = Number(process.env.CHAOS_KILL_EVERY_MS ?? 2000);
 const DEADLINE_MS = Number(process.env.CHAOS_DEADLINE_S ?? 480) * 1000;
+const SQLITE = process.argv.includes("--sqlite");
 const base = process.env.CHAOS_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL;
-if (!base) {
+if (!base && !SQLITE) {
   console.log("chaos: no PostgreSQL (TEST_POSTGRES_URL); skipped");
   process.exit(0);
 }
 
-const s = await scratchDatabase("postgresql", base, "afk_chaos");
+const s = SQLITE ? await scratchDatabase("sqlite") : await scratchDatabase("postgresql", base, "afk_chaos");
 mkdirSync("data/chaos", { recursive: true });
 const admin = { id: "chaos-admin", email: "chaos@example.com", name: "Chaos", role: "admin" as const };
 const subToken = (await createToken(s.db, admin, { name: "chaos-submitter", role: "submitter" })).token;
 const revToken = (await createToken(s.db, admin, { name: "chaos-reviewer", role: "reviewer" })).token;
 
-const env = { ...process.env, DATABASE_URL: s.url, AFK_DATA_DIR: "data/chaos", NEXTAUTH_SECRET: "chaos-secret-0123456789abcdef", AFK_SWEEP_INTERVAL_S: "2", AFK_LEASE_S: "4", AFK_WORKERS: "4", LOG_LEVEL: "warn", NODE_ENV: "production", AFK_DEMO_LATENCY_MS: process.env.AFK_DEMO_LATENCY_MS ?? "500" } as NodeJS.ProcessEnv;
+const env = { ...process.env, DATABASE_URL: s.url, AFK_DATA_DIR: "data/chaos", NEXTAUTH_SECRET: "chaos-secret-0123456789abcdef", AFK_SWEEP_INTERVAL_S: "2", AFK_LEASE_S: "4", AFK_WORKERS: "4", LOG_LEVEL: "warn", NODE_ENV: "production", AFK_DEMO_LATENCY_MS: process.env.AFK_DEMO_LATENCY_MS ?? "500", ...(SQLITE ? { AFK_SQLITE_SYNCHRONOUS: "FULL" } : {}) } as NodeJS.ProcessEnv;
 type Proc = { name: string; cmd: string[]; port?: number; child?: ChildProcess; up: boolean; stopped?: boolean };
 const LEASE_MS = Number(env.AFK_LEASE_S) * 1000;
 let reexecutions = 0;
-const procs: Proc[] = [
-  { name: "app-a", cmd: ["node_modules/.bin/next", "start", "-p", "3211"], port: 3211, up: false },
-  { name: "app-b", cmd: ["node_modules/.bin/next", "start", "-p", "3212"], port: 3212, up: false },
-  { name: "worker", cmd: [process.execPath, "--import", "tsx", "scripts/worker.ts"], up: false }, // one process, so SIGKILL kills the worker itself
-];
+const procs: Proc[] = SQLITE
+  ? [{ name: "app", cmd: ["node_modules/.bin/next", "start", "-p", "3211"], port: 3211, up: false }]
+  : [
+      { name: "app-a", cmd: ["node_modules/.bin/next", "start", "-p", "3211"], port: 3211, up: false },
+      { name: "app-b", cmd: ["node_modules/.bin/next", "start", "-p", "3212"], port: 3212, up: false },
+      { name: "worker", cmd: [process.execPath, "--import", "tsx", "scripts/worker.ts"], up: false }, // one process, so SIGKILL kills the worker itself
+    ];
+const label = SQLITE ? "chaos (SQLite)" : "chaos";
 const errors: string[] = [];
 
 function launch(p: Proc) {
@@ -55,12 +64,12 @@ function launch(p: Proc) {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const apps = () => procs.filter((p) => p.port && p.up && !p.stopped);
 
-async function call(method: string, path: string, token: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> } | null> {
+async function call(method: string, path: string, token: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: Record<string, unknown> } | null> {
   const live = apps();
   if (!live.length) return null;
   const p = live[Math.floor(Math.random() * live.length)];
   try {
-    const res = await fetch(`http://127.0.0.1:${p.port}${path}`, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(15_000) });
+    const res = await fetch(`http://127.0.0.1:${p.port}${path}`, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...headers }, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(15_000) });
     return { status: res.status, json: (await res.json().catch(() => ({}))) as Record<string, unknown> };
   } catch {
     return null; // instance killed mid-request; the caller tries again
@@ -84,12 +93,17 @@ let decisions = 0;
 let resumes = 0;
 let done = false;
 
-// Starts runs until RUNS exist (a request lost to a kill may or may not have created one: count the DB).
+// Starts RUNS runs, each retried with its Idempotency-Key until answered: a request lost to a kill may
+// have created its run, and the retry must then return that run instead of a second one.
+let replays = 0;
 const creator = (async () => {
-  while (!done && (await s.db.run.count()) < RUNS) {
-    const r = await call("POST", "/api/runs", subToken, { agent: "refund-desk", input: { order_id: `ORD-${10000 + created}`, amount_cents: 9000, reason: "Chaos test" } });
-    if (r?.status === 201) created++;
-    else await sleep(100);
+  for (let i = 0; i < RUNS && !done; ) {
+    const r = await call("POST", "/api/runs", subToken, { agent: "refund-desk", input: { order_id: `ORD-${10000 + i}`, amount_cents: 9000, reason: "Chaos test" } }, { "idempotency-key": `chaos-${i}` });
+    if (r?.status === 201) {
+      created++;
+      if (r.json.replayed) replays++;
+      i++;
+    } else await sleep(100);
   }
 })();
 
@@ -118,18 +132,22 @@ const killer = (async () => {
     await sleep(KILL_EVERY_MS);
     const p = procs[Math.floor(Math.random() * procs.length)];
     if (!p.up || p.stopped) continue;
-    if (Math.random() < 0.5) {
+    // One instance (SQLite): a stall only pauses everything; kills are what it has to survive.
+    if (SQLITE || Math.random() < 0.5) {
       p.child?.kill("SIGKILL");
       kills++;
       await sleep(1000);
       launch(p);
     } else {
+      // The stall runs on while the next faults are sent.
+      const child = p.child;
       p.stopped = true;
-      p.child?.kill("SIGSTOP");
+      child?.kill("SIGSTOP");
       stalls++;
-      await sleep(LEASE_MS * (1.5 + Math.random()));
-      p.child?.kill("SIGCONT");
-      p.stopped = false;
+      void sleep(LEASE_MS * (1.5 + Math.random())).then(() => {
+        child?.kill("SIGCONT");
+        p.stopped = false;
+      });
     }
   }
 })();
@@ -148,18 +166,19 @@ await Promise.all([creator, decider, killer]);
 for (const p of procs) if (p.stopped) p.child?.kill("SIGCONT");
 for (const p of procs) if (!p.up) launch(p);
 for (const p of procs.filter((x) => x.port)) for (let i = 0; i < 120 && !(await fetch(`http://127.0.0.1:${p.port}/api/health`).catch(() => null))?.ok; i++) await sleep(500);
+const ports = procs.filter((p) => p.port).map((p) => p.port!);
 const race = await fetch("http://127.0.0.1:3211/api/runs", { method: "POST", headers: { authorization: `Bearer ${subToken}`, "content-type": "application/json" }, body: JSON.stringify({ agent: "deploy-bot", input: { service: "race", version: "1.0.0", environment: "staging" } }) }).then((r) => r.json() as Promise<{ id: string }>);
 for (let i = 0; i < 100 && (await s.db.run.findUnique({ where: { id: race.id } }))?.state !== "paused"; i++) await sleep(100);
 const raceTokens = await Promise.all(Array.from({ length: 50 }, (_, i) => createToken(s.db, admin, { name: `racer-${i}`, role: "reviewer" })));
 const statuses = await Promise.all(
   raceTokens.map((t, i) =>
-    fetch(`http://127.0.0.1:${i % 2 ? 3212 : 3211}/api/approvals/${race.id}:2:call_deploy/decision`, { method: "POST", headers: { authorization: `Bearer ${t.token}`, "content-type": "application/json" }, body: JSON.stringify({ decision: "approve" }) }).then((r) => r.status, () => 0),
+    fetch(`http://127.0.0.1:${ports[i % ports.length]}/api/approvals/${race.id}:2:call_deploy/decision`, { method: "POST", headers: { authorization: `Bearer ${t.token}`, "content-type": "application/json" }, body: JSON.stringify({ decision: "approve" }) }).then((r) => r.status, () => 0),
   ),
 );
 for (let i = 0; i < 100 && (await s.db.run.findUnique({ where: { id: race.id } }))?.state !== "completed"; i++) await sleep(100);
 const raceResumes = (await listCheckpoints(new PrismaStore(s.db), race.id, race.id)).filter((c) => c.phase === "resumed").length;
 const raceOk = statuses.filter((x) => x >= 200 && x < 300).length;
-console.log(`chaos: 50 concurrent approvals over both instances: ${raceOk} × 2xx, ${statuses.filter((x) => x === 409).length} × 409, ${raceResumes} resume(s), deployments ${await s.db.deployment.count({ where: { runId: race.id } })}`);
+console.log(`${label}: 50 concurrent approvals over ${ports.length} instance(s): ${raceOk} × 2xx, ${statuses.filter((x) => x === 409).length} × 409, ${raceResumes} resume(s), deployments ${await s.db.deployment.count({ where: { runId: race.id } })}`);
 for (const p of procs) p.child?.kill("SIGTERM");
 await sleep(1500);
 for (const p of procs) if (p.up) p.child?.kill("SIGKILL");
@@ -174,6 +193,13 @@ const refundCount = new Map(refunds.map((r) => [r.runId, r._count._all]));
 const outboxCount = new Map(outbox.map((r) => [r.runId, r._count._all]));
 const store = new PrismaStore(s.db);
 const problems: string[] = [];
+// Every decision has exactly one audit entry (they commit together).
+const audited = new Map<string, number>();
+for (const e of await s.db.auditEvent.findMany({ where: { action: { in: ["approval.approve", "approval.edit_approve", "approval.reject"] } }, select: { data: true } })) {
+  const id = String((JSON.parse(e.data) as { approval_id?: string }).approval_id);
+  audited.set(id, (audited.get(id) ?? 0) + 1);
+}
+let unaudited = 0;
 let segments = 0;
 let overwritten = 0;
 let takeovers = 0;
@@ -195,6 +221,13 @@ for (const r of runs) {
   }
   const postLlm = cps.filter((c) => c.phase === "post_llm").map((c) => c.step);
   if (new Set(postLlm).size !== postLlm.length) problems.push(`run ${r.id}: a step called the model twice`);
+  for (const a of await listApprovals(store, r.id, r.id)) {
+    const people = a.decisions.filter((d) => !d.by.startsWith("system:")).length;
+    if ((audited.get(a.id) ?? 0) !== people) {
+      unaudited++;
+      problems.push(`approval ${a.id}: ${people} decision(s), ${audited.get(a.id) ?? 0} audit entries`);
+    }
+  }
   // Overwritten records: a stalled worker that woke up and wrote over its successor's terminal record.
   const terminals = cps.filter((c) => c.phase === "run_terminal");
   if (terminals.length !== 1) problems.push(`run ${r.id}: ${terminals.length} terminal records`);
@@ -205,16 +238,16 @@ for (const r of runs) {
   }
 }
 const duplicates = [...refundCount.values(), ...outboxCount.values()].reduce((n, c) => n + Math.max(0, c - 1), 0);
-console.log(`chaos: ${runs.length} runs in ${((Date.now() - t0) / 1000).toFixed(0)} s; states ${JSON.stringify(byState)}; ${kills} SIGKILLs, ${stalls} stalls past the lease (SIGSTOP/SIGCONT); ${decisions} decisions, ${resumes} resumes via REST`);
-console.log(`chaos: refunds ${[...refundCount.values()].reduce((a, b) => a + b, 0)}, outbox ${[...outboxCount.values()].reduce((a, b) => a + b, 0)}; duplicate effects ${duplicates}; overwritten records ${overwritten}; ${segments} resumed segments of which ${takeovers} after a crash or stall; ${reexecutions} tool re-executions absorbed by idempotency keys`);
-if (errors.length) console.log(`chaos: ${errors.length} unexpected error log lines, first: ${errors[0]}`);
-if (problems.length && process.env.CHAOS_KEEP) console.log(`chaos: database kept at ${s.url}`);
+console.log(`${label}: ${runs.length} runs in ${((Date.now() - t0) / 1000).toFixed(0)} s; states ${JSON.stringify(byState)}; ${kills} SIGKILLs, ${stalls} stalls past the lease (SIGSTOP/SIGCONT); ${decisions} decisions, ${resumes} resumes via REST; ${replays} starts answered by their Idempotency-Key after a lost answer`);
+console.log(`${label}: decisions without their audit entry ${unaudited};`, `refunds ${[...refundCount.values()].reduce((a, b) => a + b, 0)}, outbox ${[...outboxCount.values()].reduce((a, b) => a + b, 0)}; duplicate effects ${duplicates}; overwritten records ${overwritten}; ${segments} resumed segments of which ${takeovers} after a crash or stall; ${reexecutions} tool re-executions absorbed by idempotency keys`);
+if (errors.length) console.log(`${label}: ${errors.length} unexpected error log lines, first: ${errors[0]}`);
+if (problems.length && process.env.CHAOS_KEEP) console.log(`${label}: database kept at ${s.url}`);
 else await s.drop();
 if (raceOk !== 1 || raceResumes !== 1 || statuses.filter((x) => x === 409).length !== 49) problems.push(`concurrent approvals: ${raceOk} succeeded, ${raceResumes} resumes`);
-if (runs.length < RUNS) problems.push(`only ${runs.length} of ${RUNS} runs were created`);
+if (runs.length !== RUNS) problems.push(`${runs.length} runs exist for ${RUNS} starts (a retried start must not create a second run)`);
 if (problems.length) {
-  console.error(`chaos: FAILED (${problems.length} problems)\n- ${problems.slice(0, 20).join("\n- ")}`);
+  console.error(`${label}: FAILED (${problems.length} problems)\n- ${problems.slice(0, 20).join("\n- ")}`);
   process.exit(1);
 }
-console.log("chaos: ok — every run completed, every effect exactly once, no run executed twice at once, nothing written after a takeover");
+console.log(`${label}: ok — every run completed, every effect exactly once, no run executed twice at once, nothing written after a takeover, every decision audited`);
 process.exit(0);
