@@ -266,3 +266,42 @@ test("a run whose snapshot is corrupt shows AgentCheckpointCorruptionError and i
   await expect(reviewer.getByRole("button", { name: "Approve", exact: true })).toHaveCount(0);
   await expect(reviewer.getByRole("button", { name: "Resume" })).toBeDisabled();
 });
+
+test("one corrupt approval among many: the inbox lists the rest and marks it, its run page says so, the API answers 409 with the key", async ({ browser }) => {
+  const submitter = await as(browser, "submitter");
+  const ids: string[] = [];
+  for (const service of ["good-a", "bad", "good-b"]) {
+    const res = await submitter.request.post("/api/runs", { data: { agent: "deploy-bot", input: { service, version: "1.0.0", environment: "staging" } } });
+    ids.push((await res.json()).id);
+  }
+  for (const id of ids) await expect.poll(async () => (await (await submitter.request.get(`/api/runs/${id}`)).json()).run.state, { timeout: 15_000 }).toBe("paused");
+  const bad = ids[1];
+  const key = `approval:${bad}:000002:call_deploy`;
+  const db = new Database(dbFile);
+  try {
+    expect(db.prepare(`UPDATE StateEntry SET value = ? WHERE threadId = ? AND key = ?`).run('{"schema_version":1,"status":"pending"', bad, key).changes).toBe(1);
+  } finally {
+    db.close();
+  }
+  const reviewer = await as(browser, "reviewer");
+  const errors: string[] = [];
+  reviewer.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+  await reviewer.goto("/approvals");
+  await expect(reviewer.getByTestId(`inbox-${ids[0]}:2:call_deploy`)).toBeVisible();
+  await expect(reviewer.getByTestId(`inbox-${ids[2]}:2:call_deploy`)).toBeVisible();
+  await expect(reviewer.getByTestId(`inbox-${bad}:2:call_deploy`)).toHaveCount(0);
+  await expect(reviewer.getByTestId(`inbox-corrupt-${key}`)).toContainText("not decidable");
+  await reviewer.screenshot({ path: path.join(shots, "inbox-corrupt.png"), fullPage: true });
+  await reviewer.goto(`/runs/${bad}`);
+  await expect(reviewer.getByRole("alert").filter({ hasText: "AgentCheckpointCorruptionError" })).toBeVisible();
+  await expect(reviewer.getByTestId("corrupt-key")).toHaveText(`key: ${key}`);
+  await expect(reviewer.getByRole("button", { name: "Approve", exact: true })).toHaveCount(0);
+  const decision = await reviewer.request.post(`/api/approvals/${bad}:2:call_deploy/decision`, { data: { decision: "approve" } });
+  expect(decision.status()).toBe(409);
+  expect(await decision.json()).toMatchObject({ error: "AgentCheckpointCorruptionError", key });
+  // The good runs are decidable as ever.
+  await reviewer.goto(`/runs/${ids[0]}`);
+  await reviewer.getByRole("button", { name: "Approve", exact: true }).click();
+  await expect(reviewer.getByTestId("run-state")).toHaveText("completed", { timeout: 15_000 });
+  expect(errors).toEqual([]);
+});

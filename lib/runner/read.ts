@@ -11,7 +11,11 @@ export class StoredValueSyntaxError extends SyntaxError {
   }
 }
 
-const keyOf = (e: SyntaxError) => (e instanceof StoredValueSyntaxError ? e.key : undefined);
+// Duck-typed: a bundler may hold two copies of this module, and instanceof would miss the other's class.
+const keyOf = (e: SyntaxError) => {
+  const key = (e as { key?: unknown }).key;
+  return typeof key === "string" ? key : undefined;
+};
 
 // Parses one stored value's text, naming its key when it is not JSON.
 export function parseStoredText(text: string, key: string): unknown {
