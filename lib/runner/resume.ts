@@ -6,9 +6,17 @@ import { type AgentResult, agentResultSchema } from "./result.ts";
 import { type MemoryStore, checkpointLatestKey, keys } from "./store.ts";
 
 export async function loadLatestCheckpoint(store: MemoryStore, threadId: string, runId: string): Promise<CheckpointRecord> {
+  const rec = await readLatestCheckpoint(store, threadId, runId);
+  if (!rec) throw new AgentCheckpointCorruptionError(`No checkpoint for run ${runId}`, checkpointLatestKey(runId));
+  return rec;
+}
+
+/** The latest checkpoint, validated; null when the run has written none yet (absent is not corrupt here). */
+export async function readLatestCheckpoint(store: MemoryStore, threadId: string, runId: string): Promise<CheckpointRecord | null> {
   const key = checkpointLatestKey(runId);
   const raw = await readStored(store, threadId, key, "Latest checkpoint");
-  if (raw === undefined || raw === null) throw new AgentCheckpointCorruptionError(`No checkpoint for run ${runId}`, key);
+  if (raw === undefined) return null;
+  if (raw === null) throw new AgentCheckpointCorruptionError(`No checkpoint for run ${runId}`, key);
   const rec = normalizeCheckpointRecord(raw, key);
   if (rec.run_id !== runId) throw new AgentCheckpointCorruptionError(`Latest checkpoint belongs to run ${rec.run_id}`, key);
   if (rec.thread_id !== threadId) throw new AgentCheckpointCorruptionError(`Latest checkpoint belongs to thread ${rec.thread_id}`, key);

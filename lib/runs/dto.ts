@@ -4,6 +4,7 @@
 // A raw Run row cannot be serialized at all (its lease deadline is a BigInt), which is why nothing else
 // may put one into a response.
 import { z } from "zod";
+import type { Run } from "../generated/sqlite/client.ts";
 
 const iso = z.string().describe("ISO 8601 time");
 const isoOrNull = iso.nullable();
@@ -36,30 +37,8 @@ export const runDto = z.object({
 });
 export type RunDto = z.infer<typeof runDto>;
 
-export type RunRowLike = {
-  id: string;
-  threadId: string;
-  agentName: string;
-  state: string;
-  step: number;
-  phase: string | null;
-  input: string;
-  submittedById: string | null;
-  submittedByEmail: string | null;
-  model: string | null;
-  totalTokens: number;
-  costUsd: number;
-  forkedFromRunId: string | null;
-  forkedFromSeq: number | null;
-  cancelRequested: boolean;
-  corruptKey?: string | null;
-  prunedAt: Date | null;
-  prunedCheckpoints: number;
-  error: string | null;
-  createdAt: Date;
-  updatedAt: Date;
-  finishedAt: Date | null;
-};
+// The Run row as Prisma returns it; the mappers below read it and never pass it on.
+export type RunRowLike = Omit<Run, "leaseOwner" | "leaseUntilMs" | "leaseEpoch" | "idempotencyKey">;
 
 function parseInput(text: string): unknown {
   try {
@@ -86,7 +65,7 @@ export function toRunDto(r: RunRowLike, opts: { withInput?: boolean } = {}): Run
     forkedFromRunId: r.forkedFromRunId,
     forkedFromSeq: r.forkedFromSeq,
     cancelRequested: r.cancelRequested,
-    corruptKey: r.corruptKey ?? null,
+    corruptKey: r.corruptKey,
     prunedAt: toIso(r.prunedAt),
     prunedCheckpoints: r.prunedCheckpoints,
     error: r.error,
@@ -162,5 +141,3 @@ export type InboxDto = z.infer<typeof inboxDto>;
 
 export const timelineRunDto = z.object({ id: z.string(), agentName: z.string(), state: z.string(), prunedAt: isoOrNull, prunedCheckpoints: z.number().int() });
 export const toTimelineRunDto = (r: RunRowLike) => ({ id: r.id, agentName: r.agentName, state: r.state, prunedAt: toIso(r.prunedAt), prunedCheckpoints: r.prunedCheckpoints });
-
-export const corruptionBody = z.object({ error: z.literal("AgentCheckpointCorruptionError"), message: z.string(), key: z.string().nullable() });

@@ -12,7 +12,7 @@ import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import type { Db } from "../db/client.ts";
 import { createRuntime } from "../runtime.ts";
-import { type Agent, AgentCheckpointCorruptionError, type AgentResult, LeaseLostError, type ModelAdapter, type RunEvent, type RunHandle, type RunnerConfig, RunRewindError, type MemoryStore, checkpointLatestKey, isTerminal, loadLatestCheckpoint, readStored, prepareFork, prepareRetry, terminalResultOf } from "../runner/index.ts";
+import { type Agent, AgentCheckpointCorruptionError, type AgentResult, LeaseLostError, type ModelAdapter, type RunEvent, type RunHandle, type RunnerConfig, RunRewindError, isTerminal, loadLatestCheckpoint, readLatestCheckpoint, prepareFork, prepareRetry, terminalResultOf } from "../runner/index.ts";
 import { log } from "../log.ts";
 import { claimReserved, expiredLeases, finishRunRow, getRunRow, markRunCorrupt, orphanRuns, requestCancel, releaseLease, renewLeases, reserveRun, setRunState, takeOver, updateRunProgress } from "./queries.ts";
 import { type WebhookConfig, notifyPaused } from "../webhooks/pause.ts";
@@ -177,7 +177,7 @@ export class RunExecutor {
     const store = this.rt.store.fenced({ runId, epoch });
     this.spawn(runId, epoch, async () => {
       let h: RunHandle;
-      if (await hasCheckpoint(store, run.threadId, runId)) h = await this.rt.runner.resumeHandle(agent, { runId, threadId: run.threadId, store });
+      if (await readLatestCheckpoint(store, run.threadId, runId)) h = await this.rt.runner.resumeHandle(agent, { runId, threadId: run.threadId, store });
       else {
         const input = JSON.parse(run.input) as Record<string, unknown>;
         h = this.rt.runner.runHandle(agent, { runId, threadId: run.threadId, store, userMessage: agent.toUserMessage ? agent.toUserMessage(input) : JSON.stringify(input), context: { input, submitted_by: run.submittedByEmail } });
@@ -352,10 +352,6 @@ export class RunExecutor {
     this.patches.delete(runId);
     await this.writing.get(runId);
   }
-}
-
-async function hasCheckpoint(store: MemoryStore, threadId: string, runId: string): Promise<boolean> {
-  return (await readStored(store, threadId, checkpointLatestKey(runId), "Latest checkpoint")) !== undefined;
 }
 
 // Retries a bookkeeping write with backoff (0.2 s doubling to 5 s) for up to 10 minutes.

@@ -137,7 +137,7 @@ export async function updateRunProgress(db: Db, id: string, epoch: number, p: { 
 
 // Only the current claim writes the outcome: a worker that lost its lease cannot overwrite its successor's.
 export async function finishRunRow(db: Db, id: string, epoch: number, r: { state: string; step?: number; model?: string; totalTokens?: number; costUsd?: number; error: string | null; phase?: string; finishedAt: Date | null; corruptKey?: string | null }) {
-  const set = setClause({ ...r, leaseOwner: null, leaseUntilMs: null, cancelRequested: false });
+  const set = setClause({ ...r, ...clearedLease });
   return db.$executeRaw`UPDATE "Run" SET ${set} WHERE "id" = ${id} AND "state" = 'running' AND "leaseEpoch" = ${epoch}`;
 }
 

@@ -8,7 +8,7 @@ import { can } from "../auth/roles.ts";
 import { ConflictError, CorruptRecordError, ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from "../auth/errors.ts";
 import { appendAudit } from "../audit/queries.ts";
 import { intParam, parseOr400 } from "../validation.ts";
-import { type Agent, AgentCheckpointCorruptionError, ApprovalDecisionError, type CheckpointRecord, RunRewindError, argsHash, decideApproval, getApproval, keys, listStored, loadLatestCheckpoint, validateEffects, parseApprovalId, readStored, rootRunOf, storedSnapshotSchema, checkpointLatestKey } from "../runner/index.ts";
+import { type Agent, AgentCheckpointCorruptionError, ApprovalDecisionError, type CheckpointRecord, RunRewindError, argsHash, decideApproval, getApproval, keys, checkpointLatestKey, listStored, readLatestCheckpoint, validateEffects, parseApprovalId, rootRunOf, storedSnapshotSchema } from "../runner/index.ts";
 import type { RunExecutor } from "./executor.ts";
 import { PrismaStore } from "../store/prisma-store.ts";
 import { checkpointBySeq, checkpointTimeline, checkpointTimestamp, countCheckpoints, countPendingApprovals, createRunRow, getRunRow, listRunRows, lockRun, markRunCorrupt, pendingApprovals, runByIdempotencyKey, setRunState, snapshotCheckpointAtOrBefore, webhookDeliveries } from "./queries.ts";
@@ -122,10 +122,11 @@ export async function listInbox(db: Db, actor: Actor | null, query: unknown): Pr
   const who = requirePermission(actor, "approvals:decide");
   const f = parseOr400(inboxFiltersSchema, query);
   const { approvals, corrupt } = await pendingApprovals(db, f);
-  // A corrupt approval is listed (and its run marked) but never offered for a decision.
-  for (const c of corrupt) if (c.runId) await markRunCorrupt(db, rootRunOf(c.runId), c.key);
-  const roots = await db.run.findMany({ where: { id: { in: [...new Set(approvals.map((a) => a.root_run_id))] } }, select: { id: true, agentName: true, submittedByEmail: true } });
+  const corruptRoots = corrupt.flatMap((c) => (c.runId ? [rootRunOf(c.runId)] : []));
+  const roots = await db.run.findMany({ where: { id: { in: [...new Set([...approvals.map((a) => a.root_run_id), ...corruptRoots])] } }, select: { id: true, agentName: true, submittedByEmail: true, corruptKey: true } });
   const byId = new Map(roots.map((r) => [r.id, r]));
+  // A corrupt approval is listed (and its run marked, once: the inbox is polled) but never offered for a decision.
+  for (const c of corrupt) if (c.runId && byId.get(rootRunOf(c.runId))?.corruptKey === null) await markRunCorrupt(db, rootRunOf(c.runId), c.key);
   return {
     approvals: approvals.map((a) => ({
       id: a.id,
@@ -179,10 +180,10 @@ const corruptionOf = (e: unknown): CorruptionDto | null => (e instanceof AgentCh
 // it points to, and every approval of the run and its subagents. An unreadable record marks the run.
 async function readRun(db: Db, ex: RunExecutor, run: RunRow): Promise<{ conversation: ConversationView | null; approvals: ApprovalView[] }> {
   if (run.state === "pending") return { conversation: null, approvals: [] };
-  const latest = await readStored(ex.rt.store, run.threadId, checkpointLatestKey(run.id), "Latest checkpoint");
+  const latest = await readLatestCheckpoint(ex.rt.store, run.threadId, run.id);
   // A run that is executing for the first time may not have written its first checkpoint yet.
-  if (latest === undefined && run.state === "running" && run.step === 0) return { conversation: null, approvals: [] };
-  await loadLatestCheckpoint(ex.rt.store, run.threadId, run.id);
+  if (!latest && run.state === "running" && run.step === 0) return { conversation: null, approvals: [] };
+  if (!latest) throw new AgentCheckpointCorruptionError(`No checkpoint for run ${run.id}`, checkpointLatestKey(run.id));
   const conversation = await conversationOf(ex.rt.store, run.threadId, run.id);
   const approvals = await approvalsOf(ex.rt.store, run.threadId, run.id, toolsOf(ex));
   return { conversation, approvals };
@@ -220,15 +221,11 @@ export async function getRunView(db: Db, ex: RunExecutor, actor: Actor | null, r
 // and the run is marked so that no sweep or worker claims it again.
 async function assertReadable(db: Db, ex: RunExecutor, run: RunRow): Promise<void> {
   if (run.corruptKey) throw new CorruptRecordError(`A record of run ${run.id} could not be read`, run.corruptKey);
-  try {
+  await onRun(db, run.id, async () => {
     await readRun(db, ex, run);
     // Resume replays effects: one that cannot be read would stop it later; refuse now instead.
     await validateEffects(ex.rt.store, run.threadId, run.id);
-  } catch (e) {
-    if (!(e instanceof AgentCheckpointCorruptionError)) throw e;
-    await markRunCorrupt(db, run.id, e.key ?? null);
-    throw new CorruptRecordError(e.message, e.key ?? null);
-  }
+  });
 }
 
 // Any corruption found while acting on a run marks it and answers 409.
@@ -400,7 +397,7 @@ export async function timelinePage(db: Db, actor: Actor | null, runId: string, q
   if (q.cursor) {
     prevTimestampMs = await checkpointTimestamp(db, run.threadId, q.cursor);
   }
-  for (const c of page.corrupt) await markRunCorrupt(db, run.id, c.key);
+  if (page.corrupt.length && !run.corruptKey) await markRunCorrupt(db, run.id, page.corrupt[0].key);
   return { run: toTimelineRunDto(run), ...page, prevTimestampMs };
 }
 

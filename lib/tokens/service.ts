@@ -30,12 +30,18 @@ export async function createToken(db: Db, actor: Actor | null, body: unknown) {
     await appendAudit(tx, { actor: admin, action: "token.create", targetType: "token", targetId: row.id, data: { name: row.name, role: row.role, user_id: row.userId } });
     return row;
   });
-  return { ...row, token };
+  return { ...toTokenView(row), token };
 }
 
-export async function listTokens(db: Db, actor: Actor | null) {
+// What the API and the admin page show of a token: plain JSON, ISO dates.
+export type TokenView = { id: string; name: string; role: string; userId: string | null; prefix: string; createdAt: string; revokedAt: string | null; lastUsedAt: string | null };
+
+type TokenRow = { id: string; name: string; role: string; userId: string | null; prefix: string; createdAt: Date; revokedAt: Date | null; lastUsedAt: Date | null };
+const toTokenView = (t: TokenRow): TokenView => ({ ...t, createdAt: t.createdAt.toISOString(), revokedAt: t.revokedAt?.toISOString() ?? null, lastUsedAt: t.lastUsedAt?.toISOString() ?? null });
+
+export async function listTokens(db: Db, actor: Actor | null): Promise<TokenView[]> {
   requirePermission(actor, "users:manage");
-  return db.apiToken.findMany({ select: publicFields, orderBy: { createdAt: "desc" } });
+  return (await db.apiToken.findMany({ select: publicFields, orderBy: { createdAt: "desc" } })).map(toTokenView);
 }
 
 export async function revokeToken(db: Db, actor: Actor | null, id: string) {
@@ -45,7 +51,7 @@ export async function revokeToken(db: Db, actor: Actor | null, id: string) {
   return db.$transaction(async (tx) => {
     const row = await tx.apiToken.update({ where: { id }, data: { revokedAt: existing.revokedAt ?? new Date() }, select: publicFields });
     await appendAudit(tx, { actor: admin, action: "token.revoke", targetType: "token", targetId: id, data: { name: row.name } });
-    return row;
+    return toTokenView(row);
   });
 }
 

@@ -5,8 +5,9 @@ import { ROLES } from "@/lib/auth/roles";
 import { api } from "@/components/api";
 import { Empty } from "@/components/ui";
 import { fmtTime } from "@/lib/format";
+import type { TokenView } from "@/lib/tokens/service";
 
-type Token = { id: string; name: string; role: string; userId: string | null; prefix: string; createdAt: string; revokedAt: string | null; lastUsedAt: string | null };
+type Token = TokenView;
 type UserOption = { id: string; email: string; role: string };
 
 export function TokensClient({ initial, users }: { initial: Token[]; users: UserOption[] }) {
