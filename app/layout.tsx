@@ -3,7 +3,11 @@ import "./globals.css";
 import { Providers } from "./providers";
 import { Nav } from "@/components/nav";
 
-export const metadata: Metadata = { title: "AFK Console", description: "Human-in-the-loop approvals for agent runs", icons: { icon: "/favicon.svg" } };
+export const metadata: Metadata = {
+  title: "AFK Console",
+  description: "Human-in-the-loop approvals for agent runs",
+  icons: { icon: "/favicon.svg" },
+};
 
 export default function RootLayout({ children }: { children: React.ReactNode }) {
   return (

@@ -11,10 +11,22 @@ import { StateBadge } from "./ui";
 type Body = { decision: "approve" | "reject"; reason?: string; args?: Values; argsHash?: string };
 
 function diff(before: Values, after: Values) {
-  return [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k])).map((k) => ({ field: k, before: before[k], after: after[k] }));
+  return [...new Set([...Object.keys(before), ...Object.keys(after)])]
+    .filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]))
+    .map((k) => ({ field: k, before: before[k], after: after[k] }));
 }
 
-export function ApprovalCard({ approval: a, canDecide, selfForbidden, onDecided }: { approval: ApprovalView; canDecide: boolean; selfForbidden: boolean; onDecided: () => void }) {
+export function ApprovalCard({
+  approval: a,
+  canDecide,
+  selfForbidden,
+  onDecided,
+}: {
+  approval: ApprovalView;
+  canDecide: boolean;
+  selfForbidden: boolean;
+  onDecided: () => void;
+}) {
   const [mode, setMode] = useState<"idle" | "reject" | "edit">("idle");
   const [reason, setReason] = useState("");
   const [edited, setEdited] = useState<Values>(a.approved_args ?? a.args);
@@ -45,20 +57,36 @@ export function ApprovalCard({ approval: a, canDecide, selfForbidden, onDecided 
   const pending = a.status === "pending";
 
   return (
-    <div className="mt-3 rounded-md border border-amber-300 bg-amber-50 p-3 dark:border-amber-700 dark:bg-amber-950" data-testid={`approval-${a.tool_name}`}>
+    <div
+      className="mt-3 rounded-md border border-amber-300 bg-amber-50 p-3 dark:border-amber-700 dark:bg-amber-950"
+      data-testid={`approval-${a.tool_name}`}
+    >
       <div className="flex flex-wrap items-center gap-2 text-sm">
         <span className="font-semibold">Approval</span>
         <StateBadge state={a.status} testId={`approval-status-${a.tool_name}`} />
         <span>{a.reason}</span>
-        {a.quorum > 1 && <span data-testid="quorum">{approvals} of {a.quorum} approvals</span>}
-        {a.deadline_ms && pending && <span className="text-xs text-slate-500">deadline {fmtTime(a.deadline_ms)} (then {a.fallback})</span>}
+        {a.quorum > 1 && (
+          <span data-testid="quorum">
+            {approvals} of {a.quorum} approvals
+          </span>
+        )}
+        {a.deadline_ms && pending && (
+          <span className="text-xs text-slate-500">
+            deadline {fmtTime(a.deadline_ms)} (then {a.fallback})
+          </span>
+        )}
       </div>
       {a.decisions.length > 0 && (
         <ul className="mt-2 space-y-1 text-xs" aria-label="Decisions">
           {a.decisions.map((d, i) => (
             <li key={i}>
               <span className="font-medium">{d.by}</span> {d.decision === "approve" ? "approved" : "rejected"} at {fmtTime(d.at_ms)}
-              {d.reason ? <> — <span className="whitespace-pre-wrap">{d.reason}</span></> : null}
+              {d.reason ? (
+                <>
+                  {" "}
+                  — <span className="whitespace-pre-wrap">{d.reason}</span>
+                </>
+              ) : null}
             </li>
           ))}
         </ul>
@@ -79,9 +107,25 @@ export function ApprovalCard({ approval: a, canDecide, selfForbidden, onDecided 
       {pending && canDecide && !selfForbidden && (
         <div className="mt-3 space-y-3">
           <div className="flex flex-wrap gap-2">
-            <button type="button" className="btn-primary" disabled={m.isPending} onClick={() => m.mutate({ decision: "approve" })}>Approve</button>
-            <button type="button" className="btn-secondary" aria-expanded={mode === "reject"} onClick={() => setMode(mode === "reject" ? "idle" : "reject")}>Reject…</button>
-            <button type="button" className="btn-secondary" aria-expanded={mode === "edit"} onClick={() => setMode(mode === "edit" ? "idle" : "edit")}>Edit arguments…</button>
+            <button type="button" className="btn-primary" disabled={m.isPending} onClick={() => m.mutate({ decision: "approve" })}>
+              Approve
+            </button>
+            <button
+              type="button"
+              className="btn-secondary"
+              aria-expanded={mode === "reject"}
+              onClick={() => setMode(mode === "reject" ? "idle" : "reject")}
+            >
+              Reject…
+            </button>
+            <button
+              type="button"
+              className="btn-secondary"
+              aria-expanded={mode === "edit"}
+              onClick={() => setMode(mode === "edit" ? "idle" : "edit")}
+            >
+              Edit arguments…
+            </button>
           </div>
           {mode === "reject" && (
             <form
@@ -92,9 +136,20 @@ export function ApprovalCard({ approval: a, canDecide, selfForbidden, onDecided 
                 m.mutate({ decision: "reject", reason });
               }}
             >
-              <label className="label" htmlFor={`reason-${a.id}`}>Reason (the model sees it)</label>
-              <textarea id={`reason-${a.id}`} className="input" rows={2} value={reason} onChange={(e) => setReason(e.target.value)} aria-invalid={err?.field === "reason"} />
-              <button type="submit" className="btn-danger" disabled={m.isPending}>Reject</button>
+              <label className="label" htmlFor={`reason-${a.id}`}>
+                Reason (the model sees it)
+              </label>
+              <textarea
+                id={`reason-${a.id}`}
+                className="input"
+                rows={2}
+                value={reason}
+                onChange={(e) => setReason(e.target.value)}
+                aria-invalid={err?.field === "reason"}
+              />
+              <button type="submit" className="btn-danger" disabled={m.isPending}>
+                Reject
+              </button>
             </form>
           )}
           {mode === "edit" && (
@@ -113,27 +168,50 @@ export function ApprovalCard({ approval: a, canDecide, selfForbidden, onDecided 
               )}
               {useJson ? (
                 <>
-                  <label className="label" htmlFor={`json-${a.id}`}>Arguments (JSON)</label>
-                  <textarea id={`json-${a.id}`} className="input font-mono" rows={6} value={jsonText} onChange={(e) => setJsonText(e.target.value)} />
+                  <label className="label" htmlFor={`json-${a.id}`}>
+                    Arguments (JSON)
+                  </label>
+                  <textarea
+                    id={`json-${a.id}`}
+                    className="input font-mono"
+                    rows={6}
+                    value={jsonText}
+                    onChange={(e) => setJsonText(e.target.value)}
+                  />
                 </>
               ) : (
                 <div className="grid gap-2 md:grid-cols-2">
-                  <SchemaFields schema={a.argsSchema as JsonSchema} values={edited} onChange={setEdited} idPrefix={`edit-${a.tool_call_id}`} errorField={err?.field?.replace(/^args\./, "")} errorMessage={err?.message} />
+                  <SchemaFields
+                    schema={a.argsSchema as JsonSchema}
+                    values={edited}
+                    onChange={setEdited}
+                    idPrefix={`edit-${a.tool_call_id}`}
+                    errorField={err?.field?.replace(/^args\./, "")}
+                    errorMessage={err?.message}
+                  />
                 </div>
               )}
               {preview.length > 0 && (
                 <ul className="text-xs font-mono" aria-label="Changes to the arguments">
                   {preview.map((c) => (
-                    <li key={c.field}>{c.field}: {JSON.stringify(c.before)} → {JSON.stringify(c.after)}</li>
+                    <li key={c.field}>
+                      {c.field}: {JSON.stringify(c.before)} → {JSON.stringify(c.after)}
+                    </li>
                   ))}
                 </ul>
               )}
-              <button type="submit" className="btn-primary" disabled={m.isPending || !editedArgs}>Approve with these arguments</button>
+              <button type="submit" className="btn-primary" disabled={m.isPending || !editedArgs}>
+                Approve with these arguments
+              </button>
             </form>
           )}
         </div>
       )}
-      {err && <p role="alert" className="mt-2 text-xs text-rose-700 dark:text-rose-300">{err.message}</p>}
+      {err && (
+        <p role="alert" className="mt-2 text-xs text-rose-700 dark:text-rose-300">
+          {err.message}
+        </p>
+      )}
     </div>
   );
 }

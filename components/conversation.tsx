@@ -5,7 +5,14 @@ import type { ApprovalView, ConversationView } from "@/lib/runs/view";
 import { JsonView, StateBadge } from "./ui";
 import { ApprovalCard } from "./approval-card";
 
-type Props = { conv: ConversationView; approvals: ApprovalView[]; canDecide: boolean; selfForbidden: boolean; onDecided: () => void; depth?: number };
+type Props = {
+  conv: ConversationView;
+  approvals: ApprovalView[];
+  canDecide: boolean;
+  selfForbidden: boolean;
+  onDecided: () => void;
+  depth?: number;
+};
 
 const Text = ({ children, testId }: { children: string; testId?: string }) => (
   <p data-testid={testId} className="whitespace-pre-wrap break-words text-sm">
@@ -55,23 +62,42 @@ export function Conversation({ conv, approvals, canDecide, selfForbidden, onDeci
                   const approval = approvals.find((a) => a.run_id === conv.runId && a.tool_call_id === c.id);
                   const child = conv.children[c.id];
                   return (
-                    <li key={c.id} className="rounded-md border border-slate-200 p-3 dark:border-slate-700" data-testid={`tool-call-${c.name}`}>
+                    <li
+                      key={c.id}
+                      className="rounded-md border border-slate-200 p-3 dark:border-slate-700"
+                      data-testid={`tool-call-${c.name}`}
+                    >
                       <p className="text-sm font-medium">
-                        Tool call <span className="font-mono">{c.name}</span> <span className="font-mono text-xs text-slate-500">{c.id}</span>
+                        Tool call <span className="font-mono">{c.name}</span>{" "}
+                        <span className="font-mono text-xs text-slate-500">{c.id}</span>
                       </p>
                       <JsonView value={c.args} label={`Arguments of ${c.name}`} />
-                      {approval && <ApprovalCard approval={approval} canDecide={canDecide} selfForbidden={selfForbidden} onDecided={onDecided} />}
+                      {approval && (
+                        <ApprovalCard approval={approval} canDecide={canDecide} selfForbidden={selfForbidden} onDecided={onDecided} />
+                      )}
                       {child && (
-                        <section className="mt-3 border-l-2 border-slate-300 pl-3 dark:border-slate-600" aria-label={`Subagent ${child.agent}`}>
+                        <section
+                          className="mt-3 border-l-2 border-slate-300 pl-3 dark:border-slate-600"
+                          aria-label={`Subagent ${child.agent}`}
+                        >
                           <p className="mb-2 text-sm font-medium">
                             Subagent {child.agent} <StateBadge state={child.state} />
                           </p>
-                          <Conversation conv={child} approvals={approvals} canDecide={canDecide} selfForbidden={selfForbidden} onDecided={onDecided} depth={depth + 1} />
+                          <Conversation
+                            conv={child}
+                            approvals={approvals}
+                            canDecide={canDecide}
+                            selfForbidden={selfForbidden}
+                            onDecided={onDecided}
+                            depth={depth + 1}
+                          />
                         </section>
                       )}
                       {result && (
                         <div className="mt-2">
-                          <p className="text-xs font-semibold uppercase text-slate-500">Result {result.success ? "" : "(failed)"} · untrusted tool output</p>
+                          <p className="text-xs font-semibold uppercase text-slate-500">
+                            Result {result.success ? "" : "(failed)"} · untrusted tool output
+                          </p>
                           <Text testId={`tool-result-${c.name}`}>{result.content}</Text>
                         </div>
                       )}

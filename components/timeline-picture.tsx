@@ -20,7 +20,13 @@ export function TimelinePicture({ checkpoints }: { checkpoints: Cp[] }) {
     for (const c of checkpoints) {
       if (c.phase === s.start && !open) open = c;
       else if (c.phase === s.end && open) {
-        spans.push({ x1: x(open.t), x2: Math.max(x(c.t), x(open.t) + 2), color: s.color, row: s.row, label: `${s.label} step ${open.step}: ${c.t - open.t} ms` });
+        spans.push({
+          x1: x(open.t),
+          x2: Math.max(x(c.t), x(open.t) + 2),
+          color: s.color,
+          row: s.row,
+          label: `${s.label} step ${open.step}: ${c.t - open.t} ms`,
+        });
         open = null;
       }
     }
@@ -28,9 +34,16 @@ export function TimelinePicture({ checkpoints }: { checkpoints: Cp[] }) {
   }
   return (
     <figure className="card overflow-x-auto">
-      <svg viewBox={`0 0 ${W} 130`} className="w-full min-w-[600px]" role="img" aria-label={`Timeline picture of ${checkpoints.length} checkpoints over ${t1 - t0} ms`}>
+      <svg
+        viewBox={`0 0 ${W} 130`}
+        className="w-full min-w-[600px]"
+        role="img"
+        aria-label={`Timeline picture of ${checkpoints.length} checkpoints over ${t1 - t0} ms`}
+      >
         {SPANS.map((s) => (
-          <text key={s.label} x={4} y={18 + s.row * 22} fontSize="10" fill="currentColor">{s.label}</text>
+          <text key={s.label} x={4} y={18 + s.row * 22} fontSize="10" fill="currentColor">
+            {s.label}
+          </text>
         ))}
         {spans.map((s, i) => (
           <rect key={i} x={s.x1} y={8 + s.row * 22} width={s.x2 - s.x1} height={14} fill={s.color} rx={2}>
@@ -42,10 +55,16 @@ export function TimelinePicture({ checkpoints }: { checkpoints: Cp[] }) {
             <title>{`#${c.seq} ${c.phase} (step ${c.step})`}</title>
           </line>
         ))}
-        <text x={60} y={124} fontSize="10" fill="currentColor">0 ms</text>
-        <text x={W - 20} y={124} fontSize="10" textAnchor="end" fill="currentColor">{t1 - t0} ms</text>
+        <text x={60} y={124} fontSize="10" fill="currentColor">
+          0 ms
+        </text>
+        <text x={W - 20} y={124} fontSize="10" textAnchor="end" fill="currentColor">
+          {t1 - t0} ms
+        </text>
       </svg>
-      <figcaption className="text-xs text-slate-500">Spans: LLM calls, tool batches, subagent batches, pauses. Ticks: checkpoints.</figcaption>
+      <figcaption className="text-xs text-slate-500">
+        Spans: LLM calls, tool batches, subagent batches, pauses. Ticks: checkpoints.
+      </figcaption>
     </figure>
   );
 }

@@ -15,7 +15,10 @@ const stateColors: Record<string, string> = {
 
 export function StateBadge({ state, testId }: { state: string; testId?: string }) {
   return (
-    <span data-testid={testId} className={`inline-block rounded px-2 py-0.5 text-xs font-semibold ${stateColors[state] ?? stateColors.pending}`}>
+    <span
+      data-testid={testId}
+      className={`inline-block rounded px-2 py-0.5 text-xs font-semibold ${stateColors[state] ?? stateColors.pending}`}
+    >
       {state}
     </span>
   );
@@ -23,9 +26,12 @@ export function StateBadge({ state, testId }: { state: string; testId?: string }
 
 export function JsonView({ value, label }: { value: unknown; label?: string }) {
   return (
-    <pre aria-label={label} className="max-h-96 overflow-auto whitespace-pre-wrap break-words rounded bg-slate-100 p-2 font-mono text-xs dark:bg-slate-950">
-      {JSON.stringify(value, null, 2)}
-    </pre>
+    // A named region, so screen readers say what the block holds.
+    <section aria-label={label ?? "JSON"}>
+      <pre className="max-h-96 overflow-auto whitespace-pre-wrap break-words rounded bg-slate-100 p-2 font-mono text-xs dark:bg-slate-950">
+        {JSON.stringify(value, null, 2)}
+      </pre>
+    </section>
   );
 }
 
@@ -35,7 +41,10 @@ export function Empty({ children }: { children: React.ReactNode }) {
 
 export function ErrorBox({ title, children }: { title: string; children?: React.ReactNode }) {
   return (
-    <div role="alert" className="rounded-lg border border-rose-300 bg-rose-50 p-4 text-sm text-rose-900 dark:border-rose-800 dark:bg-rose-950 dark:text-rose-100">
+    <div
+      role="alert"
+      className="rounded-lg border border-rose-300 bg-rose-50 p-4 text-sm text-rose-900 dark:border-rose-800 dark:bg-rose-950 dark:text-rose-100"
+    >
       <p className="font-semibold">{title}</p>
       {children}
     </div>

@@ -38,7 +38,9 @@ async function startFromForm(page: Page, agent: string, fields: Record<string, s
   return page.url().split("/runs/")[1];
 }
 
-test("refund-desk: submitter starts from the form, reviewer edits and approves, run completes, operator diffs the timeline", async ({ browser }) => {
+test("refund-desk: submitter starts from the form, reviewer edits and approves, run completes, operator diffs the timeline", async ({
+  browser,
+}) => {
   const submitter = await as(browser, "submitter");
   // Inline validation from the agent's schema first.
   await submitter.goto("/runs/new");
@@ -167,11 +169,15 @@ test("a submitter cannot approve, even through the API, and sees only their own 
 test("model output with <script> and <img onerror> renders as text", async ({ browser }) => {
   const payload = `<script>window.__xss=1</script><img src=x onerror="window.__xss=2"><b>bold</b>`;
   const submitter = await as(browser, "submitter");
-  const runId = await startFromForm(submitter, "support-writer", { customer: "Mallory <img src=y onerror=window.__xss=3>", question: payload });
+  const runId = await startFromForm(submitter, "support-writer", {
+    customer: "Mallory <img src=y onerror=window.__xss=3>",
+    question: payload,
+  });
   const reviewer = await as(browser, "reviewer");
   for (const url of [`/runs/${runId}`, "/approvals"]) {
     await reviewer.goto(url);
-    if (url === "/approvals") await expect(reviewer.getByTestId(`inbox-${runId}:1:call_reply`)).toContainText("<script>window.__xss=1</script>");
+    if (url === "/approvals")
+      await expect(reviewer.getByTestId(`inbox-${runId}:1:call_reply`)).toContainText("<script>window.__xss=1</script>");
     else await expect(reviewer.getByTestId("assistant-text").first()).toContainText(payload);
     expect(await reviewer.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
     expect(await reviewer.locator("main img, main b, main script").count()).toBe(0);
@@ -206,7 +212,9 @@ test("REST API with tokens: start, list, approve, resume, read; a revoked token 
   const bad = await sub.post("/api/runs", { data: { agent: "refund-desk", input: { order_id: "ORD-77", amount_cents: -5, reason: "x" } } });
   expect(bad.status()).toBe(400);
   expect((await bad.json()).field).toMatch(/^input\./);
-  const started = await sub.post("/api/runs", { data: { agent: "deploy-bot", input: { service: "api-gw", version: "5.0.0", environment: "staging" } } });
+  const started = await sub.post("/api/runs", {
+    data: { agent: "deploy-bot", input: { service: "api-gw", version: "5.0.0", environment: "staging" } },
+  });
   expect(started.status()).toBe(201);
   const { id } = await started.json();
   await expect.poll(async () => (await (await sub.get(`/api/runs/${id}`)).json()).run.state, { timeout: 15_000 }).toBe("paused");
@@ -217,7 +225,9 @@ test("REST API with tokens: start, list, approve, resume, read; a revoked token 
   const wrong = await rev.post(`/api/approvals/${id}:2:call_deploy/decision`, { data: { decision: "maybe" } });
   expect(wrong.status()).toBe(400);
   expect((await wrong.json()).field).toBe("decision");
-  const ok = await rev.post(`/api/approvals/${id}:2:call_deploy/decision`, { data: { decision: "approve", args: { service: "api-gw", version: "5.0.1", environment: "staging" } } });
+  const ok = await rev.post(`/api/approvals/${id}:2:call_deploy/decision`, {
+    data: { decision: "approve", args: { service: "api-gw", version: "5.0.1", environment: "staging" } },
+  });
   expect(ok.status()).toBe(200);
   // deploy-bot resumes on its own once decided.
   await expect.poll(async () => (await (await sub.get(`/api/runs/${id}`)).json()).run.state, { timeout: 15_000 }).toBe("completed");
@@ -242,11 +252,17 @@ test("REST API with tokens: start, list, approve, resume, read; a revoked token 
   await expect(admin.getByTestId("audit-run.start")).toContainText("token:ci-submitter");
 });
 
-test("a run whose snapshot is corrupt shows AgentCheckpointCorruptionError and its key, and offers nothing that would run it", async ({ browser }) => {
+test("a run whose snapshot is corrupt shows AgentCheckpointCorruptionError and its key, and offers nothing that would run it", async ({
+  browser,
+}) => {
   const submitter = await as(browser, "submitter");
-  const res = await submitter.request.post("/api/runs", { data: { agent: "deploy-bot", input: { service: "broken", version: "1.0.0", environment: "staging" } } });
+  const res = await submitter.request.post("/api/runs", {
+    data: { agent: "deploy-bot", input: { service: "broken", version: "1.0.0", environment: "staging" } },
+  });
   const { id } = await res.json();
-  await expect.poll(async () => (await (await submitter.request.get(`/api/runs/${id}`)).json()).run.state, { timeout: 15_000 }).toBe("paused");
+  await expect
+    .poll(async () => (await (await submitter.request.get(`/api/runs/${id}`)).json()).run.state, { timeout: 15_000 })
+    .toBe("paused");
   const db = new Database(dbFile);
   try {
     db.prepare(`UPDATE StateEntry SET value = ? WHERE threadId = ? AND key = ?`).run("{not json", id, `runtime:${id}`);
@@ -267,19 +283,29 @@ test("a run whose snapshot is corrupt shows AgentCheckpointCorruptionError and i
   await expect(reviewer.getByRole("button", { name: "Resume" })).toBeDisabled();
 });
 
-test("one corrupt approval among many: the inbox lists the rest and marks it, its run page says so, the API answers 409 with the key", async ({ browser }) => {
+test("one corrupt approval among many: the inbox lists the rest and marks it, its run page says so, the API answers 409 with the key", async ({
+  browser,
+}) => {
   const submitter = await as(browser, "submitter");
   const ids: string[] = [];
   for (const service of ["good-a", "bad", "good-b"]) {
-    const res = await submitter.request.post("/api/runs", { data: { agent: "deploy-bot", input: { service, version: "1.0.0", environment: "staging" } } });
+    const res = await submitter.request.post("/api/runs", {
+      data: { agent: "deploy-bot", input: { service, version: "1.0.0", environment: "staging" } },
+    });
     ids.push((await res.json()).id);
   }
-  for (const id of ids) await expect.poll(async () => (await (await submitter.request.get(`/api/runs/${id}`)).json()).run.state, { timeout: 15_000 }).toBe("paused");
+  for (const id of ids)
+    await expect
+      .poll(async () => (await (await submitter.request.get(`/api/runs/${id}`)).json()).run.state, { timeout: 15_000 })
+      .toBe("paused");
   const bad = ids[1];
   const key = `approval:${bad}:000002:call_deploy`;
   const db = new Database(dbFile);
   try {
-    expect(db.prepare(`UPDATE StateEntry SET value = ? WHERE threadId = ? AND key = ?`).run('{"schema_version":1,"status":"pending"', bad, key).changes).toBe(1);
+    expect(
+      db.prepare(`UPDATE StateEntry SET value = ? WHERE threadId = ? AND key = ?`).run('{"schema_version":1,"status":"pending"', bad, key)
+        .changes,
+    ).toBe(1);
   } finally {
     db.close();
   }

@@ -16,8 +16,17 @@ function fingerprint(): string {
   try {
     const q = (sql: string) => JSON.stringify(db.prepare(sql).all());
     return createHash("sha256")
-      .update(q(`SELECT count(*) n FROM Run`) + q(`SELECT id, state FROM Run ORDER BY id`) + q(`SELECT count(*) n FROM AuditEvent`) + q(`SELECT id, revokedAt FROM ApiToken ORDER BY id`))
-      .update(q(`SELECT id, role, disabled, sessionVersion FROM User ORDER BY id`) + q(`SELECT key, value FROM StateEntry WHERE kind = 'approval' ORDER BY key`) + q(`SELECT count(*) n FROM StateEntry`))
+      .update(
+        q(`SELECT count(*) n FROM Run`) +
+          q(`SELECT id, state FROM Run ORDER BY id`) +
+          q(`SELECT count(*) n FROM AuditEvent`) +
+          q(`SELECT id, revokedAt FROM ApiToken ORDER BY id`),
+      )
+      .update(
+        q(`SELECT id, role, disabled, sessionVersion FROM User ORDER BY id`) +
+          q(`SELECT key, value FROM StateEntry WHERE kind = 'approval' ORDER BY key`) +
+          q(`SELECT count(*) n FROM StateEntry`),
+      )
       .digest("hex");
   } finally {
     db.close();
@@ -38,7 +47,16 @@ type Actor = "anonymous" | "admin" | "reviewer" | "operator" | "submitter" | "re
 const ACTORS: Actor[] = ["anonymous", "admin", "reviewer", "operator", "submitter", "revoked-token", "disabled-user"];
 const ROLES = ["admin", "reviewer", "operator", "submitter"] as const;
 
-type Targets = { own: string; adminRun: string; paused: string; cancel: string; done: string; decision: string; token: string; user: string };
+type Targets = {
+  own: string;
+  adminRun: string;
+  paused: string;
+  cancel: string;
+  done: string;
+  decision: string;
+  token: string;
+  user: string;
+};
 type Case = {
   name: string;
   allowed: readonly (typeof ROLES)[number][];
@@ -48,14 +66,22 @@ type Case = {
 };
 
 const get = (p: (t: Targets) => string) => async (c: APIRequestContext, t: Targets) => (await c.get(p(t))).status();
-const post = (p: (t: Targets) => string, body: (t: Targets, a: Actor) => unknown = () => ({})) => async (c: APIRequestContext, t: Targets, a: Actor) => (await c.post(p(t), { data: body(t, a) })).status();
+const post =
+  (p: (t: Targets) => string, body: (t: Targets, a: Actor) => unknown = () => ({})) =>
+  async (c: APIRequestContext, t: Targets, a: Actor) =>
+    (await c.post(p(t), { data: body(t, a) })).status();
 
 // Server actions are called exactly as the browser calls them: POST to the page with the action's id.
-const manifest = () => JSON.parse(readFileSync(".next/server/server-reference-manifest.json", "utf8")).node as Record<string, { exportedName: string }>;
+const manifest = () =>
+  JSON.parse(readFileSync(".next/server/server-reference-manifest.json", "utf8")).node as Record<string, { exportedName: string }>;
 const actionId = (name: string) => Object.entries(manifest()).find(([, v]) => v.exportedName === name)![0];
 function action(name: string, page: (t: Targets) => string, args: (t: Targets, a: Actor) => unknown[]) {
   return async (c: APIRequestContext, t: Targets, a: Actor) => {
-    const res = await c.post(page(t), { headers: { "next-action": actionId(name), "content-type": "text/plain;charset=UTF-8", accept: "text/x-component" }, data: JSON.stringify(args(t, a)), maxRedirects: 0 });
+    const res = await c.post(page(t), {
+      headers: { "next-action": actionId(name), "content-type": "text/plain;charset=UTF-8", accept: "text/x-component" },
+      data: JSON.stringify(args(t, a)),
+      maxRedirects: 0,
+    });
     // Without a session the proxy sends the caller to sign in before any page code (or action) runs.
     if (res.status() >= 300 && res.status() < 400 && /\/login/.test(res.headers().location ?? "")) return 401;
     const text = await res.text();
@@ -79,25 +105,99 @@ const CASES: Case[] = [
   { name: "POST /api/runs/{id}/resume", allowed: ["admin", "reviewer", "operator"], call: post((t) => `/api/runs/${t.paused}/resume`) },
   { name: "POST /api/runs/{id}/cancel", allowed: ["admin", "operator"], call: post((t) => `/api/runs/${t.cancel}/cancel`) },
   { name: "POST /api/runs/{id}/retry", allowed: ["admin", "operator"], call: post((t) => `/api/runs/${t.done}/retry`) },
-  { name: "POST /api/runs/{id}/fork", allowed: ["admin", "operator"], call: post((t) => `/api/runs/${t.own}/fork`, () => ({ seq: 0 })) },
+  {
+    name: "POST /api/runs/{id}/fork",
+    allowed: ["admin", "operator"],
+    call: post(
+      (t) => `/api/runs/${t.own}/fork`,
+      () => ({ seq: 0 }),
+    ),
+  },
   { name: "GET /api/approvals", allowed: ["admin", "reviewer"], call: get(() => "/api/approvals") },
   { name: "GET /api/approvals?count=1", allowed: ["admin", "reviewer"], call: get(() => "/api/approvals?count=1") },
-  { name: "POST /api/approvals/{id}/decision", allowed: ["admin", "reviewer"], call: post((t) => `/api/approvals/${t.decision}/decision`, () => ({ decision: "reject", reason: "matrix" })) },
+  {
+    name: "POST /api/approvals/{id}/decision",
+    allowed: ["admin", "reviewer"],
+    call: post(
+      (t) => `/api/approvals/${t.decision}/decision`,
+      () => ({ decision: "reject", reason: "matrix" }),
+    ),
+  },
   { name: "GET /api/agents", allowed: ROLES, call: get(() => "/api/agents") },
   { name: "GET /api/audit", allowed: ["admin", "reviewer", "operator"], call: get(() => "/api/audit") },
   { name: "GET /api/admin/users", allowed: ["admin"], call: get(() => "/api/admin/users") },
-  { name: "POST /api/admin/users", allowed: ["admin"], call: post(() => "/api/admin/users", (_t, a) => ({ email: `${uniq(a)}@example.com`, name: "Matrix", role: "submitter", password: "matrix-password-1" })) },
-  { name: "PATCH /api/admin/users/{id}", allowed: ["admin"], call: async (c, t) => (await c.patch(`/api/admin/users/${t.user}`, { data: { role: "operator" } })).status() },
+  {
+    name: "POST /api/admin/users",
+    allowed: ["admin"],
+    call: post(
+      () => "/api/admin/users",
+      (_t, a) => ({ email: `${uniq(a)}@example.com`, name: "Matrix", role: "submitter", password: "matrix-password-1" }),
+    ),
+  },
+  {
+    name: "PATCH /api/admin/users/{id}",
+    allowed: ["admin"],
+    call: async (c, t) => (await c.patch(`/api/admin/users/${t.user}`, { data: { role: "operator" } })).status(),
+  },
   { name: "GET /api/admin/tokens", allowed: ["admin"], call: get(() => "/api/admin/tokens") },
-  { name: "POST /api/admin/tokens", allowed: ["admin"], call: post(() => "/api/admin/tokens", (_t, a) => ({ name: uniq(a), role: "reviewer" })) },
-  { name: "DELETE /api/admin/tokens/{id}", allowed: ["admin"], call: async (c, t) => (await c.delete(`/api/admin/tokens/${t.token}`)).status() },
-  { name: "action startRunAction", allowed: ["admin", "submitter"], call: action("startRunAction", () => "/runs/new", () => [startBody()]) },
-  { name: "action forkAction", allowed: ["admin", "operator"], call: action("forkAction", (t) => `/runs/${t.own}/timeline`, (t) => [t.own, 0]) },
-  { name: "action createUserAction", allowed: ["admin"], call: action("createUserAction", () => "/admin/users", (_t, a) => [{ email: `${uniq(a)}@example.com`, name: "Matrix", role: "submitter", password: "matrix-password-1" }]) },
-  { name: "action updateUserAction", allowed: ["admin"], call: action("updateUserAction", () => "/admin/users", (t) => [t.user, { role: "reviewer" }]) },
+  {
+    name: "POST /api/admin/tokens",
+    allowed: ["admin"],
+    call: post(
+      () => "/api/admin/tokens",
+      (_t, a) => ({ name: uniq(a), role: "reviewer" }),
+    ),
+  },
+  {
+    name: "DELETE /api/admin/tokens/{id}",
+    allowed: ["admin"],
+    call: async (c, t) => (await c.delete(`/api/admin/tokens/${t.token}`)).status(),
+  },
+  {
+    name: "action startRunAction",
+    allowed: ["admin", "submitter"],
+    call: action(
+      "startRunAction",
+      () => "/runs/new",
+      () => [startBody()],
+    ),
+  },
+  {
+    name: "action forkAction",
+    allowed: ["admin", "operator"],
+    call: action(
+      "forkAction",
+      (t) => `/runs/${t.own}/timeline`,
+      (t) => [t.own, 0],
+    ),
+  },
+  {
+    name: "action createUserAction",
+    allowed: ["admin"],
+    call: action(
+      "createUserAction",
+      () => "/admin/users",
+      (_t, a) => [{ email: `${uniq(a)}@example.com`, name: "Matrix", role: "submitter", password: "matrix-password-1" }],
+    ),
+  },
+  {
+    name: "action updateUserAction",
+    allowed: ["admin"],
+    call: action(
+      "updateUserAction",
+      () => "/admin/users",
+      (t) => [t.user, { role: "reviewer" }],
+    ),
+  },
 ];
 
-async function sessionContext(browser: Browser, playwright: typeof import("@playwright/test"), baseURL: string, email?: string, role?: string) {
+async function sessionContext(
+  browser: Browser,
+  playwright: typeof import("@playwright/test"),
+  baseURL: string,
+  email?: string,
+  role?: string,
+) {
   const ctx = await browser.newContext();
   const page = await ctx.newPage();
   if (role) await signInAs(page, role);
@@ -118,9 +218,14 @@ test(`role matrix: ${CASES.length} routes and actions × ${ACTORS.length} caller
   const admin = ctx.admin;
   const tokenRes = await (await admin.post("/api/admin/tokens", { data: { name: "matrix-revoked", role: "admin" } })).json();
   await admin.delete(`/api/admin/tokens/${tokenRes.id}`);
-  ctx["revoked-token"] = await playwright.request.newContext({ baseURL, extraHTTPHeaders: { authorization: `Bearer ${tokenRes.token}`, origin: baseURL! } });
+  ctx["revoked-token"] = await playwright.request.newContext({
+    baseURL,
+    extraHTTPHeaders: { authorization: `Bearer ${tokenRes.token}`, origin: baseURL! },
+  });
   const disabledEmail = `matrix-disabled-${Date.now()}@example.com`;
-  const du = await (await admin.post("/api/admin/users", { data: { email: disabledEmail, name: "Disabled", role: "admin", password: "matrix-password-1" } })).json();
+  const du = await (
+    await admin.post("/api/admin/users", { data: { email: disabledEmail, name: "Disabled", role: "admin", password: "matrix-password-1" } })
+  ).json();
   ctx["disabled-user"] = await sessionContext(browser, pw, baseURL!, disabledEmail);
   expect((await ctx["disabled-user"].get("/api/runs")).status()).toBe(200);
   expect((await admin.patch(`/api/admin/users/${du.user.id}`, { data: { disabled: true } })).status()).toBe(200);
@@ -138,8 +243,21 @@ test(`role matrix: ${CASES.length} routes and actions × ${ACTORS.length} caller
   expect((await ctx.reviewer.post(`/api/approvals/${done}:2:call_deploy/decision`, { data: { decision: "approve" } })).status()).toBe(200);
   await expect.poll(async () => (await (await admin.get(`/api/runs/${done}`)).json()).run.state, { timeout: 15_000 }).toBe("completed");
   const tok = await (await admin.post("/api/admin/tokens", { data: { name: "matrix-target", role: "reviewer" } })).json();
-  const target = await (await admin.post("/api/admin/users", { data: { email: `matrix-target-${Date.now()}@example.com`, name: "Target", role: "submitter", password: "matrix-password-1" } })).json();
-  const targets: Targets = { own, adminRun, paused: own, cancel, done, decision: `${decisionRun}:2:call_deploy`, token: tok.id, user: target.user.id };
+  const target = await (
+    await admin.post("/api/admin/users", {
+      data: { email: `matrix-target-${Date.now()}@example.com`, name: "Target", role: "submitter", password: "matrix-password-1" },
+    })
+  ).json();
+  const targets: Targets = {
+    own,
+    adminRun,
+    paused: own,
+    cancel,
+    done,
+    decision: `${decisionRun}:2:call_deploy`,
+    token: tok.id,
+    user: target.user.id,
+  };
 
   const failures: string[] = [];
   let cells = 0;

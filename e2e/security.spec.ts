@@ -45,7 +45,9 @@ test("session cookie is httpOnly and sameSite; sign-out makes a copied cookie us
 test("five wrong passwords lock the account, even for the right password", async ({ browser }) => {
   const admin = await as(browser, "admin");
   const email = `lockme-${Date.now()}@example.com`;
-  const res = await admin.request.post("/api/admin/users", { data: { email, name: "Lock Me", role: "submitter", password: "correct-horse-battery" } });
+  const res = await admin.request.post("/api/admin/users", {
+    data: { email, name: "Lock Me", role: "submitter", password: "correct-horse-battery" },
+  });
   expect(res.status()).toBe(201);
   const page = await (await browser.newContext()).newPage();
   for (let i = 0; i < 5; i++) {
@@ -62,11 +64,17 @@ test("five wrong passwords lock the account, even for the right password", async
 test("a cross-origin request with a session cookie is refused; server actions too", async ({ browser }) => {
   const submitter = await as(browser, "submitter");
   const before = await (await submitter.request.get("/api/runs")).json();
-  const res = await submitter.request.post("/api/runs", { data: { agent: "deploy-bot", input: { service: "evil", version: "1.0.0", environment: "staging" } }, headers: { origin: "http://evil.example", "sec-fetch-site": "cross-site" } });
+  const res = await submitter.request.post("/api/runs", {
+    data: { agent: "deploy-bot", input: { service: "evil", version: "1.0.0", environment: "staging" } },
+    headers: { origin: "http://evil.example", "sec-fetch-site": "cross-site" },
+  });
   expect(res.status()).toBe(403);
   expect(await res.json()).toEqual({ error: "Cross-origin request refused" });
   // Next.js compares a server action's Origin with the host and refuses a mismatch.
-  const action = await submitter.request.post("/runs/new", { headers: { origin: "http://evil.example", "next-action": "0".repeat(42), "content-type": "text/plain;charset=UTF-8" }, data: "[]" });
+  const action = await submitter.request.post("/runs/new", {
+    headers: { origin: "http://evil.example", "next-action": "0".repeat(42), "content-type": "text/plain;charset=UTF-8" },
+    data: "[]",
+  });
   expect(action.status()).toBeGreaterThanOrEqual(400);
   const after = await (await submitter.request.get("/api/runs")).json();
   expect(after.runs.length).toBe(before.runs.length);
@@ -115,11 +123,15 @@ async function assertInert(page: Page, where: string) {
     const found: string[] = [];
     for (const el of Array.from(document.querySelectorAll("main *"))) {
       const tag = el.tagName.toLowerCase();
-      if (["script", "img", "iframe", "object", "embed", "video", "source", "math", "style", "meta", "base", "marquee", "body"].includes(tag)) found.push(tag);
+      if (
+        ["script", "img", "iframe", "object", "embed", "video", "source", "math", "style", "meta", "base", "marquee", "body"].includes(tag)
+      )
+        found.push(tag);
       if (tag === "svg" && el.getAttribute("role") !== "img") found.push("svg");
       for (const a of Array.from(el.attributes)) {
         if (a.name.startsWith("on")) found.push(`${tag}[${a.name}]`);
-        if (/^\s*javascript:/i.test(a.value) && ["href", "src", "action", "data"].includes(a.name)) found.push(`${tag}[${a.name}=javascript:]`);
+        if (/^\s*javascript:/i.test(a.value) && ["href", "src", "action", "data"].includes(a.name))
+          found.push(`${tag}[${a.name}=javascript:]`);
       }
     }
     return found;
@@ -139,7 +151,10 @@ test(`${XSS.length} XSS payloads render as text on the run page, inbox, timeline
     expect(res.status()).toBe(201);
     runs.push((await res.json()).id);
   }
-  for (const id of runs) await expect.poll(async () => (await (await reviewer.request.get(`/api/runs/${id}`)).json()).run.state, { timeout: 15_000 }).toBe("paused");
+  for (const id of runs)
+    await expect
+      .poll(async () => (await (await reviewer.request.get(`/api/runs/${id}`)).json()).run.state, { timeout: 15_000 })
+      .toBe("paused");
 
   await reviewer.goto("/approvals");
   await expect(reviewer.getByTestId(`inbox-${runs[0]}:1:call_reply`)).toContainText(XSS[0]);
@@ -176,5 +191,7 @@ test(`${XSS.length} XSS payloads render as text on the run page, inbox, timeline
     await expect(reviewer.getByRole("table", { name: "Audit events" })).toContainText(i % 2 === 0 ? chunks[i][0].slice(0, 10) : "edited");
     await assertInert(reviewer, `audit ${i}`);
   }
-  console.log(`xss: ${XSS.length} payloads × 5 views (run page before/after, inbox, timeline + diff + inspector, audit): 0 executed, 0 elements injected`);
+  console.log(
+    `xss: ${XSS.length} payloads × 5 views (run page before/after, inbox, timeline + diff + inspector, audit): 0 executed, 0 elements injected`,
+  );
 });

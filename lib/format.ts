@@ -1,5 +1,6 @@
 // Display formatting shared by server and client components.
-export const fmtTime = (v: string | number | Date | null | undefined) => (v == null ? "—" : new Date(v).toISOString().replace("T", " ").slice(0, 19) + "Z");
+export const fmtTime = (v: string | number | Date | null | undefined) =>
+  v == null ? "—" : `${new Date(v).toISOString().replace("T", " ").slice(0, 19)}Z`;
 
 export function fmtDuration(ms: number | null | undefined): string {
   if (ms == null || !Number.isFinite(ms)) return "—";

@@ -34,7 +34,8 @@ export async function runAction<T>(fn: () => Promise<T>): Promise<ActionResult<T
     return { ok: true, data: await fn() };
   } catch (err) {
     const e = asHttp(err);
-    if (e instanceof CorruptRecordError) return { ok: false, status: 409, error: `AgentCheckpointCorruptionError: ${e.message}`, key: e.key };
+    if (e instanceof CorruptRecordError)
+      return { ok: false, status: 409, error: `AgentCheckpointCorruptionError: ${e.message}`, key: e.key };
     if (e instanceof HttpError) return { ok: false, status: e.status, error: e.message, field: e.field };
     console.error(JSON.stringify({ level: "error", msg: "unhandled action error", error: String(e) }));
     return { ok: false, status: 500, error: "Internal error" };
@@ -42,7 +43,13 @@ export async function runAction<T>(fn: () => Promise<T>): Promise<ActionResult<T
 }
 
 type RouteCtx<P> = { params: Promise<P> };
-export type ApiCall<P> = { req: Request; actor: import("./auth/actor.ts").Actor | null; params: P; query: Record<string, string>; body: () => Promise<unknown> };
+export type ApiCall<P> = {
+  req: Request;
+  actor: import("./auth/actor.ts").Actor | null;
+  params: P;
+  query: Record<string, string>;
+  body: () => Promise<unknown>;
+};
 
 // One wrapper for every API route: resolves the caller (bearer token or session), parses the query
 // string, reads a JSON body only when asked (and only for a known caller), and maps errors to JSON.

@@ -1,13 +1,31 @@
 // Composition root: the runner on the configured database, with the demo model and demo agents.
 import type { Db } from "./db/client.ts";
 import { createDemoAgents } from "./agents/index.ts";
-import { type Agent, DemoModel, checkpointLatestKey, keys, type ModelAdapter, type RunEvent, Runner, type RunnerConfig } from "./runner/index.ts";
+import {
+  type Agent,
+  DemoModel,
+  checkpointLatestKey,
+  keys,
+  type ModelAdapter,
+  type RunEvent,
+  Runner,
+  type RunnerConfig,
+} from "./runner/index.ts";
 import { PrismaStore } from "./store/prisma-store.ts";
 import { providerAdapters } from "./models/ai-sdk.ts";
 import { env } from "./env.ts";
 
 // agents: more agents beside the demo ones (tests use agents whose tools count executions).
-export function createRuntime(db: Db, opts: { config?: Partial<RunnerConfig>; onEvent?: (e: RunEvent) => void; models?: Record<string, ModelAdapter>; agents?: Record<string, Agent>; demoLatencyMs?: number } = {}) {
+export function createRuntime(
+  db: Db,
+  opts: {
+    config?: Partial<RunnerConfig>;
+    onEvent?: (e: RunEvent) => void;
+    models?: Record<string, ModelAdapter>;
+    agents?: Record<string, Agent>;
+    demoLatencyMs?: number;
+  } = {},
+) {
   const demoAgents = createDemoAgents(() => db, { idempotent: env().AFK_DEMO_TOOLS_IDEMPOTENT === "1" });
   const scripts = demoAgents.scripts;
   const agents = { ...demoAgents.agents, ...opts.agents };

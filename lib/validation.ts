@@ -6,15 +6,28 @@ export function parseOr400<T extends z.ZodType>(schema: T, input: unknown): z.in
   const r = schema.safeParse(input);
   if (r.success) return r.data;
   const issue = r.error.issues[0];
-  const field = issue.path.length ? issue.path.join(".") : issue.code === "unrecognized_keys" ? String((issue as { keys?: string[] }).keys?.[0]) : "body";
+  const field = issue.path.length
+    ? issue.path.join(".")
+    : issue.code === "unrecognized_keys"
+      ? String((issue as { keys?: string[] }).keys?.[0])
+      : "body";
   throw new ValidationError(field, issue.message);
 }
 
 // A whole number in a query string: digits only (Number() would also take " 1", "0x10" or a BOM).
 export const intParam = (min: number, max: number) =>
   z
-    .union([z.number(), z.string().regex(/^\d{1,9}$/, "Must be a whole number").transform(Number)])
+    .union([
+      z.number(),
+      z
+        .string()
+        .regex(/^\d{1,9}$/, "Must be a whole number")
+        .transform(Number),
+    ])
     .pipe(z.number().int().min(min).max(max));
 
 // A date or date-time in a query string (from/to filters).
-export const dateParam = z.iso.datetime({ offset: true, local: true }).or(z.iso.date()).transform((s) => new Date(s));
+export const dateParam = z.iso
+  .datetime({ offset: true, local: true })
+  .or(z.iso.date())
+  .transform((s) => new Date(s));

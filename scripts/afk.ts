@@ -30,7 +30,11 @@ async function main() {
       const input = JSON.parse(flag("input") ?? "{}");
       const parsed = agent.inputSchema ? agent.inputSchema.parse(input) : input;
       const runId = flag("run-id");
-      const r = await rt.runner.run(agent, { userMessage: agent.toUserMessage ? agent.toUserMessage(parsed) : JSON.stringify(parsed), context: { input: parsed }, runId });
+      const r = await rt.runner.run(agent, {
+        userMessage: agent.toUserMessage ? agent.toUserMessage(parsed) : JSON.stringify(parsed),
+        context: { input: parsed },
+        runId,
+      });
       return out(r);
     }
     case "resume": {
@@ -44,7 +48,10 @@ async function main() {
     case "checkpoints": {
       const cps = await listCheckpoints(rt.store, rest[0], rest[0]);
       if (rest.includes("--json")) return out(cps);
-      for (const c of cps) console.log(`${String(c.seq).padStart(4)} step ${String(c.step).padStart(3)} ${c.phase.padEnd(20)} ${new Date(c.timestamp_ms).toISOString()}`);
+      for (const c of cps)
+        console.log(
+          `${String(c.seq).padStart(4)} step ${String(c.step).padStart(3)} ${c.phase.padEnd(20)} ${new Date(c.timestamp_ms).toISOString()}`,
+        );
       return;
     }
     case "approve":
@@ -54,7 +61,14 @@ async function main() {
       const approval = (await listApprovals(rt.store, runId, runId)).find((a) => a.tool_call_id === toolCallId);
       const tool = agent.tools.find((t) => t.name === approval?.tool_name);
       const args = flag("args");
-      return out(await decideApproval(rt.store, runId, await approvalIdOf(rt.store, runId, runId, toolCallId), tool, { by: flag("by") ?? "cli", decision: cmd, reason: flag("reason"), args: args ? JSON.parse(args) : undefined }));
+      return out(
+        await decideApproval(rt.store, runId, await approvalIdOf(rt.store, runId, runId, toolCallId), tool, {
+          by: flag("by") ?? "cli",
+          decision: cmd,
+          reason: flag("reason"),
+          args: args ? JSON.parse(args) : undefined,
+        }),
+      );
     }
     case "prune": {
       const days = Number(flag("days") ?? env().AFK_RETENTION_DAYS);

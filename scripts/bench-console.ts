@@ -33,7 +33,22 @@ async function seed(db: Db, ex: RunExecutor): Promise<{ longRun: string; midCurs
       const id = `run-${String(j).padStart(7, "0")}-${randomUUID().slice(0, 8)}`;
       const paused = j >= RUNS - PAUSED;
       if (j === Math.floor(RUNS / 2)) deepRunCursor = id;
-      rows.push({ id, threadId: id, agentName: agents[j % 4], state: paused ? "paused" : states[j % 5], step: 3, phase: paused ? "paused" : "run_terminal", input: "{}", submittedById: `bench-submitter-${j % 50}`, submittedByEmail: `sub${j % 50}@example.com`, model: "demo", totalTokens: 300, costUsd: 0.0003, createdAt: new Date(base + j * 1000), finishedAt: paused ? null : new Date(base + j * 1000 + 500) });
+      rows.push({
+        id,
+        threadId: id,
+        agentName: agents[j % 4],
+        state: paused ? "paused" : states[j % 5],
+        step: 3,
+        phase: paused ? "paused" : "run_terminal",
+        input: "{}",
+        submittedById: `bench-submitter-${j % 50}`,
+        submittedByEmail: `sub${j % 50}@example.com`,
+        model: "demo",
+        totalTokens: 300,
+        costUsd: 0.0003,
+        createdAt: new Date(base + j * 1000),
+        finishedAt: paused ? null : new Date(base + j * 1000 + 500),
+      });
     }
     await db.run.createMany({ data: rows });
     // Each paused run waits on one approval, as the runner stores it.
@@ -46,31 +61,89 @@ async function seed(db: Db, ex: RunExecutor): Promise<{ longRun: string; midCurs
         runId: r.id,
         status: "pending",
         timestampMs: BigInt(r.createdAt.getTime()),
-        value: JSON.stringify({ schema_version: 1, version: 0, id: `${r.id}:2:call_deploy`, run_id: r.id, root_run_id: r.id, thread_id: r.id, step: 2, tool_call_id: "call_deploy", tool_name: "deploy", agent_name: "deploy-bot", agent_path: "deploy-bot", args: { service: `svc-${k}`, version: "1.0.0", environment: "production" }, input_hash: "x", reason: "Production deployments need two reviewers", rule_id: "production-deploys", quorum: 2, requested_at_ms: r.createdAt.getTime(), deadline_ms: null, fallback: "deny", requested_by: r.submittedByEmail, status: "pending", decisions: [], approved_args: null, decided_at_ms: null }),
+        value: JSON.stringify({
+          schema_version: 1,
+          version: 0,
+          id: `${r.id}:2:call_deploy`,
+          run_id: r.id,
+          root_run_id: r.id,
+          thread_id: r.id,
+          step: 2,
+          tool_call_id: "call_deploy",
+          tool_name: "deploy",
+          agent_name: "deploy-bot",
+          agent_path: "deploy-bot",
+          args: { service: `svc-${k}`, version: "1.0.0", environment: "production" },
+          input_hash: "x",
+          reason: "Production deployments need two reviewers",
+          rule_id: "production-deploys",
+          quorum: 2,
+          requested_at_ms: r.createdAt.getTime(),
+          deadline_ms: null,
+          fallback: "deny",
+          requested_by: r.submittedByEmail,
+          status: "pending",
+          decisions: [],
+          approved_args: null,
+          decided_at_ms: null,
+        }),
       }));
     if (approvals.length) await db.stateEntry.createMany({ data: approvals });
   }
   // One real run, then 10,000 checkpoints in its history (what a long agent loop leaves behind).
-  const { id: longRun } = await startRun(db, ex, submitter, { agent: "deploy-bot", input: { service: "long", version: "1.0.0", environment: "staging" } });
+  const { id: longRun } = await startRun(db, ex, submitter, {
+    agent: "deploy-bot",
+    input: { service: "long", version: "1.0.0", environment: "staging" },
+  });
   await ex.idle();
   const real = await listCheckpoints(ex.rt.store, longRun, longRun);
   const snapshot = real.find((c) => c.payload.runtime_snapshot)!.payload.runtime_snapshot;
   const phases = PHASES.filter((p) => p !== "run_terminal" && p !== "paused" && p !== "resumed");
-  const extra: { threadId: string; key: string; value: string; kind: string; runId: string; step: number; phase: string; timestampMs: bigint }[] = [];
+  const extra: {
+    threadId: string;
+    key: string;
+    value: string;
+    kind: string;
+    runId: string;
+    step: number;
+    phase: string;
+    timestampMs: bigint;
+  }[] = [];
   let ts = Date.now();
   for (let i = real.length; i < CHECKPOINTS; i++) {
     const phase = phases[i % phases.length];
     const step = 10 + Math.floor(i / phases.length);
-    const rec: CheckpointRecord = { schema_version: CHECKPOINT_SCHEMA_VERSION, run_id: longRun, thread_id: longRun, step, phase, timestamp_ms: ts++, seq: i, payload: phase === "step_started" ? { state: "running", message_count: 6, runtime_snapshot: snapshot } : { note: "synthetic" } };
-    extra.push({ threadId: longRun, key: keys.checkpoint(longRun, step, i, phase), value: JSON.stringify(rec), kind: "checkpoint", runId: longRun, step, phase, timestampMs: BigInt(rec.timestamp_ms) });
+    const rec: CheckpointRecord = {
+      schema_version: CHECKPOINT_SCHEMA_VERSION,
+      run_id: longRun,
+      thread_id: longRun,
+      step,
+      phase,
+      timestamp_ms: ts++,
+      seq: i,
+      payload: phase === "step_started" ? { state: "running", message_count: 6, runtime_snapshot: snapshot } : { note: "synthetic" },
+    };
+    extra.push({
+      threadId: longRun,
+      key: keys.checkpoint(longRun, step, i, phase),
+      value: JSON.stringify(rec),
+      kind: "checkpoint",
+      runId: longRun,
+      step,
+      phase,
+      timestampMs: BigInt(rec.timestamp_ms),
+    });
     if (extra.length === 1000) await db.stateEntry.createMany({ data: extra.splice(0) });
   }
   if (extra.length) await db.stateEntry.createMany({ data: extra });
   // A cursor halfway through the long run's history.
   const page = await timelinePage(db, reviewer, longRun, { take: 500 });
   let cursor = page.nextCursor!;
-  for (let k = 0; k < Math.floor(CHECKPOINTS / 1000); k++) cursor = (await timelinePage(db, reviewer, longRun, { take: 500, cursor })).nextCursor ?? cursor;
-  console.log(`seeded ${RUNS} runs (${PAUSED} paused with an approval) and a run with ${await db.stateEntry.count({ where: { runId: longRun, kind: "checkpoint" } })} checkpoints in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  for (let k = 0; k < Math.floor(CHECKPOINTS / 1000); k++)
+    cursor = (await timelinePage(db, reviewer, longRun, { take: 500, cursor })).nextCursor ?? cursor;
+  console.log(
+    `seeded ${RUNS} runs (${PAUSED} paused with an approval) and a run with ${await db.stateEntry.count({ where: { runId: longRun, kind: "checkpoint" } })} checkpoints in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+  );
   return { longRun, midCursor: cursor, deepRunCursor };
 }
 
@@ -106,7 +179,9 @@ async function bench(provider: "sqlite" | "postgresql", pgUrl?: string) {
     console.log("page                                   p50      p95   target p95 ≤ 150");
     for (const [name, fn] of cases) {
       const r = await time(fn);
-      console.log(`${name.padEnd(36)} ${r.p50.toFixed(1).padStart(7)}  ${r.p95.toFixed(1).padStart(7)}   ${r.p95 <= 150 ? "met" : "MISSED"}`);
+      console.log(
+        `${name.padEnd(36)} ${r.p50.toFixed(1).padStart(7)}  ${r.p95.toFixed(1).padStart(7)}   ${r.p95 <= 150 ? "met" : "MISSED"}`,
+      );
     }
   } finally {
     await s.drop();

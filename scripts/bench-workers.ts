@@ -16,7 +16,19 @@ const rev = (i: number) => ({ id: `bench-rev-${i}`, email: `rev${i}@example.com`
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function workers(n: number, url: string): ChildProcess[] {
-  return Array.from({ length: n }, () => spawn(process.execPath, ["--import", "tsx", "scripts/worker.ts"], { env: { ...process.env, DATABASE_URL: url, AFK_WORKERS: "4", LOG_LEVEL: "error", AFK_SWEEP_INTERVAL_S: "0", AFK_DATA_DIR: "data/test" }, stdio: "ignore" }));
+  return Array.from({ length: n }, () =>
+    spawn(process.execPath, ["--import", "tsx", "scripts/worker.ts"], {
+      env: {
+        ...process.env,
+        DATABASE_URL: url,
+        AFK_WORKERS: "4",
+        LOG_LEVEL: "error",
+        AFK_SWEEP_INTERVAL_S: "0",
+        AFK_DATA_DIR: "data/test",
+      },
+      stdio: "ignore",
+    }),
+  );
 }
 
 async function waitFor(db: Db, where: Record<string, unknown>, count: number, timeoutMs = 300_000) {
@@ -39,7 +51,9 @@ async function throughput(base: string, n: number, runs = 200): Promise<number> 
     for (let i = 0; i < n; i++) await startRun(s.db, ex, sub, { agent: "order-status", input: { order_id: `ORD-${1000 + i}` } });
     await waitFor(s.db, { state: "completed" }, n);
     const t0 = performance.now();
-    await Promise.all(Array.from({ length: runs }, (_, i) => startRun(s.db, ex, sub, { agent: "order-status", input: { order_id: `ORD-${2000 + i}` } })));
+    await Promise.all(
+      Array.from({ length: runs }, (_, i) => startRun(s.db, ex, sub, { agent: "order-status", input: { order_id: `ORD-${2000 + i}` } })),
+    );
     await waitFor(s.db, { state: "completed" }, runs + n);
     const secs = (performance.now() - t0) / 1000;
     await q.stop(1000);
@@ -62,12 +76,18 @@ async function latency(base: string, mode: "in-process" | "remote-worker", sampl
   try {
     const ms: number[] = [];
     for (let i = 0; i < samples + 3; i++) {
-      const { id } = await startRun(s.db, ex, sub, { agent: "deploy-bot", input: { service: `svc-${i}`, version: "1.0.0", environment: "staging" } });
+      const { id } = await startRun(s.db, ex, sub, {
+        agent: "deploy-bot",
+        input: { service: `svc-${i}`, version: "1.0.0", environment: "staging" },
+      });
       await waitFor(s.db, { id, state: "paused" }, 1);
       const t0 = performance.now();
       await decide(s.db, ex, rev(i), `${id}:2:call_deploy`, { decision: "approve" });
       for (;;) {
-        const row = await s.db.stateEntry.findFirst({ where: { threadId: id, runId: id, kind: "checkpoint", phase: "resumed" }, select: { key: true } });
+        const row = await s.db.stateEntry.findFirst({
+          where: { threadId: id, runId: id, kind: "checkpoint", phase: "resumed" },
+          select: { key: true },
+        });
         if (row) break;
         await sleep(2);
       }
@@ -87,14 +107,16 @@ async function latency(base: string, mode: "in-process" | "remote-worker", sampl
 
 export async function benchWorkers(base: string, only?: "latency") {
   if (only !== "latency") {
-  console.log("\nworkers on PostgreSQL (order-status, no approvals, demo model; 200 runs queued at once)");
-  console.log("worker processes  runs/s");
-  for (const n of [1, 2, 4]) console.log(`${String(n).padStart(16)}  ${(await throughput(base, n)).toFixed(1).padStart(6)}`);
+    console.log("\nworkers on PostgreSQL (order-status, no approvals, demo model; 200 runs queued at once)");
+    console.log("worker processes  runs/s");
+    for (const n of [1, 2, 4]) console.log(`${String(n).padStart(16)}  ${(await throughput(base, n)).toFixed(1).padStart(6)}`);
   }
   console.log("\napprove → next checkpoint (deploy-bot resumes itself), 30 samples, ms");
   for (const mode of ["in-process", "remote-worker"] as const) {
     const r = await latency(base, mode);
-    console.log(`${mode === "in-process" ? "decided on an instance that works the queue" : "decided on a web-only instance, 1 worker   "}  p50 ${r.p50.toFixed(1).padStart(6)}  p95 ${r.p95.toFixed(1).padStart(6)}${mode === "in-process" ? `   (target p95 ≤ 100: ${r.p95 <= 100 ? "met" : "MISSED"})` : ""}`);
+    console.log(
+      `${mode === "in-process" ? "decided on an instance that works the queue" : "decided on a web-only instance, 1 worker   "}  p50 ${r.p50.toFixed(1).padStart(6)}  p95 ${r.p95.toFixed(1).padStart(6)}${mode === "in-process" ? `   (target p95 ≤ 100: ${r.p95 <= 100 ? "met" : "MISSED"})` : ""}`,
+    );
   }
 }
 

@@ -6,18 +6,46 @@ import type { Db } from "../lib/db/client.ts";
 import { scratchDatabase } from "../lib/db/scratch.ts";
 import { benchWorkers } from "./bench-workers.ts";
 import { PrismaStore } from "../lib/store/prisma-store.ts";
-import { type Agent, DemoModel, FailpointError, InMemoryStore, type MemoryStore, Runner, defineTool, listCheckpoints, loadLatestCheckpoint, loadSnapshot } from "../lib/runner/index.ts";
+import {
+  type Agent,
+  DemoModel,
+  FailpointError,
+  InMemoryStore,
+  type MemoryStore,
+  Runner,
+  defineTool,
+  listCheckpoints,
+  loadLatestCheckpoint,
+  loadSnapshot,
+} from "../lib/runner/index.ts";
 
 class NullStore implements MemoryStore {
-  async getState() { return undefined; }
+  async getState() {
+    return undefined;
+  }
   async putState() {}
   async putStates() {}
-  async listState() { return []; }
+  async listState() {
+    return [];
+  }
   async deleteState() {}
 }
 
-const tick = defineTool({ name: "tick", description: "count", schema: z.object({ n: z.number().int() }), async execute({ n }) { return { n, ok: true }; } });
-const benchAgent = (steps: number): Agent => ({ name: "bench", model: "demo:bench", instructions: "Count.", tools: [tick], failSafe: { maxSteps: steps + 5, maxLlmCalls: steps + 5, maxToolCalls: steps + 5 } });
+const tick = defineTool({
+  name: "tick",
+  description: "count",
+  schema: z.object({ n: z.number().int() }),
+  async execute({ n }) {
+    return { n, ok: true };
+  },
+});
+const benchAgent = (steps: number): Agent => ({
+  name: "bench",
+  model: "demo:bench",
+  instructions: "Count.",
+  tools: [tick],
+  failSafe: { maxSteps: steps + 5, maxLlmCalls: steps + 5, maxToolCalls: steps + 5 },
+});
 const model = (steps: number) =>
   new DemoModel({
     bench: (messages) => {
@@ -26,8 +54,15 @@ const model = (steps: number) =>
     },
   });
 
-
-type Row = { store: string; steps: number; msPerStep: number; bytes: number | null; resumeMs: number | null; historyMs: number | null; checkpoints: number | null };
+type Row = {
+  store: string;
+  steps: number;
+  msPerStep: number;
+  bytes: number | null;
+  resumeMs: number | null;
+  historyMs: number | null;
+  checkpoints: number | null;
+};
 
 async function measure(label: string, store: MemoryStore, steps: number, bytesOf: (runId: string) => Promise<number | null>): Promise<Row> {
   const runId = `bench-${label}-${steps}-${Date.now()}`;
@@ -43,13 +78,16 @@ async function measure(label: string, store: MemoryStore, steps: number, bytesOf
     if (r.state !== "completed") throw new Error(`bench run ${r.state}: ${r.error}`);
   }
   const elapsed = times.sort((a, b) => a - b)[1];
-  if (store instanceof NullStore) return { store: label, steps, msPerStep: elapsed / steps, bytes: null, resumeMs: null, historyMs: null, checkpoints: null };
+  if (store instanceof NullStore)
+    return { store: label, steps, msPerStep: elapsed / steps, bytes: null, resumeMs: null, historyMs: null, checkpoints: null };
 
   // Resume cost: a run crashed at its last step, loaded back (latest checkpoint + snapshot + logs) and finished.
   const crashId = `${runId}-crash`;
   await new Runner(store, { demo: model(steps) }, { failpoint: { phase: "step_started", step: steps, action: "throw" } })
     .run(benchAgent(steps), { userMessage: "go", runId: crashId })
-    .catch((e) => { if (!(e instanceof FailpointError)) throw e; });
+    .catch((e) => {
+      if (!(e instanceof FailpointError)) throw e;
+    });
   const t1 = performance.now();
   await loadLatestCheckpoint(store, crashId, crashId);
   await loadSnapshot(store, crashId, crashId);
@@ -74,7 +112,11 @@ async function main() {
   for (const n of sizes) rows.push(await measure("none", new NullStore(), n, async () => null));
   for (const n of sizes) {
     const mem = new InMemoryStore();
-    rows.push(await measure("memory", mem, n, async (id) => (await mem.listState(id, "")).reduce((s, e) => s + e.key.length + JSON.stringify(e.value).length, 0)));
+    rows.push(
+      await measure("memory", mem, n, async (id) =>
+        (await mem.listState(id, "")).reduce((s, e) => s + e.key.length + JSON.stringify(e.value).length, 0),
+      ),
+    );
   }
   const sq = await scratchDatabase("sqlite", undefined, "afk_bench");
   for (const n of sizes) rows.push(await measure("sqlite", new PrismaStore(sq.db), n, dbBytes(sq.db)));
@@ -89,10 +131,14 @@ async function main() {
   const fmt = (v: number | null, d = 2) => (v === null ? "-" : v.toFixed(d));
   console.log("\nstore       steps  ms/step   bytes stored   checkpoints  resume ms  history ms");
   for (const r of rows) {
-    console.log(`${r.store.padEnd(11)} ${String(r.steps).padStart(5)}  ${fmt(r.msPerStep, 3).padStart(7)}   ${(r.bytes === null ? "-" : `${(r.bytes / 1024).toFixed(1)} KB`).padStart(12)}   ${String(r.checkpoints ?? "-").padStart(10)}  ${fmt(r.resumeMs).padStart(9)}  ${fmt(r.historyMs).padStart(10)}`);
+    console.log(
+      `${r.store.padEnd(11)} ${String(r.steps).padStart(5)}  ${fmt(r.msPerStep, 3).padStart(7)}   ${(r.bytes === null ? "-" : `${(r.bytes / 1024).toFixed(1)} KB`).padStart(12)}   ${String(r.checkpoints ?? "-").padStart(10)}  ${fmt(r.resumeMs).padStart(9)}  ${fmt(r.historyMs).padStart(10)}`,
+    );
   }
   const s200 = rows.find((r) => r.store === "sqlite" && r.steps === 200)!;
-  console.log(`\ntargets at 200 steps on SQLite: per-step ${s200.msPerStep.toFixed(3)} ms (≤ 2), stored ${(s200.bytes! / 1048576).toFixed(2)} MB (≤ 1.5), history ${s200.historyMs!.toFixed(1)} ms (≤ 100)`);
+  console.log(
+    `\ntargets at 200 steps on SQLite: per-step ${s200.msPerStep.toFixed(3)} ms (≤ 2), stored ${(s200.bytes! / 1048576).toFixed(2)} MB (≤ 1.5), history ${s200.historyMs!.toFixed(1)} ms (≤ 100)`,
+  );
   if (pgUrl) await benchWorkers(pgUrl);
 }
 

@@ -34,7 +34,19 @@ const admin = { id: "chaos-admin", email: "chaos@example.com", name: "Chaos", ro
 const subToken = (await createToken(s.db, admin, { name: "chaos-submitter", role: "submitter" })).token;
 const revToken = (await createToken(s.db, admin, { name: "chaos-reviewer", role: "reviewer" })).token;
 
-const env = { ...process.env, DATABASE_URL: s.url, AFK_DATA_DIR: "data/chaos", NEXTAUTH_SECRET: "chaos-secret-0123456789abcdef", AFK_SWEEP_INTERVAL_S: "2", AFK_LEASE_S: "4", AFK_WORKERS: "4", LOG_LEVEL: "warn", NODE_ENV: "production", AFK_DEMO_LATENCY_MS: process.env.AFK_DEMO_LATENCY_MS ?? "500", ...(SQLITE ? { AFK_SQLITE_SYNCHRONOUS: "FULL" } : {}) } as NodeJS.ProcessEnv;
+const env = {
+  ...process.env,
+  DATABASE_URL: s.url,
+  AFK_DATA_DIR: "data/chaos",
+  NEXTAUTH_SECRET: "chaos-secret-0123456789abcdef",
+  AFK_SWEEP_INTERVAL_S: "2",
+  AFK_LEASE_S: "4",
+  AFK_WORKERS: "4",
+  LOG_LEVEL: "warn",
+  NODE_ENV: "production",
+  AFK_DEMO_LATENCY_MS: process.env.AFK_DEMO_LATENCY_MS ?? "500",
+  ...(SQLITE ? { AFK_SQLITE_SYNCHRONOUS: "FULL" } : {}),
+} as NodeJS.ProcessEnv;
 type Proc = { name: string; cmd: string[]; port?: number; child?: ChildProcess; up: boolean; stopped?: boolean };
 const LEASE_MS = Number(env.AFK_LEASE_S) * 1000;
 let reexecutions = 0;
@@ -49,12 +61,16 @@ const label = SQLITE ? "chaos (SQLite)" : "chaos";
 const errors: string[] = [];
 
 function launch(p: Proc) {
-  const child: ChildProcess = spawn(p.cmd[0], p.cmd.slice(1), { env: { ...env, NEXTAUTH_URL: `http://localhost:${p.port ?? 3211}` }, stdio: ["ignore", "ignore", "pipe"] });
+  const child: ChildProcess = spawn(p.cmd[0], p.cmd.slice(1), {
+    env: { ...env, NEXTAUTH_URL: `http://localhost:${p.port ?? 3211}` },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   child.stderr?.on("data", (d: Buffer) => {
     const line = d.toString();
     if (process.env.CHAOS_LOG) process.stderr.write(`[${p.name}] ${line}`);
     reexecutions += (line.match(/tool re-executed/g) ?? []).length;
-    if (/"level":"error"/.test(line) && !/lease lost|lease not renewable|ECONNREFUSED|terminat|Connection terminated|57P01/.test(line)) errors.push(`${p.name}: ${line.slice(0, 300)}`);
+    if (/"level":"error"/.test(line) && !/lease lost|lease not renewable|ECONNREFUSED|terminat|Connection terminated|57P01/.test(line))
+      errors.push(`${p.name}: ${line.slice(0, 300)}`);
   });
   p.child = child;
   p.up = true;
@@ -64,12 +80,23 @@ function launch(p: Proc) {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const apps = () => procs.filter((p) => p.port && p.up && !p.stopped);
 
-async function call(method: string, path: string, token: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: Record<string, unknown> } | null> {
+async function call(
+  method: string,
+  path: string,
+  token: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: Record<string, unknown> } | null> {
   const live = apps();
   if (!live.length) return null;
   const p = live[Math.floor(Math.random() * live.length)];
   try {
-    const res = await fetch(`http://127.0.0.1:${p.port}${path}`, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...headers }, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(15_000) });
+    const res = await fetch(`http://127.0.0.1:${p.port}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(15_000),
+    });
     return { status: res.status, json: (await res.json().catch(() => ({}))) as Record<string, unknown> };
   } catch {
     return null; // instance killed mid-request; the caller tries again
@@ -88,7 +115,6 @@ for (const p of procs.filter((x) => x.port)) {
 const t0 = Date.now();
 let kills = 0;
 let stalls = 0;
-let created = 0;
 let decisions = 0;
 let resumes = 0;
 let done = false;
@@ -98,9 +124,14 @@ let done = false;
 let replays = 0;
 const creator = (async () => {
   for (let i = 0; i < RUNS && !done; ) {
-    const r = await call("POST", "/api/runs", subToken, { agent: "refund-desk", input: { order_id: `ORD-${10000 + i}`, amount_cents: 9000, reason: "Chaos test" } }, { "idempotency-key": `chaos-${i}` });
+    const r = await call(
+      "POST",
+      "/api/runs",
+      subToken,
+      { agent: "refund-desk", input: { order_id: `ORD-${10000 + i}`, amount_cents: 9000, reason: "Chaos test" } },
+      { "idempotency-key": `chaos-${i}` },
+    );
     if (r?.status === 201) {
-      created++;
       if (r.json.replayed) replays++;
       i++;
     } else await sleep(100);
@@ -165,20 +196,36 @@ await Promise.all([creator, decider, killer]);
 // 50 concurrent approvals of one approval, spread over both instances: exactly one 2xx, one resume.
 for (const p of procs) if (p.stopped) p.child?.kill("SIGCONT");
 for (const p of procs) if (!p.up) launch(p);
-for (const p of procs.filter((x) => x.port)) for (let i = 0; i < 120 && !(await fetch(`http://127.0.0.1:${p.port}/api/health`).catch(() => null))?.ok; i++) await sleep(500);
+for (const p of procs.filter((x) => x.port))
+  for (let i = 0; i < 120 && !(await fetch(`http://127.0.0.1:${p.port}/api/health`).catch(() => null))?.ok; i++) await sleep(500);
 const ports = procs.filter((p) => p.port).map((p) => p.port!);
-const race = await fetch("http://127.0.0.1:3211/api/runs", { method: "POST", headers: { authorization: `Bearer ${subToken}`, "content-type": "application/json" }, body: JSON.stringify({ agent: "deploy-bot", input: { service: "race", version: "1.0.0", environment: "staging" } }) }).then((r) => r.json() as Promise<{ id: string }>);
+const race = await fetch("http://127.0.0.1:3211/api/runs", {
+  method: "POST",
+  headers: { authorization: `Bearer ${subToken}`, "content-type": "application/json" },
+  body: JSON.stringify({ agent: "deploy-bot", input: { service: "race", version: "1.0.0", environment: "staging" } }),
+}).then((r) => r.json() as Promise<{ id: string }>);
 for (let i = 0; i < 100 && (await s.db.run.findUnique({ where: { id: race.id } }))?.state !== "paused"; i++) await sleep(100);
-const raceTokens = await Promise.all(Array.from({ length: 50 }, (_, i) => createToken(s.db, admin, { name: `racer-${i}`, role: "reviewer" })));
+const raceTokens = await Promise.all(
+  Array.from({ length: 50 }, (_, i) => createToken(s.db, admin, { name: `racer-${i}`, role: "reviewer" })),
+);
 const statuses = await Promise.all(
   raceTokens.map((t, i) =>
-    fetch(`http://127.0.0.1:${ports[i % ports.length]}/api/approvals/${race.id}:2:call_deploy/decision`, { method: "POST", headers: { authorization: `Bearer ${t.token}`, "content-type": "application/json" }, body: JSON.stringify({ decision: "approve" }) }).then((r) => r.status, () => 0),
+    fetch(`http://127.0.0.1:${ports[i % ports.length]}/api/approvals/${race.id}:2:call_deploy/decision`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${t.token}`, "content-type": "application/json" },
+      body: JSON.stringify({ decision: "approve" }),
+    }).then(
+      (r) => r.status,
+      () => 0,
+    ),
   ),
 );
 for (let i = 0; i < 100 && (await s.db.run.findUnique({ where: { id: race.id } }))?.state !== "completed"; i++) await sleep(100);
 const raceResumes = (await listCheckpoints(new PrismaStore(s.db), race.id, race.id)).filter((c) => c.phase === "resumed").length;
 const raceOk = statuses.filter((x) => x >= 200 && x < 300).length;
-console.log(`${label}: 50 concurrent approvals over ${ports.length} instance(s): ${raceOk} × 2xx, ${statuses.filter((x) => x === 409).length} × 409, ${raceResumes} resume(s), deployments ${await s.db.deployment.count({ where: { runId: race.id } })}`);
+console.log(
+  `${label}: 50 concurrent approvals over ${ports.length} instance(s): ${raceOk} × 2xx, ${statuses.filter((x) => x === 409).length} × 409, ${raceResumes} resume(s), deployments ${await s.db.deployment.count({ where: { runId: race.id } })}`,
+);
 for (const p of procs) p.child?.kill("SIGTERM");
 await sleep(1500);
 for (const p of procs) if (p.up) p.child?.kill("SIGKILL");
@@ -195,7 +242,10 @@ const store = new PrismaStore(s.db);
 const problems: string[] = [];
 // Every decision has exactly one audit entry (they commit together).
 const audited = new Map<string, number>();
-for (const e of await s.db.auditEvent.findMany({ where: { action: { in: ["approval.approve", "approval.edit_approve", "approval.reject"] } }, select: { data: true } })) {
+for (const e of await s.db.auditEvent.findMany({
+  where: { action: { in: ["approval.approve", "approval.edit_approve", "approval.reject"] } },
+  select: { data: true },
+})) {
   const id = String((JSON.parse(e.data) as { approval_id?: string }).approval_id);
   audited.set(id, (audited.get(id) ?? 0) + 1);
 }
@@ -210,14 +260,17 @@ for (const r of runs) {
   const cps = (await listCheckpoints(store, r.id, r.id)).sort((a, b) => a.seq - b.seq);
   const seqs = cps.map((c) => c.seq);
   if (new Set(seqs).size !== seqs.length) problems.push(`run ${r.id}: a seq was written twice (two executors at once)`);
-  for (let i = 1; i < cps.length; i++) if (cps[i].timestamp_ms < cps[i - 1].timestamp_ms - 5) problems.push(`run ${r.id}: seq ${cps[i].seq} is older than seq ${cps[i - 1].seq}`);
+  for (let i = 1; i < cps.length; i++)
+    if (cps[i].timestamp_ms < cps[i - 1].timestamp_ms - 5)
+      problems.push(`run ${r.id}: seq ${cps[i].seq} is older than seq ${cps[i - 1].seq}`);
   // Each execution segment starts from the newest durable record: nobody resumed from a stale point
   // while another executor was still writing.
   for (const c of cps.filter((x) => x.payload.resumed === true)) {
     segments++;
     if (c.phase === "run_started") takeovers++;
     const prev = cps.filter((x) => x.seq < c.seq).at(-1);
-    if (prev && c.payload.from_seq !== prev.seq) problems.push(`run ${r.id}: segment at seq ${c.seq} resumed from ${String(c.payload.from_seq)}, newest was ${prev.seq}`);
+    if (prev && c.payload.from_seq !== prev.seq)
+      problems.push(`run ${r.id}: segment at seq ${c.seq} resumed from ${String(c.payload.from_seq)}, newest was ${prev.seq}`);
   }
   const postLlm = cps.filter((c) => c.phase === "post_llm").map((c) => c.step);
   if (new Set(postLlm).size !== postLlm.length) problems.push(`run ${r.id}: a step called the model twice`);
@@ -234,20 +287,30 @@ for (const r of runs) {
   const latest = await loadLatestCheckpoint(store, r.id, r.id);
   if (latest.phase !== "run_terminal" || latest.payload.state !== "completed" || latest.seq !== cps.at(-1)?.seq) {
     overwritten++;
-    problems.push(`run ${r.id}: latest is ${latest.phase}/${String(latest.payload.state)} at seq ${latest.seq}, newest record is seq ${cps.at(-1)?.seq}`);
+    problems.push(
+      `run ${r.id}: latest is ${latest.phase}/${String(latest.payload.state)} at seq ${latest.seq}, newest record is seq ${cps.at(-1)?.seq}`,
+    );
   }
 }
 const duplicates = [...refundCount.values(), ...outboxCount.values()].reduce((n, c) => n + Math.max(0, c - 1), 0);
-console.log(`${label}: ${runs.length} runs in ${((Date.now() - t0) / 1000).toFixed(0)} s; states ${JSON.stringify(byState)}; ${kills} SIGKILLs, ${stalls} stalls past the lease (SIGSTOP/SIGCONT); ${decisions} decisions, ${resumes} resumes via REST; ${replays} starts answered by their Idempotency-Key after a lost answer`);
-console.log(`${label}: decisions without their audit entry ${unaudited};`, `refunds ${[...refundCount.values()].reduce((a, b) => a + b, 0)}, outbox ${[...outboxCount.values()].reduce((a, b) => a + b, 0)}; duplicate effects ${duplicates}; overwritten records ${overwritten}; ${segments} resumed segments of which ${takeovers} after a crash or stall; ${reexecutions} tool re-executions absorbed by idempotency keys`);
+console.log(
+  `${label}: ${runs.length} runs in ${((Date.now() - t0) / 1000).toFixed(0)} s; states ${JSON.stringify(byState)}; ${kills} SIGKILLs, ${stalls} stalls past the lease (SIGSTOP/SIGCONT); ${decisions} decisions, ${resumes} resumes via REST; ${replays} starts answered by their Idempotency-Key after a lost answer`,
+);
+console.log(
+  `${label}: decisions without their audit entry ${unaudited};`,
+  `refunds ${[...refundCount.values()].reduce((a, b) => a + b, 0)}, outbox ${[...outboxCount.values()].reduce((a, b) => a + b, 0)}; duplicate effects ${duplicates}; overwritten records ${overwritten}; ${segments} resumed segments of which ${takeovers} after a crash or stall; ${reexecutions} tool re-executions absorbed by idempotency keys`,
+);
 if (errors.length) console.log(`${label}: ${errors.length} unexpected error log lines, first: ${errors[0]}`);
 if (problems.length && process.env.CHAOS_KEEP) console.log(`${label}: database kept at ${s.url}`);
 else await s.drop();
-if (raceOk !== 1 || raceResumes !== 1 || statuses.filter((x) => x === 409).length !== 49) problems.push(`concurrent approvals: ${raceOk} succeeded, ${raceResumes} resumes`);
+if (raceOk !== 1 || raceResumes !== 1 || statuses.filter((x) => x === 409).length !== 49)
+  problems.push(`concurrent approvals: ${raceOk} succeeded, ${raceResumes} resumes`);
 if (runs.length !== RUNS) problems.push(`${runs.length} runs exist for ${RUNS} starts (a retried start must not create a second run)`);
 if (problems.length) {
   console.error(`${label}: FAILED (${problems.length} problems)\n- ${problems.slice(0, 20).join("\n- ")}`);
   process.exit(1);
 }
-console.log(`${label}: ok — every run completed, every effect exactly once, no run executed twice at once, nothing written after a takeover, every decision audited`);
+console.log(
+  `${label}: ok — every run completed, every effect exactly once, no run executed twice at once, nothing written after a takeover, every decision audited`,
+);
 process.exit(0);

@@ -29,8 +29,7 @@ export function diffModels(a, b) {
   const problems = [];
   for (const name of new Set([...Object.keys(a), ...Object.keys(b)])) {
     if (!a[name] || !b[name]) problems.push(`model ${name} exists in only one schema`);
-    else if (a[name].join("|") !== b[name].join("|"))
-      problems.push(`model ${name} differs: sqlite [${a[name]}] vs postgres [${b[name]}]`);
+    else if (a[name].join("|") !== b[name].join("|")) problems.push(`model ${name} differs: sqlite [${a[name]}] vs postgres [${b[name]}]`);
   }
   return problems;
 }
@@ -38,7 +37,17 @@ export function diffModels(a, b) {
 function migrationsMatch(provider, config, url) {
   const r = spawnSync(
     path.join(root, "node_modules", ".bin", "prisma"),
-    ["migrate", "diff", "--from-migrations", `prisma/${provider}/migrations`, "--to-schema-datamodel", `prisma/${provider}`, "--exit-code", "--config", config],
+    [
+      "migrate",
+      "diff",
+      "--from-migrations",
+      `prisma/${provider}/migrations`,
+      "--to-schema-datamodel",
+      `prisma/${provider}`,
+      "--exit-code",
+      "--config",
+      config,
+    ],
     { cwd: root, encoding: "utf8", env: { ...process.env, DATABASE_URL: url } },
   );
   if (r.status === 0) return null;
@@ -57,10 +66,12 @@ function main() {
   } else console.log("schema-check: no PostgreSQL server given; PostgreSQL migrations not diffed");
 
   if (problems.length) {
-    console.error("schema-check failed:\n- " + problems.join("\n- "));
+    console.error(`schema-check failed:\n- ${problems.join("\n- ")}`);
     process.exit(1);
   }
-  console.log(`schema-check: ${Object.keys(modelsOf(path.join(root, "prisma/sqlite"))).length} models identical; migrations match${pgUrl ? " (sqlite, postgres)" : " (sqlite)"}`);
+  console.log(
+    `schema-check: ${Object.keys(modelsOf(path.join(root, "prisma/sqlite"))).length} models identical; migrations match${pgUrl ? " (sqlite, postgres)" : " (sqlite)"}`,
+  );
 }
 
 if (process.argv[1] === new URL(import.meta.url).pathname) main();

@@ -15,14 +15,19 @@ let ownCluster = null;
 const pgBin = () => {
   const dir = "/usr/lib/postgresql";
   if (!existsSync(dir)) return null;
-  const v = readdirSync(dir).sort((a, b) => Number(b) - Number(a)).find((x) => existsSync(path.join(dir, x, "bin", "initdb")));
+  const v = readdirSync(dir)
+    .sort((a, b) => Number(b) - Number(a))
+    .find((x) => existsSync(path.join(dir, x, "bin", "initdb")));
   return v ? path.join(dir, v, "bin") : null;
 };
 if (!process.env.TEST_POSTGRES_URL && process.env.AFK_TEST_NO_POSTGRES !== "1" && pgBin()) {
   const dir = mkdtempSync(path.join(os.tmpdir(), "afk-test-pg."));
   const port = String(56000 + Math.floor(Math.random() * 2000));
   try {
-    const url = execFileSync("bash", [path.join(root, ".ci/pg-start.sh")], { env: { ...process.env, PGDIR: dir, PGPORT: port, PGDIR_FILE: path.join(dir, ".dir") }, encoding: "utf8" }).trim();
+    const url = execFileSync("bash", [path.join(root, ".ci/pg-start.sh")], {
+      env: { ...process.env, PGDIR: dir, PGPORT: port, PGDIR_FILE: path.join(dir, ".dir") },
+      encoding: "utf8",
+    }).trim();
     process.env.TEST_POSTGRES_URL = url;
     ownCluster = dir;
     console.log(`test: started a throwaway PostgreSQL at ${url}`);
@@ -31,13 +36,18 @@ if (!process.env.TEST_POSTGRES_URL && process.env.AFK_TEST_NO_POSTGRES !== "1" &
   }
 }
 const stopCluster = () => {
-  if (ownCluster) execFileSync("bash", [path.join(root, ".ci/pg-stop.sh")], { env: { ...process.env, PGDIR: ownCluster }, stdio: "ignore" });
+  if (ownCluster)
+    execFileSync("bash", [path.join(root, ".ci/pg-stop.sh")], { env: { ...process.env, PGDIR: ownCluster }, stdio: "ignore" });
   ownCluster = null;
 };
 process.on("exit", stopCluster);
-const postgres = process.env.TEST_POSTGRES_URL ? "PostgreSQL suite: run" : "PostgreSQL suite: skipped (no PostgreSQL binaries and no TEST_POSTGRES_URL)";
+const postgres = process.env.TEST_POSTGRES_URL
+  ? "PostgreSQL suite: run"
+  : "PostgreSQL suite: skipped (no PostgreSQL binaries and no TEST_POSTGRES_URL)";
 const bin = (n) => path.join(root, "node_modules", ".bin", n);
 const steps = [
+  // Formatting and lint rules (biome.jsonc); fails on any diagnostic, prints nothing on a clean tree.
+  ["format + lint (biome)", bin("biome"), ["ci", "--error-on-warnings", "."], /Checked \d+ files|Found \d+ (errors?|warnings?)/],
   ["type check", bin("tsc"), ["--noEmit"], /error TS/],
   ["unit + integration (vitest)", bin("vitest"), ["run"], /Tests\s+.*(passed|failed)/],
   ["production build", bin("next"), ["build"], /Compiled successfully|Failed/],
@@ -55,17 +65,28 @@ for (const [name, cmd, args, summaryRe] of steps) {
   let out = "";
   const code = await new Promise((resolve) => {
     const p = spawn(cmd, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, FORCE_COLOR: "0" } });
-    p.stdout.on("data", (d) => { process.stdout.write(d); out += d; });
-    p.stderr.on("data", (d) => { process.stderr.write(d); out += d; });
+    p.stdout.on("data", (d) => {
+      process.stdout.write(d);
+      out += d;
+    });
+    p.stderr.on("data", (d) => {
+      process.stderr.write(d);
+      out += d;
+    });
     p.on("close", resolve);
   });
   const secs = ((Date.now() - started) / 1000).toFixed(1);
-  const lines = out.split("\n").map((l) => l.replace(/\x1b\[[0-9;]*m/g, "").trim()).filter((l) => summaryRe.test(l));
+  const lines = out
+    .split("\n")
+    .map((l) => l.replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g"), "").trim())
+    .filter((l) => summaryRe.test(l));
   if (name === "type check") lines.splice(0, lines.length, `${lines.length} type errors`);
   const skipped = code === 0 && lines.some((l) => /skipped/.test(l) && !/\d+ passed/.test(l));
-  summaries.push(`${name}: ${code !== 0 ? `FAILED (exit ${code})` : skipped ? "skipped" : "ok"} in ${secs}s${lines.length ? ` — ${lines.join("; ")}` : ""}`);
+  summaries.push(
+    `${name}: ${code !== 0 ? `FAILED (exit ${code})` : skipped ? "skipped" : "ok"} in ${secs}s${lines.length ? ` — ${lines.join("; ")}` : ""}`,
+  );
   if (code !== 0) break;
 }
-console.log("\n=== summary ===\n" + summaries.join("\n") + "\n" + postgres);
+console.log(`\n=== summary ===\n${summaries.join("\n")}\n${postgres}`);
 stopCluster();
 process.exit(summaries.every((s) => / ok | skipped /.test(s)) && summaries.length === steps.length ? 0 : 1);

@@ -12,7 +12,19 @@ import { freshDatabase, providers, type TestDb } from "./databases";
 import { HttpError } from "@/lib/auth/errors";
 import type { Actor } from "@/lib/auth/actor";
 import { RunExecutor } from "@/lib/runs/executor";
-import { cancelRun, decide, diffCheckpoints, forkRun, getRunView, listInbox, listRuns, resumeRun, retryRun, startRun, timelinePage } from "@/lib/runs/service";
+import {
+  cancelRun,
+  decide,
+  diffCheckpoints,
+  forkRun,
+  getRunView,
+  listInbox,
+  listRuns,
+  resumeRun,
+  retryRun,
+  startRun,
+  timelinePage,
+} from "@/lib/runs/service";
 import { sweep } from "@/lib/runs/sweep";
 import { errorResponse } from "@/lib/http";
 import { pruneCheckpoints } from "@/lib/runs/retention";
@@ -61,7 +73,10 @@ describe.each(providers)("console under one corrupt record (%s)", (provider) => 
     t = await freshDatabase(provider);
     ex = new RunExecutor(t.db);
     for (let i = 0; i < cases + 2; i++) {
-      const { id } = await startRun(t.db, ex, sub, { agent: "refund-desk", input: { order_id: `ORD-${1000 + i}`, amount_cents: 9000, reason: "damaged" } });
+      const { id } = await startRun(t.db, ex, sub, {
+        agent: "refund-desk",
+        input: { order_id: `ORD-${1000 + i}`, amount_cents: 9000, reason: "damaged" },
+      });
       (i < 2 ? bystanders : pool).push(id);
     }
     await ex.idle();
@@ -69,7 +84,9 @@ describe.each(providers)("console under one corrupt record (%s)", (provider) => 
   afterAll(async () => {
     await ex?.idle();
     await t?.drop();
-    console.log(`console corruption: ${report.cases} cases (${provider}): ${report.detected} reported as AgentCheckpointCorruptionError with the key, ${report.benign} still readable; by kind ${JSON.stringify(report.byKind)}`);
+    console.log(
+      `console corruption: ${report.cases} cases (${provider}): ${report.detected} reported as AgentCheckpointCorruptionError with the key, ${report.benign} still readable; by kind ${JSON.stringify(report.byKind)}`,
+    );
   });
 
   it("no 5xx, the key is named, other runs untouched, nothing executed", async () => {
@@ -82,7 +99,10 @@ describe.each(providers)("console under one corrupt record (%s)", (provider) => 
         const rows = await t.db.stateEntry.findMany({ where: { threadId: victim, kind }, orderBy: { key: "asc" } });
         expect(rows.length).toBeGreaterThan(0);
         const row = rows[pick % rows.length];
-        await t.db.stateEntry.update({ where: { threadId_key: { threadId: victim, key: row.key } }, data: { value: mutate(row.value, mutation, pick) } });
+        await t.db.stateEntry.update({
+          where: { threadId_key: { threadId: victim, key: row.key } },
+          data: { value: mutate(row.value, mutation, pick) },
+        });
         const refundsBefore = await t.db.refund.count();
 
         const named = (key: string | null | undefined) => !!key && (key === row.key || row.key.startsWith(key));

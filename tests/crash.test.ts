@@ -19,7 +19,13 @@ function afk(url: string, args: string[], failpoint?: string) {
     // are executions, and exactly-once must come from the runner's effect journal alone.
     env: { ...process.env, DATABASE_URL: url, AFK_FAILPOINT: failpoint ?? "", AFK_DEMO_TOOLS_IDEMPOTENT: "0" },
   });
-  return { killed: r.signal === "SIGKILL" || r.status === 137, status: r.status, out: r.stdout, err: r.stderr, result: r.status === 0 ? JSON.parse(r.stdout) : null };
+  return {
+    killed: r.signal === "SIGKILL" || r.status === 137,
+    status: r.status,
+    out: r.stdout,
+    err: r.stderr,
+    result: r.status === 0 ? JSON.parse(r.stdout) : null,
+  };
 }
 
 describe.each(providers)("crash at every boundary on %s", (provider) => {
@@ -35,7 +41,11 @@ describe.each(providers)("crash at every boundary on %s", (provider) => {
       if (a.status !== "pending") continue;
       const tool = rt.agent("refund-desk").tools.find((x) => x.name === a.tool_name);
       const edit = a.tool_name === "issue_refund" ? { ...a.args, amount_cents: 6000 } : undefined;
-      await decideApproval(rt.store, runId, await approvalIdOf(rt.store, runId, runId, a.tool_call_id), tool, { by: "reviewer@example.com", decision: "approve", args: edit });
+      await decideApproval(rt.store, runId, await approvalIdOf(rt.store, runId, runId, a.tool_call_id), tool, {
+        by: "reviewer@example.com",
+        decision: "approve",
+        args: edit,
+      });
     }
   }
 
@@ -69,7 +79,7 @@ describe.each(providers)("crash at every boundary on %s", (provider) => {
     for (const c of cps) {
       if (c.phase === "resumed") proc++;
       const fp = `${c.phase}:${c.step}`;
-      if (seen.has(`${proc}:${fp}`) || c.phase === "paused" && seen.has(`${proc}:paused:${c.step}`)) continue;
+      if (seen.has(`${proc}:${fp}`) || (c.phase === "paused" && seen.has(`${proc}:paused:${c.step}`))) continue;
       seen.add(`${proc}:${fp}`);
       boundaries.push([proc, c.phase, c.step]);
     }
@@ -87,7 +97,9 @@ describe.each(providers)("crash at every boundary on %s", (provider) => {
       const runCps = await listCheckpoints(store, runId, runId);
       const postLlm = runCps.filter((c) => c.phase === "post_llm").map((c) => c.step);
       expect(postLlm, "an LLM response was asked for twice").toEqual([...new Set(postLlm)]);
-      table.push(`${String(i).padStart(2)}  process ${p}  ${`${phase}:${step}`.padEnd(22)} killed  refunds=${refunds.length} outbox=${outbox} llm_steps=${postLlm.join(",")} replayed=${result.stateSnapshot.replayedEffectCount}`);
+      table.push(
+        `${String(i).padStart(2)}  process ${p}  ${`${phase}:${step}`.padEnd(22)} killed  refunds=${refunds.length} outbox=${outbox} llm_steps=${postLlm.join(",")} replayed=${result.stateSnapshot.replayedEffectCount}`,
+      );
     }
     console.log(`[${provider}] boundaries crossed (SIGKILL, then resume in a new process):\n${table.join("\n")}`);
     expect(boundaries.length).toBeGreaterThanOrEqual(18);

@@ -6,4 +6,5 @@ export type TestDb = ScratchDb;
 
 export const providers: ("sqlite" | "postgresql")[] = process.env.TEST_POSTGRES_URL ? ["sqlite", "postgresql"] : ["sqlite"];
 
-export const freshDatabase = (provider: "sqlite" | "postgresql"): Promise<TestDb> => scratchDatabase(provider, process.env.TEST_POSTGRES_URL);
+export const freshDatabase = (provider: "sqlite" | "postgresql"): Promise<TestDb> =>
+  scratchDatabase(provider, process.env.TEST_POSTGRES_URL);

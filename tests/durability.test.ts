@@ -34,7 +34,10 @@ describe.each(providers)("durability on %s", (provider) => {
   });
 
   it("50 concurrent approvals across two instances: exactly one succeeds, the run resumes once", async () => {
-    const { id } = await startRun(t.db, a, sub, { agent: "deploy-bot", input: { service: "api", version: "9.0.0", environment: "staging" } });
+    const { id } = await startRun(t.db, a, sub, {
+      agent: "deploy-bot",
+      input: { service: "api", version: "9.0.0", environment: "staging" },
+    });
     await a.idle();
     const results = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
@@ -58,7 +61,10 @@ describe.each(providers)("durability on %s", (provider) => {
 
   it("deadlines: two competing sweeps apply each fallback once and resume the run once", async () => {
     const short = new RunExecutor(t.db, { config: { approvalTimeoutS: 1 } });
-    const { id } = await startRun(t.db, short, sub, { agent: "refund-desk", input: { order_id: "ORD-2002", amount_cents: 9000, reason: "Late" } });
+    const { id } = await startRun(t.db, short, sub, {
+      agent: "refund-desk",
+      input: { order_id: "ORD-2002", amount_cents: 9000, reason: "Late" },
+    });
     await short.idle();
     const later = Date.now() + 5_000;
     const [r1, r2] = await Promise.all([sweep(t.db, a, later), sweep(db2, b, later)]);
@@ -76,17 +82,26 @@ describe.each(providers)("durability on %s", (provider) => {
   });
 
   it("a decision whose auto-resume was lost is resumed by the sweep", async () => {
-    const { id } = await startRun(t.db, a, sub, { agent: "deploy-bot", input: { service: "web", version: "1.0.0", environment: "staging" } });
+    const { id } = await startRun(t.db, a, sub, {
+      agent: "deploy-bot",
+      input: { service: "web", version: "1.0.0", environment: "staging" },
+    });
     await a.idle();
     // Decided straight in the store, as if the process died right after recording the decision.
-    await decideApproval(a.rt.store, id, await approvalIdOf(a.rt.store, id, id, "call_deploy"), a.agent("deploy-bot").tools[1], { by: "rev@example.com", decision: "approve" });
+    await decideApproval(a.rt.store, id, await approvalIdOf(a.rt.store, id, id, "call_deploy"), a.agent("deploy-bot").tools[1], {
+      by: "rev@example.com",
+      decision: "approve",
+    });
     expect((await sweep(t.db, a)).resumed).toBe(1);
     await a.idle();
     expect((await getRunView(t.db, a, reviewer(0), id)).run.state).toBe("completed");
   });
 
   it("retention prunes old terminal runs' checkpoints and keeps the terminal record, conversation, approvals and audit", async () => {
-    const { id } = await startRun(t.db, a, sub, { agent: "deploy-bot", input: { service: "old", version: "1.0.0", environment: "staging" } });
+    const { id } = await startRun(t.db, a, sub, {
+      agent: "deploy-bot",
+      input: { service: "old", version: "1.0.0", environment: "staging" },
+    });
     await a.idle();
     await decide(t.db, a, reviewer(1), `${id}:2:call_deploy`, { decision: "approve" });
     await a.idle();
@@ -116,11 +131,22 @@ describe.each(providers)("durability on %s", (provider) => {
 
   it("after a crash, the embedded server's recovery resumes runs left running", async () => {
     const crashing = new RunExecutor(t.db, { config: { failpoint: { phase: "post_tool_batch", step: 1, action: "throw" } } });
-    const { id } = await startRun(t.db, crashing, sub, { agent: "refund-desk", input: { order_id: "ORD-2003", amount_cents: 100, reason: "Small" } });
+    const { id } = await startRun(t.db, crashing, sub, {
+      agent: "refund-desk",
+      input: { order_id: "ORD-2003", amount_cents: 100, reason: "Small" },
+    });
     await crashing.idle();
     // A SIGKILL leaves the row saying "running" (the failpoint's bookkeeping said "failed"; undo that).
     await t.db.run.update({ where: { id }, data: { state: "running", error: null, finishedAt: null } });
-    const orphanNoCheckpoint = await t.db.run.create({ data: { id: "never-started", threadId: "never-started", agentName: "support-writer", state: "running", input: JSON.stringify({ customer: "B", question: "q" }) } });
+    const orphanNoCheckpoint = await t.db.run.create({
+      data: {
+        id: "never-started",
+        threadId: "never-started",
+        agentName: "support-writer",
+        state: "running",
+        input: JSON.stringify({ customer: "B", question: "q" }),
+      },
+    });
     const restarted = new RunExecutor(t.db);
     expect(await restarted.recover()).toBe(2);
     await restarted.idle();

@@ -25,7 +25,14 @@ function world() {
       return { ok: true };
     },
   });
-  const agent: Agent = { name: "stall-test", model: "gate:two-bumps", instructions: "", tools: [bump], inputSchema: z.object({}), toUserMessage: () => "go" };
+  const agent: Agent = {
+    name: "stall-test",
+    model: "gate:two-bumps",
+    instructions: "",
+    tools: [bump],
+    inputSchema: z.object({}),
+    toUserMessage: () => "go",
+  };
   // Turn 1: bump c1; turn 2: bump c2; turn 3: done. `hold` makes turn 2 wait until released.
   const model = (hold: Promise<void> | null): ModelAdapter => ({
     provider: "gate",
@@ -33,7 +40,15 @@ function world() {
       const turn = req.messages.filter((m) => m.role === "assistant").length + 1;
       if (turn === 2 && hold) await hold;
       const calls = turn < 3 ? [{ id: `c${turn}`, name: "bump", args: { n: turn } }] : [];
-      return { text: turn < 3 ? `bump ${turn}` : "done", tool_calls: calls, finish_reason: calls.length ? "tool_calls" : "stop", usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2 }, session_token: null, checkpoint_token: null, structured: null };
+      return {
+        text: turn < 3 ? `bump ${turn}` : "done",
+        tool_calls: calls,
+        finish_reason: calls.length ? "tool_calls" : "stop",
+        usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2 },
+        session_token: null,
+        checkpoint_token: null,
+        structured: null,
+      };
     },
   });
   return { executions, agent, model };
@@ -56,7 +71,12 @@ describe.each(providers)("fencing on %s", (provider) => {
     let release!: () => void;
     const hold = new Promise<void>((r) => (release = r));
     // A: lease 600 ms, heartbeat never (it is "stopped"). B: a healthy worker.
-    const a = new RunExecutor(t.db, { leaseMs: 600, heartbeatMs: 3_600_000, agents: { "stall-test": w.agent }, models: { gate: w.model(hold) } });
+    const a = new RunExecutor(t.db, {
+      leaseMs: 600,
+      heartbeatMs: 3_600_000,
+      agents: { "stall-test": w.agent },
+      models: { gate: w.model(hold) },
+    });
     const b = new RunExecutor(db2, { leaseMs: 5_000, agents: { "stall-test": w.agent }, models: { gate: w.model(null) } });
     const { id } = await startRun(t.db, a, sub, { agent: "stall-test", input: {} });
     // A ran c1 and now waits in its second model call.
@@ -68,14 +88,18 @@ describe.each(providers)("fencing on %s", (provider) => {
     expect(row.state).toBe("completed");
     expect(row.leaseEpoch).toBe(2);
     const before = await listCheckpoints(b.rt.store, id, id);
-    const latestBefore = await t.db.stateEntry.findUniqueOrThrow({ where: { threadId_key: { threadId: id, key: checkpointLatestKey(id) } } });
+    const latestBefore = await t.db.stateEntry.findUniqueOrThrow({
+      where: { threadId_key: { threadId: id, key: checkpointLatestKey(id) } },
+    });
 
     // A wakes up: its model answer arrives, and every write it tries is refused by the fence.
     release();
     await a.idle();
     const after = await listCheckpoints(b.rt.store, id, id);
     expect(after.map((c) => c.seq)).toEqual(before.map((c) => c.seq));
-    const latestAfter = await t.db.stateEntry.findUniqueOrThrow({ where: { threadId_key: { threadId: id, key: checkpointLatestKey(id) } } });
+    const latestAfter = await t.db.stateEntry.findUniqueOrThrow({
+      where: { threadId_key: { threadId: id, key: checkpointLatestKey(id) } },
+    });
     expect(latestAfter.value).toBe(latestBefore.value);
     expect(latestAfter.phase).toBe("run_terminal");
     expect(JSON.parse(latestAfter.value).payload.state).toBe("completed");
@@ -92,8 +116,18 @@ describe.each(providers)("fencing on %s", (provider) => {
     const w = world();
     let release!: () => void;
     const hold = new Promise<void>((r) => (release = r));
-    const a = new RunExecutor(t.db, { leaseMs: 600, heartbeatMs: 3_600_000, agents: { "stall-test": w.agent }, models: { gate: w.model(hold) } });
-    const b = new RunExecutor(db2, { leaseMs: 600, heartbeatMs: 3_600_000, agents: { "stall-test": w.agent }, models: { gate: w.model(hold) } });
+    const a = new RunExecutor(t.db, {
+      leaseMs: 600,
+      heartbeatMs: 3_600_000,
+      agents: { "stall-test": w.agent },
+      models: { gate: w.model(hold) },
+    });
+    const b = new RunExecutor(db2, {
+      leaseMs: 600,
+      heartbeatMs: 3_600_000,
+      agents: { "stall-test": w.agent },
+      models: { gate: w.model(hold) },
+    });
     const c = new RunExecutor(t.db, { leaseMs: 5_000, agents: { "stall-test": w.agent }, models: { gate: w.model(null) } });
     const { id } = await startRun(t.db, a, sub, { agent: "stall-test", input: {} });
     await expect.poll(() => w.executions.get("c1") ?? 0, { timeout: 10_000 }).toBe(1);

@@ -27,20 +27,81 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
-const openaiToolCall = { id: "c1", object: "chat.completion", created: 1, model: "gpt-4o", choices: [{ index: 0, message: { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "lookup", arguments: '{"q":"order 7"}' } }] }, finish_reason: "tool_calls" }], usage: { prompt_tokens: 20, completion_tokens: 7, total_tokens: 27 } };
-const openaiText = (t: string) => ({ id: "c2", object: "chat.completion", created: 2, model: "gpt-4o", choices: [{ index: 0, message: { role: "assistant", content: t }, finish_reason: "stop" }], usage: { prompt_tokens: 40, completion_tokens: 5, total_tokens: 45 } });
-const anthropicToolUse = { id: "m1", type: "message", role: "assistant", model: "claude-haiku-4-5", content: [{ type: "text", text: "Let me look." }, { type: "tool_use", id: "toolu_1", name: "lookup", input: { q: "order 7" } }], stop_reason: "tool_use", stop_sequence: null, usage: { input_tokens: 30, output_tokens: 9 } };
-const anthropicText = { id: "m2", type: "message", role: "assistant", model: "claude-haiku-4-5", content: [{ type: "text", text: "Order 7 shipped." }], stop_reason: "end_turn", stop_sequence: null, usage: { input_tokens: 50, output_tokens: 4 } };
+const openaiToolCall = {
+  id: "c1",
+  object: "chat.completion",
+  created: 1,
+  model: "gpt-4o",
+  choices: [
+    {
+      index: 0,
+      message: {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "call_1", type: "function", function: { name: "lookup", arguments: '{"q":"order 7"}' } }],
+      },
+      finish_reason: "tool_calls",
+    },
+  ],
+  usage: { prompt_tokens: 20, completion_tokens: 7, total_tokens: 27 },
+};
+const openaiText = (t: string) => ({
+  id: "c2",
+  object: "chat.completion",
+  created: 2,
+  model: "gpt-4o",
+  choices: [{ index: 0, message: { role: "assistant", content: t }, finish_reason: "stop" }],
+  usage: { prompt_tokens: 40, completion_tokens: 5, total_tokens: 45 },
+});
+const anthropicToolUse = {
+  id: "m1",
+  type: "message",
+  role: "assistant",
+  model: "claude-haiku-4-5",
+  content: [
+    { type: "text", text: "Let me look." },
+    { type: "tool_use", id: "toolu_1", name: "lookup", input: { q: "order 7" } },
+  ],
+  stop_reason: "tool_use",
+  stop_sequence: null,
+  usage: { input_tokens: 30, output_tokens: 9 },
+};
+const anthropicText = {
+  id: "m2",
+  type: "message",
+  role: "assistant",
+  model: "claude-haiku-4-5",
+  content: [{ type: "text", text: "Order 7 shipped." }],
+  stop_reason: "end_turn",
+  stop_sequence: null,
+  usage: { input_tokens: 50, output_tokens: 4 },
+};
 
-const lookup = defineTool({ name: "lookup", description: "Look up", schema: z.object({ q: z.string() }), async execute({ q }) { return { found: q }; } });
-const agent = (model: string, fallback: string[] = []): Agent => ({ name: "asker", model, instructions: "Be brief.", tools: [lookup], failSafe: { fallbackModelChain: fallback } });
+const lookup = defineTool({
+  name: "lookup",
+  description: "Look up",
+  schema: z.object({ q: z.string() }),
+  async execute({ q }) {
+    return { found: q };
+  },
+});
+const agent = (model: string, fallback: string[] = []): Agent => ({
+  name: "asker",
+  model,
+  instructions: "Be brief.",
+  tools: [lookup],
+  failSafe: { fallbackModelChain: fallback },
+});
 const KEY = "sk-planted-secret-1234567890";
 const config = { retry: { maxRetries: 2, baseDelayMs: 1 }, failpoint: undefined };
 
 describe("AI SDK providers over real HTTP", () => {
   it("openai: chat completions wire format, tool call ids carried into tool messages, key never stored", async () => {
     seen.length = 0;
-    script.set("/v1/chat/completions", [[200, openaiToolCall], [200, openaiText("Order 7 is on its way.")]]);
+    script.set("/v1/chat/completions", [
+      [200, openaiToolCall],
+      [200, openaiText("Order 7 is on its way.")],
+    ]);
     const store = new InMemoryStore();
     const runner = new Runner(store, providerAdapters({ OPENAI_API_KEY: KEY, OPENAI_BASE_URL: `${base}/v1` }), config);
     const r = await runner.run(agent("openai:gpt-4o"), { userMessage: "Where is order 7?", runId: "o1" });
@@ -59,7 +120,10 @@ describe("AI SDK providers over real HTTP", () => {
 
   it("anthropic: messages wire format with tool_use / tool_result", async () => {
     seen.length = 0;
-    script.set("/v1/messages", [[200, anthropicToolUse], [200, anthropicText]]);
+    script.set("/v1/messages", [
+      [200, anthropicToolUse],
+      [200, anthropicText],
+    ]);
     const runner = new Runner(new InMemoryStore(), providerAdapters({ ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: `${base}/v1` }), config);
     const r = await runner.run(agent("anthropic:claude-haiku-4-5"), { userMessage: "Where is order 7?", runId: "a1" });
     expect(r.state).toBe("completed");
@@ -72,7 +136,10 @@ describe("AI SDK providers over real HTTP", () => {
 
   it("retries a 500, then falls back from a 401 to an openai-compatible server", async () => {
     seen.length = 0;
-    script.set("/v1/chat/completions", [[500, { error: { message: "boom" } }], [200, openaiText("after retry")]]);
+    script.set("/v1/chat/completions", [
+      [500, { error: { message: "boom" } }],
+      [200, openaiText("after retry")],
+    ]);
     let runner = new Runner(new InMemoryStore(), providerAdapters({ OPENAI_API_KEY: KEY, OPENAI_BASE_URL: `${base}/v1` }), config);
     const r1 = await runner.run({ ...agent("openai:gpt-4o"), tools: [] }, { userMessage: "hi", runId: "rt" });
     expect(r1.finalText).toBe("after retry");
@@ -81,8 +148,15 @@ describe("AI SDK providers over real HTTP", () => {
     seen.length = 0;
     script.set("/v1/messages", [[401, { type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } }]]);
     script.set("/compat/chat/completions", [[200, openaiText("from the local server")]]);
-    runner = new Runner(new InMemoryStore(), providerAdapters({ ANTHROPIC_API_KEY: "bad", ANTHROPIC_BASE_URL: `${base}/v1`, OPENAI_COMPATIBLE_BASE_URL: `${base}/compat` }), config);
-    const r2 = await runner.run({ ...agent("anthropic:claude-haiku-4-5", ["openai-compatible:llama3"]), tools: [] }, { userMessage: "hi", runId: "fb" });
+    runner = new Runner(
+      new InMemoryStore(),
+      providerAdapters({ ANTHROPIC_API_KEY: "bad", ANTHROPIC_BASE_URL: `${base}/v1`, OPENAI_COMPATIBLE_BASE_URL: `${base}/compat` }),
+      config,
+    );
+    const r2 = await runner.run(
+      { ...agent("anthropic:claude-haiku-4-5", ["openai-compatible:llama3"]), tools: [] },
+      { userMessage: "hi", runId: "fb" },
+    );
     expect(r2.state).toBe("completed");
     expect(r2.finalText).toBe("from the local server");
     expect(seen.map((s) => s.path)).toEqual(["/v1/messages", "/compat/chat/completions"]);

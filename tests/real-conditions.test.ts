@@ -16,16 +16,25 @@ const rev1: Actor = { id: "u-r1", email: "r1@example.com", name: "R1", role: "re
 const rev2: Actor = { id: "u-r2", email: "r2@example.com", name: "R2", role: "reviewer" };
 const op: Actor = { id: "u-op", email: "op@example.com", name: "O", role: "operator" };
 
-const statusOf = (p: Promise<unknown>) => p.then(() => 200, (e) => (e instanceof HttpError ? e.status : 500));
+const statusOf = (p: Promise<unknown>) =>
+  p.then(
+    () => 200,
+    (e) => (e instanceof HttpError ? e.status : 500),
+  );
 
 async function failAuditInserts(t: TestDb, on: boolean) {
   if (t.name === "sqlite") {
-    if (on) await t.db.$executeRawUnsafe(`CREATE TRIGGER audit_down BEFORE INSERT ON "AuditEvent" BEGIN SELECT RAISE(ABORT, 'audit log unavailable'); END`);
+    if (on)
+      await t.db.$executeRawUnsafe(
+        `CREATE TRIGGER audit_down BEFORE INSERT ON "AuditEvent" BEGIN SELECT RAISE(ABORT, 'audit log unavailable'); END`,
+      );
     else await t.db.$executeRawUnsafe(`DROP TRIGGER audit_down`);
     return;
   }
   if (on) {
-    await t.db.$executeRawUnsafe(`CREATE OR REPLACE FUNCTION audit_down() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'audit log unavailable'; END $$ LANGUAGE plpgsql`);
+    await t.db.$executeRawUnsafe(
+      `CREATE OR REPLACE FUNCTION audit_down() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'audit log unavailable'; END $$ LANGUAGE plpgsql`,
+    );
     await t.db.$executeRawUnsafe(`CREATE TRIGGER audit_down BEFORE INSERT ON "AuditEvent" FOR EACH ROW EXECUTE FUNCTION audit_down()`);
   } else await t.db.$executeRawUnsafe(`DROP TRIGGER audit_down ON "AuditEvent"`);
 }
@@ -44,7 +53,10 @@ describe.each(providers)("real conditions on %s", (provider) => {
 
   it("a retried start with the same Idempotency-Key returns the first run; a different body is 409; a bad key is 400", async () => {
     const body = { agent: "deploy-bot", input: { service: "web", version: "1.0.0", environment: "staging" } };
-    const [a, b] = await Promise.all([startRun(t.db, ex, sub, body, { idempotencyKey: "k-123" }), startRun(t.db, ex, sub, body, { idempotencyKey: "k-123" })]);
+    const [a, b] = await Promise.all([
+      startRun(t.db, ex, sub, body, { idempotencyKey: "k-123" }),
+      startRun(t.db, ex, sub, body, { idempotencyKey: "k-123" }),
+    ]);
     const c = await startRun(t.db, ex, sub, body, { idempotencyKey: "k-123" });
     expect(new Set([a.id, b.id, c.id]).size).toBe(1);
     expect(c.replayed).toBe(true);
@@ -53,7 +65,13 @@ describe.each(providers)("real conditions on %s", (provider) => {
     // The key is the caller's: another user's same key is another run.
     const other = await startRun(t.db, ex, { ...sub, id: "u-sub2", email: "sub2@example.com" }, body, { idempotencyKey: "k-123" });
     expect(other.id).not.toBe(a.id);
-    const conflict = await startRun(t.db, ex, sub, { ...body, input: { ...body.input, version: "2.0.0" } }, { idempotencyKey: "k-123" }).catch((e) => e);
+    const conflict = await startRun(
+      t.db,
+      ex,
+      sub,
+      { ...body, input: { ...body.input, version: "2.0.0" } },
+      { idempotencyKey: "k-123" },
+    ).catch((e) => e);
     expect(conflict).toMatchObject({ status: 409 });
     const bad = await startRun(t.db, ex, sub, body, { idempotencyKey: "has space" }).catch((e) => e);
     expect(bad).toMatchObject({ status: 400, field: "Idempotency-Key" });
@@ -61,12 +79,19 @@ describe.each(providers)("real conditions on %s", (provider) => {
   });
 
   it("a decision made on arguments another reviewer edited meanwhile is 409 with the current state; a plain approve never adopts an edit", async () => {
-    const { id } = await startRun(t.db, ex, sub, { agent: "deploy-bot", input: { service: "api", version: "1.0.0", environment: "production" } });
+    const { id } = await startRun(t.db, ex, sub, {
+      agent: "deploy-bot",
+      input: { service: "api", version: "1.0.0", environment: "production" },
+    });
     await ex.idle();
     const seen = (await listInbox(t.db, rev1, {})).approvals.find((a) => a.runId === id)!;
     expect(seen.id).toBe(`${id}:2:call_deploy`);
     // Reviewer 1 edits the version; reviewer 2 still looks at the old arguments.
-    await decide(t.db, ex, rev1, seen.id, { decision: "approve", args: { service: "api", version: "1.0.1", environment: "production" }, argsHash: seen.argsHash });
+    await decide(t.db, ex, rev1, seen.id, {
+      decision: "approve",
+      args: { service: "api", version: "1.0.1", environment: "production" },
+      argsHash: seen.argsHash,
+    });
     const stale = await decide(t.db, ex, rev2, seen.id, { decision: "approve", argsHash: seen.argsHash }).catch((e) => e);
     expect(stale).toMatchObject({ status: 409 });
     expect((stale as { current: { approved_args: unknown } }).current.approved_args).toMatchObject({ version: "1.0.1" });
@@ -81,7 +106,10 @@ describe.each(providers)("real conditions on %s", (provider) => {
   });
 
   it("a decision and its audit entry commit together: with the audit log failing, the decision is not stored", async () => {
-    const { id } = await startRun(t.db, ex, sub, { agent: "deploy-bot", input: { service: "cdn", version: "1.0.0", environment: "staging" } });
+    const { id } = await startRun(t.db, ex, sub, {
+      agent: "deploy-bot",
+      input: { service: "cdn", version: "1.0.0", environment: "staging" },
+    });
     await ex.idle();
     await failAuditInserts(t, true);
     try {
@@ -101,7 +129,10 @@ describe.each(providers)("real conditions on %s", (provider) => {
   });
 
   it("a resume and its audit entry commit together", async () => {
-    const { id } = await startRun(t.db, ex, sub, { agent: "refund-desk", input: { order_id: "ORD-4242", amount_cents: 9000, reason: "broken" } });
+    const { id } = await startRun(t.db, ex, sub, {
+      agent: "refund-desk",
+      input: { order_id: "ORD-4242", amount_cents: 9000, reason: "broken" },
+    });
     await ex.idle();
     await decide(t.db, ex, rev1, `${id}:2:call_refund`, { decision: "approve" });
     await decide(t.db, ex, rev1, `${id}:2:call_notify`, { decision: "approve" });
@@ -121,16 +152,40 @@ describe.each(providers)("real conditions on %s", (provider) => {
 
   it("a rejection binds: a policy that allows the tool by the time the run resumes does not execute it", async () => {
     const executions: string[] = [];
-    const pay = defineTool({ name: "pay", description: "pay", schema: z.object({ amount: z.number() }), async execute(_a, ctx) { executions.push(ctx.toolCallId); return { paid: true }; } });
+    const pay = defineTool({
+      name: "pay",
+      description: "pay",
+      schema: z.object({ amount: z.number() }),
+      async execute(_a, ctx) {
+        executions.push(ctx.toolCallId);
+        return { paid: true };
+      },
+    });
     const model: ModelAdapter = {
       provider: "script",
       async generate(req: LlmRequest) {
         const turn = req.messages.filter((m) => m.role === "assistant").length + 1;
         const calls = turn === 1 ? [{ id: "p1", name: "pay", args: { amount: 500 } }] : [];
-        return { text: turn === 1 ? "paying" : "done", tool_calls: calls, finish_reason: calls.length ? "tool_calls" : "stop", usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2 }, session_token: null, checkpoint_token: null, structured: null };
+        return {
+          text: turn === 1 ? "paying" : "done",
+          tool_calls: calls,
+          finish_reason: calls.length ? "tool_calls" : "stop",
+          usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2 },
+          session_token: null,
+          checkpoint_token: null,
+          structured: null,
+        };
       },
     };
-    const strict: Agent = { name: "payer", model: "script:pay", instructions: "", tools: [pay], inputSchema: z.object({}), toUserMessage: () => "pay", policy: [{ id: "pay", tool: "pay", action: "require_approval", reason: "payments are reviewed" }] };
+    const strict: Agent = {
+      name: "payer",
+      model: "script:pay",
+      instructions: "",
+      tools: [pay],
+      inputSchema: z.object({}),
+      toUserMessage: () => "pay",
+      policy: [{ id: "pay", tool: "pay", action: "require_approval", reason: "payments are reviewed" }],
+    };
     const lax: Agent = { ...strict, policy: [] };
     const before = new RunExecutor(t.db, { agents: { payer: strict }, models: { script: model } });
     const { id } = await startRun(t.db, before, sub, { agent: "payer", input: {} });
@@ -151,11 +206,17 @@ describe.each(providers)("real conditions on %s", (provider) => {
     const user = await t.db.user.create({ data: { email: "pat@example.com", name: "Pat", role: "reviewer", passwordHash: "x" } });
     const one = await createToken(t.db, admin, { name: "pat-laptop", role: "reviewer", userId: user.id });
     const two = await createToken(t.db, admin, { name: "pat-ci", role: "reviewer", userId: user.id });
-    expect(await createToken(t.db, admin, { name: "bad", role: "admin", userId: user.id }).catch((e) => e)).toMatchObject({ status: 400, field: "role" });
+    expect(await createToken(t.db, admin, { name: "bad", role: "admin", userId: user.id }).catch((e) => e)).toMatchObject({
+      status: 400,
+      field: "role",
+    });
     const a1 = (await actorFromToken(t.db, one.token))!;
     const a2 = (await actorFromToken(t.db, two.token))!;
     expect([a1.id, a1.email, a2.id, a2.email]).toEqual([user.id, "pat@example.com", user.id, "pat@example.com"]);
-    const { id } = await startRun(t.db, ex, sub, { agent: "deploy-bot", input: { service: "edge", version: "1.0.0", environment: "production" } });
+    const { id } = await startRun(t.db, ex, sub, {
+      agent: "deploy-bot",
+      input: { service: "edge", version: "1.0.0", environment: "production" },
+    });
     await ex.idle();
     expect((await decide(t.db, ex, a1, `${id}:2:call_deploy`, { decision: "approve" })).approval.status).toBe("pending");
     expect(await statusOf(decide(t.db, ex, a2, `${id}:2:call_deploy`, { decision: "approve" }))).toBe(409);

@@ -13,8 +13,14 @@ describe.each(providers)("console queries on %s", (provider) => {
 
   it("lists pending approvals oldest first, filtered by agent and tool, and pages a timeline by cursor", async () => {
     const rt = createRuntime(t.db);
-    await rt.runner.run(rt.agent("refund-desk"), { userMessage: JSON.stringify({ order_id: "ORD-100", amount_cents: 9000, reason: "x" }), runId: "q1" });
-    await rt.runner.run(rt.agent("deploy-bot"), { userMessage: JSON.stringify({ service: "web", version: "1.0.0", environment: "production" }), runId: "q2" });
+    await rt.runner.run(rt.agent("refund-desk"), {
+      userMessage: JSON.stringify({ order_id: "ORD-100", amount_cents: 9000, reason: "x" }),
+      runId: "q1",
+    });
+    await rt.runner.run(rt.agent("deploy-bot"), {
+      userMessage: JSON.stringify({ service: "web", version: "1.0.0", environment: "production" }),
+      runId: "q2",
+    });
     const { approvals: all } = await pendingApprovals(t.db);
     // Oldest first; the two approvals of q1's step may share a millisecond, so their mutual order is free.
     expect(all.map((a) => a.id).sort()).toEqual(["q1:2:call_notify", "q1:2:call_refund", "q2:2:call_deploy"]);

@@ -5,7 +5,19 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, providers, type TestDb } from "./databases";
 import type { Actor } from "@/lib/auth/actor";
 import { RunExecutor } from "@/lib/runs/executor";
-import { cancelRun, decide, diffCheckpoints, forkRun, getRunView, listInbox, listRuns, resumeRun, retryRun, startRun, timelinePage } from "@/lib/runs/service";
+import {
+  cancelRun,
+  decide,
+  diffCheckpoints,
+  forkRun,
+  getRunView,
+  listInbox,
+  listRuns,
+  resumeRun,
+  retryRun,
+  startRun,
+  timelinePage,
+} from "@/lib/runs/service";
 import { HttpError } from "@/lib/auth/errors";
 
 const submitter: Actor = { id: "u-sub", email: "submitter@example.com", name: "S", role: "submitter" };
@@ -38,15 +50,26 @@ describe.each(providers)("run operations on %s", (provider) => {
 
   it("starts in the background, pauses, takes an edited approval, resumes and completes once", async () => {
     expect(await status(startRun(t.db, ex, reviewer, { agent: "refund-desk", input: {} }))).toBe(403);
-    const bad = await startRun(t.db, ex, submitter, { agent: "refund-desk", input: { order_id: "nope", amount_cents: 100, reason: "broken" } }).catch((e) => e);
+    const bad = await startRun(t.db, ex, submitter, {
+      agent: "refund-desk",
+      input: { order_id: "nope", amount_cents: 100, reason: "broken" },
+    }).catch((e) => e);
     expect(bad).toMatchObject({ status: 400, field: "input.order_id" });
     expect(await t.db.run.count()).toBe(0);
 
-    const { id } = await startRun(t.db, ex, submitter, { agent: "refund-desk", input: { order_id: "ORD-1001", amount_cents: 9000, reason: "Damaged in transit" } });
+    const { id } = await startRun(t.db, ex, submitter, {
+      agent: "refund-desk",
+      input: { order_id: "ORD-1001", amount_cents: 9000, reason: "Damaged in transit" },
+    });
     await ex.idle();
     const paused = await getRunView(t.db, ex, submitter, id);
     expect(paused.run.state).toBe("paused");
-    expect(paused.approvals.map((a) => [a.tool_name, a.status])).toEqual(expect.arrayContaining([["issue_refund", "pending"], ["notify_customer", "pending"]]));
+    expect(paused.approvals.map((a) => [a.tool_name, a.status])).toEqual(
+      expect.arrayContaining([
+        ["issue_refund", "pending"],
+        ["notify_customer", "pending"],
+      ]),
+    );
     expect(paused.canResume).toBe(false);
     // The conversation comes from the snapshot: system, user, assistant with tool calls, tool result.
     expect(paused.conversation!.messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool", "assistant"]);
@@ -58,18 +81,30 @@ describe.each(providers)("run operations on %s", (provider) => {
 
     const inbox = await listInbox(t.db, reviewer, { agent: "refund-desk" });
     expect(inbox.approvals.map((a) => a.tool).sort()).toEqual(["issue_refund", "notify_customer"]);
-    expect(inbox.approvals.find((a) => a.tool === "issue_refund")).toMatchObject({ requestedBy: "submitter@example.com", quorum: 1, approvals: 0 });
+    expect(inbox.approvals.find((a) => a.tool === "issue_refund")).toMatchObject({
+      requestedBy: "submitter@example.com",
+      quorum: 1,
+      approvals: 0,
+    });
 
-    const invalid = await decide(t.db, ex, reviewer, `${id}:2:call_refund`, { decision: "approve", args: { order_id: "ORD-1001", amount_cents: "lots", reason: "x" } }).catch((e) => e);
+    const invalid = await decide(t.db, ex, reviewer, `${id}:2:call_refund`, {
+      decision: "approve",
+      args: { order_id: "ORD-1001", amount_cents: "lots", reason: "x" },
+    }).catch((e) => e);
     expect(invalid).toMatchObject({ status: 400, field: "args.amount_cents" });
-    await decide(t.db, ex, reviewer, `${id}:2:call_refund`, { decision: "approve", args: { order_id: "ORD-1001", amount_cents: 6000, reason: "Damaged in transit" } });
+    await decide(t.db, ex, reviewer, `${id}:2:call_refund`, {
+      decision: "approve",
+      args: { order_id: "ORD-1001", amount_cents: 6000, reason: "Damaged in transit" },
+    });
     const again = await decide(t.db, ex, reviewer2, `${id}:2:call_refund`, { decision: "approve" }).catch((e) => e);
     expect(again).toMatchObject({ status: 409, current: { status: "approved" } });
     expect(await status(resumeRun(t.db, ex, reviewer, id))).toBe(409); // notify still pending
     await decide(t.db, ex, reviewer, `${id}:2:call_notify`, { decision: "approve" });
 
     const view = await getRunView(t.db, ex, reviewer, id);
-    expect(view.approvals.find((a) => a.tool_name === "issue_refund")!.changes).toEqual([{ field: "amount_cents", before: 9000, after: 6000 }]);
+    expect(view.approvals.find((a) => a.tool_name === "issue_refund")!.changes).toEqual([
+      { field: "amount_cents", before: 9000, after: 6000 },
+    ]);
     expect(view.canResume).toBe(true);
     await resumeRun(t.db, ex, reviewer, id);
     expect(await status(resumeRun(t.db, ex, reviewer, id))).toBe(409);
@@ -86,7 +121,10 @@ describe.each(providers)("run operations on %s", (provider) => {
   });
 
   it("a rejection's reason reaches the model; the run completes without the refund", async () => {
-    const { id } = await startRun(t.db, ex, submitter, { agent: "refund-desk", input: { order_id: "ORD-1002", amount_cents: 8000, reason: "Late" } });
+    const { id } = await startRun(t.db, ex, submitter, {
+      agent: "refund-desk",
+      input: { order_id: "ORD-1002", amount_cents: 8000, reason: "Late" },
+    });
     await ex.idle();
     expect(await status(decide(t.db, ex, reviewer, `${id}:2:call_refund`, { decision: "reject" }))).toBe(400);
     await decide(t.db, ex, reviewer, `${id}:2:call_refund`, { decision: "reject", reason: "Customer already got a voucher" });
@@ -101,7 +139,10 @@ describe.each(providers)("run operations on %s", (provider) => {
   });
 
   it("a 2-of-2 quorum needs two distinct reviewers, then resumes by itself", async () => {
-    const { id } = await startRun(t.db, ex, submitter, { agent: "deploy-bot", input: { service: "web", version: "1.2.3", environment: "production" } });
+    const { id } = await startRun(t.db, ex, submitter, {
+      agent: "deploy-bot",
+      input: { service: "web", version: "1.2.3", environment: "production" },
+    });
     await ex.idle();
     const first = await decide(t.db, ex, reviewer, `${id}:2:call_deploy`, { decision: "approve" });
     expect(first).toMatchObject({ approval: { status: "pending" }, resumed: false });
@@ -115,7 +156,10 @@ describe.each(providers)("run operations on %s", (provider) => {
   });
 
   it("nobody approves a run they started", async () => {
-    const { id } = await startRun(t.db, ex, admin, { agent: "deploy-bot", input: { service: "api", version: "2.0.0", environment: "staging" } });
+    const { id } = await startRun(t.db, ex, admin, {
+      agent: "deploy-bot",
+      input: { service: "api", version: "2.0.0", environment: "staging" },
+    });
     await ex.idle();
     const e = await decide(t.db, ex, admin, `${id}:2:call_deploy`, { decision: "approve" }).catch((x) => x);
     expect(e).toMatchObject({ status: 403 });
@@ -124,7 +168,10 @@ describe.each(providers)("run operations on %s", (provider) => {
   });
 
   it("cancels a paused run; forks a new run from a checkpoint; retries a failed run without repeating effects", async () => {
-    const { id } = await startRun(t.db, ex, submitter, { agent: "deploy-bot", input: { service: "db", version: "3.0.0", environment: "staging" } });
+    const { id } = await startRun(t.db, ex, submitter, {
+      agent: "deploy-bot",
+      input: { service: "db", version: "3.0.0", environment: "staging" },
+    });
     await ex.idle();
     expect(await status(cancelRun(t.db, ex, reviewer, id))).toBe(403);
     await cancelRun(t.db, ex, operator, id);
@@ -155,7 +202,10 @@ describe.each(providers)("run operations on %s", (provider) => {
     // A run that fails after its deploy ran: retry goes on from the last good checkpoint, and the deploy
     // replays from its effect record instead of running twice.
     const failing = new RunExecutor(t.db, { config: { failpoint: { phase: "post_tool_batch", step: 2, action: "throw" } } });
-    const r = await startRun(t.db, failing, submitter, { agent: "deploy-bot", input: { service: "queue", version: "1.0.0", environment: "staging" } });
+    const r = await startRun(t.db, failing, submitter, {
+      agent: "deploy-bot",
+      input: { service: "queue", version: "1.0.0", environment: "staging" },
+    });
     await failing.idle();
     await decide(t.db, failing, reviewer, `${r.id}:2:call_deploy`, { decision: "approve" });
     await failing.idle();

@@ -20,7 +20,10 @@ describe("one data model, two providers", () => {
     try {
       cpSync(path.join(root, "prisma/models.prisma"), path.join(dir, "models.prisma"));
       const sqlite = modelsOf(path.join(root, "prisma/sqlite"));
-      writeFileSync(path.join(dir, "models.prisma"), readFileSync(path.join(dir, "models.prisma"), "utf8").replace("model User {", "model User {\n  nickname String?"));
+      writeFileSync(
+        path.join(dir, "models.prisma"),
+        readFileSync(path.join(dir, "models.prisma"), "utf8").replace("model User {", "model User {\n  nickname String?"),
+      );
       const problems = diffModels(sqlite, modelsOf(dir));
       expect(problems).toHaveLength(1);
       expect(problems[0]).toMatch(/model User differs/);

@@ -53,11 +53,21 @@ describe("secrets and the pause webhook", () => {
     process.env.LOG_LEVEL = "debug";
     try {
       // Real provider adapters are configured with the planted key (the demo agents do not call them).
-      const models = providerAdapters(parseEnv({ OPENAI_API_KEY: PROVIDER_KEY, ANTHROPIC_API_KEY: PROVIDER_KEY, AFK_DATA_DIR: "data/test" }));
-      const ex = new RunExecutor(t.db, { models, webhook: { url, secret: WEBHOOK_SECRET, baseUrl: "https://afk.example", baseDelayMs: 20 } });
-      const { id } = await startRun(t.db, ex, sub, { agent: "refund-desk", input: { order_id: "ORD-3001", amount_cents: 9000, reason: "Broken" } });
+      const models = providerAdapters(
+        parseEnv({ OPENAI_API_KEY: PROVIDER_KEY, ANTHROPIC_API_KEY: PROVIDER_KEY, AFK_DATA_DIR: "data/test" }),
+      );
+      const ex = new RunExecutor(t.db, {
+        models,
+        webhook: { url, secret: WEBHOOK_SECRET, baseUrl: "https://afk.example", baseDelayMs: 20 },
+      });
+      const { id } = await startRun(t.db, ex, sub, {
+        agent: "refund-desk",
+        input: { order_id: "ORD-3001", amount_cents: 9000, reason: "Broken" },
+      });
       await ex.idle();
-      await expect.poll(async () => (await t.db.webhookDelivery.findFirst({ where: { runId: id } }))?.status, { timeout: 5000 }).toBe("delivered");
+      await expect
+        .poll(async () => (await t.db.webhookDelivery.findFirst({ where: { runId: id } }))?.status, { timeout: 5000 })
+        .toBe("delivered");
       const row = await t.db.webhookDelivery.findFirstOrThrow({ where: { runId: id } });
       expect(row).toMatchObject({ attempts: 3, lastStatus: 204, lastError: null });
       expect(received).toHaveLength(3);
@@ -83,7 +93,15 @@ describe("secrets and the pause webhook", () => {
 
       // Every table, every log line, every API answer: none holds a secret.
       const dump = JSON.stringify(
-        await Promise.all([t.db.stateEntry.findMany(), t.db.run.findMany(), t.db.auditEvent.findMany(), t.db.webhookDelivery.findMany(), t.db.apiToken.findMany(), t.db.outboxMessage.findMany(), t.db.refund.findMany()]),
+        await Promise.all([
+          t.db.stateEntry.findMany(),
+          t.db.run.findMany(),
+          t.db.auditEvent.findMany(),
+          t.db.webhookDelivery.findMany(),
+          t.db.apiToken.findMany(),
+          t.db.outboxMessage.findMany(),
+          t.db.refund.findMany(),
+        ]),
         (_k, v) => (typeof v === "bigint" ? String(v) : v),
       );
       for (const secret of [PROVIDER_KEY, WEBHOOK_SECRET, token.token]) {

@@ -13,11 +13,19 @@ import { decide, getRunView, retryRun, startRun } from "@/lib/runs/service";
 import { sweep } from "@/lib/runs/sweep";
 import { listApprovals, listCheckpoints } from "@/lib/runner";
 
-const pgBin = existsSync("/usr/lib/postgresql") ? readdirSync("/usr/lib/postgresql").sort().map((v) => `/usr/lib/postgresql/${v}/bin`).at(-1) : undefined;
+const pgBin = existsSync("/usr/lib/postgresql")
+  ? readdirSync("/usr/lib/postgresql")
+      .sort()
+      .map((v) => `/usr/lib/postgresql/${v}/bin`)
+      .at(-1)
+  : undefined;
 const enabled = !!process.env.TEST_POSTGRES_URL && !!pgBin;
 // A port of its own, different on every run, so a cluster left behind by a killed test run cannot collide.
 const PORT = 55440 + Math.floor(Math.random() * 400);
-const asPg = (cmd: string, args: string[]) => (process.getuid?.() === 0 ? execFileSync("runuser", ["-u", "postgres", "--", cmd, ...args], { stdio: "pipe" }) : execFileSync(cmd, args, { stdio: "pipe" }));
+const asPg = (cmd: string, args: string[]) =>
+  process.getuid?.() === 0
+    ? execFileSync("runuser", ["-u", "postgres", "--", cmd, ...args], { stdio: "pipe" })
+    : execFileSync(cmd, args, { stdio: "pipe" });
 
 const sub: Actor = { id: "u-sub", email: "sub@example.com", name: "S", role: "submitter" };
 const rev: Actor = { id: "u-rev", email: "rev@example.com", name: "R", role: "reviewer" };
@@ -29,7 +37,11 @@ describe.skipIf(!enabled)("PostgreSQL stopped mid-run", () => {
   const pgctl = (...args: string[]) => asPg(`${pgBin}/pg_ctl`, ["-D", dir, ...args]);
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), "afk-fault-pg-"));
-    const url = execFileSync("bash", [".ci/pg-start.sh"], { env: { ...process.env, PGPORT: String(PORT), PGDIR: dir, PGDIR_FILE: path.join(dir, "pgdir-file") } }).toString().trim();
+    const url = execFileSync("bash", [".ci/pg-start.sh"], {
+      env: { ...process.env, PGPORT: String(PORT), PGDIR: dir, PGDIR_FILE: path.join(dir, "pgdir-file") },
+    })
+      .toString()
+      .trim();
     s = await scratchDatabase("postgresql", url, "afk_fault");
   });
   afterAll(async () => {
@@ -53,9 +65,15 @@ describe.skipIf(!enabled)("PostgreSQL stopped mid-run", () => {
     process.env.AFK_DEMO_LATENCY_MS = "1500";
     const ex = new RunExecutor(s.db);
     delete process.env.AFK_DEMO_LATENCY_MS;
-    const { id } = await startRun(s.db, ex, sub, { agent: "deploy-bot", input: { service: "db", version: "1.0.0", environment: "staging" } });
+    const { id } = await startRun(s.db, ex, sub, {
+      agent: "deploy-bot",
+      input: { service: "db", version: "1.0.0", environment: "staging" },
+    });
     await ex.idle();
-    await decide(s.db, ex, rev, `${id}:2:call_deploy`, { decision: "approve", args: { service: "db", version: "1.0.1", environment: "staging" } });
+    await decide(s.db, ex, rev, `${id}:2:call_deploy`, {
+      decision: "approve",
+      args: { service: "db", version: "1.0.1", environment: "staging" },
+    });
     // deploy-bot resumes by itself: the deploy runs, then the step-3 model call takes 1.5 s. Stop the
     // database during that call.
     await expect.poll(async () => s.db.deployment.count({ where: { runId: id } }), { timeout: 10_000, interval: 50 }).toBe(1);

@@ -52,7 +52,9 @@ describe.each(providers)("users and roles on %s", (provider) => {
       expect(err).toBeInstanceOf(ValidationError);
       expect((err as ValidationError).field).toBe(field);
     }
-    await expect(createUser(t.db, admin, { email: "sub@example.com", name: "S", role: "admin", password: "longenough" })).rejects.toBeInstanceOf(ConflictError);
+    await expect(
+      createUser(t.db, admin, { email: "sub@example.com", name: "S", role: "admin", password: "longenough" }),
+    ).rejects.toBeInstanceOf(ConflictError);
   });
 
   it("disabling a user or changing a role ends their live session", async () => {

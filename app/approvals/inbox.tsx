@@ -26,33 +26,60 @@ export function Inbox({ initial, agents }: { initial: InboxData; agents: string[
     <>
       <form className="flex flex-wrap items-end gap-3" aria-label="Filter approvals" onSubmit={(e) => e.preventDefault()}>
         <div>
-          <label className="label" htmlFor="f-agent">Agent</label>
+          <label className="label" htmlFor="f-agent">
+            Agent
+          </label>
           <select id="f-agent" className="input mt-1" value={agent} onChange={(e) => setAgent(e.target.value)}>
             <option value="">All agents</option>
-            {agents.map((a) => <option key={a} value={a}>{a}</option>)}
+            {agents.map((a) => (
+              <option key={a} value={a}>
+                {a}
+              </option>
+            ))}
           </select>
         </div>
         <div>
-          <label className="label" htmlFor="f-tool">Tool</label>
-          <input id="f-tool" list="tools" className="input mt-1" value={tool} onChange={(e) => setTool(e.target.value.trim())} placeholder="any tool" />
-          <datalist id="tools">{tools.map((t) => <option key={t} value={t} />)}</datalist>
+          <label className="label" htmlFor="f-tool">
+            Tool
+          </label>
+          <input
+            id="f-tool"
+            list="tools"
+            className="input mt-1"
+            value={tool}
+            onChange={(e) => setTool(e.target.value.trim())}
+            placeholder="any tool"
+          />
+          <datalist id="tools">
+            {tools.map((t) => (
+              <option key={t} value={t} />
+            ))}
+          </datalist>
         </div>
-        <span className="text-xs text-slate-500" aria-live="polite">{isFetching ? "refreshing…" : `${data?.approvals.length ?? 0} waiting`}</span>
+        <span className="text-xs text-slate-500" aria-live="polite">
+          {isFetching ? "refreshing…" : `${data?.approvals.length ?? 0} waiting`}
+        </span>
       </form>
       {error && <ErrorBox title="Could not load approvals">{error.message}</ErrorBox>}
       {data && data.corrupt.length > 0 && (
         <div className="card border-rose-300" role="status" aria-label="Unreadable approvals">
-          <h2 className="text-sm font-semibold text-rose-700">AgentCheckpointCorruptionError: {data.corrupt.length} approval record(s) could not be read</h2>
+          <h2 className="text-sm font-semibold text-rose-700">
+            AgentCheckpointCorruptionError: {data.corrupt.length} approval record(s) could not be read
+          </h2>
           <ul className="mt-1 space-y-1 text-xs">
             {data.corrupt.map((c) => (
               <li key={c.key} data-testid={`inbox-corrupt-${c.key}`}>
                 <span className="font-mono">{c.key}</span>
                 {c.runId && (
                   <>
-                    {" "}· run <Link className="font-mono text-indigo-600 underline" href={`/runs/${encodeURIComponent(c.runId)}`}>{c.runId.slice(0, 8)}</Link>
+                    {" "}
+                    · run{" "}
+                    <Link className="font-mono text-indigo-600 underline" href={`/runs/${encodeURIComponent(c.runId)}`}>
+                      {c.runId.slice(0, 8)}
+                    </Link>
                   </>
-                )}
-                {" "}· not decidable until repaired
+                )}{" "}
+                · not decidable until repaired
               </li>
             ))}
           </ul>
@@ -66,19 +93,38 @@ export function Inbox({ initial, agents }: { initial: InboxData; agents: string[
         <div className="card overflow-x-auto p-0">
           <table className="table-afk" aria-label="Pending approvals">
             <thead>
-              <tr><th>Agent</th><th>Tool</th><th>Arguments</th><th>Run</th><th>Requested by</th><th>Waiting</th><th>Deadline</th><th>Approvals</th></tr>
+              <tr>
+                <th>Agent</th>
+                <th>Tool</th>
+                <th>Arguments</th>
+                <th>Run</th>
+                <th>Requested by</th>
+                <th>Waiting</th>
+                <th>Deadline</th>
+                <th>Approvals</th>
+              </tr>
             </thead>
             <tbody>
               {data.approvals.map((a) => (
                 <tr key={a.id} data-testid={`inbox-${a.id}`}>
-                  <td>{a.agent}{a.subRunId ? <span className="block text-xs text-slate-500">in {a.rootAgent}</span> : null}</td>
+                  <td>
+                    {a.agent}
+                    {a.subRunId ? <span className="block text-xs text-slate-500">in {a.rootAgent}</span> : null}
+                  </td>
                   <td className="font-mono">{a.tool}</td>
                   <td className="max-w-xs whitespace-pre-wrap break-words">{a.summary}</td>
-                  <td><Link className="font-mono text-indigo-600 underline" href={`/runs/${encodeURIComponent(a.runId)}`}>{a.runId.slice(0, 8)}</Link></td>
+                  <td>
+                    <Link className="font-mono text-indigo-600 underline" href={`/runs/${encodeURIComponent(a.runId)}`}>
+                      {a.runId.slice(0, 8)}
+                    </Link>
+                  </td>
                   <td>{a.requestedBy ?? "—"}</td>
                   <td title={fmtTime(a.requestedAtMs)}>{fmtDuration(now - a.requestedAtMs)}</td>
                   <td>{a.deadlineMs ? fmtTime(a.deadlineMs) : "none"}</td>
-                  <td>{a.quorum > 1 ? `${a.approvals} of ${a.quorum} approvals` : a.approvals ? "1 of 1" : "—"}{a.decidedByMe ? <span className="block text-xs text-slate-500">you approved</span> : null}</td>
+                  <td>
+                    {a.quorum > 1 ? `${a.approvals} of ${a.quorum} approvals` : a.approvals ? "1 of 1" : "—"}
+                    {a.decidedByMe ? <span className="block text-xs text-slate-500">you approved</span> : null}
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -9,7 +9,21 @@ import { fmtTime } from "@/lib/format";
 
 export const dynamic = "force-dynamic";
 
-const ACTIONS = ["run.start", "approval.approve", "approval.edit_approve", "approval.reject", "run.resume", "run.auto_resume", "run.cancel", "run.retry", "run.fork", "user.create", "user.update", "token.create", "token.revoke"];
+const ACTIONS = [
+  "run.start",
+  "approval.approve",
+  "approval.edit_approve",
+  "approval.reject",
+  "run.resume",
+  "run.auto_resume",
+  "run.cancel",
+  "run.retry",
+  "run.fork",
+  "user.create",
+  "user.update",
+  "token.create",
+  "token.revoke",
+];
 
 export default async function AuditPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const actor = await pageActor("runs:read-all");
@@ -29,30 +43,54 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
       <h1 className="text-xl font-semibold">Audit log</h1>
       <form method="get" className="card flex flex-wrap items-end gap-3" aria-label="Filter audit log">
         <div>
-          <label className="label" htmlFor="action">Action</label>
+          <label className="label" htmlFor="action">
+            Action
+          </label>
           <select id="action" name="action" className="input mt-1" defaultValue={q.action ?? ""}>
             <option value="">Any</option>
-            {ACTIONS.map((a) => <option key={a} value={a}>{a}</option>)}
+            {ACTIONS.map((a) => (
+              <option key={a} value={a}>
+                {a}
+              </option>
+            ))}
           </select>
         </div>
         <div>
-          <label className="label" htmlFor="actor">Who (email)</label>
+          <label className="label" htmlFor="actor">
+            Who (email)
+          </label>
           <input id="actor" name="actor" className="input mt-1" defaultValue={q.actor} />
         </div>
         <div>
-          <label className="label" htmlFor="targetId">Run or user id</label>
+          <label className="label" htmlFor="targetId">
+            Run or user id
+          </label>
           <input id="targetId" name="targetId" className="input mt-1 w-72" defaultValue={q.targetId} />
         </div>
-        <button type="submit" className="btn-secondary">Filter</button>
-        <Link href="/audit" className="text-sm underline">Clear</Link>
+        <button type="submit" className="btn-secondary">
+          Filter
+        </button>
+        <Link href="/audit" className="text-sm underline">
+          Clear
+        </Link>
       </form>
-      {error && <ErrorBox title="Invalid filter">{error.field}: {error.message}</ErrorBox>}
+      {error && (
+        <ErrorBox title="Invalid filter">
+          {error.field}: {error.message}
+        </ErrorBox>
+      )}
       {page && page.events.length === 0 && <Empty>No events match.</Empty>}
       {page && page.events.length > 0 && (
         <div className="card overflow-x-auto p-0">
           <table className="table-afk" aria-label="Audit events">
             <thead>
-              <tr><th>When</th><th>Who</th><th>Action</th><th>Target</th><th>Details</th></tr>
+              <tr>
+                <th>When</th>
+                <th>Who</th>
+                <th>Action</th>
+                <th>Target</th>
+                <th>Details</th>
+              </tr>
             </thead>
             <tbody>
               {page.events.map((e) => (
@@ -60,15 +98,32 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
                   <td className="whitespace-nowrap">{fmtTime(e.at)}</td>
                   <td>{e.actorEmail ?? "system"}</td>
                   <td className="font-mono">{e.action}</td>
-                  <td className="font-mono text-xs">{e.targetType === "run" ? <Link className="underline" href={`/runs/${encodeURIComponent(e.targetId)}`}>{e.targetId}</Link> : `${e.targetType}:${e.targetId}`}</td>
-                  <td className="max-w-md"><details><summary className="cursor-pointer text-xs">before / after</summary><JsonView value={e.data} /></details></td>
+                  <td className="font-mono text-xs">
+                    {e.targetType === "run" ? (
+                      <Link className="underline" href={`/runs/${encodeURIComponent(e.targetId)}`}>
+                        {e.targetId}
+                      </Link>
+                    ) : (
+                      `${e.targetType}:${e.targetId}`
+                    )}
+                  </td>
+                  <td className="max-w-md">
+                    <details>
+                      <summary className="cursor-pointer text-xs">before / after</summary>
+                      <JsonView value={e.data} />
+                    </details>
+                  </td>
                 </tr>
               ))}
             </tbody>
           </table>
         </div>
       )}
-      {next && <Link className="btn-secondary" href={next}>Next page →</Link>}
+      {next && (
+        <Link className="btn-secondary" href={next}>
+          Next page →
+        </Link>
+      )}
     </div>
   );
 }

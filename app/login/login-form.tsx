@@ -27,11 +27,15 @@ export function LoginForm() {
   return (
     <form onSubmit={onSubmit} className="card space-y-4" aria-label="Sign in">
       <div>
-        <label htmlFor="email" className="label">Email</label>
+        <label htmlFor="email" className="label">
+          Email
+        </label>
         <input id="email" name="email" type="email" autoComplete="username" required className="input mt-1" />
       </div>
       <div>
-        <label htmlFor="password" className="label">Password</label>
+        <label htmlFor="password" className="label">
+          Password
+        </label>
         <input id="password" name="password" type="password" autoComplete="current-password" required className="input mt-1" />
       </div>
       {error && (

@@ -34,58 +34,106 @@ export default async function RunsPage({ searchParams }: { searchParams: SP }) {
     <div className="space-y-4">
       <div className="flex items-center justify-between">
         <h1 className="text-xl font-semibold">Runs</h1>
-        {can(actor.role, "runs:start") && <Link className="btn-primary" href="/runs/new">Start a run</Link>}
+        {can(actor.role, "runs:start") && (
+          <Link className="btn-primary" href="/runs/new">
+            Start a run
+          </Link>
+        )}
       </div>
       <form method="get" className="card flex flex-wrap items-end gap-3" aria-label="Filter runs">
         <div>
-          <label className="label" htmlFor="q">Run id</label>
+          <label className="label" htmlFor="q">
+            Run id
+          </label>
           <input id="q" name="q" className="input mt-1 w-56" defaultValue={q.q} placeholder="id or prefix" />
         </div>
         <div>
-          <label className="label" htmlFor="state">State</label>
+          <label className="label" htmlFor="state">
+            State
+          </label>
           <select id="state" name="state" className="input mt-1" defaultValue={q.state ?? ""}>
             <option value="">Any</option>
-            {RUN_STATES.map((s) => <option key={s} value={s}>{s}</option>)}
+            {RUN_STATES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
           </select>
         </div>
         <div>
-          <label className="label" htmlFor="agent">Agent</label>
+          <label className="label" htmlFor="agent">
+            Agent
+          </label>
           <select id="agent" name="agent" className="input mt-1" defaultValue={q.agent ?? ""}>
             <option value="">Any</option>
-            {agents.map((a) => <option key={a} value={a}>{a}</option>)}
+            {agents.map((a) => (
+              <option key={a} value={a}>
+                {a}
+              </option>
+            ))}
           </select>
         </div>
         {can(actor.role, "runs:read-all") && (
           <div>
-            <label className="label" htmlFor="submitter">Submitter</label>
+            <label className="label" htmlFor="submitter">
+              Submitter
+            </label>
             <input id="submitter" name="submitter" className="input mt-1 w-48" defaultValue={q.submitter} placeholder="email" />
           </div>
         )}
         <div>
-          <label className="label" htmlFor="from">From</label>
+          <label className="label" htmlFor="from">
+            From
+          </label>
           <input id="from" name="from" type="date" className="input mt-1" defaultValue={q.from} />
         </div>
         <div>
-          <label className="label" htmlFor="to">To</label>
+          <label className="label" htmlFor="to">
+            To
+          </label>
           <input id="to" name="to" type="date" className="input mt-1" defaultValue={q.to} />
         </div>
-        <button type="submit" className="btn-secondary">Filter</button>
-        <Link href="/runs" className="text-sm underline">Clear</Link>
+        <button type="submit" className="btn-secondary">
+          Filter
+        </button>
+        <Link href="/runs" className="text-sm underline">
+          Clear
+        </Link>
       </form>
-      {error && <ErrorBox title="Invalid filter">{error.field ? `${error.field}: ` : ""}{error.message}</ErrorBox>}
+      {error && (
+        <ErrorBox title="Invalid filter">
+          {error.field ? `${error.field}: ` : ""}
+          {error.message}
+        </ErrorBox>
+      )}
       {page && page.runs.length === 0 && <Empty>No runs match.</Empty>}
       {page && page.runs.length > 0 && (
         <div className="card overflow-x-auto p-0">
           <table className="table-afk" aria-label="Runs">
             <thead>
-              <tr><th>Run</th><th>Agent</th><th>State</th><th>Step</th><th>Submitter</th><th>Started</th><th>Tokens</th><th>Cost</th></tr>
+              <tr>
+                <th>Run</th>
+                <th>Agent</th>
+                <th>State</th>
+                <th>Step</th>
+                <th>Submitter</th>
+                <th>Started</th>
+                <th>Tokens</th>
+                <th>Cost</th>
+              </tr>
             </thead>
             <tbody>
               {page.runs.map((r) => (
                 <tr key={r.id} data-testid={`run-row-${r.id}`}>
-                  <td><Link className="font-mono text-indigo-600 underline" href={`/runs/${encodeURIComponent(r.id)}`}>{r.id.slice(0, 8)}</Link></td>
+                  <td>
+                    <Link className="font-mono text-indigo-600 underline" href={`/runs/${encodeURIComponent(r.id)}`}>
+                      {r.id.slice(0, 8)}
+                    </Link>
+                  </td>
                   <td>{r.agentName}</td>
-                  <td><StateBadge state={r.state} /></td>
+                  <td>
+                    <StateBadge state={r.state} />
+                  </td>
                   <td>{r.step}</td>
                   <td>{r.submittedByEmail ?? "—"}</td>
                   <td>{fmtTime(r.createdAt)}</td>
@@ -97,7 +145,11 @@ export default async function RunsPage({ searchParams }: { searchParams: SP }) {
           </table>
         </div>
       )}
-      {next && <Link className="btn-secondary" href={next}>Next page →</Link>}
+      {next && (
+        <Link className="btn-secondary" href={next}>
+          Next page →
+        </Link>
+      )}
     </div>
   );
 }

@@ -8,11 +8,17 @@ import { signInAs } from "../helpers";
 
 type Watch = { problems: string[]; fiveXx: string[]; apiRunningSeen: number };
 
-async function watched(browser: Browser, role: string, w: Watch, viewport = { width: 1280, height: 900 }): Promise<{ ctx: BrowserContext; page: Page }> {
+async function watched(
+  browser: Browser,
+  role: string,
+  w: Watch,
+  viewport = { width: 1280, height: 900 },
+): Promise<{ ctx: BrowserContext; page: Page }> {
   const ctx = await browser.newContext({ viewport });
   const page = await ctx.newPage();
   page.on("console", (m) => {
-    if (m.type() === "error" || /hydrat|did not match/i.test(m.text())) w.problems.push(`${role} console ${m.type()}: ${m.text()} (${m.location().url})`);
+    if (m.type() === "error" || /hydrat|did not match/i.test(m.text()))
+      w.problems.push(`${role} console ${m.type()}: ${m.text()} (${m.location().url})`);
   });
   page.on("pageerror", (e) => w.problems.push(`${role} page error: ${e.message}`));
   page.on("response", async (r) => {

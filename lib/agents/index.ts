@@ -66,12 +66,26 @@ export function createDemoAgents(db: () => Db, opts: { idempotent?: boolean } = 
   const issue_refund = defineTool({
     name: "issue_refund",
     description: "Refund an amount in cents to the customer of an order",
-    schema: z.object({ order_id: z.string().max(40), amount_cents: z.number().int().positive().max(10_000_000), reason: z.string().max(500) }),
+    schema: z.object({
+      order_id: z.string().max(40),
+      amount_cents: z.number().int().positive().max(10_000_000),
+      reason: z.string().max(500),
+    }),
     async execute(a, ctx) {
       // The runner's idempotency key, under a unique constraint: a worker killed between this insert and
       // the runner's effect record must not refund twice when the run is taken over.
       const row = await once(
-        () => db().refund.create({ data: { runId: ctx.runId, toolCallId: ctx.toolCallId, idempotencyKey: keyOf(ctx), orderId: a.order_id, amountCents: a.amount_cents, reason: a.reason } }),
+        () =>
+          db().refund.create({
+            data: {
+              runId: ctx.runId,
+              toolCallId: ctx.toolCallId,
+              idempotencyKey: keyOf(ctx),
+              orderId: a.order_id,
+              amountCents: a.amount_cents,
+              reason: a.reason,
+            },
+          }),
         () => db().refund.findUnique({ where: { idempotencyKey: ctx.idempotencyKey } }),
       );
       return { refund_id: row.id, order_id: row.orderId, amount_cents: row.amountCents, status: "refunded" };
@@ -84,7 +98,16 @@ export function createDemoAgents(db: () => Db, opts: { idempotent?: boolean } = 
     async execute(a, ctx) {
       const order = lookupOrder(a.order_id);
       const row = await once(
-        () => db().outboxMessage.create({ data: { runId: ctx.runId, toolCallId: ctx.toolCallId, idempotencyKey: keyOf(ctx), recipient: order?.email ?? "unknown", body: a.message } }),
+        () =>
+          db().outboxMessage.create({
+            data: {
+              runId: ctx.runId,
+              toolCallId: ctx.toolCallId,
+              idempotencyKey: keyOf(ctx),
+              recipient: order?.email ?? "unknown",
+              body: a.message,
+            },
+          }),
         () => db().outboxMessage.findUnique({ where: { idempotencyKey: ctx.idempotencyKey } }),
       );
       return { message_id: row.id, queued: true };
@@ -95,13 +118,18 @@ export function createDemoAgents(db: () => Db, opts: { idempotent?: boolean } = 
     const turn = turnOf(messages);
     const input = parseJson(lastUser(messages));
     const orderId = String(input.order_id ?? "ORD-0000");
-    if (turn === 1) return { text: `Looking up ${orderId}.`, toolCalls: [{ id: "call_lookup", name: "lookup_order", args: { order_id: orderId } }] };
+    if (turn === 1)
+      return { text: `Looking up ${orderId}.`, toolCalls: [{ id: "call_lookup", name: "lookup_order", args: { order_id: orderId } }] };
     if (turn === 2) {
       const amount = Number(input.amount_cents ?? 0);
       return {
         text: `Refunding ${(amount / 100).toFixed(2)} and notifying the customer.`,
         toolCalls: [
-          { id: "call_refund", name: "issue_refund", args: { order_id: orderId, amount_cents: amount, reason: String(input.reason ?? "") } },
+          {
+            id: "call_refund",
+            name: "issue_refund",
+            args: { order_id: orderId, amount_cents: amount, reason: String(input.reason ?? "") },
+          },
           { id: "call_notify", name: "notify_customer", args: { order_id: orderId, message: `Your refund for ${orderId} is on its way.` } },
         ],
       };
@@ -109,8 +137,18 @@ export function createDemoAgents(db: () => Db, opts: { idempotent?: boolean } = 
     const results = toolResults(messages);
     const refund = results.find((r) => r.tool_call_id === "call_refund");
     const done = refund?.success ? parseJson(refund.content) : null;
-    const text = done ? `Refunded ${((Number(done.amount_cents) || 0) / 100).toFixed(2)} for ${orderId}.` : `No refund was issued for ${orderId}: ${refund ? parseJson(refund.content).error : "unknown"}.`;
-    return { text, structured: { order_id: orderId, refunded: !!done, amount_cents: done ? Number(done.amount_cents) : 0, threshold_cents: Number(context.refund_approval_threshold_cents) } };
+    const text = done
+      ? `Refunded ${((Number(done.amount_cents) || 0) / 100).toFixed(2)} for ${orderId}.`
+      : `No refund was issued for ${orderId}: ${refund ? parseJson(refund.content).error : "unknown"}.`;
+    return {
+      text,
+      structured: {
+        order_id: orderId,
+        refunded: !!done,
+        amount_cents: done ? Number(done.amount_cents) : 0,
+        threshold_cents: Number(context.refund_approval_threshold_cents),
+      },
+    };
   };
 
   const refundDesk: Agent = {
@@ -121,7 +159,14 @@ export function createDemoAgents(db: () => Db, opts: { idempotent?: boolean } = 
     tools: [lookup_order, issue_refund, notify_customer],
     contextDefaults: { refund_approval_threshold_cents: 5000 },
     policy: [
-      { id: "refund-above-threshold", tool: "issue_refund", when: (args, ctx) => Number(args.amount_cents) > Number(ctx.refund_approval_threshold_cents), action: "require_approval", reason: "Refund above the approval threshold", priority: 10 },
+      {
+        id: "refund-above-threshold",
+        tool: "issue_refund",
+        when: (args, ctx) => Number(args.amount_cents) > Number(ctx.refund_approval_threshold_cents),
+        action: "require_approval",
+        reason: "Refund above the approval threshold",
+        priority: 10,
+      },
       { id: "customer-messages", tool: "notify_customer", action: "require_approval", reason: "Messages to customers are reviewed" },
     ],
     inputSchema: refundInput,
@@ -143,7 +188,17 @@ export function createDemoAgents(db: () => Db, opts: { idempotent?: boolean } = 
     schema: deployInput,
     async execute(a, ctx) {
       const row = await once(
-        () => db().deployment.create({ data: { runId: ctx.runId, toolCallId: ctx.toolCallId, idempotencyKey: keyOf(ctx), service: a.service, version: a.version, environment: a.environment } }),
+        () =>
+          db().deployment.create({
+            data: {
+              runId: ctx.runId,
+              toolCallId: ctx.toolCallId,
+              idempotencyKey: keyOf(ctx),
+              service: a.service,
+              version: a.version,
+              environment: a.environment,
+            },
+          }),
         () => db().deployment.findUnique({ where: { idempotencyKey: ctx.idempotencyKey } }),
       );
       return { deployment_id: row.id, ...a, status: "deployed" };
@@ -152,10 +207,24 @@ export function createDemoAgents(db: () => Db, opts: { idempotent?: boolean } = 
   const deployScript: DemoScript = (messages) => {
     const turn = turnOf(messages);
     const input = { environment: "production", ...parseJson(lastUser(messages)) } as Record<string, string>;
-    if (turn === 1) return { text: `Checking ${input.service}.`, toolCalls: [{ id: "call_status", name: "get_status", args: { service: input.service, environment: input.environment } }] };
-    if (turn === 2) return { text: `Deploying ${input.service} ${input.version} to ${input.environment}.`, toolCalls: [{ id: "call_deploy", name: "deploy", args: { service: input.service, version: input.version, environment: input.environment } }] };
+    if (turn === 1)
+      return {
+        text: `Checking ${input.service}.`,
+        toolCalls: [{ id: "call_status", name: "get_status", args: { service: input.service, environment: input.environment } }],
+      };
+    if (turn === 2)
+      return {
+        text: `Deploying ${input.service} ${input.version} to ${input.environment}.`,
+        toolCalls: [
+          { id: "call_deploy", name: "deploy", args: { service: input.service, version: input.version, environment: input.environment } },
+        ],
+      };
     const r = toolResults(messages).find((m) => m.tool_call_id === "call_deploy");
-    return { text: r?.success ? `Deployed ${input.service} ${input.version} to ${input.environment}.` : `Deployment not done: ${r ? parseJson(r.content).error : "unknown"}.` };
+    return {
+      text: r?.success
+        ? `Deployed ${input.service} ${input.version} to ${input.environment}.`
+        : `Deployment not done: ${r ? parseJson(r.content).error : "unknown"}.`,
+    };
   };
   const deployBot: Agent = {
     name: "deploy-bot",
@@ -164,7 +233,15 @@ export function createDemoAgents(db: () => Db, opts: { idempotent?: boolean } = 
     instructions: "You deploy services. Every deployment is approved by a human.",
     tools: [get_status, deploy],
     policy: [
-      { id: "production-deploys", tool: "deploy", when: (args) => args.environment === "production", action: "require_approval", reason: "Production deployments need two reviewers", quorum: 2, priority: 10 },
+      {
+        id: "production-deploys",
+        tool: "deploy",
+        when: (args) => args.environment === "production",
+        action: "require_approval",
+        reason: "Production deployments need two reviewers",
+        quorum: 2,
+        priority: 10,
+      },
       { id: "all-deploys", tool: "deploy", action: "require_approval", reason: "Deployments always need approval" },
     ],
     autoResume: true,
@@ -172,8 +249,16 @@ export function createDemoAgents(db: () => Db, opts: { idempotent?: boolean } = 
     toUserMessage: (input) => JSON.stringify(input),
   };
 
-  const changelogScript: DemoScript = (messages) => ({ text: `Release notes: ${lastUser(messages).slice(0, 200)} — bug fixes and improvements.` });
-  const changelogWriter: Agent = { name: "changelog-writer", description: "Writes release notes", model: "demo:changelog-writer", instructions: "Write short release notes.", tools: [] };
+  const changelogScript: DemoScript = (messages) => ({
+    text: `Release notes: ${lastUser(messages).slice(0, 200)} — bug fixes and improvements.`,
+  });
+  const changelogWriter: Agent = {
+    name: "changelog-writer",
+    description: "Writes release notes",
+    model: "demo:changelog-writer",
+    instructions: "Write short release notes.",
+    tools: [],
+  };
 
   const releaseScript: DemoScript = (messages) => {
     const turn = turnOf(messages);
@@ -183,12 +268,18 @@ export function createDemoAgents(db: () => Db, opts: { idempotent?: boolean } = 
         text: "Delegating notes and deployment.",
         toolCalls: [
           { id: "call_notes", name: delegateToolName(changelogWriter), args: { task: `Notes for ${input.service} ${input.version}` } },
-          { id: "call_ship", name: delegateToolName(deployBot), args: { task: JSON.stringify({ service: input.service, version: input.version, environment: "production" }) } },
+          {
+            id: "call_ship",
+            name: delegateToolName(deployBot),
+            args: { task: JSON.stringify({ service: input.service, version: input.version, environment: "production" }) },
+          },
         ],
       };
     }
     const r = toolResults(messages);
-    return { text: `Release of ${input.service} ${input.version}: ${r.map((m) => `${m.name}=${m.success ? "ok" : "failed"}`).join(", ")}.` };
+    return {
+      text: `Release of ${input.service} ${input.version}: ${r.map((m) => `${m.name}=${m.success ? "ok" : "failed"}`).join(", ")}.`,
+    };
   };
   const releaseCoordinator: Agent = {
     name: "release-coordinator",
@@ -204,7 +295,11 @@ export function createDemoAgents(db: () => Db, opts: { idempotent?: boolean } = 
   // No approvals at all: looks an order up and says where it is (benchmarks use it for throughput).
   const statusScript: DemoScript = (messages) => {
     const input = parseJson(lastUser(messages));
-    if (turnOf(messages) === 1) return { text: "Looking it up.", toolCalls: [{ id: "call_lookup", name: "lookup_order", args: { order_id: String(input.order_id ?? "") } }] };
+    if (turnOf(messages) === 1)
+      return {
+        text: "Looking it up.",
+        toolCalls: [{ id: "call_lookup", name: "lookup_order", args: { order_id: String(input.order_id ?? "") } }],
+      };
     const r = toolResults(messages).find((m) => m.tool_call_id === "call_lookup");
     const order = r ? parseJson(r.content) : {};
     return { text: order.status ? `Order ${String(input.order_id)} is ${String(order.status)}.` : `No order ${String(input.order_id)}.` };
@@ -226,7 +321,10 @@ export function createDemoAgents(db: () => Db, opts: { idempotent?: boolean } = 
     schema: z.object({ to: z.string().max(320), body: z.string().max(4000) }),
     async execute(a, ctx) {
       const row = await once(
-        () => db().outboxMessage.create({ data: { runId: ctx.runId, toolCallId: ctx.toolCallId, idempotencyKey: keyOf(ctx), recipient: a.to, body: a.body } }),
+        () =>
+          db().outboxMessage.create({
+            data: { runId: ctx.runId, toolCallId: ctx.toolCallId, idempotencyKey: keyOf(ctx), recipient: a.to, body: a.body },
+          }),
         () => db().outboxMessage.findUnique({ where: { idempotencyKey: ctx.idempotencyKey } }),
       );
       return { message_id: row.id, queued: true, preview: a.body.slice(0, 200) };
@@ -237,10 +335,17 @@ export function createDemoAgents(db: () => Db, opts: { idempotent?: boolean } = 
     const question = String(input.question ?? "");
     if (turnOf(messages) === 1) {
       const body = `Hello ${String(input.customer ?? "")}, you asked: "${question}". We are on it.`;
-      return { text: `Draft reply, quoting the customer: ${question}`, toolCalls: [{ id: "call_reply", name: "send_reply", args: { to: String(input.customer ?? ""), body } }] };
+      return {
+        text: `Draft reply, quoting the customer: ${question}`,
+        toolCalls: [{ id: "call_reply", name: "send_reply", args: { to: String(input.customer ?? ""), body } }],
+      };
     }
     const r = toolResults(messages).find((m) => m.tool_call_id === "call_reply");
-    return { text: r?.success ? `Replied to ${String(input.customer ?? "")}: ${question}` : `Reply not sent: ${r ? parseJson(r.content).error : "unknown"}.` };
+    return {
+      text: r?.success
+        ? `Replied to ${String(input.customer ?? "")}: ${question}`
+        : `Reply not sent: ${r ? parseJson(r.content).error : "unknown"}.`,
+    };
   };
   const supportWriter: Agent = {
     name: "support-writer",
@@ -254,7 +359,13 @@ export function createDemoAgents(db: () => Db, opts: { idempotent?: boolean } = 
     toUserMessage: (input) => JSON.stringify(input),
   };
 
-  const agents = { "refund-desk": refundDesk, "deploy-bot": deployBot, "release-coordinator": releaseCoordinator, "support-writer": supportWriter, "order-status": orderStatus };
+  const agents = {
+    "refund-desk": refundDesk,
+    "deploy-bot": deployBot,
+    "release-coordinator": releaseCoordinator,
+    "support-writer": supportWriter,
+    "order-status": orderStatus,
+  };
   const scripts: Record<string, DemoScript> = {
     "refund-desk": refundScript,
     "deploy-bot": deployScript,

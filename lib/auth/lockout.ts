@@ -16,8 +16,16 @@ const keysFor = (email: string, address: string) => ({ account: `account:${email
 export async function assertNotLockedOut(db: Db, email: string, address: string, now = Date.now()) {
   const k = keysFor(email, address);
   const since = new Date(now - LOCKOUT.windowMs);
-  for (const [key, limit] of [[k.account, LOCKOUT.perAccount], [k.address, LOCKOUT.perAddress]] as const) {
-    const recent = await db.loginFailure.findMany({ where: { key, at: { gte: since } }, orderBy: { at: "desc" }, take: limit, select: { at: true } });
+  for (const [key, limit] of [
+    [k.account, LOCKOUT.perAccount],
+    [k.address, LOCKOUT.perAddress],
+  ] as const) {
+    const recent = await db.loginFailure.findMany({
+      where: { key, at: { gte: since } },
+      orderBy: { at: "desc" },
+      take: limit,
+      select: { at: true },
+    });
     if (recent.length >= limit) throw new LockedOutError((recent[limit - 1].at.getTime() + LOCKOUT.windowMs - now) / 1000);
   }
 }

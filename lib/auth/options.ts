@@ -24,7 +24,10 @@ export const authOptions: NextAuthOptions = {
         await assertNotLockedOut(db(), c.data.email, address);
         const user = await db().user.findUnique({ where: { email: c.data.email } });
         // Compare even for unknown users so that timing does not reveal which emails exist.
-        const ok = await verifyPassword(c.data.password, user?.passwordHash ?? "$2b$10$invalidinvalidinvalidinvalidinvalidinvalidinvalidinvali");
+        const ok = await verifyPassword(
+          c.data.password,
+          user?.passwordHash ?? "$2b$10$invalidinvalidinvalidinvalidinvalidinvalidinvalidinvali",
+        );
         if (!user || !ok || user.disabled) {
           await recordFailure(db(), c.data.email, address);
           return null;

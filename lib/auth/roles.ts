@@ -5,12 +5,7 @@ export const roleSchema = z.enum(ROLES);
 export type Role = z.infer<typeof roleSchema>;
 
 // What each role may do. admin may do everything.
-export type Permission =
-  | "users:manage"
-  | "approvals:decide"
-  | "runs:read-all"
-  | "runs:operate"
-  | "runs:start";
+export type Permission = "users:manage" | "approvals:decide" | "runs:read-all" | "runs:operate" | "runs:start";
 
 const grants: Record<Role, Permission[]> = {
   admin: ["users:manage", "approvals:decide", "runs:read-all", "runs:operate", "runs:start"],

@@ -62,7 +62,10 @@ const gates = new Map<string, Gate>();
 const gateOf = (url: string) => {
   const key = path.resolve(url.replace(/^file:/, "").split("?")[0]);
   let g = gates.get(key);
-  if (!g) gates.set(key, (g = { open: null }));
+  if (!g) {
+    g = { open: null };
+    gates.set(key, g);
+  }
   return g;
 };
 

@@ -12,7 +12,11 @@ const root = path.resolve(import.meta.dirname, "../..");
 export type ScratchDb = { name: "sqlite" | "postgresql"; url: string; db: Db; drop: () => Promise<void> };
 
 function migrate(url: string, config: string) {
-  execFileSync(path.join(root, "node_modules/.bin/prisma"), ["migrate", "deploy", "--config", config], { cwd: root, env: { ...process.env, DATABASE_URL: url }, stdio: "pipe" });
+  execFileSync(path.join(root, "node_modules/.bin/prisma"), ["migrate", "deploy", "--config", config], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: url },
+    stdio: "pipe",
+  });
 }
 
 async function admin(base: string, sql: string) {

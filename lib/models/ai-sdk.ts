@@ -23,12 +23,30 @@ export function toPrompt(messages: Message[]): LanguageModelV2Prompt {
           ],
         };
       case "tool":
-        return { role: "tool", content: [{ type: "tool-result", toolCallId: m.tool_call_id, toolName: m.name, output: m.success ? { type: "text", value: m.content } : { type: "error-text", value: m.content } }] };
+        return {
+          role: "tool",
+          content: [
+            {
+              type: "tool-result",
+              toolCallId: m.tool_call_id,
+              toolName: m.name,
+              output: m.success ? { type: "text", value: m.content } : { type: "error-text", value: m.content },
+            },
+          ],
+        };
+      default:
+        throw new Error(`Unknown message role ${(m as { role: string }).role}`);
     }
   });
 }
 
-const FINISH: Record<string, LlmResponse["finish_reason"]> = { stop: "stop", "tool-calls": "tool_calls", length: "length", "content-filter": "content_filter", error: "error" };
+const FINISH: Record<string, LlmResponse["finish_reason"]> = {
+  stop: "stop",
+  "tool-calls": "tool_calls",
+  length: "length",
+  "content-filter": "content_filter",
+  error: "error",
+};
 
 export class AiSdkAdapter implements ModelAdapter {
   constructor(
@@ -37,18 +55,27 @@ export class AiSdkAdapter implements ModelAdapter {
   ) {}
 
   async generate(req: LlmRequest): Promise<Omit<LlmResponse, "model">> {
-    let result;
+    let result: Awaited<ReturnType<LanguageModelV2["doGenerate"]>>;
     try {
       result = await this.model(req.model).doGenerate({
         prompt: toPrompt(req.messages),
-        tools: req.tools.map((t) => ({ type: "function" as const, name: t.name, description: t.description, inputSchema: t.parameters as never })),
+        tools: req.tools.map((t) => ({
+          type: "function" as const,
+          name: t.name,
+          description: t.description,
+          inputSchema: t.parameters as never,
+        })),
         abortSignal: req.signal,
       });
     } catch (e) {
-      if (APICallError.isInstance(e)) throw new ModelCallError(`${this.provider} ${e.statusCode ?? ""} ${e.message}`.trim(), e.isRetryable, e.statusCode);
+      if (APICallError.isInstance(e))
+        throw new ModelCallError(`${this.provider} ${e.statusCode ?? ""} ${e.message}`.trim(), e.isRetryable, e.statusCode);
       throw new ModelCallError(e instanceof Error ? e.message : String(e), true);
     }
-    const text = result.content.filter((c) => c.type === "text").map((c) => c.text).join("");
+    const text = result.content
+      .filter((c) => c.type === "text")
+      .map((c) => c.text)
+      .join("");
     const toolCalls = result.content
       .filter((c) => c.type === "tool-call")
       .map((c) => {
@@ -58,7 +85,8 @@ export class AiSdkAdapter implements ModelAdapter {
         } catch {
           throw new ModelCallError(`${this.provider} returned tool call arguments that are not JSON`, true);
         }
-        if (!args || typeof args !== "object" || Array.isArray(args)) throw new ModelCallError(`${this.provider} returned non-object tool arguments`, true);
+        if (!args || typeof args !== "object" || Array.isArray(args))
+          throw new ModelCallError(`${this.provider} returned non-object tool arguments`, true);
         return { id: c.toolCallId, name: c.toolName, args: args as Record<string, unknown> };
       });
     const input = result.usage.inputTokens ?? 0;
@@ -96,7 +124,12 @@ export function providerAdapters(env: ProviderEnv, fetchImpl?: typeof fetch): Re
     out.anthropic = new AiSdkAdapter("anthropic", (id) => p(id));
   }
   if (env.OPENAI_COMPATIBLE_BASE_URL) {
-    const p = createOpenAICompatible({ name: "openai-compatible", baseURL: env.OPENAI_COMPATIBLE_BASE_URL, apiKey: env.OPENAI_COMPATIBLE_API_KEY, fetch: fetchImpl });
+    const p = createOpenAICompatible({
+      name: "openai-compatible",
+      baseURL: env.OPENAI_COMPATIBLE_BASE_URL,
+      apiKey: env.OPENAI_COMPATIBLE_API_KEY,
+      fetch: fetchImpl,
+    });
     out["openai-compatible"] = new AiSdkAdapter("openai-compatible", (id) => p.chatModel(id));
   }
   return out;

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import type { z } from "zod";
 import { hashOf } from "./canonical.ts";
 import type { PolicyRule } from "./policy.ts";
 import type { Tool } from "./tools.ts";
@@ -36,7 +36,8 @@ export type Agent = {
   description?: string;
   model: string;
   instructions: string | ((context: Record<string, unknown>) => string);
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // Each tool has its own argument type; a list of them can only be typed loosely.
+  // biome-ignore lint/suspicious/noExplicitAny: see above
   tools: Tool<any>[];
   subagents?: Agent[];
   contextDefaults?: Record<string, unknown>;

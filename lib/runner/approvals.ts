@@ -79,7 +79,13 @@ export async function getApproval(store: MemoryStore, threadId: string, id: stri
 }
 
 /** The approval request of one tool call of one step, if it was ever made (legacy records included). */
-export async function findApproval(store: MemoryStore, threadId: string, runId: string, step: number, toolCallId: string): Promise<ApprovalRecord | null> {
+export async function findApproval(
+  store: MemoryStore,
+  threadId: string,
+  runId: string,
+  step: number,
+  toolCallId: string,
+): Promise<ApprovalRecord | null> {
   const rec = await getApproval(store, threadId, approvalId(runId, step, toolCallId));
   if (rec) return rec;
   const legacy = await getApproval(store, threadId, `${runId}:${toolCallId}`);
@@ -98,7 +104,10 @@ async function save(store: MemoryStore, rec: ApprovalRecord, expectedVersion: nu
   return true;
 }
 
-export async function createApprovalRequest(store: MemoryStore, rec: Omit<ApprovalRecord, "schema_version" | "version" | "status" | "decisions" | "approved_args" | "decided_at_ms" | "id">): Promise<ApprovalRecord> {
+export async function createApprovalRequest(
+  store: MemoryStore,
+  rec: Omit<ApprovalRecord, "schema_version" | "version" | "status" | "decisions" | "approved_args" | "decided_at_ms" | "id">,
+): Promise<ApprovalRecord> {
   const full: ApprovalRecord = {
     ...rec,
     schema_version: APPROVAL_SCHEMA_VERSION,
@@ -136,21 +145,36 @@ export const reviewedArgsHash = (rec: ApprovalRecord) => argsHash(rec.approved_a
 
 // Records one reviewer's decision. Returns the updated record. Throws ApprovalDecisionError when the
 // approval is unknown, already decided, expired, or the edited args do not fit the tool.
-export async function decideApproval(store: MemoryStore, threadId: string, id: string, tool: Pick<Tool, "schema"> | undefined, input: DecisionInput): Promise<ApprovalRecord> {
+export async function decideApproval(
+  store: MemoryStore,
+  threadId: string,
+  id: string,
+  tool: Pick<Tool, "schema"> | undefined,
+  input: DecisionInput,
+): Promise<ApprovalRecord> {
   const now = input.nowMs ?? Date.now();
   for (let attempt = 0; attempt < 5; attempt++) {
     const rec = await getApproval(store, threadId, id);
     if (!rec) throw new ApprovalDecisionError("No such approval", "not_found");
     if (rec.status !== "pending") throw new ApprovalDecisionError(`Approval is already ${rec.status}`, "already_decided");
     if (rec.deadline_ms !== null && now > rec.deadline_ms) throw new ApprovalDecisionError("Approval deadline has passed", "expired");
-    if (input.forbiddenDeciders?.includes(input.by)) throw new ApprovalDecisionError("You may not decide an approval for a run you started", "forbidden");
-    if (rec.decisions.some((d) => d.by === input.by)) throw new ApprovalDecisionError("You already decided this approval", "already_decided");
-    if (input.decision === "reject" && !input.reason?.trim()) throw new ApprovalDecisionError("A reason is required to reject", "invalid_args", "reason");
+    if (input.forbiddenDeciders?.includes(input.by))
+      throw new ApprovalDecisionError("You may not decide an approval for a run you started", "forbidden");
+    if (rec.decisions.some((d) => d.by === input.by))
+      throw new ApprovalDecisionError("You already decided this approval", "already_decided");
+    if (input.decision === "reject" && !input.reason?.trim())
+      throw new ApprovalDecisionError("A reason is required to reject", "invalid_args", "reason");
     const current = reviewedArgsHash(rec);
     if (input.expectedArgsHash !== undefined && input.expectedArgsHash !== current) {
       throw new ApprovalDecisionError("The arguments changed since you looked (another reviewer edited them); review them again", "stale");
     }
-    if (input.expectedArgsHash === undefined && input.decision === "approve" && !input.args && rec.approved_args !== null && argsHash(rec.approved_args) !== argsHash(rec.args)) {
+    if (
+      input.expectedArgsHash === undefined &&
+      input.decision === "approve" &&
+      !input.args &&
+      rec.approved_args !== null &&
+      argsHash(rec.approved_args) !== argsHash(rec.args)
+    ) {
       throw new ApprovalDecisionError("Another reviewer edited the arguments; approve with their argsHash to accept the edit", "stale");
     }
 
@@ -159,13 +183,24 @@ export async function decideApproval(store: MemoryStore, threadId: string, id: s
       // Edited arguments must fit the tool exactly: an unknown field is an error, not silently dropped.
       const schema = tool?.schema instanceof z.ZodObject ? tool.schema.strict() : tool?.schema;
       const parsed = schema?.safeParse(input.args);
-      if (!parsed || !parsed.success) {
+      if (!parsed?.success) {
         const issue = parsed?.error.issues[0];
-        throw new ApprovalDecisionError(`Edited arguments are invalid: ${issue ? `${issue.path.join(".")}: ${issue.message}` : "unknown tool"}`, "invalid_args", issue ? `args.${issue.path.join(".")}` : "args");
+        throw new ApprovalDecisionError(
+          `Edited arguments are invalid: ${issue ? `${issue.path.join(".")}: ${issue.message}` : "unknown tool"}`,
+          "invalid_args",
+          issue ? `args.${issue.path.join(".")}` : "args",
+        );
       }
       args = parsed.data as Record<string, unknown>;
     }
-    const decision: Decision = { by: input.by, decision: input.decision, reason: input.reason?.trim() || null, args, args_hash: argsHash(args), at_ms: now };
+    const decision: Decision = {
+      by: input.by,
+      decision: input.decision,
+      reason: input.reason?.trim() || null,
+      args,
+      args_hash: argsHash(args),
+      at_ms: now,
+    };
     const decisions = [...rec.decisions, decision];
     const next: ApprovalRecord = { ...rec, version: rec.version + 1, decisions };
     if (input.decision === "reject") {
@@ -183,7 +218,11 @@ export async function decideApproval(store: MemoryStore, threadId: string, id: s
 
 // Past its deadline a pending approval takes the fallback (deny by default). `applied` says whether this
 // caller made the change (the compare-and-put lets exactly one of several concurrent sweeps win).
-export async function expireApproval(store: MemoryStore, rec: ApprovalRecord, nowMs: number): Promise<{ record: ApprovalRecord; applied: boolean }> {
+export async function expireApproval(
+  store: MemoryStore,
+  rec: ApprovalRecord,
+  nowMs: number,
+): Promise<{ record: ApprovalRecord; applied: boolean }> {
   if (rec.status !== "pending" || rec.deadline_ms === null || nowMs <= rec.deadline_ms) return { record: rec, applied: false };
   const next: ApprovalRecord = {
     ...rec,
@@ -191,7 +230,17 @@ export async function expireApproval(store: MemoryStore, rec: ApprovalRecord, no
     status: rec.fallback === "allow" ? "approved" : "expired",
     approved_args: rec.fallback === "allow" ? rec.args : null,
     decided_at_ms: nowMs,
-    decisions: [...rec.decisions, { by: "system:deadline", decision: rec.fallback === "allow" ? "approve" : "reject", reason: "Approval deadline passed", args: rec.args, args_hash: argsHash(rec.args), at_ms: nowMs }],
+    decisions: [
+      ...rec.decisions,
+      {
+        by: "system:deadline",
+        decision: rec.fallback === "allow" ? "approve" : "reject",
+        reason: "Approval deadline passed",
+        args: rec.args,
+        args_hash: argsHash(rec.args),
+        at_ms: nowMs,
+      },
+    ],
   };
   if (await save(store, next, rec.version)) return { record: next, applied: true };
   return { record: (await getApproval(store, rec.thread_id, rec.id)) ?? next, applied: false };

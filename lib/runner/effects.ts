@@ -28,7 +28,12 @@ export const effectOutputHash = (output: unknown) => hashOf({ output });
 
 export function makeEffect(e: Omit<EffectRecord, "schema_version" | "input_hash" | "output_hash"> & { args: unknown }): EffectRecord {
   const { args, ...rest } = e;
-  return { schema_version: EFFECT_SCHEMA_VERSION, ...rest, input_hash: effectInputHash(e.tool_name, args), output_hash: effectOutputHash(e.output) };
+  return {
+    schema_version: EFFECT_SCHEMA_VERSION,
+    ...rest,
+    input_hash: effectInputHash(e.tool_name, args),
+    output_hash: effectOutputHash(e.output),
+  };
 }
 
 // A stored successful effect for this call with the same input is returned for replay. A stored effect with
@@ -36,7 +41,8 @@ export function makeEffect(e: Omit<EffectRecord, "schema_version" | "input_hash"
 function parseEffect(raw: unknown, key: string): EffectRecord {
   const parsed = effectRecordSchema.safeParse(raw);
   if (!parsed.success) throw new AgentCheckpointCorruptionError("Effect record is malformed", key);
-  if (parsed.data.output_hash !== effectOutputHash(parsed.data.output)) throw new AgentCheckpointCorruptionError("Effect output does not match its output_hash", key);
+  if (parsed.data.output_hash !== effectOutputHash(parsed.data.output))
+    throw new AgentCheckpointCorruptionError("Effect output does not match its output_hash", key);
   return parsed.data;
 }
 
@@ -47,13 +53,23 @@ export async function validateEffects(store: MemoryStore, threadId: string, runI
   return entries.length;
 }
 
-export async function findReplayableEffect(store: MemoryStore, threadId: string, runId: string, step: number, toolCallId: string, toolName: string, args: unknown): Promise<EffectRecord | null> {
+export async function findReplayableEffect(
+  store: MemoryStore,
+  threadId: string,
+  runId: string,
+  step: number,
+  toolCallId: string,
+  toolName: string,
+  args: unknown,
+): Promise<EffectRecord | null> {
   const key = keys.effect(runId, step, toolCallId);
   const raw = await readStored(store, threadId, key, "Effect record");
   if (raw === undefined) return null;
   const effect = parseEffect(raw, key);
   if (effect.input_hash !== effectInputHash(toolName, args)) {
-    throw new AgentEffectIntegrityError(`Tool call ${toolCallId} was executed with different input (stored input_hash ${effect.input_hash.slice(0, 12)}…)`);
+    throw new AgentEffectIntegrityError(
+      `Tool call ${toolCallId} was executed with different input (stored input_hash ${effect.input_hash.slice(0, 12)}…)`,
+    );
   }
   return effect.success ? effect : null;
 }

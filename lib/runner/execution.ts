@@ -4,7 +4,13 @@ import { type Agent, agentFingerprint, delegateToolName, failSafeOf, instruction
 import { type ApprovalRecord, argsHash, createApprovalRequest, expireIfDue, findApproval, listApprovals } from "./approvals.ts";
 import { CHECKPOINT_SCHEMA_VERSION, type CheckpointRecord, type Phase } from "./checkpoint.ts";
 import { effectInputHash, findReplayableEffect, makeEffect } from "./effects.ts";
-import { AgentCheckpointCorruptionError, AgentEffectIntegrityError, AgentRunnerError, CheckpointWriteError, LeaseLostError } from "./errors.ts";
+import {
+  AgentCheckpointCorruptionError,
+  AgentEffectIntegrityError,
+  AgentRunnerError,
+  CheckpointWriteError,
+  LeaseLostError,
+} from "./errors.ts";
 import { EVENT_SCHEMA_VERSION, type RunEvent, type RunEventType } from "./events.ts";
 import { type LlmResponse, type Message, type ToolCall, type Usage, addUsage, zeroUsage } from "./messages.ts";
 import { callWithFallback, costUsd, resolveModel, type ToolSpec } from "./model.ts";
@@ -96,7 +102,11 @@ export class RunExecution {
     this.context = { ...init.agent.contextDefaults, ...init.context };
     this.startedAtS = nowMs() / 1000;
     const c = rc.config;
-    this.writer = new CheckpointWriter(rc.store, init.threadId, { async: c.checkpointAsyncWrites, maxQueue: c.checkpointQueueMaxsize, coalesce: c.checkpointCoalesceRuntimeState });
+    this.writer = new CheckpointWriter(rc.store, init.threadId, {
+      async: c.checkpointAsyncWrites,
+      maxQueue: c.checkpointQueueMaxsize,
+      coalesce: c.checkpointCoalesceRuntimeState,
+    });
     const r = init.restored;
     if (r) {
       const s = r.scalars;
@@ -140,7 +150,16 @@ export class RunExecution {
   }
 
   private event(type: RunEventType, message: string, data: Record<string, unknown> = {}) {
-    this.emit({ type, runId: this.runId, threadId: this.threadId, state: this.state, step: this.step, message, data, schemaVersion: EVENT_SCHEMA_VERSION });
+    this.emit({
+      type,
+      runId: this.runId,
+      threadId: this.threadId,
+      state: this.state,
+      step: this.step,
+      message,
+      data,
+      schemaVersion: EVENT_SCHEMA_VERSION,
+    });
   }
 
   private move(to: RunState) {
@@ -206,7 +225,11 @@ export class RunExecution {
     await this.writer.enqueue(keys.checkpoint(this.runId, this.step, record.seq, phase), record, false);
     await this.writer.enqueue(checkpointLatestKey(this.runId), record, false);
     const fp = this.rc.config.failpoint;
-    const hit = fp && fp.phase === phase && (fp.step === undefined || fp.step === this.step) && (fp.agent === undefined || fp.agent === this.agent.name);
+    const hit =
+      fp &&
+      fp.phase === phase &&
+      (fp.step === undefined || fp.step === this.step) &&
+      (fp.agent === undefined || fp.agent === this.agent.name);
     if (opts.durable || hit) await this.writer.flush();
     this.event("checkpoint", phase, { phase, seq: record.seq, durable: !!(opts.durable || hit) });
     if (hit) {
@@ -234,7 +257,18 @@ export class RunExecution {
     const system = instructionsFor(this.agent, this.context);
     if (system) await this.appendMessage({ role: "system", content: system });
     await this.appendMessage({ role: "user", content: this.init.userMessage ?? "" });
-    await this.checkpoint("run_started", { agent_name: this.agent.name, resumed: false, agent_fingerprint: agentFingerprint(this.agent), agent_path: this.init.agentPath, root_run_id: this.init.rootRunId, instance: this.rc.config.instanceId ?? null }, { snapshot: true });
+    await this.checkpoint(
+      "run_started",
+      {
+        agent_name: this.agent.name,
+        resumed: false,
+        agent_fingerprint: agentFingerprint(this.agent),
+        agent_path: this.init.agentPath,
+        root_run_id: this.init.rootRunId,
+        instance: this.rc.config.instanceId ?? null,
+      },
+      { snapshot: true },
+    );
     this.event("run_started", `run ${this.runId} started`);
   }
 
@@ -245,9 +279,24 @@ export class RunExecution {
     this.segmentStartMs = nowMs();
     // The run's history records who decided what, next to the point where it went on.
     const decisions = wasPaused
-      ? (await listApprovals(this.rc.store, this.threadId, this.runId)).filter((a) => a.step === this.step).map((a) => ({ approval_id: a.id, tool_name: a.tool_name, status: a.status, decided_by: a.decisions.map((d) => d.by), edited: a.approved_args !== null && argsHash(a.approved_args) !== argsHash(a.args) }))
+      ? (await listApprovals(this.rc.store, this.threadId, this.runId))
+          .filter((a) => a.step === this.step)
+          .map((a) => ({
+            approval_id: a.id,
+            tool_name: a.tool_name,
+            status: a.status,
+            decided_by: a.decisions.map((d) => d.by),
+            edited: a.approved_args !== null && argsHash(a.approved_args) !== argsHash(a.args),
+          }))
       : [];
-    await this.checkpoint(wasPaused ? "resumed" : "run_started", { agent_name: this.agent.name, resumed: true, from_phase: this.init.restored!.latest.phase, from_seq: this.init.restored!.latest.seq, instance: this.rc.config.instanceId ?? null, ...(wasPaused ? { decisions } : {}) });
+    await this.checkpoint(wasPaused ? "resumed" : "run_started", {
+      agent_name: this.agent.name,
+      resumed: true,
+      from_phase: this.init.restored!.latest.phase,
+      from_seq: this.init.restored!.latest.seq,
+      instance: this.rc.config.instanceId ?? null,
+      ...(wasPaused ? { decisions } : {}),
+    });
     this.event(wasPaused ? "run_resumed" : "run_started", `run ${this.runId} resumed from ${this.init.restored!.latest.phase}`);
   }
 
@@ -262,11 +311,20 @@ export class RunExecution {
 
   private toolSpecs(): ToolSpec[] {
     if (this.specs) return this.specs;
-    const specs: ToolSpec[] = this.agent.tools.map((t) => ({ name: t.name, description: t.description, parameters: z.toJSONSchema(t.schema) as Record<string, unknown> }));
+    const specs: ToolSpec[] = this.agent.tools.map((t) => ({
+      name: t.name,
+      description: t.description,
+      parameters: z.toJSONSchema(t.schema) as Record<string, unknown>,
+    }));
     for (const sub of this.agent.subagents ?? []) {
-      specs.push({ name: delegateToolName(sub), description: sub.description ?? `Delegate a task to ${sub.name}`, parameters: { type: "object", properties: { task: { type: "string" } }, required: ["task"] } });
+      specs.push({
+        name: delegateToolName(sub),
+        description: sub.description ?? `Delegate a task to ${sub.name}`,
+        parameters: { type: "object", properties: { task: { type: "string" } }, required: ["task"] },
+      });
     }
-    return (this.specs = specs);
+    this.specs = specs;
+    return specs;
   }
 
   private async loop(): Promise<AgentResult> {
@@ -280,18 +338,27 @@ export class RunExecution {
         else this.step++;
         await this.checkpoint("step_started", { state: this.state, message_count: this.messages.items.length }, { snapshot: true });
         this.event("step_started", `step ${this.step}`);
-        await this.checkpoint("pre_llm", { model: this.model.normalized, provider: this.model.provider, message_count: this.messages.items.length });
+        await this.checkpoint("pre_llm", {
+          model: this.model.normalized,
+          provider: this.model.provider,
+          message_count: this.messages.items.length,
+        });
         this.event("llm_called", this.model.normalized);
-        let outcome;
+        let outcome: Awaited<ReturnType<typeof callWithFallback>>;
         try {
-          outcome = await callWithFallback(this.rc.models, [this.agent.model, ...this.fs.fallbackModelChain], {
-            messages: this.messages.items,
-            tools: this.toolSpecs(),
-            sessionToken: this.sessionToken,
-            checkpointToken: this.checkpointToken,
-            context: this.context,
-            signal: this.abort.signal,
-          }, this.rc.config.retry);
+          outcome = await callWithFallback(
+            this.rc.models,
+            [this.agent.model, ...this.fs.fallbackModelChain],
+            {
+              messages: this.messages.items,
+              tools: this.toolSpecs(),
+              sessionToken: this.sessionToken,
+              checkpointToken: this.checkpointToken,
+              context: this.context,
+              signal: this.abort.signal,
+            },
+            this.rc.config.retry,
+          );
         } catch (e) {
           if (this.fs.llmFailurePolicy === "retry_then_degrade" && this.state === "running") {
             this.move("degraded");
@@ -314,7 +381,15 @@ export class RunExecution {
         // The snapshot naming these tool calls is durable before any of them runs.
         await this.checkpoint(
           "post_llm",
-          { model: r.model, provider: outcome.resolved.provider, finish_reason: r.finish_reason, tool_call_count: r.tool_calls.length, session_token: this.sessionToken, checkpoint_token: this.checkpointToken, total_cost_usd: this.cost },
+          {
+            model: r.model,
+            provider: outcome.resolved.provider,
+            finish_reason: r.finish_reason,
+            tool_call_count: r.tool_calls.length,
+            session_token: this.sessionToken,
+            checkpoint_token: this.checkpointToken,
+            total_cost_usd: this.cost,
+          },
           { snapshot: true, durable: true },
         );
       }
@@ -341,12 +416,21 @@ export class RunExecution {
       const allowed = this.init.depth < this.fs.maxSubagentDepth;
       for (const [i, c] of subCalls.entries()) {
         if (!allowed || i >= this.fs.maxSubagentFanout) {
-          outcomes.set(c.id, this.toolMessage(c, false, { success: false, error: allowed ? "Subagent fan-out limit reached" : "Subagent depth limit reached" }));
+          outcomes.set(
+            c.id,
+            this.toolMessage(c, false, {
+              success: false,
+              error: allowed ? "Subagent fan-out limit reached" : "Subagent depth limit reached",
+            }),
+          );
           continue;
         }
         outcomes.set(c.id, await this.runSubagent(subs.get(c.name)!, c));
       }
-      await this.checkpoint("post_subagent_batch", { subagent_count: subCalls.length, waiting: [...outcomes.values()].filter((o) => "waiting" in o).length });
+      await this.checkpoint("post_subagent_batch", {
+        subagent_count: subCalls.length,
+        waiting: [...outcomes.values()].filter((o) => "waiting" in o).length,
+      });
     }
 
     if (toolCalls.length) {
@@ -368,7 +452,8 @@ export class RunExecution {
     for (const r of results) await this.appendMessage(r.message);
     this.pending = null;
     this.freshResponse = false;
-    if (toolCalls.length) await this.checkpoint("post_tool_batch", { tool_calls_total: this.toolCalls, tool_failures: failures }, { snapshot: true });
+    if (toolCalls.length)
+      await this.checkpoint("post_tool_batch", { tool_calls_total: this.toolCalls, tool_failures: failures }, { snapshot: true });
     else await this.writeRuntime();
     if (failures && this.fs.toolFailurePolicy === "fail_run") throw new AgentRunnerError(`${failures} tool call(s) failed`);
     return null;
@@ -403,10 +488,18 @@ export class RunExecution {
     let args = parsed.data as Record<string, unknown>;
     // A call that was ever put to a human is decided by that request, whatever the policy says now: a
     // rejection binds (a changed policy cannot turn it into an execution), and so do approved arguments.
-    let rec: ApprovalRecord | null = this.freshResponse ? null : await findApproval(this.rc.store, this.threadId, this.runId, this.step, c.id);
+    let rec: ApprovalRecord | null = this.freshResponse
+      ? null
+      : await findApproval(this.rc.store, this.threadId, this.runId, this.step, c.id);
     let approvedBy: string[] = [];
     const decision = rec ? null : evaluatePolicy(this.agent.policy ?? [], c.name, args, this.context);
-    if (decision) this.event("policy_decision", decision.action, { tool_call_id: c.id, tool_name: c.name, rule_id: decision.ruleId, reason: decision.reason });
+    if (decision)
+      this.event("policy_decision", decision.action, {
+        tool_call_id: c.id,
+        tool_name: c.name,
+        rule_id: decision.ruleId,
+        reason: decision.reason,
+      });
     if (decision?.action === "deny") return this.recordSkipped(c, `Denied by policy: ${decision.reason}`);
     if (rec || decision?.action === "require_approval") {
       if (!rec && decision) {
@@ -447,18 +540,35 @@ export class RunExecution {
   }
 
   private async recordSkipped(c: ToolCall, error: string, by: string[] = []): Promise<ToolOutcome> {
-    const i = this.toolExecutions.append({ tool_name: c.name, tool_call_id: c.id, success: false, output: null, error, latency_ms: 0, agent_path: this.init.agentPath, replayed: false, approved_by: by });
+    const i = this.toolExecutions.append({
+      tool_name: c.name,
+      tool_call_id: c.id,
+      success: false,
+      output: null,
+      error,
+      latency_ms: 0,
+      agent_path: this.init.agentPath,
+      replayed: false,
+      approved_by: by,
+    });
     await this.writer.enqueue(keys.toolExecution(this.runId, i), this.toolExecutions.items[i]);
     this.event("tool_completed", error, { tool_call_id: c.id, tool_name: c.name, success: false });
     return this.toolMessage(c, false, { success: false, error });
   }
 
-  private async executeTool(c: ToolCall, tool: Agent["tools"][number], args: Record<string, unknown>, approvedBy: string[]): Promise<ToolOutcome> {
+  private async executeTool(
+    c: ToolCall,
+    tool: Agent["tools"][number],
+    args: Record<string, unknown>,
+    approvedBy: string[],
+  ): Promise<ToolOutcome> {
     const started = nowMs();
     let success: boolean;
     let output: unknown = null;
     let error: string | null = null;
-    const stored = this.freshResponse ? null : await findReplayableEffect(this.rc.store, this.threadId, this.runId, this.step, c.id, c.name, args);
+    const stored = this.freshResponse
+      ? null
+      : await findReplayableEffect(this.rc.store, this.threadId, this.runId, this.step, c.id, c.name, args);
     if (stored) {
       this.replayed++;
       ({ success, output, error } = stored);
@@ -485,11 +595,31 @@ export class RunExecution {
         success = false;
         error = e instanceof Error ? e.message : String(e);
       }
-      const effect = makeEffect({ run_id: this.runId, step: this.step, tool_call_id: c.id, tool_name: c.name, args, output, error, success, timestamp_ms: nowMs() });
+      const effect = makeEffect({
+        run_id: this.runId,
+        step: this.step,
+        tool_call_id: c.id,
+        tool_name: c.name,
+        args,
+        output,
+        error,
+        success,
+        timestamp_ms: nowMs(),
+      });
       await this.writer.enqueue(keys.effect(this.runId, this.step, c.id), effect, false);
       await this.writer.flush();
     }
-    const rec: ToolExecution = { tool_name: c.name, tool_call_id: c.id, success, output, error, latency_ms: nowMs() - started, agent_path: this.init.agentPath, replayed: !!stored, approved_by: approvedBy };
+    const rec: ToolExecution = {
+      tool_name: c.name,
+      tool_call_id: c.id,
+      success,
+      output,
+      error,
+      latency_ms: nowMs() - started,
+      agent_path: this.init.agentPath,
+      replayed: !!stored,
+      approved_by: approvedBy,
+    };
     const i = this.toolExecutions.append(rec);
     await this.writer.enqueue(keys.toolExecution(this.runId, i), rec);
     this.event("tool_completed", c.name, { tool_call_id: c.id, tool_name: c.name, success, replayed: !!stored });
@@ -500,7 +630,12 @@ export class RunExecution {
     const childId = `${this.runId}.${c.id}`;
     // A subagent that finished before the parent paused is not counted again when the batch is re-entered.
     const done = this.subagentExecutions.items.find((x) => x.tool_call_id === c.id);
-    if (done) return this.toolMessage(c, done.success, done.success ? { result: done.final_text } : { success: false, error: `subagent ${done.state}` });
+    if (done)
+      return this.toolMessage(
+        c,
+        done.success,
+        done.success ? { result: done.final_text } : { success: false, error: `subagent ${done.state}` },
+      );
     const task = typeof c.args.task === "string" ? c.args.task : JSON.stringify(c.args);
     this.event("subagent_started", sub.name, { child_run_id: childId, tool_call_id: c.id });
     const started = nowMs();
@@ -514,13 +649,29 @@ export class RunExecution {
       rootRunId: this.init.rootRunId,
     });
     if (child.state === "paused") return { waiting: child.pendingApprovals[0] ?? childId };
-    const rec: SubagentExecution = { subagent: sub.name, run_id: childId, tool_call_id: c.id, state: child.state, final_text: child.finalText, success: child.state === "completed", latency_ms: nowMs() - started };
+    const rec: SubagentExecution = {
+      subagent: sub.name,
+      run_id: childId,
+      tool_call_id: c.id,
+      state: child.state,
+      final_text: child.finalText,
+      success: child.state === "completed",
+      latency_ms: nowMs() - started,
+    };
     const i = this.subagentExecutions.append(rec);
     await this.writer.enqueue(keys.subagentExecution(this.runId, i), rec);
-    this.usage = addUsage(this.usage, { input_tokens: child.usage.inputTokens, output_tokens: child.usage.outputTokens, total_tokens: child.usage.totalTokens });
+    this.usage = addUsage(this.usage, {
+      input_tokens: child.usage.inputTokens,
+      output_tokens: child.usage.outputTokens,
+      total_tokens: child.usage.totalTokens,
+    });
     this.cost += child.totalCostUsd;
     this.event("subagent_completed", sub.name, { child_run_id: childId, state: child.state });
-    return this.toolMessage(c, rec.success, rec.success ? { result: child.finalText } : { success: false, error: child.error ?? `subagent ${child.state}` });
+    return this.toolMessage(
+      c,
+      rec.success,
+      rec.success ? { result: child.finalText } : { success: false, error: child.error ?? `subagent ${child.state}` },
+    );
   }
 
   private async pause(approvalIds: string[]): Promise<AgentResult> {
@@ -556,7 +707,9 @@ export class RunExecution {
       this.event("run_failed", error);
       return { ...result, state: "failed", error, terminalDurable: false };
     }
-    this.event(to === "completed" ? "run_completed" : to === "cancelled" ? "run_cancelled" : "run_failed", `run ${to}`, { error: this.error });
+    this.event(to === "completed" ? "run_completed" : to === "cancelled" ? "run_cancelled" : "run_failed", `run ${to}`, {
+      error: this.error,
+    });
     return result;
   }
 
@@ -564,7 +717,8 @@ export class RunExecution {
     // An unreadable record is reported as exactly that, not turned into a failed run. A lost lease writes
     // nothing at all: the run belongs to whoever took it over.
     if (e instanceof FailpointError || e instanceof AgentCheckpointCorruptionError || e instanceof LeaseLostError) throw e;
-    if (this.abandoned || this.writer.failed instanceof LeaseLostError) throw this.writer.failed ?? new LeaseLostError(`run ${this.runId}: lease lost`);
+    if (this.abandoned || this.writer.failed instanceof LeaseLostError)
+      throw this.writer.failed ?? new LeaseLostError(`run ${this.runId}: lease lost`);
     this.error = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
     // A store that cannot take writes cannot take the terminal record either: the run stays at its last
     // durable checkpoint and can be resumed once the store is back.
@@ -593,13 +747,39 @@ export class RunExecution {
       requestedModel: this.model.requested,
       normalizedModel: this.model.normalized,
       providerAdapter: this.model.provider,
-      toolExecutions: this.toolExecutions.items.map((t) => ({ toolName: t.tool_name, toolCallId: t.tool_call_id, success: t.success, output: t.output, error: t.error, latencyMs: t.latency_ms, agentPath: t.agent_path, replayed: t.replayed, approvedBy: t.approved_by })),
-      subagentExecutions: this.subagentExecutions.items.map((s) => ({ subagent: s.subagent, runId: s.run_id, toolCallId: s.tool_call_id, state: s.state, finalText: s.final_text, success: s.success, latencyMs: s.latency_ms })),
+      toolExecutions: this.toolExecutions.items.map((t) => ({
+        toolName: t.tool_name,
+        toolCallId: t.tool_call_id,
+        success: t.success,
+        output: t.output,
+        error: t.error,
+        latencyMs: t.latency_ms,
+        agentPath: t.agent_path,
+        replayed: t.replayed,
+        approvedBy: t.approved_by,
+      })),
+      subagentExecutions: this.subagentExecutions.items.map((s) => ({
+        subagent: s.subagent,
+        runId: s.run_id,
+        toolCallId: s.tool_call_id,
+        state: s.state,
+        finalText: s.final_text,
+        success: s.success,
+        latencyMs: s.latency_ms,
+      })),
       usage: { inputTokens: this.usage.input_tokens, outputTokens: this.usage.output_tokens, totalTokens: this.usage.total_tokens },
       totalCostUsd: this.cost,
       sessionToken: this.sessionToken,
       checkpointToken: this.checkpointToken,
-      stateSnapshot: { state: this.state, step: this.step, llmCalls: this.llmCalls, toolCalls: this.toolCalls, startedAtS: this.startedAtS, elapsedS: elapsed, replayedEffectCount: this.replayed },
+      stateSnapshot: {
+        state: this.state,
+        step: this.step,
+        llmCalls: this.llmCalls,
+        toolCalls: this.toolCalls,
+        startedAtS: this.startedAtS,
+        elapsedS: elapsed,
+        replayedEffectCount: this.replayed,
+      },
       error: this.error,
       pendingApprovals: this.pendingApprovals,
     };

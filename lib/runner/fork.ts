@@ -19,7 +19,11 @@ function snapshotAtOrBefore(checkpoints: CheckpointRecord[], seq: number): { rec
   const record = candidates[0];
   if (!record) return null;
   const parsed = storedSnapshotSchema.safeParse(record.payload.runtime_snapshot);
-  if (!parsed.success) throw new AgentCheckpointCorruptionError("Runtime snapshot in checkpoint is invalid", keys.checkpoint(record.run_id, record.step, record.seq, record.phase));
+  if (!parsed.success)
+    throw new AgentCheckpointCorruptionError(
+      "Runtime snapshot in checkpoint is invalid",
+      keys.checkpoint(record.run_id, record.step, record.seq, record.phase),
+    );
   return { record, snapshot: parsed.data };
 }
 
@@ -68,9 +72,24 @@ export async function prepareFork(store: MemoryStore, f: ForkInput): Promise<{ f
     phase: "run_started",
     timestamp_ms: now,
     seq: 0,
-    payload: { agent_name: f.agent.name, resumed: false, agent_fingerprint: agentFingerprint(f.agent), agent_path: f.agent.name, root_run_id: f.newRunId, forked_from: forkedFrom, runtime_snapshot: snapshot },
+    payload: {
+      agent_name: f.agent.name,
+      resumed: false,
+      agent_fingerprint: agentFingerprint(f.agent),
+      agent_path: f.agent.name,
+      root_run_id: f.newRunId,
+      forked_from: forkedFrom,
+      runtime_snapshot: snapshot,
+    },
   };
-  const at: CheckpointRecord = { ...base, step: good.record.step, phase: good.record.phase, timestamp_ms: now, seq: 1, payload: { ...good.record.payload, runtime_snapshot: snapshot, forked_from: forkedFrom } };
+  const at: CheckpointRecord = {
+    ...base,
+    step: good.record.step,
+    phase: good.record.phase,
+    timestamp_ms: now,
+    seq: 1,
+    payload: { ...good.record.payload, runtime_snapshot: snapshot, forked_from: forkedFrom },
+  };
   const entries: StateEntry[] = [
     ...messages.items.map((m, i) => ({ key: keys.message(f.newRunId, i), value: m })),
     ...tools.items.map((t, i) => ({ key: keys.toolExecution(f.newRunId, i), value: t })),

@@ -13,7 +13,16 @@ export * from "./model.ts";
 export * from "./policy.ts";
 export * from "./result.ts";
 export * from "./resume.ts";
-export { Runner, DEFAULT_RUNNER_CONFIG, parseFailpoint, type RunnerConfig, type RunHandle, type RunOptions, type ResumeOptions, type Failpoint } from "./runner.ts";
+export {
+  Runner,
+  DEFAULT_RUNNER_CONFIG,
+  parseFailpoint,
+  type RunnerConfig,
+  type RunHandle,
+  type RunOptions,
+  type ResumeOptions,
+  type Failpoint,
+} from "./runner.ts";
 export * from "./snapshot.ts";
 export * from "./state.ts";
 export * from "./store.ts";

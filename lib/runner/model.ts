@@ -21,7 +21,11 @@ export interface ModelAdapter {
 
 export type ResolvedModel = { requested: string; normalized: string; provider: string; model: string };
 
-const ALIASES: Record<string, string> = { openai_compatible: "openai-compatible", "openai-compat": "openai-compatible", claude: "anthropic" };
+const ALIASES: Record<string, string> = {
+  openai_compatible: "openai-compatible",
+  "openai-compat": "openai-compatible",
+  claude: "anthropic",
+};
 
 // "gpt-4o" → openai:gpt-4o; "claude-…" → anthropic; "provider:model" as given; case-folded provider.
 export function resolveModel(requested: string): ResolvedModel {
@@ -65,7 +69,12 @@ export type CallOutcome = { response: LlmResponse; resolved: ResolvedModel; atte
 // Tries the model, retrying retryable errors with exponential backoff, then each fallback model in turn.
 // A provider that rejects a stale session/checkpoint token fails like any other call: the retry drops the
 // tokens, so the chain goes on without them.
-export async function callWithFallback(adapters: Record<string, ModelAdapter>, chain: string[], req: Omit<LlmRequest, "model">, retry: RetryOptions): Promise<CallOutcome> {
+export async function callWithFallback(
+  adapters: Record<string, ModelAdapter>,
+  chain: string[],
+  req: Omit<LlmRequest, "model">,
+  retry: RetryOptions,
+): Promise<CallOutcome> {
   const sleep = retry.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms)));
   const errors: string[] = [];
   let attempts = 0;

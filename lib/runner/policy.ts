@@ -21,16 +21,32 @@ export type PolicyDecision = { action: PolicyAction; ruleId: string | null; reas
 function matches(pattern: string | RegExp, name: string): boolean {
   if (pattern instanceof RegExp) return pattern.test(name);
   if (!pattern.includes("*")) return pattern === name;
-  const re = new RegExp(`^${pattern.split("*").map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
+  const re = new RegExp(
+    `^${pattern
+      .split("*")
+      .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+      .join(".*")}$`,
+  );
   return re.test(name);
 }
 
-export function evaluatePolicy(rules: PolicyRule[], toolName: string, args: Record<string, unknown>, context: Record<string, unknown>): PolicyDecision {
+export function evaluatePolicy(
+  rules: PolicyRule[],
+  toolName: string,
+  args: Record<string, unknown>,
+  context: Record<string, unknown>,
+): PolicyDecision {
   const ordered = rules.map((r, i) => ({ r, i })).sort((a, b) => (b.r.priority ?? 0) - (a.r.priority ?? 0) || a.i - b.i);
   for (const { r } of ordered) {
     if (!matches(r.tool, toolName)) continue;
     if (r.when && !r.when(args, context)) continue;
-    return { action: r.action, ruleId: r.id, reason: r.reason ?? `rule ${r.id}`, quorum: Math.max(1, r.quorum ?? 1), approvalTimeoutS: r.approvalTimeoutS };
+    return {
+      action: r.action,
+      ruleId: r.id,
+      reason: r.reason ?? `rule ${r.id}`,
+      quorum: Math.max(1, r.quorum ?? 1),
+      approvalTimeoutS: r.approvalTimeoutS,
+    };
   }
   return { action: "allow", ruleId: null, reason: "default allow", quorum: 1 };
 }

@@ -24,7 +24,15 @@ export const agentResultSchema = z.object({
     }),
   ),
   subagentExecutions: z.array(
-    z.object({ subagent: z.string(), runId: z.string(), toolCallId: z.string(), state: z.enum(RUN_STATES), finalText: z.string(), success: z.boolean(), latencyMs: z.number() }),
+    z.object({
+      subagent: z.string(),
+      runId: z.string(),
+      toolCallId: z.string(),
+      state: z.enum(RUN_STATES),
+      finalText: z.string(),
+      success: z.boolean(),
+      latencyMs: z.number(),
+    }),
   ),
   usage: z.object({ inputTokens: z.number(), outputTokens: z.number(), totalTokens: z.number() }),
   totalCostUsd: z.number(),

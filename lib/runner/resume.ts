@@ -26,7 +26,8 @@ export async function readLatestCheckpoint(store: MemoryStore, threadId: string,
 export function terminalResultOf(rec: CheckpointRecord): AgentResult | null {
   if (rec.phase !== "run_terminal") return null;
   const key = checkpointLatestKey(rec.run_id);
-  if (rec.payload.terminal_result === undefined) throw new AgentCheckpointCorruptionError("run_terminal checkpoint has no terminal_result", key);
+  if (rec.payload.terminal_result === undefined)
+    throw new AgentCheckpointCorruptionError("run_terminal checkpoint has no terminal_result", key);
   const parsed = agentResultSchema.safeParse(rec.payload.terminal_result);
   if (!parsed.success) throw new AgentCheckpointCorruptionError("terminal_result cannot be deserialized", key);
   return parsed.data;

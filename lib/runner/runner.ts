@@ -47,7 +47,8 @@ export function parseFailpoint(spec: string | undefined): Failpoint | undefined 
   if (!spec) return undefined;
   const [phaseAgent, step, action = "kill"] = spec.split(":");
   const [phase, agent] = phaseAgent.split("@");
-  if (!(PHASES as readonly string[]).includes(phase) || (action !== "kill" && action !== "throw")) throw new Error(`Invalid AFK_FAILPOINT ${JSON.stringify(spec)}`);
+  if (!(PHASES as readonly string[]).includes(phase) || (action !== "kill" && action !== "throw"))
+    throw new Error(`Invalid AFK_FAILPOINT ${JSON.stringify(spec)}`);
   return { phase: phase as Phase, step: step ? Number(step) : undefined, agent, action };
 }
 
@@ -90,7 +91,12 @@ export class Runner {
 
   private contextWith(store: MemoryStore): RunnerContext {
     if (store === this.ctx?.store) return this.ctx;
-    const ctx: RunnerContext = { store, models: this.models, config: this.config, runChild: (agent, init) => this.runOrResumeChild(ctx, agent, init) };
+    const ctx: RunnerContext = {
+      store,
+      models: this.models,
+      config: this.config,
+      runChild: (agent, init) => this.runOrResumeChild(ctx, agent, init),
+    };
     return ctx;
   }
 
@@ -101,7 +107,16 @@ export class Runner {
   runHandle(agent: Agent, opts: RunOptions): RunHandle {
     const runId = opts.runId ?? randomUUID();
     const threadId = opts.threadId ?? runId;
-    return this.handle(this.contextWith(opts.store ?? this.store), { agent, runId, threadId, depth: 0, agentPath: agent.name, rootRunId: runId, userMessage: opts.userMessage, context: opts.context ?? {} });
+    return this.handle(this.contextWith(opts.store ?? this.store), {
+      agent,
+      runId,
+      threadId,
+      depth: 0,
+      agentPath: agent.name,
+      rootRunId: runId,
+      userMessage: opts.userMessage,
+      context: opts.context ?? {},
+    });
   }
 
   async resume(agent: Agent, opts: ResumeOptions): Promise<AgentResult> {
@@ -134,11 +149,22 @@ export class Runner {
       agentPath: String(started.agent_path ?? agent.name),
       rootRunId: String(started.root_run_id ?? opts.runId),
       context: opts.context ?? {},
-      restored: { scalars: loaded.snapshot, pending: loaded.pending, messages: loaded.messages, toolExecutions: loaded.toolExecutions, subagentExecutions: loaded.subagentExecutions, latest },
+      restored: {
+        scalars: loaded.snapshot,
+        pending: loaded.pending,
+        messages: loaded.messages,
+        toolExecutions: loaded.toolExecutions,
+        subagentExecutions: loaded.subagentExecutions,
+        latest,
+      },
     });
   }
 
-  private async runOrResumeChild(ctx: RunnerContext, agent: Agent, init: Omit<ExecutionInit, "agent" | "restored"> & { userMessage: string }): Promise<AgentResult> {
+  private async runOrResumeChild(
+    ctx: RunnerContext,
+    agent: Agent,
+    init: Omit<ExecutionInit, "agent" | "restored"> & { userMessage: string },
+  ): Promise<AgentResult> {
     const existing = await ctx.store.getState(init.threadId, checkpointLatestKey(init.runId));
     if (existing === undefined) return this.handle(ctx, { ...init, agent }).awaitResult();
     return (await this.resumeIn(ctx, agent, { runId: init.runId, threadId: init.threadId })).awaitResult();
@@ -152,7 +178,14 @@ export class Runner {
     });
     const result = exec.execute().finally(() => channel.close());
     result.catch(() => undefined);
-    return { runId: init.runId, threadId: init.threadId, events: channel, cancel: () => exec.cancel(), abandon: () => exec.abandon(), awaitResult: () => result };
+    return {
+      runId: init.runId,
+      threadId: init.threadId,
+      events: channel,
+      cancel: () => exec.cancel(),
+      abandon: () => exec.abandon(),
+      awaitResult: () => result,
+    };
   }
 }
 
@@ -173,6 +206,12 @@ function checkAgent(agent: Agent, storedName: string, storedFingerprint: string 
 function resolvedHandle(result: AgentResult): RunHandle {
   const channel = new EventChannel();
   channel.close();
-  return { runId: result.runId, threadId: result.threadId, events: channel, cancel: () => undefined, abandon: () => undefined, awaitResult: () => Promise.resolve(result) };
+  return {
+    runId: result.runId,
+    threadId: result.threadId,
+    events: channel,
+    cancel: () => undefined,
+    abandon: () => undefined,
+    awaitResult: () => Promise.resolve(result),
+  };
 }
-

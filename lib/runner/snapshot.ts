@@ -101,11 +101,21 @@ export class AppendLog<T> {
   }
 }
 
-export function encodeSnapshot(s: Omit<RuntimeSnapshot, "messages" | "tool_executions" | "subagent_executions">, refs: { messages: LogRef; tool_executions: LogRef; subagent_executions: LogRef }): StoredSnapshot {
+export function encodeSnapshot(
+  s: Omit<RuntimeSnapshot, "messages" | "tool_executions" | "subagent_executions">,
+  refs: { messages: LogRef; tool_executions: LogRef; subagent_executions: LogRef },
+): StoredSnapshot {
   return { ...s, ...refs };
 }
 
-export async function loadLog<T>(store: MemoryStore, threadId: string, prefix: string, ref: LogRef, schema: z.ZodType<T>, what: string): Promise<AppendLog<T>> {
+export async function loadLog<T>(
+  store: MemoryStore,
+  threadId: string,
+  prefix: string,
+  ref: LogRef,
+  schema: z.ZodType<T>,
+  what: string,
+): Promise<AppendLog<T>> {
   const entries = await listStored(store, threadId, prefix, `${what} entry`);
   if (entries.length < ref.count) {
     throw new AgentCheckpointCorruptionError(`Snapshot names ${ref.count} ${what} entries but ${entries.length} are stored`, prefix);
@@ -135,7 +145,10 @@ export async function loadSnapshot(store: MemoryStore, threadId: string, runId: 
   const parsed = storedSnapshotSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new AgentCheckpointCorruptionError(`Runtime snapshot field ${issue.path.join(".") || "snapshot"} is invalid: ${issue.message}`, key);
+    throw new AgentCheckpointCorruptionError(
+      `Runtime snapshot field ${issue.path.join(".") || "snapshot"} is invalid: ${issue.message}`,
+      key,
+    );
   }
   const s = parsed.data;
   let pending: RuntimeSnapshot["pending_llm_response"] = null;
@@ -150,6 +163,13 @@ export async function loadSnapshot(store: MemoryStore, threadId: string, runId: 
     pending,
     messages: await loadLog(store, threadId, keys.messagePrefix(runId), messages, messageSchema, "message"),
     toolExecutions: await loadLog(store, threadId, keys.toolExecutionPrefix(runId), tool_executions, toolExecutionSchema, "tool execution"),
-    subagentExecutions: await loadLog(store, threadId, keys.subagentExecutionPrefix(runId), subagent_executions, subagentExecutionSchema, "subagent execution"),
+    subagentExecutions: await loadLog(
+      store,
+      threadId,
+      keys.subagentExecutionPrefix(runId),
+      subagent_executions,
+      subagentExecutionSchema,
+      "subagent execution",
+    ),
   };
 }

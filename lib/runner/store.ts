@@ -54,7 +54,10 @@ export class InMemoryStore implements MemoryStore {
 
   private thread(threadId: string) {
     let t = this.data.get(threadId);
-    if (!t) this.data.set(threadId, (t = new Map()));
+    if (!t) {
+      t = new Map();
+      this.data.set(threadId, t);
+    }
     return t;
   }
 

@@ -108,7 +108,10 @@ export class CheckpointWriter {
       this.written += batch.length;
       this.batches++;
     } catch (e) {
-      this.failure ??= e instanceof LeaseLostError ? e : new CheckpointWriteError(`Checkpoint write failed: ${e instanceof Error ? e.message : String(e)}`, e);
+      this.failure ??=
+        e instanceof LeaseLostError
+          ? e
+          : new CheckpointWriteError(`Checkpoint write failed: ${e instanceof Error ? e.message : String(e)}`, e);
       this.queue = [];
       throw this.failure;
     }

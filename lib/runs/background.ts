@@ -18,10 +18,16 @@ export function startBackground(opts: { workers?: boolean } = {}) {
   const e = env();
   const ex = executor();
   const q = queue();
-  const state = (g.afkBackground = { lastSweepAt: null as number | null, timers: [] as NodeJS.Timeout[] });
-  if (q && (opts.workers ?? e.AFK_WORKERS > 0)) void q.work(ex).catch((err) => log.error("queue workers failed to start", { error: String(err) }));
+  const state = { lastSweepAt: null as number | null, timers: [] as NodeJS.Timeout[] };
+  g.afkBackground = state;
+  if (q && (opts.workers ?? e.AFK_WORKERS > 0))
+    void q.work(ex).catch((err) => log.error("queue workers failed to start", { error: String(err) }));
   // With SQLite there is exactly one instance, so whatever is "running" in the database was ours.
-  if (e.databaseProvider === "sqlite") void ex.recover().then((n) => n && log.info("recovered runs", { count: n }), (err) => log.error("recovery failed", { error: String(err) }));
+  if (e.databaseProvider === "sqlite")
+    void ex.recover().then(
+      (n) => n && log.info("recovered runs", { count: n }),
+      (err) => log.error("recovery failed", { error: String(err) }),
+    );
   if (e.AFK_SWEEP_INTERVAL_S > 0) {
     // Runs whose worker stalled or died, expired deadlines, decided runs whose resume was lost to a crash:
     // once at start (a restarted instance picks them up in its first second), then every interval.
@@ -42,7 +48,10 @@ export function startBackground(opts: { workers?: boolean } = {}) {
   }
   if (e.AFK_RETENTION_DAYS) {
     const days = e.AFK_RETENTION_DAYS;
-    const t = setInterval(() => void pruneCheckpoints(db(), { olderThanDays: days }).catch((err) => log.error("retention failed", { error: String(err) })), 60 * 60 * 1000);
+    const t = setInterval(
+      () => void pruneCheckpoints(db(), { olderThanDays: days }).catch((err) => log.error("retention failed", { error: String(err) })),
+      60 * 60 * 1000,
+    );
     t.unref();
     state.timers.push(t);
   }

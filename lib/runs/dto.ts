@@ -76,7 +76,10 @@ export function toRunDto(r: RunRowLike, opts: { withInput?: boolean } = {}): Run
 }
 
 export const runListDto = z.object({ runs: z.array(runDto), nextCursor: z.string().nullable() });
-export const toRunListDto = (p: { runs: RunRowLike[]; nextCursor: string | null }) => ({ runs: p.runs.map((r) => toRunDto(r, { withInput: false })), nextCursor: p.nextCursor });
+export const toRunListDto = (p: { runs: RunRowLike[]; nextCursor: string | null }) => ({
+  runs: p.runs.map((r) => toRunDto(r, { withInput: false })),
+  nextCursor: p.nextCursor,
+});
 
 export const deliveryDto = z.object({
   id: z.string(),
@@ -90,7 +93,17 @@ export const deliveryDto = z.object({
   deliveredAt: isoOrNull,
 });
 export type DeliveryDto = z.infer<typeof deliveryDto>;
-export const toDeliveryDto = (d: { id: string; event: string; url: string; status: string; attempts: number; lastStatus: number | null; lastError: string | null; createdAt: Date; deliveredAt: Date | null }): DeliveryDto => ({
+export const toDeliveryDto = (d: {
+  id: string;
+  event: string;
+  url: string;
+  status: string;
+  attempts: number;
+  lastStatus: number | null;
+  lastError: string | null;
+  createdAt: Date;
+  deliveredAt: Date | null;
+}): DeliveryDto => ({
   id: d.id,
   event: d.event,
   url: d.url,
@@ -102,7 +115,11 @@ export const toDeliveryDto = (d: { id: string; event: string; url: string; statu
   deliveredAt: toIso(d.deliveredAt),
 });
 
-export const corruptionDto = z.object({ error: z.literal("AgentCheckpointCorruptionError"), message: z.string(), key: z.string().nullable() });
+export const corruptionDto = z.object({
+  error: z.literal("AgentCheckpointCorruptionError"),
+  message: z.string(),
+  key: z.string().nullable(),
+});
 export type CorruptionDto = z.infer<typeof corruptionDto>;
 
 export const inboxItemDto = z.object({
@@ -127,7 +144,12 @@ export const inboxItemDto = z.object({
 export type InboxItemDto = z.infer<typeof inboxItemDto>;
 
 // An approval record that could not be read: listed (so nobody wonders where it went), never decidable.
-export const inboxCorruptDto = z.object({ key: z.string(), runId: z.string().nullable(), error: z.literal("AgentCheckpointCorruptionError"), message: z.string() });
+export const inboxCorruptDto = z.object({
+  key: z.string(),
+  runId: z.string().nullable(),
+  error: z.literal("AgentCheckpointCorruptionError"),
+  message: z.string(),
+});
 export type InboxCorruptDto = z.infer<typeof inboxCorruptDto>;
 
 export const inboxDto = z.object({
@@ -139,5 +161,17 @@ export const inboxDto = z.object({
 });
 export type InboxDto = z.infer<typeof inboxDto>;
 
-export const timelineRunDto = z.object({ id: z.string(), agentName: z.string(), state: z.string(), prunedAt: isoOrNull, prunedCheckpoints: z.number().int() });
-export const toTimelineRunDto = (r: RunRowLike) => ({ id: r.id, agentName: r.agentName, state: r.state, prunedAt: toIso(r.prunedAt), prunedCheckpoints: r.prunedCheckpoints });
+export const timelineRunDto = z.object({
+  id: z.string(),
+  agentName: z.string(),
+  state: z.string(),
+  prunedAt: isoOrNull,
+  prunedCheckpoints: z.number().int(),
+});
+export const toTimelineRunDto = (r: RunRowLike) => ({
+  id: r.id,
+  agentName: r.agentName,
+  state: r.state,
+  prunedAt: toIso(r.prunedAt),
+  prunedCheckpoints: r.prunedCheckpoints,
+});

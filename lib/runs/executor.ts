@@ -12,9 +12,39 @@ import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import type { Db } from "../db/client.ts";
 import { createRuntime } from "../runtime.ts";
-import { type Agent, AgentCheckpointCorruptionError, type AgentResult, LeaseLostError, type ModelAdapter, type RunEvent, type RunHandle, type RunnerConfig, RunRewindError, isTerminal, loadLatestCheckpoint, readLatestCheckpoint, prepareFork, prepareRetry, terminalResultOf } from "../runner/index.ts";
+import {
+  type Agent,
+  AgentCheckpointCorruptionError,
+  type AgentResult,
+  LeaseLostError,
+  type ModelAdapter,
+  type RunEvent,
+  type RunHandle,
+  type RunnerConfig,
+  RunRewindError,
+  isTerminal,
+  loadLatestCheckpoint,
+  readLatestCheckpoint,
+  prepareFork,
+  prepareRetry,
+  terminalResultOf,
+} from "../runner/index.ts";
 import { log } from "../log.ts";
-import { claimReserved, expiredLeases, finishRunRow, getRunRow, markRunCorrupt, orphanRuns, requestCancel, releaseLease, renewLeases, reserveRun, setRunState, takeOver, updateRunProgress } from "./queries.ts";
+import {
+  claimReserved,
+  expiredLeases,
+  finishRunRow,
+  getRunRow,
+  markRunCorrupt,
+  orphanRuns,
+  requestCancel,
+  releaseLease,
+  renewLeases,
+  reserveRun,
+  setRunState,
+  takeOver,
+  updateRunProgress,
+} from "./queries.ts";
 import { type WebhookConfig, notifyPaused } from "../webhooks/pause.ts";
 import { type AuditInput, appendAudit } from "../audit/queries.ts";
 
@@ -27,7 +57,16 @@ export interface RunQueue {
 
 // heartbeatMs: how often leases are renewed (default a third of the lease; tests set it past the lease to
 // play a worker that stalls).
-export type ExecutorOptions = { config?: Partial<RunnerConfig>; models?: Record<string, ModelAdapter>; agents?: Record<string, Agent>; demoLatencyMs?: number; webhook?: WebhookConfig | null; leaseMs?: number; heartbeatMs?: number; queue?: RunQueue };
+export type ExecutorOptions = {
+  config?: Partial<RunnerConfig>;
+  models?: Record<string, ModelAdapter>;
+  agents?: Record<string, Agent>;
+  demoLatencyMs?: number;
+  webhook?: WebhookConfig | null;
+  leaseMs?: number;
+  heartbeatMs?: number;
+  queue?: RunQueue;
+};
 
 export class RunExecutor {
   readonly rt;
@@ -53,7 +92,13 @@ export class RunExecutor {
   ) {
     this.leaseMs = opts.leaseMs ?? 15_000;
     this.queue = opts.queue ?? null;
-    this.rt = createRuntime(db, { config: { instanceId: this.instanceId, ...opts.config }, models: opts.models, agents: opts.agents, demoLatencyMs: opts.demoLatencyMs, onEvent: (e) => this.onEvent(e) });
+    this.rt = createRuntime(db, {
+      config: { instanceId: this.instanceId, ...opts.config },
+      models: opts.models,
+      agents: opts.agents,
+      demoLatencyMs: opts.demoLatencyMs,
+      onEvent: (e) => this.onEvent(e),
+    });
   }
 
   agent(name: string): Agent {
@@ -112,7 +157,9 @@ export class RunExecutor {
 
   // Resume a paused run and record who (null: the system) resumed it, together.
   resumeWithAudit(runId: string, actor: AuditInput["actor"], data: Record<string, unknown> = {}) {
-    return this.submit(runId, "paused", { audit: { actor, action: actor ? "run.resume" : "run.auto_resume", targetType: "run", targetId: runId, data } });
+    return this.submit(runId, "paused", {
+      audit: { actor, action: actor ? "run.resume" : "run.auto_resume", targetType: "run", targetId: runId, data },
+    });
   }
 
   async retry(runId: string, audit?: AuditInput): Promise<boolean> {
@@ -141,7 +188,14 @@ export class RunExecutor {
   async fork(sourceRunId: string, seq: number, newRunId: string, submittedBy: string | null): Promise<void> {
     const src = await getRunRow(this.db, sourceRunId);
     if (!src) throw new Error(`No run ${sourceRunId}`);
-    await prepareFork(this.rt.store, { threadId: src.threadId, runId: sourceRunId, seq, newRunId, agent: this.rt.agent(src.agentName), context: { submitted_by: submittedBy } });
+    await prepareFork(this.rt.store, {
+      threadId: src.threadId,
+      runId: sourceRunId,
+      seq,
+      newRunId,
+      agent: this.rt.agent(src.agentName),
+      context: { submitted_by: submittedBy },
+    });
     await this.start(newRunId);
   }
 
@@ -168,7 +222,10 @@ export class RunExecutor {
   // Step 2: claim a reserved (or abandoned) run and start executing it. True when this process claimed it.
   async execute(runId: string, claim: "reserved" | "expired" | "any" = "reserved"): Promise<boolean> {
     if (this.tracked.has(runId)) return false;
-    const epoch = claim === "reserved" ? await claimReserved(this.db, runId, this.instanceId, this.leaseMs) : await takeOver(this.db, runId, this.instanceId, this.leaseMs, claim === "any");
+    const epoch =
+      claim === "reserved"
+        ? await claimReserved(this.db, runId, this.instanceId, this.leaseMs)
+        : await takeOver(this.db, runId, this.instanceId, this.leaseMs, claim === "any");
     if (epoch === null) return false;
     const run = await getRunRow(this.db, runId);
     if (!run) return false;
@@ -177,10 +234,17 @@ export class RunExecutor {
     const store = this.rt.store.fenced({ runId, epoch });
     this.spawn(runId, epoch, async () => {
       let h: RunHandle;
-      if (await readLatestCheckpoint(store, run.threadId, runId)) h = await this.rt.runner.resumeHandle(agent, { runId, threadId: run.threadId, store });
+      if (await readLatestCheckpoint(store, run.threadId, runId))
+        h = await this.rt.runner.resumeHandle(agent, { runId, threadId: run.threadId, store });
       else {
         const input = JSON.parse(run.input) as Record<string, unknown>;
-        h = this.rt.runner.runHandle(agent, { runId, threadId: run.threadId, store, userMessage: agent.toUserMessage ? agent.toUserMessage(input) : JSON.stringify(input), context: { input, submitted_by: run.submittedByEmail } });
+        h = this.rt.runner.runHandle(agent, {
+          runId,
+          threadId: run.threadId,
+          store,
+          userMessage: agent.toUserMessage ? agent.toUserMessage(input) : JSON.stringify(input),
+          context: { input, submitted_by: run.submittedByEmail },
+        });
       }
       if (run.cancelRequested) h.cancel();
       return h;
@@ -296,21 +360,28 @@ export class RunExecutor {
         const error = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
         log.error("run could not execute", { run_id: runId, error });
         const corruptKey = e instanceof AgentCheckpointCorruptionError ? (e.key ?? "(unknown key)") : undefined;
-        await persistently(() => finishRunRow(this.db, runId, epoch, { state: "failed", error, finishedAt: new Date(), corruptKey }), runId);
+        await persistently(
+          () => finishRunRow(this.db, runId, epoch, { state: "failed", error, finishedAt: new Date(), corruptKey }),
+          runId,
+        );
         return;
       }
       await this.settle(runId);
       // The database may be the thing that failed: keep trying until the outcome is recorded.
-      await persistently(() => finishRunRow(this.db, runId, epoch, {
-        state: result.state,
-        step: result.stateSnapshot.step,
-        model: result.normalizedModel,
-        totalTokens: result.usage.totalTokens,
-        costUsd: result.totalCostUsd,
-        error: result.error,
-        phase: result.state === "paused" ? "paused" : isTerminal(result.state) ? "run_terminal" : undefined,
-        finishedAt: isTerminal(result.state) ? new Date() : null,
-      }), runId);
+      await persistently(
+        () =>
+          finishRunRow(this.db, runId, epoch, {
+            state: result.state,
+            step: result.stateSnapshot.step,
+            model: result.normalizedModel,
+            totalTokens: result.usage.totalTokens,
+            costUsd: result.totalCostUsd,
+            error: result.error,
+            phase: result.state === "paused" ? "paused" : isTerminal(result.state) ? "run_terminal" : undefined,
+            finishedAt: isTerminal(result.state) ? new Date() : null,
+          }),
+        runId,
+      );
       log.info("run stopped", { run_id: runId, state: result.state, step: result.stateSnapshot.step, instance: this.instanceId });
       if (result.state === "paused" && this.opts.webhook) await notifyPaused(this.db, this.opts.webhook, runId, result.pendingApprovals);
     })()

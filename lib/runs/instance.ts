@@ -11,7 +11,10 @@ const g = globalThis as unknown as { afkExecutor?: RunExecutor; afkQueue?: PgBos
 export function executor(): RunExecutor {
   if (!g.afkExecutor) {
     const e = env();
-    const webhook = e.AFK_WEBHOOK_URL && e.AFK_WEBHOOK_SECRET ? { url: e.AFK_WEBHOOK_URL, secret: e.AFK_WEBHOOK_SECRET, baseUrl: e.NEXTAUTH_URL ?? "http://localhost:3000" } : null;
+    const webhook =
+      e.AFK_WEBHOOK_URL && e.AFK_WEBHOOK_SECRET
+        ? { url: e.AFK_WEBHOOK_URL, secret: e.AFK_WEBHOOK_SECRET, baseUrl: e.NEXTAUTH_URL ?? "http://localhost:3000" }
+        : null;
     g.afkQueue = e.databaseProvider === "postgresql" ? new PgBossQueue(e.DATABASE_URL, e.AFK_WORKERS) : null;
     g.afkExecutor = new RunExecutor(db(), { webhook, leaseMs: e.AFK_LEASE_S * 1000, queue: g.afkQueue ?? undefined });
   }

@@ -2,14 +2,24 @@
 import { Prisma } from "../generated/sqlite/client.ts";
 import type { Db } from "../db/client.ts";
 import { cursorPage } from "../db/pagination.ts";
-import { AgentCheckpointCorruptionError, type ApprovalRecord, type CheckpointRecord, normalizeCheckpointRecord, parseApproval, parseStoredText } from "../runner/index.ts";
+import {
+  AgentCheckpointCorruptionError,
+  type ApprovalRecord,
+  type CheckpointRecord,
+  normalizeCheckpointRecord,
+  parseApproval,
+  parseStoredText,
+} from "../runner/index.ts";
 
 // A row a reader could not read: its key, the run it belongs to (from the indexed column) and why.
 export type UnreadableRow = { key: string; runId: string | null; message: string };
 
 // Reads every row through the runner's validating reader; a bad row is set aside, never thrown, so one
 // corrupt record cannot hide the good ones from a list.
-function readAll<T>(rows: { key: string; value: string; runId?: string | null }[], read: (raw: unknown, key: string) => T): { ok: T[]; bad: UnreadableRow[] } {
+function readAll<T>(
+  rows: { key: string; value: string; runId?: string | null }[],
+  read: (raw: unknown, key: string) => T,
+): { ok: T[]; bad: UnreadableRow[] } {
   const ok: T[] = [];
   const bad: UnreadableRow[] = [];
   for (const r of rows) {
@@ -17,14 +27,21 @@ function readAll<T>(rows: { key: string; value: string; runId?: string | null }[
       ok.push(read(parseStoredText(r.value, r.key), r.key));
     } catch (e) {
       if (!(e instanceof AgentCheckpointCorruptionError) && !(e instanceof SyntaxError)) throw e;
-      bad.push({ key: r.key, runId: r.runId ?? null, message: e instanceof AgentCheckpointCorruptionError ? e.message : `Record is not valid JSON (key ${r.key})` });
+      bad.push({
+        key: r.key,
+        runId: r.runId ?? null,
+        message: e instanceof AgentCheckpointCorruptionError ? e.message : `Record is not valid JSON (key ${r.key})`,
+      });
     }
   }
   return { ok, bad };
 }
 
 // Pending approvals across runs, oldest first: one indexed query on (kind, status, timestampMs).
-export async function pendingApprovals(db: Db, opts: { agent?: string; tool?: string; take?: number } = {}): Promise<{ approvals: ApprovalRecord[]; corrupt: UnreadableRow[] }> {
+export async function pendingApprovals(
+  db: Db,
+  opts: { agent?: string; tool?: string; take?: number } = {},
+): Promise<{ approvals: ApprovalRecord[]; corrupt: UnreadableRow[] }> {
   const rows = await db.stateEntry.findMany({
     where: { kind: "approval", status: "pending" },
     orderBy: [{ timestampMs: "asc" }, { key: "asc" }],
@@ -32,13 +49,21 @@ export async function pendingApprovals(db: Db, opts: { agent?: string; tool?: st
     select: { key: true, value: true, runId: true },
   });
   const { ok, bad } = readAll(rows, parseApproval);
-  return { approvals: ok.filter((a) => (!opts.agent || a.agent_name === opts.agent) && (!opts.tool || a.tool_name === opts.tool)), corrupt: bad };
+  return {
+    approvals: ok.filter((a) => (!opts.agent || a.agent_name === opts.agent) && (!opts.tool || a.tool_name === opts.tool)),
+    corrupt: bad,
+  };
 }
 
 export type TimelinePage = { checkpoints: CheckpointRecord[]; corrupt: UnreadableRow[]; nextCursor: string | null };
 
 // A run's checkpoints in write order, paginated by key: page N costs the same as page 1.
-export async function checkpointTimeline(db: Db, threadId: string, runId: string, opts: { cursor?: string; take?: number } = {}): Promise<TimelinePage> {
+export async function checkpointTimeline(
+  db: Db,
+  threadId: string,
+  runId: string,
+  opts: { cursor?: string; take?: number } = {},
+): Promise<TimelinePage> {
   const take = Math.min(Math.max(opts.take ?? 100, 1), 500);
   const rows = await db.stateEntry.findMany({
     where: { threadId, runId, kind: "checkpoint", ...(opts.cursor ? { key: { gt: opts.cursor } } : {}) },
@@ -55,14 +80,37 @@ export const countPendingApprovals = (db: Db) => db.stateEntry.count({ where: { 
 
 // ---- Run rows: the console's summary of each top-level run ----
 
-export type NewRun = { id: string; agentName: string; input: unknown; submittedById: string | null; submittedByEmail: string | null; forkedFromRunId?: string; forkedFromSeq?: number; idempotencyKey?: string | null };
+export type NewRun = {
+  id: string;
+  agentName: string;
+  input: unknown;
+  submittedById: string | null;
+  submittedByEmail: string | null;
+  forkedFromRunId?: string;
+  forkedFromSeq?: number;
+  idempotencyKey?: string | null;
+};
 
 export const createRunRow = (db: Db, r: NewRun) =>
-  db.run.create({ data: { id: r.id, threadId: r.id, agentName: r.agentName, state: "pending", input: JSON.stringify(r.input), submittedById: r.submittedById, submittedByEmail: r.submittedByEmail, forkedFromRunId: r.forkedFromRunId, forkedFromSeq: r.forkedFromSeq, idempotencyKey: r.idempotencyKey ?? null } });
+  db.run.create({
+    data: {
+      id: r.id,
+      threadId: r.id,
+      agentName: r.agentName,
+      state: "pending",
+      input: JSON.stringify(r.input),
+      submittedById: r.submittedById,
+      submittedByEmail: r.submittedByEmail,
+      forkedFromRunId: r.forkedFromRunId,
+      forkedFromSeq: r.forkedFromSeq,
+      idempotencyKey: r.idempotencyKey ?? null,
+    },
+  });
 
 export const getRunRow = (db: Db, id: string) => db.run.findUnique({ where: { id } });
 
-export const runByIdempotencyKey = (db: Db, key: string) => db.run.findUnique({ where: { idempotencyKey: key }, select: { id: true, agentName: true, input: true } });
+export const runByIdempotencyKey = (db: Db, key: string) =>
+  db.run.findUnique({ where: { idempotencyKey: key }, select: { id: true, agentName: true, input: true } });
 
 // Takes the run's row lock as a transaction's first statement (a write, so SQLite takes its write lock
 // up front and two instances cannot deadlock upgrading a read). Decisions on one run serialize on it.
@@ -76,7 +124,10 @@ export async function lockRun(db: Db, id: string): Promise<boolean> {
 // Reserve a run for execution: from `from` to running, owned by the placeholder "queued".
 export async function reserveRun(db: Db, id: string, from: string, leaseMs: number, cancel: boolean): Promise<boolean> {
   const until = BigInt(Date.now() + leaseMs);
-  return (await db.$executeRaw`UPDATE "Run" SET "state" = 'running', "leaseOwner" = 'queued', "leaseUntilMs" = ${until}, "cancelRequested" = ("cancelRequested" OR ${cancel}) WHERE "id" = ${id} AND "state" = ${from} AND "corruptKey" IS NULL`) === 1;
+  return (
+    (await db.$executeRaw`UPDATE "Run" SET "state" = 'running', "leaseOwner" = 'queued', "leaseUntilMs" = ${until}, "cancelRequested" = ("cancelRequested" OR ${cancel}) WHERE "id" = ${id} AND "state" = ${from} AND "corruptKey" IS NULL`) ===
+    1
+  );
 }
 
 // A claim returns its fencing epoch (one more than any before it), or null when someone else holds the run.
@@ -85,8 +136,12 @@ const epochOf = (rows: { leaseEpoch: number | bigint }[]) => (rows.length === 1 
 
 export async function claimReserved(db: Db, id: string, owner: string, leaseMs: number): Promise<number | null> {
   const until = BigInt(Date.now() + leaseMs);
-  return epochOf(await db.$queryRaw<{ leaseEpoch: number }[]>`UPDATE "Run" SET "leaseOwner" = ${owner}, "leaseUntilMs" = ${until}, "leaseEpoch" = "leaseEpoch" + 1
-    WHERE "id" = ${id} AND "state" = 'running' AND "leaseOwner" = 'queued' AND "corruptKey" IS NULL RETURNING "leaseEpoch"`);
+  return epochOf(
+    await db.$queryRaw<
+      { leaseEpoch: number }[]
+    >`UPDATE "Run" SET "leaseOwner" = ${owner}, "leaseUntilMs" = ${until}, "leaseEpoch" = "leaseEpoch" + 1
+    WHERE "id" = ${id} AND "state" = 'running' AND "leaseOwner" = 'queued' AND "corruptKey" IS NULL RETURNING "leaseEpoch"`,
+  );
 }
 
 // Claim a running run whose lease expired (its worker died or stalled), or — any=true, single instance
@@ -94,12 +149,20 @@ export async function claimReserved(db: Db, id: string, owner: string, leaseMs: 
 export async function takeOver(db: Db, id: string, owner: string, leaseMs: number, any = false): Promise<number | null> {
   const now = BigInt(Date.now());
   const until = BigInt(Date.now() + leaseMs);
-  return epochOf(await db.$queryRaw<{ leaseEpoch: number }[]>`UPDATE "Run" SET "leaseOwner" = ${owner}, "leaseUntilMs" = ${until}, "leaseEpoch" = "leaseEpoch" + 1
-    WHERE "id" = ${id} AND "state" = 'running' AND "corruptKey" IS NULL AND (${any} OR "leaseUntilMs" IS NULL OR "leaseUntilMs" < ${now}) RETURNING "leaseEpoch"`);
+  return epochOf(
+    await db.$queryRaw<
+      { leaseEpoch: number }[]
+    >`UPDATE "Run" SET "leaseOwner" = ${owner}, "leaseUntilMs" = ${until}, "leaseEpoch" = "leaseEpoch" + 1
+    WHERE "id" = ${id} AND "state" = 'running' AND "corruptKey" IS NULL AND (${any} OR "leaseUntilMs" IS NULL OR "leaseUntilMs" < ${now}) RETURNING "leaseEpoch"`,
+  );
 }
 
 export async function expiredLeases(db: Db): Promise<string[]> {
-  const rows = await db.run.findMany({ where: { state: "running", corruptKey: null, OR: [{ leaseUntilMs: null }, { leaseUntilMs: { lt: BigInt(Date.now()) } }] }, select: { id: true }, take: 100 });
+  const rows = await db.run.findMany({
+    where: { state: "running", corruptKey: null, OR: [{ leaseUntilMs: null }, { leaseUntilMs: { lt: BigInt(Date.now()) } }] },
+    select: { id: true },
+    take: 100,
+  });
   return rows.map((r) => r.id);
 }
 
@@ -136,7 +199,22 @@ export async function updateRunProgress(db: Db, id: string, epoch: number, p: { 
 }
 
 // Only the current claim writes the outcome: a worker that lost its lease cannot overwrite its successor's.
-export async function finishRunRow(db: Db, id: string, epoch: number, r: { state: string; step?: number; model?: string; totalTokens?: number; costUsd?: number; error: string | null; phase?: string; finishedAt: Date | null; corruptKey?: string | null }) {
+export async function finishRunRow(
+  db: Db,
+  id: string,
+  epoch: number,
+  r: {
+    state: string;
+    step?: number;
+    model?: string;
+    totalTokens?: number;
+    costUsd?: number;
+    error: string | null;
+    phase?: string;
+    finishedAt: Date | null;
+    corruptKey?: string | null;
+  },
+) {
   const set = setClause({ ...r, ...clearedLease });
   return db.$executeRaw`UPDATE "Run" SET ${set} WHERE "id" = ${id} AND "state" = 'running' AND "leaseEpoch" = ${epoch}`;
 }
@@ -151,7 +229,17 @@ export async function requestCancel(db: Db, id: string): Promise<boolean> {
   return (await db.$executeRaw`UPDATE "Run" SET "cancelRequested" = TRUE WHERE "id" = ${id} AND "state" = 'running'`) === 1;
 }
 
-export type RunFilters = { state?: string; agent?: string; submitter?: string; from?: Date; to?: Date; q?: string; cursor?: string; take?: number; onlySubmittedById?: string };
+export type RunFilters = {
+  state?: string;
+  agent?: string;
+  submitter?: string;
+  from?: Date;
+  to?: Date;
+  q?: string;
+  cursor?: string;
+  take?: number;
+  onlySubmittedById?: string;
+};
 
 // Newest first, cursor = the last row's id. Every filter is an indexed column.
 export async function listRunRows(db: Db, f: RunFilters) {
@@ -177,7 +265,10 @@ export async function listRunRows(db: Db, f: RunFilters) {
 
 export async function checkpointBySeq(db: Db, threadId: string, runId: string, seq: number): Promise<CheckpointRecord | null> {
   // seq is the key's 4th segment; the step is not known, so match on the suffix-free prefix and seq.
-  const rows = await db.stateEntry.findMany({ where: { threadId, runId, kind: "checkpoint", key: { contains: `:${String(seq).padStart(4, "0")}:` } }, select: { key: true, value: true } });
+  const rows = await db.stateEntry.findMany({
+    where: { threadId, runId, kind: "checkpoint", key: { contains: `:${String(seq).padStart(4, "0")}:` } },
+    select: { key: true, value: true },
+  });
   const hit = rows.map((r) => normalizeCheckpointRecord(parseStoredText(r.value, r.key), r.key)).find((c) => c.seq === seq);
   return hit ?? null;
 }
@@ -185,18 +276,26 @@ export async function checkpointBySeq(db: Db, threadId: string, runId: string, s
 // The newest checkpoint with a full runtime snapshot at or before the given key (snapshot phases only).
 export async function snapshotCheckpointAtOrBefore(db: Db, threadId: string, runId: string, key: string): Promise<CheckpointRecord | null> {
   const row = await db.stateEntry.findFirst({
-    where: { threadId, runId, kind: "checkpoint", phase: { in: ["run_started", "step_started", "post_llm", "post_tool_batch"] }, key: { lte: key } },
+    where: {
+      threadId,
+      runId,
+      kind: "checkpoint",
+      phase: { in: ["run_started", "step_started", "post_llm", "post_tool_batch"] },
+      key: { lte: key },
+    },
     orderBy: { key: "desc" },
     select: { key: true, value: true },
   });
   return row ? normalizeCheckpointRecord(parseStoredText(row.value, row.key), row.key) : null;
 }
 
-export const countCheckpoints = (db: Db, threadId: string, runId: string) => db.stateEntry.count({ where: { threadId, runId, kind: "checkpoint" } });
+export const countCheckpoints = (db: Db, threadId: string, runId: string) =>
+  db.stateEntry.count({ where: { threadId, runId, kind: "checkpoint" } });
 
 // ---- Webhook deliveries ----
 
-export const webhookDeliveries = (db: Db, runId: string) => db.webhookDelivery.findMany({ where: { runId }, orderBy: { createdAt: "desc" }, take: 20 });
+export const webhookDeliveries = (db: Db, runId: string) =>
+  db.webhookDelivery.findMany({ where: { runId }, orderBy: { createdAt: "desc" }, take: 20 });
 
 export async function checkpointTimestamp(db: Db, threadId: string, key: string): Promise<number | null> {
   const row = await db.stateEntry.findUnique({ where: { threadId_key: { threadId, key } }, select: { timestampMs: true } });
@@ -206,28 +305,45 @@ export async function checkpointTimestamp(db: Db, threadId: string, key: string)
 // ---- Sweep and retention ----
 
 export async function pendingApprovalRecords(db: Db) {
-  const rows = await db.stateEntry.findMany({ where: { kind: "approval", status: "pending" }, select: { key: true, value: true, runId: true }, take: 5000 });
+  const rows = await db.stateEntry.findMany({
+    where: { kind: "approval", status: "pending" },
+    select: { key: true, value: true, runId: true },
+    take: 5000,
+  });
   return readAll(rows, parseApproval);
 }
 
 export async function pausedRunIds(db: Db, agentNames: string[]): Promise<string[]> {
   if (!agentNames.length) return [];
-  return (await db.run.findMany({ where: { state: "paused", corruptKey: null, agentName: { in: agentNames } }, select: { id: true }, take: 1000 })).map((r) => r.id);
+  return (
+    await db.run.findMany({ where: { state: "paused", corruptKey: null, agentName: { in: agentNames } }, select: { id: true }, take: 1000 })
+  ).map((r) => r.id);
 }
 
 export const prunableRuns = (db: Db, before: Date, take: number) =>
-  db.run.findMany({ where: { state: { in: ["completed", "failed", "cancelled"] }, finishedAt: { lt: before }, prunedAt: null }, select: { id: true, threadId: true }, take });
+  db.run.findMany({
+    where: { state: { in: ["completed", "failed", "cancelled"] }, finishedAt: { lt: before }, prunedAt: null },
+    select: { id: true, threadId: true },
+    take,
+  });
 
 // Deletes a run's checkpoint records except its terminal one (the latest copy is a different kind).
 export async function pruneRunCheckpoints(db: Db, run: { id: string; threadId: string }): Promise<number> {
   return db.$transaction(async (tx) => {
-    const { count } = await tx.stateEntry.deleteMany({ where: { threadId: run.threadId, runId: run.id, kind: "checkpoint", NOT: { phase: "run_terminal" } } });
+    const { count } = await tx.stateEntry.deleteMany({
+      where: { threadId: run.threadId, runId: run.id, kind: "checkpoint", NOT: { phase: "run_terminal" } },
+    });
     await tx.run.update({ where: { id: run.id }, data: { prunedAt: new Date(), prunedCheckpoints: { increment: count } } });
     return count;
   });
 }
 
-export const orphanRuns = (db: Db) => db.run.findMany({ where: { state: { in: ["running", "pending"] }, corruptKey: null }, select: { id: true, threadId: true, agentName: true, state: true }, take: 1000 });
+export const orphanRuns = (db: Db) =>
+  db.run.findMany({
+    where: { state: { in: ["running", "pending"] }, corruptKey: null },
+    select: { id: true, threadId: true, agentName: true, state: true },
+    take: 1000,
+  });
 
 export async function runCounts(db: Db) {
   const rows = await db.run.groupBy({ by: ["state"], _count: { _all: true }, where: { state: { in: ["pending", "running", "paused"] } } });
@@ -235,9 +351,17 @@ export async function runCounts(db: Db) {
 }
 
 export async function storeFaultRunIds(db: Db): Promise<string[]> {
-  return (await db.run.findMany({ where: { state: "failed", corruptKey: null, error: { startsWith: "CheckpointWriteError" } }, select: { id: true }, take: 100 })).map((r) => r.id);
+  return (
+    await db.run.findMany({
+      where: { state: "failed", corruptKey: null, error: { startsWith: "CheckpointWriteError" } },
+      select: { id: true },
+      take: 100,
+    })
+  ).map((r) => r.id);
 }
 
 export async function strandedPendingRunIds(db: Db, createdBeforeMs: number): Promise<string[]> {
-  return (await db.run.findMany({ where: { state: "pending", createdAt: { lt: new Date(createdBeforeMs) } }, select: { id: true }, take: 100 })).map((r) => r.id);
+  return (
+    await db.run.findMany({ where: { state: "pending", createdAt: { lt: new Date(createdBeforeMs) } }, select: { id: true }, take: 100 })
+  ).map((r) => r.id);
 }

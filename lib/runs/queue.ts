@@ -39,7 +39,9 @@ export class PgBossQueue implements RunQueue {
   // With tx, the job is inserted in that transaction: it exists exactly when the decision does.
   async send(runId: string, tx?: Db): Promise<void> {
     await this.started;
-    const db = tx ? { executeSql: async (text: string, values: unknown[]) => ({ rows: (await tx.$queryRawUnsafe(text, ...values)) as unknown[] }) } : undefined;
+    const db = tx
+      ? { executeSql: async (text: string, values: unknown[]) => ({ rows: (await tx.$queryRawUnsafe(text, ...values)) as unknown[] }) }
+      : undefined;
     await this.boss.send(RUN_QUEUE, { runId } satisfies Job, db ? { db } : {});
     // This instance works the queue too: take the job now instead of waiting for the next poll.
     if (!tx) this.kick();
@@ -94,6 +96,8 @@ export class PgBossQueue implements RunQueue {
   async stop(timeoutMs = 20_000): Promise<void> {
     this.stopping = true;
     await Promise.race([Promise.allSettled(this.loops), new Promise((r) => setTimeout(r, timeoutMs))]);
-    await this.boss.stop({ graceful: true, wait: true, timeout: timeoutMs, close: true }).catch((e) => log.warn("queue stop failed", { error: String(e) }));
+    await this.boss
+      .stop({ graceful: true, wait: true, timeout: timeoutMs, close: true })
+      .catch((e) => log.warn("queue stop failed", { error: String(e) }));
   }
 }

@@ -6,7 +6,10 @@ import { appendAudit } from "../audit/queries.ts";
 import { log } from "../log.ts";
 import { pruneRunCheckpoints, prunableRuns } from "./queries.ts";
 
-export async function pruneCheckpoints(db: Db, opts: { olderThanDays: number; nowMs?: number; batch?: number }): Promise<{ runs: number; checkpoints: number }> {
+export async function pruneCheckpoints(
+  db: Db,
+  opts: { olderThanDays: number; nowMs?: number; batch?: number },
+): Promise<{ runs: number; checkpoints: number }> {
   const before = new Date((opts.nowMs ?? Date.now()) - opts.olderThanDays * 24 * 60 * 60 * 1000);
   let runs = 0;
   let checkpoints = 0;
@@ -19,7 +22,13 @@ export async function pruneCheckpoints(db: Db, opts: { olderThanDays: number; no
     }
   }
   if (runs) {
-    await appendAudit(db, { actor: null, action: "retention.prune", targetType: "system", targetId: "retention", data: { older_than_days: opts.olderThanDays, runs, checkpoints } });
+    await appendAudit(db, {
+      actor: null,
+      action: "retention.prune",
+      targetType: "system",
+      targetId: "retention",
+      data: { older_than_days: opts.olderThanDays, runs, checkpoints },
+    });
     log.info("retention pruned checkpoints", { runs, checkpoints, older_than_days: opts.olderThanDays });
   }
   return { runs, checkpoints };

@@ -14,7 +14,10 @@ export const decisionSchema = z
     reason: z.string().max(2000).optional(),
     args: z.record(z.string(), z.unknown()).optional(),
     // What the reviewer saw (the inbox and run page give it): a decision on arguments that changed since is 409.
-    argsHash: z.string().regex(/^[0-9a-f]{64}$/, "argsHash is the sha256 hex the inbox or run page gave").optional(),
+    argsHash: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/, "argsHash is the sha256 hex the inbox or run page gave")
+      .optional(),
   })
   .refine((d) => d.decision === "approve" || !!d.reason?.trim(), { message: "A reason is required to reject", path: ["reason"] })
   .refine((d) => d.decision === "approve" || d.args === undefined, { message: "Arguments can only be edited on approve", path: ["args"] });
@@ -42,7 +45,10 @@ export const timelineQuerySchema = z.strictObject({ cursor: z.string().max(300).
 // Query strings arrive as strings; empty values mean "no filter".
 export function queryObject(params: URLSearchParams | Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
-  const entries = params instanceof URLSearchParams ? [...params.entries()] : Object.entries(params).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v] as const);
+  const entries =
+    params instanceof URLSearchParams
+      ? [...params.entries()]
+      : Object.entries(params).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v] as const);
   for (const [k, v] of entries) if (typeof v === "string" && v !== "") out[k] = v;
   return out;
 }

@@ -8,13 +8,64 @@ import { can } from "../auth/roles.ts";
 import { ConflictError, CorruptRecordError, ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from "../auth/errors.ts";
 import { appendAudit } from "../audit/queries.ts";
 import { intParam, parseOr400 } from "../validation.ts";
-import { type Agent, AgentCheckpointCorruptionError, ApprovalDecisionError, type CheckpointRecord, RunRewindError, argsHash, decideApproval, getApproval, keys, checkpointLatestKey, listStored, readLatestCheckpoint, validateEffects, parseApprovalId, rootRunOf, storedSnapshotSchema } from "../runner/index.ts";
+import {
+  type Agent,
+  AgentCheckpointCorruptionError,
+  ApprovalDecisionError,
+  type CheckpointRecord,
+  RunRewindError,
+  argsHash,
+  decideApproval,
+  getApproval,
+  keys,
+  checkpointLatestKey,
+  listStored,
+  readLatestCheckpoint,
+  validateEffects,
+  parseApprovalId,
+  rootRunOf,
+  storedSnapshotSchema,
+} from "../runner/index.ts";
+import type { ApprovalRecord } from "../runner/index.ts";
 import type { RunExecutor } from "./executor.ts";
 import { PrismaStore } from "../store/prisma-store.ts";
-import { checkpointBySeq, checkpointTimeline, checkpointTimestamp, countCheckpoints, countPendingApprovals, createRunRow, getRunRow, listRunRows, lockRun, markRunCorrupt, pendingApprovals, runByIdempotencyKey, setRunState, snapshotCheckpointAtOrBefore, webhookDeliveries } from "./queries.ts";
-import { decisionSchema, forkSchema, idempotencyKeySchema, inboxFiltersSchema, runFiltersSchema, startRunSchema, timelineQuerySchema } from "./schemas.ts";
+import {
+  checkpointBySeq,
+  checkpointTimeline,
+  checkpointTimestamp,
+  countCheckpoints,
+  countPendingApprovals,
+  createRunRow,
+  getRunRow,
+  listRunRows,
+  lockRun,
+  markRunCorrupt,
+  pendingApprovals,
+  runByIdempotencyKey,
+  setRunState,
+  snapshotCheckpointAtOrBefore,
+  webhookDeliveries,
+} from "./queries.ts";
+import {
+  decisionSchema,
+  forkSchema,
+  idempotencyKeySchema,
+  inboxFiltersSchema,
+  runFiltersSchema,
+  startRunSchema,
+  timelineQuerySchema,
+} from "./schemas.ts";
 import { type ApprovalView, type ConversationView, approvalsOf, argChanges, conversationOf, pendingApprovalsOf } from "./view.ts";
-import { type CorruptionDto, type DeliveryDto, type InboxDto, type RunDto, toDeliveryDto, toRunDto, toRunListDto, toTimelineRunDto } from "./dto.ts";
+import {
+  type CorruptionDto,
+  type DeliveryDto,
+  type InboxDto,
+  type RunDto,
+  toDeliveryDto,
+  toRunDto,
+  toRunListDto,
+  toTimelineRunDto,
+} from "./dto.ts";
 
 type RunRow = NonNullable<Awaited<ReturnType<typeof getRunRow>>>;
 
@@ -31,14 +82,21 @@ function allAgents(ex: RunExecutor): Agent[] {
   return [...seen.values()];
 }
 
-export const agentNames = (ex: RunExecutor) => allAgents(ex).map((a) => a.name).sort();
+export const agentNames = (ex: RunExecutor) =>
+  allAgents(ex)
+    .map((a) => a.name)
+    .sort();
 
 const toolsOf = (ex: RunExecutor) => (name: string) => allAgents(ex).find((a) => a.name === name)?.tools ?? [];
 
 export function agentCatalog(ex: RunExecutor) {
   return (Object.values(ex.rt.agents) as Agent[])
     .filter((a) => a.inputSchema)
-    .map((a) => ({ name: a.name, description: a.description ?? "", inputSchema: z.toJSONSchema(a.inputSchema!) as Record<string, unknown> }));
+    .map((a) => ({
+      name: a.name,
+      description: a.description ?? "",
+      inputSchema: z.toJSONSchema(a.inputSchema!) as Record<string, unknown>,
+    }));
 }
 
 // ---- Visibility ----
@@ -75,13 +133,18 @@ export async function startRun(db: Db, ex: RunExecutor, actor: Actor | null, bod
   const parsed = agent.inputSchema.strict().safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const field = issue.path.length ? issue.path.join(".") : issue.code === "unrecognized_keys" ? String((issue as { keys?: string[] }).keys?.[0]) : "";
+    const field = issue.path.length
+      ? issue.path.join(".")
+      : issue.code === "unrecognized_keys"
+        ? String((issue as { keys?: string[] }).keys?.[0])
+        : "";
     throw new ValidationError(field ? `input.${field}` : "input", issue.message);
   }
   const replay = async () => {
     const prior = key ? await runByIdempotencyKey(db, key) : null;
     if (!prior) return null;
-    if (prior.agentName !== name || prior.input !== JSON.stringify(parsed.data)) throw new ConflictError("Idempotency-Key was already used for a different request");
+    if (prior.agentName !== name || prior.input !== JSON.stringify(parsed.data))
+      throw new ConflictError("Idempotency-Key was already used for a different request");
     return { id: prior.id, replayed: true };
   };
   const earlier = await replay();
@@ -89,8 +152,21 @@ export async function startRun(db: Db, ex: RunExecutor, actor: Actor | null, bod
   const id = randomUUID();
   try {
     await db.$transaction(async (tx) => {
-      await createRunRow(tx as Db, { id, agentName: name, input: parsed.data, submittedById: who.id, submittedByEmail: who.email, idempotencyKey: key });
-      await appendAudit(tx, { actor: who, action: "run.start", targetType: "run", targetId: id, data: { agent: name, input: parsed.data } });
+      await createRunRow(tx as Db, {
+        id,
+        agentName: name,
+        input: parsed.data,
+        submittedById: who.id,
+        submittedByEmail: who.email,
+        idempotencyKey: key,
+      });
+      await appendAudit(tx, {
+        actor: who,
+        action: "run.start",
+        targetType: "run",
+        targetId: id,
+        data: { agent: name, input: parsed.data },
+      });
     });
   } catch (e) {
     // Two retries of one request raced: the other one created the run.
@@ -123,10 +199,14 @@ export async function listInbox(db: Db, actor: Actor | null, query: unknown): Pr
   const f = parseOr400(inboxFiltersSchema, query);
   const { approvals, corrupt } = await pendingApprovals(db, f);
   const corruptRoots = corrupt.flatMap((c) => (c.runId ? [rootRunOf(c.runId)] : []));
-  const roots = await db.run.findMany({ where: { id: { in: [...new Set([...approvals.map((a) => a.root_run_id), ...corruptRoots])] } }, select: { id: true, agentName: true, submittedByEmail: true, corruptKey: true } });
+  const roots = await db.run.findMany({
+    where: { id: { in: [...new Set([...approvals.map((a) => a.root_run_id), ...corruptRoots])] } },
+    select: { id: true, agentName: true, submittedByEmail: true, corruptKey: true },
+  });
   const byId = new Map(roots.map((r) => [r.id, r]));
   // A corrupt approval is listed (and its run marked, once: the inbox is polled) but never offered for a decision.
-  for (const c of corrupt) if (c.runId && byId.get(rootRunOf(c.runId))?.corruptKey === null) await markRunCorrupt(db, rootRunOf(c.runId), c.key);
+  for (const c of corrupt)
+    if (c.runId && byId.get(rootRunOf(c.runId))?.corruptKey === null) await markRunCorrupt(db, rootRunOf(c.runId), c.key);
   return {
     approvals: approvals.map((a) => ({
       id: a.id,
@@ -146,7 +226,12 @@ export async function listInbox(db: Db, actor: Actor | null, query: unknown): Pr
       argsHash: argsHash(a.approved_args ?? a.args),
       version: a.version,
     })),
-    corrupt: corrupt.map((c) => ({ key: c.key, runId: c.runId ? rootRunOf(c.runId) : null, error: "AgentCheckpointCorruptionError" as const, message: c.message })),
+    corrupt: corrupt.map((c) => ({
+      key: c.key,
+      runId: c.runId ? rootRunOf(c.runId) : null,
+      error: "AgentCheckpointCorruptionError" as const,
+      message: c.message,
+    })),
     asOfMs: Date.now(),
   };
 }
@@ -173,12 +258,17 @@ export type RunView = {
   asOfMs: number;
 };
 
-const corruptionOf = (e: unknown): CorruptionDto | null => (e instanceof AgentCheckpointCorruptionError ? { error: "AgentCheckpointCorruptionError", message: e.message, key: e.key ?? null } : null);
+const corruptionOf = (e: unknown): CorruptionDto | null =>
+  e instanceof AgentCheckpointCorruptionError ? { error: "AgentCheckpointCorruptionError", message: e.message, key: e.key ?? null } : null;
 
 // Reads everything of a run that a decision or an operator action would rely on, through the runner's
 // validating readers: the latest checkpoint (a run that has begun must have one), the snapshot and logs
 // it points to, and every approval of the run and its subagents. An unreadable record marks the run.
-async function readRun(db: Db, ex: RunExecutor, run: RunRow): Promise<{ conversation: ConversationView | null; approvals: ApprovalView[] }> {
+async function readRun(
+  _db: Db,
+  ex: RunExecutor,
+  run: RunRow,
+): Promise<{ conversation: ConversationView | null; approvals: ApprovalView[] }> {
   if (run.state === "pending") return { conversation: null, approvals: [] };
   const latest = await readLatestCheckpoint(ex.rt.store, run.threadId, run.id);
   // A run that is executing for the first time may not have written its first checkpoint yet.
@@ -201,7 +291,12 @@ export async function getRunView(db: Db, ex: RunExecutor, actor: Actor | null, r
     await markRunCorrupt(db, run.id, corruption.key);
     run = (await getRunRow(db, run.id)) ?? run;
   }
-  if (!corruption && run.corruptKey) corruption = { error: "AgentCheckpointCorruptionError", message: `A record of this run could not be read (key ${run.corruptKey})`, key: run.corruptKey };
+  if (!corruption && run.corruptKey)
+    corruption = {
+      error: "AgentCheckpointCorruptionError",
+      message: `A record of this run could not be read (key ${run.corruptKey})`,
+      key: run.corruptKey,
+    };
   const agent = (ex.rt.agents as Record<string, Agent>)[run.agentName];
   return {
     run: toRunDto(run),
@@ -288,7 +383,7 @@ export async function decide(db: Db, ex: RunExecutor, actor: Actor | null, appro
         const tx = t as Db;
         await lockRun(tx, root.id);
         const store = new PrismaStore(tx);
-        let after;
+        let after: ApprovalRecord;
         try {
           after = await decideApproval(store, root.threadId, approvalId, tool, {
             by: who.email,
@@ -306,13 +401,29 @@ export async function decide(db: Db, ex: RunExecutor, actor: Actor | null, appro
           action: edited ? "approval.edit_approve" : `approval.${input.decision}`,
           targetType: "run",
           targetId: root.id,
-          data: { approval_id: approvalId, tool: before.tool_name, decision: input.decision, reason: input.reason ?? null, before: before.approved_args ?? before.args, after: after.approved_args ?? after.args, changes: argChanges(before.args, after.approved_args), status: after.status },
+          data: {
+            approval_id: approvalId,
+            tool: before.tool_name,
+            decision: input.decision,
+            reason: input.reason ?? null,
+            before: before.approved_args ?? before.args,
+            after: after.approved_args ?? after.args,
+            changes: argChanges(before.args, after.approved_args),
+            status: after.status,
+          },
         });
         let reserved = false;
         if (rootAgent?.autoResume && root.state === "paused") {
           const pending = await pendingApprovalsOf(store, root.threadId, root.id);
           reserved = !pending.length && (await ex.reserve(root.id, "paused", tx));
-          if (reserved) await appendAudit(tx, { actor: null, action: "run.auto_resume", targetType: "run", targetId: root.id, data: { after: approvalId } });
+          if (reserved)
+            await appendAudit(tx, {
+              actor: null,
+              action: "run.auto_resume",
+              targetType: "run",
+              targetId: root.id,
+              data: { after: approvalId },
+            });
           if (reserved && ex.queue) await ex.queue.send(root.id, tx);
         }
         return { approval: after, resumed: reserved };
@@ -342,7 +453,8 @@ export async function cancelRun(db: Db, ex: RunExecutor, actor: Actor | null, ru
   const who = requirePermission(actor, "runs:operate");
   const run = await visibleRun(db, who, runId);
   await assertReadable(db, ex, run);
-  if (run.state !== "running" && run.state !== "paused") throw new ConflictError(`Run is ${run.state}; only running or paused runs can be cancelled`);
+  if (run.state !== "running" && run.state !== "paused")
+    throw new ConflictError(`Run is ${run.state}; only running or paused runs can be cancelled`);
   const audit = { actor: who, action: "run.cancel", targetType: "run", targetId: run.id, data: { from_state: run.state } };
   if (!(await ex.cancel(run.id, audit))) throw new ConflictError("Run is no longer running or paused");
   return { id: run.id, cancelling: true };
@@ -371,7 +483,15 @@ export async function forkRun(db: Db, ex: RunExecutor, actor: Actor | null, runI
   await assertReadable(db, ex, run);
   if (!(await checkpointBySeq(db, run.threadId, run.id, seq))) throw new ValidationError("seq", `Run has no checkpoint ${seq}`);
   const id = randomUUID();
-  await createRunRow(db, { id, agentName: run.agentName, input: JSON.parse(run.input), submittedById: who.id, submittedByEmail: who.email, forkedFromRunId: run.id, forkedFromSeq: seq });
+  await createRunRow(db, {
+    id,
+    agentName: run.agentName,
+    input: JSON.parse(run.input),
+    submittedById: who.id,
+    submittedByEmail: who.email,
+    forkedFromRunId: run.id,
+    forkedFromSeq: seq,
+  });
   try {
     await ex.fork(run.id, seq, id, who.email);
   } catch (e) {
@@ -423,7 +543,17 @@ async function summaryAt(db: Db, run: RunRow, cp: CheckpointRecord): Promise<Sna
   const s = parsed?.success ? parsed.data : null;
   const pending = s?.pending_llm_response as { text?: string; tool_calls?: { name: string }[] } | null | undefined;
   // A terminal record carries the run's final counters itself; the last snapshot predates them.
-  const t = cp.phase === "run_terminal" ? (cp.payload.terminal_result as { state?: string; usage?: { totalTokens?: number }; totalCostUsd?: number; stateSnapshot?: { llmCalls?: number; toolCalls?: number } } | undefined) : undefined;
+  const t =
+    cp.phase === "run_terminal"
+      ? (cp.payload.terminal_result as
+          | {
+              state?: string;
+              usage?: { totalTokens?: number };
+              totalCostUsd?: number;
+              stateSnapshot?: { llmCalls?: number; toolCalls?: number };
+            }
+          | undefined)
+      : undefined;
   const ownState = typeof cp.payload.state === "string" ? cp.payload.state : null;
   return {
     seq: cp.seq,
@@ -448,7 +578,10 @@ export async function diffCheckpoints(db: Db, ex: RunExecutor, actor: Actor | nu
 }
 
 async function diffOf(db: Db, ex: RunExecutor, run: RunRow, a: number, b: number) {
-  const [ca, cb] = await Promise.all([checkpointBySeq(db, run.threadId, run.id, Math.min(a, b)), checkpointBySeq(db, run.threadId, run.id, Math.max(a, b))]);
+  const [ca, cb] = await Promise.all([
+    checkpointBySeq(db, run.threadId, run.id, Math.min(a, b)),
+    checkpointBySeq(db, run.threadId, run.id, Math.max(a, b)),
+  ]);
   if (!ca) throw new ValidationError("a", `No checkpoint ${Math.min(a, b)}`);
   if (!cb) throw new ValidationError("b", `No checkpoint ${Math.max(a, b)}`);
   const [sa, sb] = await Promise.all([summaryAt(db, run, ca), summaryAt(db, run, cb)]);

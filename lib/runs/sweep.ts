@@ -11,8 +11,15 @@ import { type Agent, AgentCheckpointCorruptionError, expireApproval, rootRunOf }
 import { log } from "../log.ts";
 import type { RunExecutor } from "./executor.ts";
 import { pendingApprovalsOf } from "./view.ts";
-import { getRunRow, markRunCorrupt, pausedRunIds, pendingApprovalRecords, storeFaultRunIds, strandedPendingRunIds, type UnreadableRow } from "./queries.ts";
-
+import {
+  getRunRow,
+  markRunCorrupt,
+  pausedRunIds,
+  pendingApprovalRecords,
+  storeFaultRunIds,
+  strandedPendingRunIds,
+  type UnreadableRow,
+} from "./queries.ts";
 
 export type SweepResult = { expired: number; resumed: number; retried: number; corrupt: number };
 
@@ -48,15 +55,25 @@ export async function sweep(db: Db, ex: RunExecutor, nowMs = Date.now()): Promis
       if (!applied) return;
       result.expired++;
       touched.add(rec.root_run_id);
-      await appendAudit(db, { actor: null, action: `approval.${record.status === "approved" ? "deadline_allow" : "deadline_deny"}`, targetType: "run", targetId: rec.root_run_id, data: { approval_id: rec.id, tool: rec.tool_name, fallback: rec.fallback } });
+      await appendAudit(db, {
+        actor: null,
+        action: `approval.${record.status === "approved" ? "deadline_allow" : "deadline_deny"}`,
+        targetType: "run",
+        targetId: rec.root_run_id,
+        data: { approval_id: rec.id, tool: rec.tool_name, fallback: rec.fallback },
+      });
     });
   }
   const agents = ex.rt.agents as Record<string, Agent>;
-  for (const id of await pausedRunIds(db, Object.keys(agents).filter((n) => agents[n].autoResume))) touched.add(id);
+  for (const id of await pausedRunIds(
+    db,
+    Object.keys(agents).filter((n) => agents[n].autoResume),
+  ))
+    touched.add(id);
   for (const runId of touched) {
     await isolated(db, runId, result, async () => {
       const run = await getRunRow(db, runId);
-      if (!run || run.state !== "paused" || run.corruptKey) return;
+      if (run?.state !== "paused" || run.corruptKey) return;
       if ((await pendingApprovalsOf(ex.rt.store, run.threadId, runId)).length) return;
       if (await ex.resumeWithAudit(runId, null, { by: "sweep" })) result.resumed++;
     });

@@ -2,7 +2,21 @@
 // snapshot (with each subagent's own conversation under the tool call that delegated to it) and the
 // approvals of the run and its subagents. Everything here is data; the page renders it as text.
 import { z } from "zod";
-import { type Agent, type ApprovalRecord, type Message, type MemoryStore, type ToolExecution, childRunId, isDelegateTool, keys, listStored, loadSnapshot, parseApproval, readStored, reviewedArgsHash } from "../runner/index.ts";
+import {
+  type Agent,
+  type ApprovalRecord,
+  type Message,
+  type MemoryStore,
+  type ToolExecution,
+  childRunId,
+  isDelegateTool,
+  keys,
+  listStored,
+  loadSnapshot,
+  parseApproval,
+  readStored,
+  reviewedArgsHash,
+} from "../runner/index.ts";
 
 export type ConversationView = {
   runId: string;
@@ -27,21 +41,36 @@ export async function conversationOf(store: MemoryStore, threadId: string, runId
       if (m.role !== "assistant") continue;
       for (const c of m.tool_calls.filter((c) => isDelegateTool(c.name))) {
         const childId = childRunId(runId, c.id);
-        if ((await readStored(store, threadId, keys.runtime(childId), "Runtime snapshot")) !== undefined) children[c.id] = await conversationOf(store, threadId, childId, depth + 1);
+        if ((await readStored(store, threadId, keys.runtime(childId), "Runtime snapshot")) !== undefined)
+          children[c.id] = await conversationOf(store, threadId, childId, depth + 1);
       }
     }
   }
-  return { runId, agent: loaded.snapshot.agent_name, state: loaded.snapshot.state, messages: loaded.messages.items, toolExecutions: loaded.toolExecutions.items, children };
+  return {
+    runId,
+    agent: loaded.snapshot.agent_name,
+    state: loaded.snapshot.state,
+    messages: loaded.messages.items,
+    toolExecutions: loaded.toolExecutions.items,
+    children,
+  };
 }
 
 export function argChanges(before: Record<string, unknown>, after: Record<string, unknown> | null): ArgChange[] {
   if (!after) return [];
   const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
-  return keys.filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k])).map((field) => ({ field, before: before[field], after: after[field] }));
+  return keys
+    .filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]))
+    .map((field) => ({ field, before: before[field], after: after[field] }));
 }
 
 // Approvals of a run and of its subagent runs (same thread), oldest first.
-export async function approvalsOf(store: MemoryStore, threadId: string, runId: string, toolsOf: (agentName: string) => Agent["tools"]): Promise<ApprovalView[]> {
+export async function approvalsOf(
+  store: MemoryStore,
+  threadId: string,
+  runId: string,
+  toolsOf: (agentName: string) => Agent["tools"],
+): Promise<ApprovalView[]> {
   const entries = await listStored(store, threadId, keys.approvalPrefix(runId), "approval record");
   const children = await listStored(store, threadId, keys.descendantApprovalPrefix(runId), "approval record");
   return [...entries, ...children]
@@ -49,10 +78,14 @@ export async function approvalsOf(store: MemoryStore, threadId: string, runId: s
     .sort((a, b) => a.requested_at_ms - b.requested_at_ms)
     .map((a) => {
       const tool = toolsOf(a.agent_name).find((t) => t.name === a.tool_name);
-      return { ...a, changes: argChanges(a.args, a.approved_args), argsSchema: tool ? (z.toJSONSchema(tool.schema) as Record<string, unknown>) : null, argsHash: reviewedArgsHash(a) };
+      return {
+        ...a,
+        changes: argChanges(a.args, a.approved_args),
+        argsSchema: tool ? (z.toJSONSchema(tool.schema) as Record<string, unknown>) : null,
+        argsHash: reviewedArgsHash(a),
+      };
     });
 }
-
 
 // The approvals of a run (and its subagents) still waiting for a decision.
 export async function pendingApprovalsOf(store: MemoryStore, threadId: string, runId: string): Promise<ApprovalView[]> {

@@ -4,7 +4,14 @@ import { Prisma } from "../generated/sqlite/client.ts";
 import { type Db, providerOf } from "../db/client.ts";
 import { LeaseLostError, type MemoryStore, type StateEntry, parseStoredText } from "../runner/index.ts";
 
-type Projection = { kind: string; runId: string | null; step: number | null; phase: string | null; status: string | null; timestampMs: bigint | null };
+type Projection = {
+  kind: string;
+  runId: string | null;
+  step: number | null;
+  phase: string | null;
+  status: string | null;
+  timestampMs: bigint | null;
+};
 
 export function project(key: string, value: unknown): Projection {
   const parts = key.split(":");
@@ -13,12 +20,25 @@ export function project(key: string, value: unknown): Projection {
   const base: Projection = { kind: "other", runId: parts[1] ?? null, step: null, phase: null, status: null, timestampMs: null };
   switch (parts[0]) {
     case "checkpoint":
-      if (parts[2] === "latest") return { ...base, kind: "latest", phase: typeof v.phase === "string" ? v.phase : null, step: typeof v.step === "number" ? v.step : null, timestampMs: ts(v.timestamp_ms) };
+      if (parts[2] === "latest")
+        return {
+          ...base,
+          kind: "latest",
+          phase: typeof v.phase === "string" ? v.phase : null,
+          step: typeof v.step === "number" ? v.step : null,
+          timestampMs: ts(v.timestamp_ms),
+        };
       return { ...base, kind: "checkpoint", step: Number(parts[2]), phase: parts[4] ?? null, timestampMs: ts(v.timestamp_ms) };
     case "effect":
       return { ...base, kind: "effect", step: Number(parts[2]), timestampMs: ts(v.timestamp_ms) };
     case "approval":
-      return { ...base, kind: "approval", step: typeof v.step === "number" ? v.step : null, status: typeof v.status === "string" ? v.status : null, timestampMs: ts(v.requested_at_ms) };
+      return {
+        ...base,
+        kind: "approval",
+        step: typeof v.step === "number" ? v.step : null,
+        status: typeof v.status === "string" ? v.status : null,
+        timestampMs: ts(v.requested_at_ms),
+      };
     case "runtime":
     case "message":
     case "toolexec":
@@ -78,8 +98,11 @@ export class PrismaStore implements MemoryStore {
       const p = project(key, value);
       return Prisma.sql`(${threadId}, ${key}, ${JSON.stringify(value)}, ${p.kind}, ${p.runId}, CAST(${p.step} AS INTEGER), ${p.phase}, ${p.status}, CAST(${p.timestampMs} AS BIGINT))`;
     });
-    const source = this.fence ? Prisma.sql`SELECT * FROM (VALUES ${Prisma.join(rows)}) AS v WHERE ${this.held()}` : Prisma.sql`VALUES ${Prisma.join(rows)}`;
-    const n = await this.db.$executeRaw`INSERT INTO "StateEntry" ("threadId", "key", "value", "kind", "runId", "step", "phase", "status", "timestampMs")
+    const source = this.fence
+      ? Prisma.sql`SELECT * FROM (VALUES ${Prisma.join(rows)}) AS v WHERE ${this.held()}`
+      : Prisma.sql`VALUES ${Prisma.join(rows)}`;
+    const n = await this.db
+      .$executeRaw`INSERT INTO "StateEntry" ("threadId", "key", "value", "kind", "runId", "step", "phase", "status", "timestampMs")
       ${source}
       ON CONFLICT ("threadId", "key") DO UPDATE SET "value" = excluded."value", "kind" = excluded."kind", "runId" = excluded."runId",
         "step" = excluded."step", "phase" = excluded."phase", "status" = excluded."status", "timestampMs" = excluded."timestampMs"`;
@@ -87,7 +110,11 @@ export class PrismaStore implements MemoryStore {
   }
 
   async listState(threadId: string, prefix: string) {
-    const rows = await this.db.stateEntry.findMany({ where: { threadId, key: { startsWith: prefix } }, orderBy: { key: "asc" }, select: { key: true, value: true } });
+    const rows = await this.db.stateEntry.findMany({
+      where: { threadId, key: { startsWith: prefix } },
+      orderBy: { key: "asc" },
+      select: { key: true, value: true },
+    });
     return rows.map((r) => ({ key: r.key, value: parseStoredText(r.value, r.key) }));
   }
 
@@ -101,7 +128,8 @@ export class PrismaStore implements MemoryStore {
     const p = project(key, value);
     const text = JSON.stringify(value);
     if (expectedVersion === undefined) {
-      const n = await this.db.$executeRaw`INSERT INTO "StateEntry" ("threadId", "key", "value", "kind", "runId", "step", "phase", "status", "timestampMs")
+      const n = await this.db
+        .$executeRaw`INSERT INTO "StateEntry" ("threadId", "key", "value", "kind", "runId", "step", "phase", "status", "timestampMs")
         SELECT ${threadId}, ${key}, ${text}, ${p.kind}, ${p.runId}, CAST(${p.step} AS INTEGER), ${p.phase}, ${p.status}, CAST(${p.timestampMs} AS BIGINT) WHERE ${this.held()}
         ON CONFLICT ("threadId", "key") DO NOTHING`;
       if (n === 0) await this.assertFence();
@@ -110,7 +138,8 @@ export class PrismaStore implements MemoryStore {
     const row = await this.db.stateEntry.findUnique({ where: { threadId_key: { threadId, key } }, select: { value: true } });
     if (!row || (parseStoredText(row.value, key) as { version?: number }).version !== expectedVersion) return false;
     // One autocommit statement: no read-then-write transaction for SQLite to deadlock on between instances.
-    const n = await this.db.$executeRaw`UPDATE "StateEntry" SET "value" = ${text}, "status" = ${p.status}, "step" = ${p.step}, "timestampMs" = ${p.timestampMs}
+    const n = await this.db
+      .$executeRaw`UPDATE "StateEntry" SET "value" = ${text}, "status" = ${p.status}, "step" = ${p.step}, "timestampMs" = ${p.timestampMs}
       WHERE "threadId" = ${threadId} AND "key" = ${key} AND "value" = ${row.value} AND ${this.held()}`;
     if (n === 0) await this.assertFence();
     return n === 1;

@@ -11,10 +11,23 @@ import { NotFoundError, ValidationError } from "../auth/errors.ts";
 import { appendAudit } from "../audit/queries.ts";
 import { parseOr400 } from "../validation.ts";
 
-export const newTokenSchema = z.strictObject({ name: z.string().trim().min(1, "Name the token").max(100), role: roleSchema, userId: z.string().min(1).max(100).optional() });
+export const newTokenSchema = z.strictObject({
+  name: z.string().trim().min(1, "Name the token").max(100),
+  role: roleSchema,
+  userId: z.string().min(1).max(100).optional(),
+});
 
 const hash = (token: string) => createHash("sha256").update(token).digest("hex");
-const publicFields = { id: true, name: true, role: true, userId: true, prefix: true, createdAt: true, revokedAt: true, lastUsedAt: true } as const;
+const publicFields = {
+  id: true,
+  name: true,
+  role: true,
+  userId: true,
+  prefix: true,
+  createdAt: true,
+  revokedAt: true,
+  lastUsedAt: true,
+} as const;
 
 export async function createToken(db: Db, actor: Actor | null, body: unknown) {
   const admin = requirePermission(actor, "users:manage");
@@ -26,18 +39,57 @@ export async function createToken(db: Db, actor: Actor | null, body: unknown) {
   }
   const token = `afk_${randomBytes(24).toString("base64url")}`;
   const row = await db.$transaction(async (tx) => {
-    const row = await tx.apiToken.create({ data: { name: input.name, role: input.role, userId: input.userId ?? null, tokenHash: hash(token), prefix: token.slice(0, 8), createdById: admin.id }, select: publicFields });
-    await appendAudit(tx, { actor: admin, action: "token.create", targetType: "token", targetId: row.id, data: { name: row.name, role: row.role, user_id: row.userId } });
+    const row = await tx.apiToken.create({
+      data: {
+        name: input.name,
+        role: input.role,
+        userId: input.userId ?? null,
+        tokenHash: hash(token),
+        prefix: token.slice(0, 8),
+        createdById: admin.id,
+      },
+      select: publicFields,
+    });
+    await appendAudit(tx, {
+      actor: admin,
+      action: "token.create",
+      targetType: "token",
+      targetId: row.id,
+      data: { name: row.name, role: row.role, user_id: row.userId },
+    });
     return row;
   });
   return { ...toTokenView(row), token };
 }
 
 // What the API and the admin page show of a token: plain JSON, ISO dates.
-export type TokenView = { id: string; name: string; role: string; userId: string | null; prefix: string; createdAt: string; revokedAt: string | null; lastUsedAt: string | null };
+export type TokenView = {
+  id: string;
+  name: string;
+  role: string;
+  userId: string | null;
+  prefix: string;
+  createdAt: string;
+  revokedAt: string | null;
+  lastUsedAt: string | null;
+};
 
-type TokenRow = { id: string; name: string; role: string; userId: string | null; prefix: string; createdAt: Date; revokedAt: Date | null; lastUsedAt: Date | null };
-const toTokenView = (t: TokenRow): TokenView => ({ ...t, createdAt: t.createdAt.toISOString(), revokedAt: t.revokedAt?.toISOString() ?? null, lastUsedAt: t.lastUsedAt?.toISOString() ?? null });
+type TokenRow = {
+  id: string;
+  name: string;
+  role: string;
+  userId: string | null;
+  prefix: string;
+  createdAt: Date;
+  revokedAt: Date | null;
+  lastUsedAt: Date | null;
+};
+const toTokenView = (t: TokenRow): TokenView => ({
+  ...t,
+  createdAt: t.createdAt.toISOString(),
+  revokedAt: t.revokedAt?.toISOString() ?? null,
+  lastUsedAt: t.lastUsedAt?.toISOString() ?? null,
+});
 
 export async function listTokens(db: Db, actor: Actor | null): Promise<TokenView[]> {
   requirePermission(actor, "users:manage");

@@ -25,7 +25,13 @@ export async function createUser(db: Db, actor: Actor | null, input: unknown) {
       data: { email: data.email, name: data.name, role: data.role, passwordHash },
       select: publicFields,
     });
-    await appendAudit(tx, { actor: admin, action: "user.create", targetType: "user", targetId: user.id, data: { email: user.email, role: user.role } });
+    await appendAudit(tx, {
+      actor: admin,
+      action: "user.create",
+      targetType: "user",
+      targetId: user.id,
+      data: { email: user.email, role: user.role },
+    });
     return user;
   });
 }

@@ -47,7 +47,16 @@ async function deliver(db: Db, cfg: WebhookConfig, id: string, body: string) {
     const done = error === null;
     const last = attempt === attempts;
     await db.webhookDelivery
-      .update({ where: { id }, data: { attempts: attempt, lastStatus: status, lastError: error, status: done ? "delivered" : last ? "failed" : "pending", deliveredAt: done ? new Date() : null } })
+      .update({
+        where: { id },
+        data: {
+          attempts: attempt,
+          lastStatus: status,
+          lastError: error,
+          status: done ? "delivered" : last ? "failed" : "pending",
+          deliveredAt: done ? new Date() : null,
+        },
+      })
       .catch((e) => log.warn("webhook bookkeeping failed", { delivery_id: id, error: String(e) }));
     if (done) return;
     if (!last) await new Promise((r) => setTimeout(r, (cfg.baseDelayMs ?? 1000) * 4 ** (attempt - 1)));

@@ -4,18 +4,37 @@
 // record is still valid. It never raises anything else.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { AgentCheckpointCorruptionError, AgentEffectIntegrityError, AgentMismatchError, type MemoryStore, type ModelAdapter, Runner, approvalIdOf, decideApproval } from "@/lib/runner";
+import {
+  AgentCheckpointCorruptionError,
+  AgentEffectIntegrityError,
+  AgentMismatchError,
+  type MemoryStore,
+  type ModelAdapter,
+  Runner,
+  approvalIdOf,
+  decideApproval,
+} from "@/lib/runner";
 import { makeWorld } from "./fixtures";
 
 type Scenario = "paused" | "pending_response" | "completed" | "mid_step";
 
 async function build(scenario: Scenario) {
-  const w = makeWorld({ config: scenario === "pending_response" ? { failpoint: { phase: "post_llm", step: 2, action: "throw" } } : scenario === "mid_step" ? { failpoint: { phase: "pre_tool_batch", step: 1, action: "throw" } } : {} });
+  const w = makeWorld({
+    config:
+      scenario === "pending_response"
+        ? { failpoint: { phase: "post_llm", step: 2, action: "throw" } }
+        : scenario === "mid_step"
+          ? { failpoint: { phase: "pre_tool_batch", step: 1, action: "throw" } }
+          : {},
+  });
   const threadId = `t-${scenario}`;
   const runId = `r-${scenario}`;
   await w.runner.run(w.agent, { userMessage: "go", threadId, runId }).catch(() => undefined);
   if (scenario === "completed") {
-    await decideApproval(w.store, threadId, await approvalIdOf(w.store, threadId, runId, "c2"), w.agent.tools[1], { by: "rev", decision: "approve" });
+    await decideApproval(w.store, threadId, await approvalIdOf(w.store, threadId, runId, "c2"), w.agent.tools[1], {
+      by: "rev",
+      decision: "approve",
+    });
     await w.restarted().resume(w.agent, { runId, threadId });
   }
   return { w, threadId, runId };
@@ -32,7 +51,11 @@ type Mutation =
 
 const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ kind: fc.constant("drop" as const), pick: fc.nat() }),
-  fc.record({ kind: fc.constant("wrongType" as const), pick: fc.nat(), value: fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.integer()), fc.object()) }),
+  fc.record({
+    kind: fc.constant("wrongType" as const),
+    pick: fc.nat(),
+    value: fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.integer()), fc.object()),
+  }),
   fc.record({ kind: fc.constant("phase" as const), value: fc.string() }),
   fc.record({ kind: fc.constant("version" as const), value: fc.oneof(fc.string(), fc.integer(), fc.constant(null), fc.constant("v2")) }),
   fc.record({ kind: fc.constant("truncate" as const), at: fc.nat() }),
@@ -134,14 +157,22 @@ describe("corrupt records on resume", () => {
         (w.store as unknown as { putRaw(t: string, k: string, s: string): void }).putRaw(threadId, key, text!);
         let calls = 0;
         const demo = w.model as ModelAdapter;
-        const model: ModelAdapter = { ...demo, generate: (...a: Parameters<ModelAdapter["generate"]>) => (calls++, demo.generate(...a)) } as ModelAdapter;
+        const model: ModelAdapter = {
+          ...demo,
+          generate: (...a: Parameters<ModelAdapter["generate"]>) => {
+            calls++;
+            return demo.generate(...a);
+          },
+        } as ModelAdapter;
         const { wrapped, counts } = counting(w.store);
         const runner = new Runner(wrapped, { demo: model }, { failpoint: undefined });
         stats.runs++;
         try {
           const r = await runner.resume(w.agent, { runId, threadId });
           // "Succeeded" means the run went on; a run that failed on an unreadable record is not a success.
-          expect(r.error ?? "", `resume after mutating ${key} with ${m.kind}`).not.toMatch(/Corruption|Integrity|Mismatch|TypeError|SyntaxError|RangeError/);
+          expect(r.error ?? "", `resume after mutating ${key} with ${m.kind}`).not.toMatch(
+            /Corruption|Integrity|Mismatch|TypeError|SyntaxError|RangeError/,
+          );
           stats.succeeded++;
         } catch (e) {
           if (e instanceof AgentCheckpointCorruptionError) stats.corruption++;
@@ -157,7 +188,9 @@ describe("corrupt records on resume", () => {
   });
 
   it("reports what it generated", () => {
-    console.log(`corrupt records: ${stats.runs} resumes of mutated records: ${stats.corruption} AgentCheckpointCorruptionError, ${stats.integrity} effect integrity, ${stats.mismatch} agent mismatch, ${stats.succeeded} still valid and resumed`);
+    console.log(
+      `corrupt records: ${stats.runs} resumes of mutated records: ${stats.corruption} AgentCheckpointCorruptionError, ${stats.integrity} effect integrity, ${stats.mismatch} agent mismatch, ${stats.succeeded} still valid and resumed`,
+    );
     expect(stats.runs).toBeGreaterThan(400);
     expect(stats.corruption).toBeGreaterThan(stats.runs / 3);
   });

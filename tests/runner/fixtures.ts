@@ -1,6 +1,16 @@
 // A small test agent with counted side effects, scripted by the demo model.
 import { z } from "zod";
-import { type Agent, DemoModel, type DemoScript, InMemoryStore, type Message, Runner, type RunnerConfig, defineTool, toolResults } from "@/lib/runner";
+import {
+  type Agent,
+  DemoModel,
+  type DemoScript,
+  InMemoryStore,
+  type Message,
+  Runner,
+  type RunnerConfig,
+  defineTool,
+  toolResults,
+} from "@/lib/runner";
 
 export function makeWorld(opts: { config?: Partial<RunnerConfig>; threshold?: number } = {}) {
   const effects: { tool: string; args: unknown; toolCallId: string }[] = [];
@@ -43,7 +53,15 @@ export function makeWorld(opts: { config?: Partial<RunnerConfig>; threshold?: nu
     model: "demo:shop",
     instructions: "be careful",
     tools: [lookup, charge],
-    policy: [{ id: "big", tool: "charge", when: (a) => Number(a.amount) > (opts.threshold ?? 5000), action: "require_approval", reason: "big charge" }],
+    policy: [
+      {
+        id: "big",
+        tool: "charge",
+        when: (a) => Number(a.amount) > (opts.threshold ?? 5000),
+        action: "require_approval",
+        reason: "big charge",
+      },
+    ],
   };
   const store = new InMemoryStore();
   const runner = new Runner(store, { demo: model }, { failpoint: undefined, ...opts.config });

@@ -1,6 +1,18 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { InMemoryStore, ModelCallError, type ModelAdapter, type LlmRequest, Runner, callWithFallback, costUsd, defineTool, resolveModel, keys, listCheckpoints } from "@/lib/runner";
+import {
+  InMemoryStore,
+  ModelCallError,
+  type ModelAdapter,
+  type LlmRequest,
+  Runner,
+  callWithFallback,
+  costUsd,
+  defineTool,
+  resolveModel,
+  keys,
+  listCheckpoints,
+} from "@/lib/runner";
 
 const ok = (text: string, extra: Partial<{ session_token: string }> = {}) => ({
   text,
@@ -14,7 +26,11 @@ const ok = (text: string, extra: Partial<{ session_token: string }> = {}) => ({
 
 class Flaky implements ModelAdapter {
   readonly requests: LlmRequest[] = [];
-  constructor(readonly provider: string, private failures: (ModelCallError | null)[], private text = "hi") {}
+  constructor(
+    readonly provider: string,
+    private failures: (ModelCallError | null)[],
+    private text = "hi",
+  ) {}
   async generate(req: LlmRequest) {
     this.requests.push(req);
     const f = this.failures.shift();
@@ -49,18 +65,33 @@ describe("models", () => {
 
   it("falls through the fallback chain after non-retryable errors and exhausted retries", async () => {
     const primary = new Flaky("openai", [new ModelCallError("bad key", false, 401)]);
-    const second = new Flaky("anthropic", [new ModelCallError("overloaded", true), new ModelCallError("overloaded", true), new ModelCallError("overloaded", true)]);
+    const second = new Flaky("anthropic", [
+      new ModelCallError("overloaded", true),
+      new ModelCallError("overloaded", true),
+      new ModelCallError("overloaded", true),
+    ]);
     const third = new Flaky("openai-compatible", [], "from local");
-    const out = await callWithFallback({ openai: primary, anthropic: second, "openai-compatible": third }, ["openai:gpt-4o", "anthropic:claude-haiku-4-5", "openai-compatible:llama"], req, noSleep);
+    const out = await callWithFallback(
+      { openai: primary, anthropic: second, "openai-compatible": third },
+      ["openai:gpt-4o", "anthropic:claude-haiku-4-5", "openai-compatible:llama"],
+      req,
+      noSleep,
+    );
     expect(out.response.text).toBe("from local");
     expect(out.resolved.normalized).toBe("openai-compatible:llama");
     expect([primary.requests.length, second.requests.length, third.requests.length]).toEqual([1, 3, 1]);
-    await expect(callWithFallback({ openai: new Flaky("openai", [new ModelCallError("no", false)]) }, ["openai:x"], req, noSleep)).rejects.toThrow(/All models failed/);
+    await expect(
+      callWithFallback({ openai: new Flaky("openai", [new ModelCallError("no", false)]) }, ["openai:x"], req, noSleep),
+    ).rejects.toThrow(/All models failed/);
   });
 
   it("a run whose models all fail ends failed with the reason, recorded in run_terminal", async () => {
     const store = new InMemoryStore();
-    const runner = new Runner(store, { openai: new Flaky("openai", Array(5).fill(new ModelCallError("down", true))) }, { retry: noSleep, failpoint: undefined });
+    const runner = new Runner(
+      store,
+      { openai: new Flaky("openai", Array(5).fill(new ModelCallError("down", true))) },
+      { retry: noSleep, failpoint: undefined },
+    );
     const r = await runner.run({ name: "a", model: "openai:gpt-4o", instructions: "", tools: [] }, { userMessage: "x", runId: "f1" });
     expect(r.state).toBe("failed");
     expect(r.error).toMatch(/All models failed: openai:gpt-4o: down/);
@@ -71,8 +102,19 @@ describe("models", () => {
   it("cancel stops a running run at the next boundary with a terminal record", async () => {
     const store = new InMemoryStore();
     let handle: ReturnType<Runner["runHandle"]>;
-    const tool = defineTool({ name: "t", description: "", schema: z.object({}), async execute() { handle.cancel(); return "ok"; } });
-    const model: ModelAdapter = { provider: "demo", generate: async () => ({ ...ok(""), tool_calls: [{ id: "c", name: "t", args: {} }], finish_reason: "tool_calls" as const }) };
+    const tool = defineTool({
+      name: "t",
+      description: "",
+      schema: z.object({}),
+      async execute() {
+        handle.cancel();
+        return "ok";
+      },
+    });
+    const model: ModelAdapter = {
+      provider: "demo",
+      generate: async () => ({ ...ok(""), tool_calls: [{ id: "c", name: "t", args: {} }], finish_reason: "tool_calls" as const }),
+    };
     const runner = new Runner(store, { demo: model }, { failpoint: undefined });
     handle = runner.runHandle({ name: "loop", model: "demo:x", instructions: "", tools: [tool] }, { userMessage: "go", runId: "c1" });
     const r = await handle.awaitResult();

@@ -50,7 +50,19 @@ describe("resume behavior", () => {
   it("normalizes legacy records (camelCase, data, version)", async () => {
     const { w, r } = await completedRun();
     const latest = (await w.store.getState(T, checkpointLatestKey("r"))) as Record<string, unknown>;
-    w.store.putRaw(T, checkpointLatestKey("r"), JSON.stringify({ version: "v1", runId: latest.run_id, threadId: latest.thread_id, step: latest.step, phase: latest.phase, timestampMs: latest.timestamp_ms, data: latest.payload }));
+    w.store.putRaw(
+      T,
+      checkpointLatestKey("r"),
+      JSON.stringify({
+        version: "v1",
+        runId: latest.run_id,
+        threadId: latest.thread_id,
+        step: latest.step,
+        phase: latest.phase,
+        timestampMs: latest.timestamp_ms,
+        data: latest.payload,
+      }),
+    );
     const again = await w.runner.resume(w.agent, { runId: "r", threadId: T });
     expect(again).toEqual(r);
   });
@@ -75,7 +87,9 @@ describe("resume behavior", () => {
 
   it("restores messages, counters, usage, cost and context from the snapshot after a crash", async () => {
     const crashed = makeWorld({ threshold: 1_000_000, config: { failpoint: { phase: "step_started", step: 3, action: "throw" } } });
-    await expect(crashed.runner.run(crashed.agent, { userMessage: "buy", runId: "r", threadId: T, context: { team: "a" } })).rejects.toBeInstanceOf(FailpointError);
+    await expect(
+      crashed.runner.run(crashed.agent, { userMessage: "buy", runId: "r", threadId: T, context: { team: "a" } }),
+    ).rejects.toBeInstanceOf(FailpointError);
     const runner2 = crashed.restarted();
     const resumed = await runner2.resume(crashed.agent, { runId: "r", threadId: T });
     const { r: uninterrupted } = await completedRun();
@@ -86,7 +100,16 @@ describe("resume behavior", () => {
     expect(resumed.stateSnapshot.llmCalls).toBe(3);
     expect(resumed.stateSnapshot.toolCalls).toBe(3);
     const msgs = await crashed.store.listState(T, keys.messagePrefix("r"));
-    expect(msgs.map((m) => (m.value as { role: string }).role)).toEqual(["system", "user", "assistant", "tool", "assistant", "tool", "tool", "assistant"]);
+    expect(msgs.map((m) => (m.value as { role: string }).role)).toEqual([
+      "system",
+      "user",
+      "assistant",
+      "tool",
+      "assistant",
+      "tool",
+      "tool",
+      "assistant",
+    ]);
     const snap = (await crashed.store.getState(T, keys.runtime("r"))) as { context: Record<string, unknown> };
     expect(snap.context.team).toBe("a");
   });
@@ -128,7 +151,9 @@ describe("resume behavior", () => {
     const w = makeWorld();
     await w.runner.run(w.agent, { userMessage: "buy", runId: "r", threadId: T });
     await expect(w.runner.resume({ ...w.agent, name: "other" }, { runId: "r", threadId: T })).rejects.toBeInstanceOf(AgentMismatchError);
-    await expect(w.runner.resume({ ...w.agent, tools: w.agent.tools.slice(0, 1) }, { runId: "r", threadId: T })).rejects.toBeInstanceOf(AgentMismatchError);
+    await expect(w.runner.resume({ ...w.agent, tools: w.agent.tools.slice(0, 1) }, { runId: "r", threadId: T })).rejects.toBeInstanceOf(
+      AgentMismatchError,
+    );
   });
 
   it("an illegal state move is an error", () => {
@@ -145,18 +170,54 @@ describe("checkpoints", () => {
     expect(cps.map((c) => c.phase)).toEqual([
       "run_started",
       ...Array(2).fill(["step_started", "pre_llm", "post_llm", "pre_tool_batch", "post_tool_batch"]).flat(),
-      "step_started", "pre_llm", "post_llm", "run_terminal",
+      "step_started",
+      "pre_llm",
+      "post_llm",
+      "run_terminal",
     ]);
     const by = (p: string) => cps.find((c) => c.phase === p)!.payload;
     expect(by("run_started")).toMatchObject({ agent_name: "shop", resumed: false });
     expect(by("step_started")).toMatchObject({ state: "running", message_count: 2 });
     expect(by("pre_llm")).toMatchObject({ model: "demo:shop", provider: "demo", message_count: 2 });
-    expect(Object.keys(by("post_llm"))).toEqual(expect.arrayContaining(["model", "provider", "finish_reason", "tool_call_count", "session_token", "checkpoint_token", "total_cost_usd"]));
+    expect(Object.keys(by("post_llm"))).toEqual(
+      expect.arrayContaining([
+        "model",
+        "provider",
+        "finish_reason",
+        "tool_call_count",
+        "session_token",
+        "checkpoint_token",
+        "total_cost_usd",
+      ]),
+    );
     expect(by("pre_tool_batch")).toEqual({ tool_call_count: 1 });
     expect(by("post_tool_batch")).toMatchObject({ tool_calls_total: 1, tool_failures: 0 });
-    expect(Object.keys(by("run_terminal"))).toEqual(expect.arrayContaining(["state", "final_text", "requested_model", "normalized_model", "provider_adapter", "terminal_result"]));
+    expect(Object.keys(by("run_terminal"))).toEqual(
+      expect.arrayContaining(["state", "final_text", "requested_model", "normalized_model", "provider_adapter", "terminal_result"]),
+    );
     const snap = by("post_llm").runtime_snapshot as Record<string, unknown>;
-    for (const k of ["messages", "step", "state", "context", "llm_calls", "tool_calls", "started_at_s", "usage", "total_cost_usd", "session_token", "checkpoint_token", "pending_llm_response", "tool_executions", "subagent_executions", "requested_model", "normalized_model", "provider_adapter", "final_text", "final_structured", "replayed_effect_count"]) {
+    for (const k of [
+      "messages",
+      "step",
+      "state",
+      "context",
+      "llm_calls",
+      "tool_calls",
+      "started_at_s",
+      "usage",
+      "total_cost_usd",
+      "session_token",
+      "checkpoint_token",
+      "pending_llm_response",
+      "tool_executions",
+      "subagent_executions",
+      "requested_model",
+      "normalized_model",
+      "provider_adapter",
+      "final_text",
+      "final_structured",
+      "replayed_effect_count",
+    ]) {
       expect(snap).toHaveProperty(k);
     }
     expect(snap.pending_llm_response).not.toBeNull();
@@ -182,7 +243,9 @@ describe("checkpoints", () => {
     };
     const events: string[] = [];
     const h = w.runner.runHandle(w.agent, { userMessage: "buy", runId: "r", threadId: T });
-    const collect = (async () => { for await (const e of h.events) events.push(`${e.type}:${e.message}`); })();
+    const collect = (async () => {
+      for await (const e of h.events) events.push(`${e.type}:${e.message}`);
+    })();
     const r = await h.awaitResult();
     await collect;
     expect(r.state).toBe("failed");
@@ -207,7 +270,8 @@ describe("effect replay", () => {
     await expect(w.runner.run(w.agent, { userMessage: "buy", runId: "r", threadId: T })).rejects.toBeInstanceOf(FailpointError);
     const effects = await w.store.listState(T, keys.effectPrefix("r"));
     expect(effects.map((e) => e.key)).toEqual(["effect:r:000001:c1", "effect:r:000002:c2", "effect:r:000002:c3"]);
-    for (const e of effects) expect(effectRecordSchema.parse(e.value)).toMatchObject({ success: true, input_hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    for (const e of effects)
+      expect(effectRecordSchema.parse(e.value)).toMatchObject({ success: true, input_hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
     // The crash hit after post_tool_batch was written but the runtime snapshot is the one from before.
     const runner2 = w.restarted();
     const r = await runner2.resume(w.agent, { runId: "r", threadId: T });
@@ -220,7 +284,21 @@ describe("effect replay", () => {
     await expect(w.runner.run(w.agent, { userMessage: "buy", runId: "r", threadId: T })).rejects.toBeInstanceOf(FailpointError);
     // Execute c2 "in a previous life": store its effect as if the crash came right after it.
     const { makeEffect } = await import("@/lib/runner");
-    await w.store.putState(T, keys.effect("r", 2, "c2"), makeEffect({ run_id: "r", step: 2, tool_call_id: "c2", tool_name: "charge", args: { amount: 7000 }, output: { charged: 7000 }, error: null, success: true, timestamp_ms: 1 }));
+    await w.store.putState(
+      T,
+      keys.effect("r", 2, "c2"),
+      makeEffect({
+        run_id: "r",
+        step: 2,
+        tool_call_id: "c2",
+        tool_name: "charge",
+        args: { amount: 7000 },
+        output: { charged: 7000 },
+        error: null,
+        success: true,
+        timestamp_ms: 1,
+      }),
+    );
     const runner2 = w.restarted();
     const r = await runner2.resume(w.agent, { runId: "r", threadId: T });
     expect(r.stateSnapshot.replayedEffectCount).toBe(1);
@@ -232,7 +310,21 @@ describe("effect replay", () => {
     const w = makeWorld({ threshold: 1_000_000, config: { failpoint: { phase: "pre_tool_batch", step: 2, action: "throw" } } });
     await expect(w.runner.run(w.agent, { userMessage: "buy", runId: "r", threadId: T })).rejects.toBeInstanceOf(FailpointError);
     const { makeEffect } = await import("@/lib/runner");
-    await w.store.putState(T, keys.effect("r", 2, "c2"), makeEffect({ run_id: "r", step: 2, tool_call_id: "c2", tool_name: "charge", args: { amount: 1 }, output: { charged: 1 }, error: null, success: true, timestamp_ms: 1 }));
+    await w.store.putState(
+      T,
+      keys.effect("r", 2, "c2"),
+      makeEffect({
+        run_id: "r",
+        step: 2,
+        tool_call_id: "c2",
+        tool_name: "charge",
+        args: { amount: 1 },
+        output: { charged: 1 },
+        error: null,
+        success: true,
+        timestamp_ms: 1,
+      }),
+    );
     const runner2 = w.restarted();
     const r = await runner2.resume(w.agent, { runId: "r", threadId: T });
     expect(r.state).toBe("failed");
@@ -247,12 +339,29 @@ describe("durable approvals", () => {
     const r1 = await w.runner.run(w.agent, { userMessage: "buy", runId: "r", threadId: T });
     expect(r1.state).toBe("paused");
     const rec = (await w.store.getState(T, keys.approval("r", 2, "c2"))) as Record<string, unknown>;
-    expect(rec).toMatchObject({ status: "pending", tool_name: "charge", args: { amount: 7000 }, step: 2, reason: "big charge", input_hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(rec).toMatchObject({
+      status: "pending",
+      tool_name: "charge",
+      args: { amount: 7000 },
+      step: 2,
+      reason: "big charge",
+      input_hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
     expect(typeof rec.deadline_ms).toBe("number");
-    const bad = await decideApproval(w.store, T, await approvalIdOf(w.store, T, "r", "c2"), w.agent.tools[1], { by: "rev", decision: "approve", args: { amount: -5 } }).catch((e) => e);
+    const bad = await decideApproval(w.store, T, await approvalIdOf(w.store, T, "r", "c2"), w.agent.tools[1], {
+      by: "rev",
+      decision: "approve",
+      args: { amount: -5 },
+    }).catch((e) => e);
     expect(bad.code).toBe("invalid_args");
-    await decideApproval(w.store, T, await approvalIdOf(w.store, T, "r", "c2"), w.agent.tools[1], { by: "rev", decision: "approve", args: { amount: 6000, note: "reduced" } });
-    await expect(decideApproval(w.store, T, await approvalIdOf(w.store, T, "r", "c2"), w.agent.tools[1], { by: "rev2", decision: "approve" })).rejects.toMatchObject({ code: "already_decided" });
+    await decideApproval(w.store, T, await approvalIdOf(w.store, T, "r", "c2"), w.agent.tools[1], {
+      by: "rev",
+      decision: "approve",
+      args: { amount: 6000, note: "reduced" },
+    });
+    await expect(
+      decideApproval(w.store, T, await approvalIdOf(w.store, T, "r", "c2"), w.agent.tools[1], { by: "rev2", decision: "approve" }),
+    ).rejects.toMatchObject({ code: "already_decided" });
     const calls = w.model.calls;
     const r2 = await w.runner.resume(w.agent, { runId: "r", threadId: T });
     expect(r2.state).toBe("completed");
@@ -263,14 +372,22 @@ describe("durable approvals", () => {
     expect(cps.filter((c) => c.phase === "paused").map((c) => c.payload.approval_id)).toEqual(["r:2:c2"]);
     const resumed = cps.filter((c) => c.phase === "resumed");
     expect(resumed).toHaveLength(1);
-    expect(resumed[0].payload.decisions).toEqual([{ approval_id: "r:2:c2", tool_name: "charge", status: "approved", decided_by: ["rev"], edited: true }]);
+    expect(resumed[0].payload.decisions).toEqual([
+      { approval_id: "r:2:c2", tool_name: "charge", status: "approved", decided_by: ["rev"], edited: true },
+    ]);
   });
 
   it("a rejection's reason is the tool result the model sees; the tool never runs", async () => {
     const w = makeWorld();
     await w.runner.run(w.agent, { userMessage: "buy", runId: "r", threadId: T });
-    await expect(decideApproval(w.store, T, await approvalIdOf(w.store, T, "r", "c2"), w.agent.tools[1], { by: "rev", decision: "reject" })).rejects.toMatchObject({ field: "reason" });
-    await decideApproval(w.store, T, await approvalIdOf(w.store, T, "r", "c2"), w.agent.tools[1], { by: "rev", decision: "reject", reason: "too much" });
+    await expect(
+      decideApproval(w.store, T, await approvalIdOf(w.store, T, "r", "c2"), w.agent.tools[1], { by: "rev", decision: "reject" }),
+    ).rejects.toMatchObject({ field: "reason" });
+    await decideApproval(w.store, T, await approvalIdOf(w.store, T, "r", "c2"), w.agent.tools[1], {
+      by: "rev",
+      decision: "reject",
+      reason: "too much",
+    });
     const r = await w.runner.resume(w.agent, { runId: "r", threadId: T });
     expect(r.state).toBe("completed");
     expect(r.finalText).toContain("Approval denied: too much");

@@ -9,7 +9,10 @@ describe("runner smoke", () => {
     expect(r1.state).toBe("paused");
     expect(r1.pendingApprovals).toEqual(["run1:2:c2"]);
     expect(w.effects.map((e) => e.toolCallId)).toEqual(["c1", "c3"]);
-    await decideApproval(w.store, "run1", await approvalIdOf(w.store, "run1", "run1", "c2"), w.agent.tools[1], { by: "rev", decision: "approve" });
+    await decideApproval(w.store, "run1", await approvalIdOf(w.store, "run1", "run1", "c2"), w.agent.tools[1], {
+      by: "rev",
+      decision: "approve",
+    });
     const r2 = await w.runner.resume(w.agent, { runId: "run1", threadId: "run1" });
     expect(r2.state).toBe("completed");
     expect(r2.finalText).toContain("7000");

@@ -13,7 +13,10 @@ export default async function TokensPage() {
   return (
     <div className="space-y-4">
       <h1 className="text-xl font-semibold">API tokens</h1>
-      <p className="text-sm text-slate-600 dark:text-slate-400">A token acts on the REST API (<code>Authorization: Bearer …</code>) as the user it was made for, with their role, or as a service identity of its own. It is shown once; only its hash is stored.</p>
+      <p className="text-sm text-slate-600 dark:text-slate-400">
+        A token acts on the REST API (<code>Authorization: Bearer …</code>) as the user it was made for, with their role, or as a service
+        identity of its own. It is shown once; only its hash is stored.
+      </p>
       <TokensClient initial={tokens} users={users} />
     </div>
   );

@@ -15,7 +15,11 @@ export function TokensClient({ initial, users }: { initial: Token[]; users: User
   const [role, setRole] = useState("submitter");
   const emailOf = (id: string | null) => users.find((u) => u.id === id)?.email ?? (id ? "(unknown user)" : "service token");
   const qc = useQueryClient();
-  const { data } = useQuery({ queryKey: ["tokens"], queryFn: async () => (await api<{ tokens: Token[] }>("/api/admin/tokens")).tokens, initialData: initial });
+  const { data } = useQuery({
+    queryKey: ["tokens"],
+    queryFn: async () => (await api<{ tokens: Token[] }>("/api/admin/tokens")).tokens,
+    initialData: initial,
+  });
   const [created, setCreated] = useState<string | null>(null);
   const [error, setError] = useState<{ field?: string; message: string } | null>(null);
   const create = useMutation({
@@ -44,17 +48,34 @@ export function TokensClient({ initial, users }: { initial: Token[]; users: User
         }}
       >
         <div>
-          <label className="label" htmlFor="token-name">Name</label>
+          <label className="label" htmlFor="token-name">
+            Name
+          </label>
           <input id="token-name" name="name" className="input mt-1" aria-invalid={error?.field === "name"} />
         </div>
         <div>
-          <label className="label" htmlFor="token-role">Role</label>
-          <select id="token-role" name="role" className="input mt-1" value={role} disabled={!!userId} onChange={(e) => setRole(e.target.value)}>
-            {ROLES.map((r) => <option key={r} value={r}>{r}</option>)}
+          <label className="label" htmlFor="token-role">
+            Role
+          </label>
+          <select
+            id="token-role"
+            name="role"
+            className="input mt-1"
+            value={role}
+            disabled={!!userId}
+            onChange={(e) => setRole(e.target.value)}
+          >
+            {ROLES.map((r) => (
+              <option key={r} value={r}>
+                {r}
+              </option>
+            ))}
           </select>
         </div>
         <div>
-          <label className="label" htmlFor="token-user">Acts as</label>
+          <label className="label" htmlFor="token-user">
+            Acts as
+          </label>
           <select
             id="token-user"
             className="input mt-1"
@@ -66,16 +87,28 @@ export function TokensClient({ initial, users }: { initial: Token[]; users: User
             }}
           >
             <option value="">a service identity of its own</option>
-            {users.map((u) => <option key={u.id} value={u.id}>{u.email} ({u.role})</option>)}
+            {users.map((u) => (
+              <option key={u.id} value={u.id}>
+                {u.email} ({u.role})
+              </option>
+            ))}
           </select>
         </div>
-        <button type="submit" className="btn-primary" disabled={create.isPending}>Create token</button>
-        {error && <p role="alert" className="text-sm text-rose-600">{error.message}</p>}
+        <button type="submit" className="btn-primary" disabled={create.isPending}>
+          Create token
+        </button>
+        {error && (
+          <p role="alert" className="text-sm text-rose-600">
+            {error.message}
+          </p>
+        )}
       </form>
       {created && (
         <div role="status" className="card border-emerald-400">
           <p className="text-sm font-semibold">Copy this token now; it will not be shown again.</p>
-          <code data-testid="new-token" className="mt-1 block break-all font-mono text-sm">{created}</code>
+          <code data-testid="new-token" className="mt-1 block break-all font-mono text-sm">
+            {created}
+          </code>
         </div>
       )}
       {data.length === 0 ? (
@@ -84,7 +117,18 @@ export function TokensClient({ initial, users }: { initial: Token[]; users: User
         <div className="card overflow-x-auto p-0">
           <table className="table-afk" aria-label="API tokens">
             <thead>
-              <tr><th>Name</th><th>Role</th><th>Acts as</th><th>Token</th><th>Created</th><th>Last used</th><th>Status</th><th><span className="sr-only">Actions</span></th></tr>
+              <tr>
+                <th>Name</th>
+                <th>Role</th>
+                <th>Acts as</th>
+                <th>Token</th>
+                <th>Created</th>
+                <th>Last used</th>
+                <th>Status</th>
+                <th>
+                  <span className="sr-only">Actions</span>
+                </th>
+              </tr>
             </thead>
             <tbody>
               {data.map((t) => (
@@ -96,7 +140,13 @@ export function TokensClient({ initial, users }: { initial: Token[]; users: User
                   <td>{fmtTime(t.createdAt)}</td>
                   <td>{fmtTime(t.lastUsedAt)}</td>
                   <td>{t.revokedAt ? <span className="text-rose-600">revoked</span> : <span className="text-emerald-600">active</span>}</td>
-                  <td>{!t.revokedAt && <button type="button" className="btn-secondary" onClick={() => revoke.mutate(t.id)} aria-label={`Revoke ${t.name}`}>Revoke</button>}</td>
+                  <td>
+                    {!t.revokedAt && (
+                      <button type="button" className="btn-secondary" onClick={() => revoke.mutate(t.id)} aria-label={`Revoke ${t.name}`}>
+                        Revoke
+                      </button>
+                    )}
+                  </td>
                 </tr>
               ))}
             </tbody>

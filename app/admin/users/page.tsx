@@ -26,7 +26,11 @@ export default async function UsersPage() {
           </thead>
           <tbody>
             {users.map((u) => (
-              <UserRow key={u.id} user={{ id: u.id, email: u.email, name: u.name, role: u.role, disabled: u.disabled }} self={u.id === actor.id} />
+              <UserRow
+                key={u.id}
+                user={{ id: u.id, email: u.email, name: u.name, role: u.role, disabled: u.disabled }}
+                self={u.id === actor.id}
+              />
             ))}
           </tbody>
         </table>

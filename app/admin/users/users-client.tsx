@@ -18,10 +18,20 @@ export function UserRow({ user, self }: { user: U; self: boolean }) {
       <td>{user.email}</td>
       <td>{user.name}</td>
       <td>
-        <label className="sr-only" htmlFor={`role-${user.id}`}>Role of {user.email}</label>
-        <select id={`role-${user.id}`} className="input w-36" value={user.role} disabled={pending || self} onChange={(e) => update({ role: e.target.value })}>
+        <label className="sr-only" htmlFor={`role-${user.id}`}>
+          Role of {user.email}
+        </label>
+        <select
+          id={`role-${user.id}`}
+          className="input w-36"
+          value={user.role}
+          disabled={pending || self}
+          onChange={(e) => update({ role: e.target.value })}
+        >
           {ROLES.map((r) => (
-            <option key={r} value={r}>{r}</option>
+            <option key={r} value={r}>
+              {r}
+            </option>
           ))}
         </select>
       </td>
@@ -32,7 +42,11 @@ export function UserRow({ user, self }: { user: U; self: boolean }) {
             {user.disabled ? "Enable" : "Disable"}
           </button>
         )}
-        {error && <p role="status" className="text-xs text-rose-600">{error}</p>}
+        {error && (
+          <p role="status" className="text-xs text-rose-600">
+            {error}
+          </p>
+        )}
       </td>
     </tr>
   );
@@ -62,38 +76,62 @@ export function NewUserForm() {
   }
 
   const fieldError = (name: string) =>
-    error?.field === name ? <p id={`${name}-error`} className="mt-1 text-xs text-rose-600">{error.error}</p> : null;
+    error?.field === name ? (
+      <p id={`${name}-error`} className="mt-1 text-xs text-rose-600">
+        {error.error}
+      </p>
+    ) : null;
 
   return (
     <form onSubmit={onSubmit} className="card grid max-w-xl grid-cols-2 gap-4" aria-label="Add user" noValidate>
       <h2 className="col-span-2 font-semibold">Add a user</h2>
       <div>
-        <label className="label" htmlFor="new-email">Email</label>
+        <label className="label" htmlFor="new-email">
+          Email
+        </label>
         <input id="new-email" name="email" type="email" className="input mt-1" aria-invalid={error?.field === "email"} />
         {fieldError("email")}
       </div>
       <div>
-        <label className="label" htmlFor="new-name">Name</label>
+        <label className="label" htmlFor="new-name">
+          Name
+        </label>
         <input id="new-name" name="name" className="input mt-1" aria-invalid={error?.field === "name"} />
         {fieldError("name")}
       </div>
       <div>
-        <label className="label" htmlFor="new-role">Role</label>
+        <label className="label" htmlFor="new-role">
+          Role
+        </label>
         <select id="new-role" name="role" className="input mt-1" defaultValue="submitter">
           {ROLES.map((r) => (
-            <option key={r} value={r}>{r}</option>
+            <option key={r} value={r}>
+              {r}
+            </option>
           ))}
         </select>
       </div>
       <div>
-        <label className="label" htmlFor="new-password">Initial password</label>
+        <label className="label" htmlFor="new-password">
+          Initial password
+        </label>
         <input id="new-password" name="password" type="password" className="input mt-1" aria-invalid={error?.field === "password"} />
         {fieldError("password")}
       </div>
       <div className="col-span-2 flex items-center gap-3">
-        <button type="submit" className="btn-primary" disabled={pending}>Add user</button>
-        {done && <p role="status" className="text-sm text-emerald-600">{done}</p>}
-        {error && !["email", "name", "password"].includes(error.field ?? "") && <p role="status" className="text-sm text-rose-600">{error.error}</p>}
+        <button type="submit" className="btn-primary" disabled={pending}>
+          Add user
+        </button>
+        {done && (
+          <p role="status" className="text-sm text-emerald-600">
+            {done}
+          </p>
+        )}
+        {error && !["email", "name", "password"].includes(error.field ?? "") && (
+          <p role="status" className="text-sm text-rose-600">
+            {error.error}
+          </p>
+        )}
       </div>
     </form>
   );

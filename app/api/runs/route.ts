@@ -5,4 +5,7 @@ import { listRuns, startRun } from "@/lib/runs/service";
 
 export const GET = apiRoute(({ actor, query }) => listRuns(db(), actor, query));
 // Idempotency-Key: a retried start returns the run the first request created.
-export const POST = apiRoute(async ({ req, actor, body }) => startRun(db(), executor(), actor, await body(), { idempotencyKey: req.headers.get("idempotency-key") }), { status: 201 });
+export const POST = apiRoute(
+  async ({ req, actor, body }) => startRun(db(), executor(), actor, await body(), { idempotencyKey: req.headers.get("idempotency-key") }),
+  { status: 201 },
+);

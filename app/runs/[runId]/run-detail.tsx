@@ -43,19 +43,40 @@ export function RunDetail({ initial }: { initial: View }) {
           {r.agentName} <span className="font-mono text-sm text-slate-500">{r.id}</span>
         </h1>
         <StateBadge state={r.state} testId="run-state" />
-        {!TERMINAL.includes(r.state) && r.state !== "paused" && <span className="text-xs text-slate-500" aria-live="polite">live · step {r.step} · {r.phase ?? "starting"}</span>}
+        {!TERMINAL.includes(r.state) && r.state !== "paused" && (
+          <span className="text-xs text-slate-500" aria-live="polite">
+            live · step {r.step} · {r.phase ?? "starting"}
+          </span>
+        )}
         <div className="ml-auto flex gap-2">
-          <Link className="btn-secondary" href={`/runs/${encodeURIComponent(r.id)}/timeline`}>Timeline ({view.checkpointCount})</Link>
+          <Link className="btn-secondary" href={`/runs/${encodeURIComponent(r.id)}/timeline`}>
+            Timeline ({view.checkpointCount})
+          </Link>
           {view.permissions.decide || view.permissions.operate ? (
-            <button type="button" className="btn-primary" disabled={!view.canResume || op.isPending} onClick={() => op.mutate("resume")} title={view.canResume ? "" : "Every pending call must be decided first"}>
+            <button
+              type="button"
+              className="btn-primary"
+              disabled={!view.canResume || op.isPending}
+              onClick={() => op.mutate("resume")}
+              title={view.canResume ? "" : "Every pending call must be decided first"}
+            >
               Resume
             </button>
           ) : null}
           {view.permissions.operate && (r.state === "running" || r.state === "paused") && (
-            <button type="button" className="btn-danger" disabled={op.isPending} onClick={() => confirm("Cancel this run?") && op.mutate("cancel")}>Cancel</button>
+            <button
+              type="button"
+              className="btn-danger"
+              disabled={op.isPending}
+              onClick={() => confirm("Cancel this run?") && op.mutate("cancel")}
+            >
+              Cancel
+            </button>
           )}
           {view.permissions.operate && r.state === "failed" && !view.corruption && (
-            <button type="button" className="btn-secondary" disabled={op.isPending} onClick={() => op.mutate("retry")}>Retry</button>
+            <button type="button" className="btn-secondary" disabled={op.isPending} onClick={() => op.mutate("retry")}>
+              Retry
+            </button>
           )}
         </div>
       </div>
@@ -71,14 +92,27 @@ export function RunDetail({ initial }: { initial: View }) {
         <Field label="Started" value={fmtTime(r.createdAt)} />
         <Field label="Duration" value={fmtDuration(end - started)} />
         <Field label="Phase" value={r.phase ?? "—"} />
-        {r.forkedFromRunId && <Field label="Forked from" value={<Link className="underline" href={`/runs/${encodeURIComponent(r.forkedFromRunId)}`}>{r.forkedFromRunId} @ {r.forkedFromSeq}</Link>} />}
+        {r.forkedFromRunId && (
+          <Field
+            label="Forked from"
+            value={
+              <Link className="underline" href={`/runs/${encodeURIComponent(r.forkedFromRunId)}`}>
+                {r.forkedFromRunId} @ {r.forkedFromSeq}
+              </Link>
+            }
+          />
+        )}
         {r.error && <Field label="Error" value={<span className="text-rose-600">{r.error}</span>} />}
       </dl>
 
       {view.corruption && (
         <ErrorBox title={view.corruption.error}>
           <p className="mt-1">{view.corruption.message}</p>
-          {view.corruption.key && <p className="mt-1 font-mono text-xs" data-testid="corrupt-key">key: {view.corruption.key}</p>}
+          {view.corruption.key && (
+            <p className="mt-1 font-mono text-xs" data-testid="corrupt-key">
+              key: {view.corruption.key}
+            </p>
+          )}
           <p className="mt-2">This run cannot be resumed, retried or decided until the record is repaired.</p>
         </ErrorBox>
       )}
@@ -89,7 +123,13 @@ export function RunDetail({ initial }: { initial: View }) {
       </details>
 
       {view.conversation ? (
-        <Conversation conv={view.conversation} approvals={view.approvals} canDecide={view.permissions.decide && !view.corruption} selfForbidden={view.selfApprovalForbidden} onDecided={refresh} />
+        <Conversation
+          conv={view.conversation}
+          approvals={view.approvals}
+          canDecide={view.permissions.decide && !view.corruption}
+          selfForbidden={view.selfApprovalForbidden}
+          onDecided={refresh}
+        />
       ) : (
         !view.corruption && <p className="card text-sm text-slate-500">The run is starting…</p>
       )}
@@ -99,7 +139,12 @@ export function RunDetail({ initial }: { initial: View }) {
           <h2 className="font-semibold">Pause webhook deliveries</h2>
           <table className="table-afk mt-2" aria-label="Webhook deliveries">
             <thead>
-              <tr><th>When</th><th>Status</th><th>Attempts</th><th>Last response</th></tr>
+              <tr>
+                <th>When</th>
+                <th>Status</th>
+                <th>Attempts</th>
+                <th>Last response</th>
+              </tr>
             </thead>
             <tbody>
               {view.deliveries.map((d) => (

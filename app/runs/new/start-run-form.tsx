@@ -33,8 +33,7 @@ export function StartRunForm({ agents, initialAgent }: { agents: AgentInfo[]; in
       if (r.ok) {
         setIdempotencyKey(newKey());
         router.push(`/runs/${r.data.id}`);
-      }
-      else setError({ field: r.field, error: r.error });
+      } else setError({ field: r.field, error: r.error });
     });
   }
 
@@ -42,20 +41,37 @@ export function StartRunForm({ agents, initialAgent }: { agents: AgentInfo[]; in
   return (
     <form onSubmit={onSubmit} className="card max-w-xl space-y-4" aria-label="Start a run" noValidate>
       <div>
-        <label className="label" htmlFor="agent">Agent</label>
+        <label className="label" htmlFor="agent">
+          Agent
+        </label>
         <select id="agent" className="input mt-1" value={agentName} onChange={(e) => pick(e.target.value)}>
           {agents.map((a) => (
-            <option key={a.name} value={a.name}>{a.name}</option>
+            <option key={a.name} value={a.name}>
+              {a.name}
+            </option>
           ))}
         </select>
         {agent && <p className="mt-1 text-xs text-slate-500">{agent.description}</p>}
       </div>
-      {agent && <SchemaFields schema={agent.inputSchema as JsonSchema} values={values} onChange={setValues} errorField={inputField} errorMessage={error?.error} idPrefix="input" />}
+      {agent && (
+        <SchemaFields
+          schema={agent.inputSchema as JsonSchema}
+          values={values}
+          onChange={setValues}
+          errorField={inputField}
+          errorMessage={error?.error}
+          idPrefix="input"
+        />
+      )}
       <div className="flex items-center gap-3">
         <button type="submit" className="btn-primary" disabled={pending || !agent}>
           {pending ? "Starting…" : "Start run"}
         </button>
-        {error && !inputField && <p role="alert" className="text-sm text-rose-600">{error.error}</p>}
+        {error && !inputField && (
+          <p role="alert" className="text-sm text-rose-600">
+            {error.error}
+          </p>
+        )}
       </div>
     </form>
   );

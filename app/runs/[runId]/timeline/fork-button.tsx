@@ -24,7 +24,11 @@ export function ForkButton({ runId, seq }: { runId: string; seq: number }) {
       >
         Fork from here
       </button>
-      {error && <p role="alert" className="text-xs text-rose-600">{error}</p>}
+      {error && (
+        <p role="alert" className="text-xs text-rose-600">
+          {error}
+        </p>
+      )}
     </>
   );
 }

@@ -14,7 +14,13 @@ import { ForkButton } from "./fork-button";
 
 export const dynamic = "force-dynamic";
 
-export default async function TimelinePage({ params, searchParams }: { params: Promise<{ runId: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function TimelinePage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ runId: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const actor = await pageActor();
   const { runId } = await params;
   const sp = queryObject(await searchParams);
@@ -41,37 +47,62 @@ export default async function TimelinePage({ params, searchParams }: { params: P
     <div className="space-y-4">
       <div className="flex flex-wrap items-center gap-3">
         <h1 className="text-xl font-semibold">Timeline · {page.run.agentName}</h1>
-        <Link className="font-mono text-sm text-indigo-600 underline" href={`/runs/${rid}`}>{runId}</Link>
+        <Link className="font-mono text-sm text-indigo-600 underline" href={`/runs/${rid}`}>
+          {runId}
+        </Link>
         <StateBadge state={page.run.state} />
       </div>
 
       {page.run.prunedAt && (
         <p role="status" className="card text-sm" data-testid="pruned">
-          Retention pruned {page.run.prunedCheckpoints} intermediate checkpoint(s) of this run on {fmtTime(page.run.prunedAt)}. The terminal record, the conversation, approvals and the audit log are kept.
+          Retention pruned {page.run.prunedCheckpoints} intermediate checkpoint(s) of this run on {fmtTime(page.run.prunedAt)}. The terminal
+          record, the conversation, approvals and the audit log are kept.
         </p>
       )}
       {page.corrupt.length > 0 && (
         <ErrorBox title="AgentCheckpointCorruptionError">
           <p className="mt-1">{page.corrupt.length} checkpoint record(s) on this page could not be read; they are left out of the table.</p>
           <ul className="mt-1 font-mono text-xs">
-            {page.corrupt.map((c) => <li key={c.key} data-testid="corrupt-key">key: {c.key}</li>)}
+            {page.corrupt.map((c) => (
+              <li key={c.key} data-testid="corrupt-key">
+                key: {c.key}
+              </li>
+            ))}
           </ul>
         </ErrorBox>
       )}
       {diffError && <ErrorBox title="Cannot compare">{diffError}</ErrorBox>}
       {diff && <DiffView diff={diff} />}
 
-      {cps.length > 0 && <TimelinePicture checkpoints={cps.map((c) => ({ seq: c.seq, phase: c.phase, step: c.step, t: c.timestamp_ms }))} />}
+      {cps.length > 0 && (
+        <TimelinePicture checkpoints={cps.map((c) => ({ seq: c.seq, phase: c.phase, step: c.step, t: c.timestamp_ms }))} />
+      )}
 
       <form id="diff-form" method="get" className="flex items-center gap-3">
         {sp.cursor && <input type="hidden" name="cursor" value={sp.cursor} />}
-        <button type="submit" className="btn-secondary">Compare selected</button>
+        <button type="submit" className="btn-secondary">
+          Compare selected
+        </button>
         <span className="text-xs text-slate-500">Pick a “from” and a “to” checkpoint.</span>
       </form>
       <div className="card overflow-x-auto p-0">
         <table className="table-afk" aria-label="Checkpoints">
           <thead>
-            <tr><th>Seq</th><th>Step</th><th>Phase</th><th>Time</th><th>Gap</th><th>From</th><th>To</th><th>Payload</th>{operate && <th><span className="sr-only">Fork</span></th>}</tr>
+            <tr>
+              <th>Seq</th>
+              <th>Step</th>
+              <th>Phase</th>
+              <th>Time</th>
+              <th>Gap</th>
+              <th>From</th>
+              <th>To</th>
+              <th>Payload</th>
+              {operate && (
+                <th>
+                  <span className="sr-only">Fork</span>
+                </th>
+              )}
+            </tr>
           </thead>
           <tbody>
             {cps.map((c, i) => {
@@ -83,8 +114,26 @@ export default async function TimelinePage({ params, searchParams }: { params: P
                   <td className="font-mono">{c.phase}</td>
                   <td>{fmtTime(c.timestamp_ms)}</td>
                   <td>{prev == null ? "—" : `+${fmtDuration(c.timestamp_ms - prev)}`}</td>
-                  <td><input type="radio" form="diff-form" name="a" value={c.seq} defaultChecked={sp.a === String(c.seq)} aria-label={`Compare from checkpoint ${c.seq}`} /></td>
-                  <td><input type="radio" form="diff-form" name="b" value={c.seq} defaultChecked={sp.b === String(c.seq)} aria-label={`Compare to checkpoint ${c.seq}`} /></td>
+                  <td>
+                    <input
+                      type="radio"
+                      form="diff-form"
+                      name="a"
+                      value={c.seq}
+                      defaultChecked={sp.a === String(c.seq)}
+                      aria-label={`Compare from checkpoint ${c.seq}`}
+                    />
+                  </td>
+                  <td>
+                    <input
+                      type="radio"
+                      form="diff-form"
+                      name="b"
+                      value={c.seq}
+                      defaultChecked={sp.b === String(c.seq)}
+                      aria-label={`Compare to checkpoint ${c.seq}`}
+                    />
+                  </td>
                   <td className="max-w-md">
                     <details>
                       <summary className="cursor-pointer text-xs">Inspect</summary>
@@ -103,8 +152,16 @@ export default async function TimelinePage({ params, searchParams }: { params: P
         </table>
       </div>
       <div className="flex gap-3">
-        {sp.cursor && <Link className="btn-secondary" href={`/runs/${rid}/timeline`}>← First page</Link>}
-        {next && <Link className="btn-secondary" href={`/runs/${rid}/timeline${next}`}>Next page →</Link>}
+        {sp.cursor && (
+          <Link className="btn-secondary" href={`/runs/${rid}/timeline`}>
+            ← First page
+          </Link>
+        )}
+        {next && (
+          <Link className="btn-secondary" href={`/runs/${rid}/timeline${next}`}>
+            Next page →
+          </Link>
+        )}
       </div>
     </div>
   );
@@ -120,15 +177,29 @@ function DiffView({ diff }: { diff: Awaited<ReturnType<typeof diffCheckpoints>> 
     ["tool calls", diff.from.toolCalls, diff.to.toolCalls],
     ["tokens", diff.from.totalTokens, diff.to.totalTokens],
     ["cost", fmtCost(diff.from.costUsd), fmtCost(diff.to.costUsd)],
-    ["pending response", diff.from.pending ? `${diff.from.pending.toolCalls.join(", ") || "text"}` : "none", diff.to.pending ? `${diff.to.pending.toolCalls.join(", ") || "text"}` : "none"],
-    ["time", fmtTime(diff.from.timestampMs), `${fmtTime(diff.to.timestampMs)} (+${fmtDuration(diff.to.timestampMs - diff.from.timestampMs)})`],
+    [
+      "pending response",
+      diff.from.pending ? `${diff.from.pending.toolCalls.join(", ") || "text"}` : "none",
+      diff.to.pending ? `${diff.to.pending.toolCalls.join(", ") || "text"}` : "none",
+    ],
+    [
+      "time",
+      fmtTime(diff.from.timestampMs),
+      `${fmtTime(diff.to.timestampMs)} (+${fmtDuration(diff.to.timestampMs - diff.from.timestampMs)})`,
+    ],
   ];
   return (
     <section className="card space-y-3" aria-label="Checkpoint diff">
-      <h2 className="font-semibold">Checkpoint {diff.from.seq} → {diff.to.seq}</h2>
+      <h2 className="font-semibold">
+        Checkpoint {diff.from.seq} → {diff.to.seq}
+      </h2>
       <table className="table-afk" aria-label="Changed fields">
         <thead>
-          <tr><th>Field</th><th>From</th><th>To</th></tr>
+          <tr>
+            <th>Field</th>
+            <th>From</th>
+            <th>To</th>
+          </tr>
         </thead>
         <tbody>
           {rows.map(([k, a, b]) => {
@@ -151,14 +222,20 @@ function DiffView({ diff }: { diff: Awaited<ReturnType<typeof diffCheckpoints>> 
             return (
               <li key={i} className="text-sm">
                 <span className="font-semibold">{msg.role}</span>
-                {msg.tool_calls?.length ? <span className="font-mono text-xs"> calls {msg.tool_calls.map((t) => t.name).join(", ")}</span> : null}
+                {msg.tool_calls?.length ? (
+                  <span className="font-mono text-xs"> calls {msg.tool_calls.map((t) => t.name).join(", ")}</span>
+                ) : null}
                 <span className="block whitespace-pre-wrap break-words">{msg.content}</span>
               </li>
             );
           })}
         </ol>
       </div>
-      {diff.from.snapshotFromSeq !== diff.from.seq && <p className="text-xs text-slate-500">Counters of a checkpoint without its own snapshot come from the snapshot at seq {diff.from.snapshotFromSeq ?? "—"}.</p>}
+      {diff.from.snapshotFromSeq !== diff.from.seq && (
+        <p className="text-xs text-slate-500">
+          Counters of a checkpoint without its own snapshot come from the snapshot at seq {diff.from.snapshotFromSeq ?? "—"}.
+        </p>
+      )}
     </section>
   );
 }

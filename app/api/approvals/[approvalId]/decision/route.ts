@@ -3,4 +3,6 @@ import { apiRoute } from "@/lib/http";
 import { executor } from "@/lib/runs/instance";
 import { decide } from "@/lib/runs/service";
 
-export const POST = apiRoute<{ approvalId: string }>(async ({ actor, params, body }) => decide(db(), executor(), actor, params.approvalId, await body()));
+export const POST = apiRoute<{ approvalId: string }>(async ({ actor, params, body }) =>
+  decide(db(), executor(), actor, params.approvalId, await body()),
+);

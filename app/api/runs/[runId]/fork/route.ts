@@ -3,4 +3,7 @@ import { apiRoute } from "@/lib/http";
 import { executor } from "@/lib/runs/instance";
 import { forkRun } from "@/lib/runs/service";
 
-export const POST = apiRoute<{ runId: string }>(async ({ actor, params, body }) => forkRun(db(), executor(), actor, params.runId, await body()), { status: 201 });
+export const POST = apiRoute<{ runId: string }>(
+  async ({ actor, params, body }) => forkRun(db(), executor(), actor, params.runId, await body()),
+  { status: 201 },
+);
