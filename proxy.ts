@@ -7,7 +7,7 @@ import { contentSecurityPolicy } from "@/lib/security-headers";
 
 function secured(req: NextRequest): NextResponse {
   const nonce = btoa(crypto.randomUUID());
-  const csp = contentSecurityPolicy(nonce);
+  const csp = contentSecurityPolicy(nonce, env().NODE_ENV !== "production");
   const headers = new Headers(req.headers);
   headers.set("x-nonce", nonce);
   headers.set("content-security-policy", csp);

@@ -4,6 +4,7 @@ import path from "node:path";
 import { mkdirSync } from "node:fs";
 import Database from "better-sqlite3";
 import { type Browser, type Page, expect, test } from "@playwright/test";
+import { keys } from "../lib/runner/keys";
 import { signInAs } from "./helpers";
 
 const shots = path.resolve("public/screenshots");
@@ -265,7 +266,7 @@ test("a run whose snapshot is corrupt shows AgentCheckpointCorruptionError and i
     .toBe("paused");
   const db = new Database(dbFile);
   try {
-    db.prepare(`UPDATE StateEntry SET value = ? WHERE threadId = ? AND key = ?`).run("{not json", id, `runtime:${id}`);
+    db.prepare(`UPDATE StateEntry SET value = ? WHERE threadId = ? AND key = ?`).run("{not json", id, keys.runtime(id));
   } finally {
     db.close();
   }
@@ -299,7 +300,7 @@ test("one corrupt approval among many: the inbox lists the rest and marks it, it
       .poll(async () => (await (await submitter.request.get(`/api/runs/${id}`)).json()).run.state, { timeout: 15_000 })
       .toBe("paused");
   const bad = ids[1];
-  const key = `approval:${bad}:000002:call_deploy`;
+  const key = keys.approval(bad, 2, "call_deploy");
   const db = new Database(dbFile);
   try {
     expect(

@@ -4,6 +4,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { parseFailpoint } from "./runner/failpoints.ts";
 
 export const DEFAULT_DATABASE_URL = "file:./data/afk.db";
 
@@ -42,6 +43,21 @@ const schema = z.object({
   // "0" makes the demo tools ignore their idempotency key (no unique constraint protects them): the crash
   // tests use it to count executions of tools that do not de-duplicate themselves.
   AFK_DEMO_TOOLS_IDEMPOTENT: z.enum(["0", "1"]).default("1"),
+  // SQLite's synchronous pragma (see lib/db/client.ts): NORMAL survives a process crash, FULL an OS crash too.
+  AFK_SQLITE_SYNCHRONOUS: z.enum(["NORMAL", "FULL"]).default("NORMAL"),
+  // Arms one of the runner's named failpoints (lib/runner/failpoints.ts), e.g. post_llm:2:kill. Tests only.
+  AFK_FAILPOINT: z
+    .string()
+    .optional()
+    .transform((spec, ctx) => {
+      try {
+        return parseFailpoint(spec);
+      } catch (e) {
+        ctx.addIssue({ code: "custom", message: e instanceof Error ? e.message : String(e) });
+        return z.NEVER;
+      }
+    }),
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
 });
 
 export type Env = z.infer<typeof schema> & { NEXTAUTH_SECRET: string; databaseProvider: "sqlite" | "postgresql" };

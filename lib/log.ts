@@ -1,8 +1,17 @@
 // Structured JSON logs, one object per line, with run_id and phase where there is one.
+import { env } from "./env.ts";
+
 const LEVELS = { debug: 10, info: 20, warn: 30, error: 40 } as const;
 type Level = keyof typeof LEVELS;
 
-const threshold = () => LEVELS[(process.env.LOG_LEVEL as Level) in LEVELS ? (process.env.LOG_LEVEL as Level) : "info"];
+// The logger must work while the environment itself is invalid (that is one of the things it reports).
+const threshold = () => {
+  try {
+    return LEVELS[env().LOG_LEVEL];
+  } catch {
+    return LEVELS.info;
+  }
+};
 
 function write(level: Level, msg: string, fields: Record<string, unknown>) {
   if (LEVELS[level] < threshold()) return;

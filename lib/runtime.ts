@@ -31,7 +31,12 @@ export function createRuntime(
   const agents = { ...demoAgents.agents, ...opts.agents };
   const demo = new DemoModel(scripts, opts.demoLatencyMs ?? env().AFK_DEMO_LATENCY_MS);
   const store = new PrismaStore(db);
-  const runner = new Runner(store, { ...providerAdapters(env()), demo, ...opts.models }, opts.config, opts.onEvent);
+  const runner = new Runner(
+    store,
+    { ...providerAdapters(env()), demo, ...opts.models },
+    { failpoint: env().AFK_FAILPOINT, ...opts.config },
+    opts.onEvent,
+  );
   const agent = (name: string): Agent => {
     const a = (agents as Record<string, Agent>)[name];
     if (!a) throw new Error(`Unknown agent ${name}`);

@@ -8,7 +8,7 @@ export const STATIC_HEADERS: Record<string, string> = {
   "Cross-Origin-Opener-Policy": "same-origin",
 };
 
-export function contentSecurityPolicy(nonce: string, dev = process.env.NODE_ENV !== "production"): string {
+export function contentSecurityPolicy(nonce: string, dev: boolean): string {
   return [
     "default-src 'self'",
     `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${dev ? " 'unsafe-eval'" : ""}`,

@@ -5,11 +5,11 @@
 // BENCH_RUNS / BENCH_CHECKPOINTS change the sizes.
 import { randomUUID } from "node:crypto";
 import type { Db } from "../lib/db/client.ts";
-import { scratchDatabase } from "../lib/db/scratch.ts";
+import { scratchDatabase } from "../tests/helpers/scratch.ts";
 import type { Actor } from "../lib/auth/actor.ts";
 import { RunExecutor } from "../lib/runs/executor.ts";
 import { getRunView, listInbox, listRuns, startRun, timelinePage } from "../lib/runs/service.ts";
-import { CHECKPOINT_SCHEMA_VERSION, type CheckpointRecord, PHASES, keys, listCheckpoints } from "../lib/runner/index.ts";
+import { CHECKPOINT_SCHEMA_VERSION, SCHEMA_VERSIONS, type CheckpointRecord, PHASES, keys, listCheckpoints } from "../lib/runner/index.ts";
 
 process.env.LOG_LEVEL ??= "warn";
 const RUNS = Number(process.env.BENCH_RUNS ?? 100_000);
@@ -62,7 +62,7 @@ async function seed(db: Db, ex: RunExecutor): Promise<{ longRun: string; midCurs
         status: "pending",
         timestampMs: BigInt(r.createdAt.getTime()),
         value: JSON.stringify({
-          schema_version: 1,
+          schema_version: SCHEMA_VERSIONS.approval,
           version: 0,
           id: `${r.id}:2:call_deploy`,
           run_id: r.id,

@@ -5,7 +5,7 @@
 //    run's `resumed` record is in the database, (a) decided on an instance that works the queue (as every
 //    app instance does by default), (b) decided on a web-only instance (AFK_WORKERS=0) next to a worker.
 import { type ChildProcess, spawn } from "node:child_process";
-import { scratchDatabase } from "../lib/db/scratch.ts";
+import { scratchDatabase } from "../tests/helpers/scratch.ts";
 import type { Db } from "../lib/db/client.ts";
 import { RunExecutor } from "../lib/runs/executor.ts";
 import { PgBossQueue } from "../lib/runs/queue.ts";

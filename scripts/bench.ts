@@ -3,7 +3,7 @@
 // bytes stored, time to resume, and time to list the whole history. Prints a table.
 import { z } from "zod";
 import type { Db } from "../lib/db/client.ts";
-import { scratchDatabase } from "../lib/db/scratch.ts";
+import { scratchDatabase } from "../tests/helpers/scratch.ts";
 import { benchWorkers } from "./bench-workers.ts";
 import { PrismaStore } from "../lib/store/prisma-store.ts";
 import {
@@ -83,7 +83,7 @@ async function measure(label: string, store: MemoryStore, steps: number, bytesOf
 
   // Resume cost: a run crashed at its last step, loaded back (latest checkpoint + snapshot + logs) and finished.
   const crashId = `${runId}-crash`;
-  await new Runner(store, { demo: model(steps) }, { failpoint: { phase: "step_started", step: steps, action: "throw" } })
+  await new Runner(store, { demo: model(steps) }, { failpoint: { at: "step_started", step: steps, action: "throw" } })
     .run(benchAgent(steps), { userMessage: "go", runId: crashId })
     .catch((e) => {
       if (!(e instanceof FailpointError)) throw e;

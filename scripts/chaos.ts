@@ -13,9 +13,9 @@
 // Exit code 1 on failure.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
-import { scratchDatabase } from "../lib/db/scratch.ts";
+import { scratchDatabase } from "../tests/helpers/scratch.ts";
 import { createToken } from "../lib/tokens/service.ts";
-import { listApprovals, listCheckpoints, loadLatestCheckpoint } from "../lib/runner/index.ts";
+import { isSystemDecision, listApprovals, listCheckpoints, loadLatestCheckpoint } from "../lib/runner/index.ts";
 import { PrismaStore } from "../lib/store/prisma-store.ts";
 
 const RUNS = Number(process.env.CHAOS_RUNS ?? 200);
@@ -275,7 +275,7 @@ for (const r of runs) {
   const postLlm = cps.filter((c) => c.phase === "post_llm").map((c) => c.step);
   if (new Set(postLlm).size !== postLlm.length) problems.push(`run ${r.id}: a step called the model twice`);
   for (const a of await listApprovals(store, r.id, r.id)) {
-    const people = a.decisions.filter((d) => !d.by.startsWith("system:")).length;
+    const people = a.decisions.filter((d) => !isSystemDecision(d)).length;
     if ((audited.get(a.id) ?? 0) !== people) {
       unaudited++;
       problems.push(`approval ${a.id}: ${people} decision(s), ${audited.get(a.id) ?? 0} audit entries`);

@@ -3,7 +3,7 @@
 // Every one is a 400 naming the field (413 when too large), never a 500, and nothing is written.
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { scratchDatabase, type ScratchDb } from "@/lib/db/scratch";
+import { scratchDatabase, type ScratchDb } from "./helpers/scratch";
 
 let s: ScratchDb;
 let token: string;

@@ -8,7 +8,7 @@
 //  - nothing is executed: no tool of the corrupted run runs.
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase, providers, type TestDb } from "./databases";
+import { freshDatabase, providers, type TestDb } from "./helpers/databases";
 import { HttpError } from "@/lib/auth/errors";
 import type { Actor } from "@/lib/auth/actor";
 import { RunExecutor } from "@/lib/runs/executor";

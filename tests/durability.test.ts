@@ -2,7 +2,7 @@
 // one decision and one resume under 50 concurrent approvals, deadlines applied once by competing sweeps,
 // a lost auto-resume recovered, retention that keeps what matters, and recovery after a crash.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase, providers, type TestDb } from "./databases";
+import { freshDatabase, providers, type TestDb } from "./helpers/databases";
 import { createDb, type Db } from "@/lib/db/client";
 import type { Actor } from "@/lib/auth/actor";
 import { HttpError } from "@/lib/auth/errors";
@@ -130,7 +130,7 @@ describe.each(providers)("durability on %s", (provider) => {
   });
 
   it("after a crash, the embedded server's recovery resumes runs left running", async () => {
-    const crashing = new RunExecutor(t.db, { config: { failpoint: { phase: "post_tool_batch", step: 1, action: "throw" } } });
+    const crashing = new RunExecutor(t.db, { config: { failpoint: { at: "post_tool_batch", step: 1, action: "throw" } } });
     const { id } = await startRun(t.db, crashing, sub, {
       agent: "refund-desk",
       input: { order_id: "ORD-2003", amount_cents: 100, reason: "Small" },

@@ -32,4 +32,20 @@ describe("environment", () => {
     expect((err as Error).message).toMatch(/^Invalid environment variable DATABASE_URL: /);
     expect((err as Error).message).not.toContain("\n");
   });
+
+  it("arms a named failpoint from AFK_FAILPOINT and names a wrong one", () => {
+    const base = { NEXTAUTH_SECRET: "s".repeat(32) };
+    expect(parseEnv({ ...base, AFK_FAILPOINT: "post_llm@refund-desk:2:throw" }).AFK_FAILPOINT).toEqual({
+      at: "post_llm",
+      agent: "refund-desk",
+      step: 2,
+      action: "throw",
+    });
+    expect(parseEnv({ ...base, AFK_FAILPOINT: "tool_executed" }).AFK_FAILPOINT).toMatchObject({ at: "tool_executed", action: "kill" });
+    expect(parseEnv(base).AFK_FAILPOINT).toBeUndefined();
+    expect(() => parseEnv({ ...base, AFK_FAILPOINT: "post_lm:2" })).toThrow(
+      /^Invalid environment variable AFK_FAILPOINT: unknown failpoint "post_lm"/,
+    );
+    expect(() => parseEnv({ ...base, AFK_SQLITE_SYNCHRONOUS: "OFF" })).toThrow(/^Invalid environment variable AFK_SQLITE_SYNCHRONOUS/);
+  });
 });

@@ -5,7 +5,7 @@
 // The tool counts its executions itself and does not de-duplicate: the guarantee must come from the runner.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { freshDatabase, providers, type TestDb } from "./databases";
+import { freshDatabase, providers, type TestDb } from "./helpers/databases";
 import { createDb, type Db } from "@/lib/db/client";
 import { RunExecutor } from "@/lib/runs/executor";
 import { startRun } from "@/lib/runs/service";

@@ -3,7 +3,7 @@
 // (lib/runs/dto.ts) that serializes as JSON, with no lease internals. Follows one run from start through
 // running, paused, resumed (running again) to completed, reading the run page's data every 100 ms.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase, providers, type TestDb } from "./databases";
+import { freshDatabase, providers, type TestDb } from "./helpers/databases";
 import type { Actor } from "@/lib/auth/actor";
 import { HttpError } from "@/lib/auth/errors";
 import { RunExecutor } from "@/lib/runs/executor";

@@ -1,6 +1,6 @@
 // The runner on the Prisma store, on a real SQLite file and (with TEST_POSTGRES_URL) a real PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase, providers, type TestDb } from "./databases";
+import { freshDatabase, providers, type TestDb } from "./helpers/databases";
 import { PrismaStore } from "@/lib/store/prisma-store";
 import { createRuntime } from "@/lib/runtime";
 import { AgentCheckpointCorruptionError, checkpointLatestKey, approvalIdOf, decideApproval, keys, listCheckpoints } from "@/lib/runner";

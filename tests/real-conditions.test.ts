@@ -3,7 +3,7 @@
 // SQLite file and PostgreSQL server; database triggers play the failures.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { freshDatabase, providers, type TestDb } from "./databases";
+import { freshDatabase, providers, type TestDb } from "./helpers/databases";
 import type { Actor } from "@/lib/auth/actor";
 import { HttpError } from "@/lib/auth/errors";
 import { RunExecutor } from "@/lib/runs/executor";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase, providers, type TestDb } from "./databases";
+import { freshDatabase, providers, type TestDb } from "./helpers/databases";
 import { createRuntime } from "@/lib/runtime";
 import { listCheckpoints } from "@/lib/runner";
 import { checkpointTimeline, pendingApprovals } from "@/lib/runs/queries";

@@ -2,7 +2,7 @@
 // (edit, reject, quorum, separation of duties), resume, retry, fork, audit. No HTTP here; the e2e suite
 // drives the same functions through the browser and the REST API.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase, providers, type TestDb } from "./databases";
+import { freshDatabase, providers, type TestDb } from "./helpers/databases";
 import type { Actor } from "@/lib/auth/actor";
 import { RunExecutor } from "@/lib/runs/executor";
 import {
@@ -201,7 +201,7 @@ describe.each(providers)("run operations on %s", (provider) => {
 
     // A run that fails after its deploy ran: retry goes on from the last good checkpoint, and the deploy
     // replays from its effect record instead of running twice.
-    const failing = new RunExecutor(t.db, { config: { failpoint: { phase: "post_tool_batch", step: 2, action: "throw" } } });
+    const failing = new RunExecutor(t.db, { config: { failpoint: { at: "post_tool_batch", step: 2, action: "throw" } } });
     const r = await startRun(t.db, failing, submitter, {
       agent: "deploy-bot",
       input: { service: "queue", version: "1.0.0", environment: "staging" },

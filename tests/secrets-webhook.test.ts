@@ -4,7 +4,7 @@ import { createHmac } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase, type TestDb } from "./databases";
+import { freshDatabase, type TestDb } from "./helpers/databases";
 import { RunExecutor } from "@/lib/runs/executor";
 import { decide, getRunView, resumeRun, startRun } from "@/lib/runs/service";
 import { createToken, listTokens } from "@/lib/tokens/service";

@@ -3,7 +3,7 @@
 // open neither runs inside it nor is rolled back with it, and (2) a second client of the same file in the
 // same process waits for the transaction instead of busy-waiting the event loop into SQLITE_BUSY.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase, type TestDb } from "./databases";
+import { freshDatabase, type TestDb } from "./helpers/databases";
 import { createDb, type Db } from "@/lib/db/client";
 
 describe("SQLite transactions beside other queries", () => {

@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { scratchDatabase, type ScratchDb } from "@/lib/db/scratch";
+import { scratchDatabase, type ScratchDb } from "./helpers/scratch";
 import type { Actor } from "@/lib/auth/actor";
 import { RunExecutor } from "@/lib/runs/executor";
 import { decide, getRunView, retryRun, startRun } from "@/lib/runs/service";

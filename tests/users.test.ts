@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase, providers, type TestDb } from "./databases";
+import { freshDatabase, providers, type TestDb } from "./helpers/databases";
 import { actorFromClaims, type Actor } from "@/lib/auth/actor";
 import { ForbiddenError, UnauthorizedError, ValidationError, ConflictError } from "@/lib/auth/errors";
 import { verifyPassword } from "@/lib/auth/password";

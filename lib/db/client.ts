@@ -33,7 +33,7 @@ function sqliteClient(url: string): SqliteClient {
   // committed checkpoint across a process crash (SIGKILL); only an OS crash or power loss can drop the last
   // transactions. Set AFK_SQLITE_SYNCHRONOUS=FULL to trade speed for that too. The pragmas run on the
   // connection before Prisma gets it, so no query (or transaction) can come first.
-  const sync = process.env.AFK_SQLITE_SYNCHRONOUS === "FULL" ? "FULL" : "NORMAL";
+  const sync = env().AFK_SQLITE_SYNCHRONOUS;
   const connect = adapter.connect.bind(adapter);
   adapter.connect = async () => {
     const conn = await connect();

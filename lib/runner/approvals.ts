@@ -3,13 +3,14 @@
 // arguments: the run executes exactly approved_args, whose hash is stored with every decision.
 import { listStored, readStored } from "./read.ts";
 import { z } from "zod";
+import { SCHEMA_VERSIONS, versionField } from "./versions.ts";
 import { hashOf } from "./canonical.ts";
 import { AgentCheckpointCorruptionError, ApprovalDecisionError } from "./errors.ts";
 import { type MemoryStore, keys } from "./store.ts";
 import { approvalId, parseApprovalId } from "./ids.ts";
 import type { Tool } from "./tools.ts";
 
-export const APPROVAL_SCHEMA_VERSION = 1;
+export const APPROVAL_SCHEMA_VERSION = SCHEMA_VERSIONS.approval;
 
 export const decisionSchema = z.object({
   by: z.string(),
@@ -21,8 +22,14 @@ export const decisionSchema = z.object({
 });
 export type Decision = z.infer<typeof decisionSchema>;
 
+// Decisions the runtime takes by itself are made by "system:<why>", never by a person.
+const DEADLINE_DECIDER = "system:deadline";
+
+/** True when a decision was taken by the runtime (a deadline's fallback), not by a person. */
+export const isSystemDecision = (d: { by: string }) => d.by.startsWith("system:");
+
 export const approvalRecordSchema = z.object({
-  schema_version: z.literal(APPROVAL_SCHEMA_VERSION),
+  schema_version: versionField("approval"),
   version: z.number().int().nonnegative(),
   id: z.string(),
   run_id: z.string(),
@@ -233,7 +240,7 @@ export async function expireApproval(
     decisions: [
       ...rec.decisions,
       {
-        by: "system:deadline",
+        by: DEADLINE_DECIDER,
         decision: rec.fallback === "allow" ? "approve" : "reject",
         reason: "Approval deadline passed",
         args: rec.args,

@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { AgentCheckpointCorruptionError } from "./errors.ts";
 
-export const CHECKPOINT_SCHEMA_VERSION = "v1";
-export const SUPPORTED_VERSIONS = new Set(["v1", "1"]);
+import { SCHEMA_VERSIONS, isReadableVersion } from "./versions.ts";
+
+export const CHECKPOINT_SCHEMA_VERSION = SCHEMA_VERSIONS.checkpoint;
 
 export const PHASES = [
   "run_started",
@@ -18,6 +19,9 @@ export const PHASES = [
   "run_terminal",
 ] as const;
 export type Phase = (typeof PHASES)[number];
+
+/** Phases whose checkpoint is written together with a runtime snapshot (afk-runtime.md, order within a step). */
+export const SNAPSHOT_PHASES = ["run_started", "step_started", "post_llm", "post_tool_batch"] as const satisfies readonly Phase[];
 
 export const checkpointRecordSchema = z.object({
   schema_version: z.literal(CHECKPOINT_SCHEMA_VERSION),
@@ -43,7 +47,7 @@ export function normalizeCheckpointRecord(raw: unknown, key?: string): Checkpoin
   if (typeof version !== "string" && typeof version !== "number") {
     throw new AgentCheckpointCorruptionError("Checkpoint schema_version is not a string", key);
   }
-  if (!SUPPORTED_VERSIONS.has(String(version))) {
+  if (!isReadableVersion("checkpoint", version)) {
     throw new AgentCheckpointCorruptionError(`Unsupported checkpoint schema_version ${JSON.stringify(version)}`, key);
   }
   const candidate = {

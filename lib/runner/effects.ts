@@ -2,14 +2,15 @@
 // resumed run replays it instead of executing the tool again.
 import { listStored, readStored } from "./read.ts";
 import { z } from "zod";
+import { SCHEMA_VERSIONS, versionField } from "./versions.ts";
 import { hashOf } from "./canonical.ts";
 import { AgentCheckpointCorruptionError, AgentEffectIntegrityError } from "./errors.ts";
 import { type MemoryStore, keys } from "./store.ts";
 
-export const EFFECT_SCHEMA_VERSION = 1;
+export const EFFECT_SCHEMA_VERSION = SCHEMA_VERSIONS.effect;
 
 export const effectRecordSchema = z.object({
-  schema_version: z.literal(EFFECT_SCHEMA_VERSION),
+  schema_version: versionField("effect"),
   run_id: z.string(),
   step: z.number().int(),
   tool_call_id: z.string(),

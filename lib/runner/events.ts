@@ -1,6 +1,7 @@
+import { SCHEMA_VERSIONS, type SchemaVersion } from "./versions.ts";
 import type { RunState } from "./state.ts";
 
-export const EVENT_SCHEMA_VERSION = 1;
+export const EVENT_SCHEMA_VERSION = SCHEMA_VERSIONS.event;
 
 export type RunEventType =
   | "run_started"
@@ -29,7 +30,7 @@ export type RunEvent = {
   step: number;
   message: string;
   data: Record<string, unknown>;
-  schemaVersion: number;
+  schemaVersion: SchemaVersion;
 };
 
 // A push queue consumed as an async iterator; ends when closed.

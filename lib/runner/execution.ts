@@ -4,6 +4,7 @@ import { type Agent, agentFingerprint, delegateToolName, failSafeOf, instruction
 import { type ApprovalRecord, argsHash, createApprovalRequest, expireIfDue, findApproval, listApprovals } from "./approvals.ts";
 import { CHECKPOINT_SCHEMA_VERSION, type CheckpointRecord, type Phase } from "./checkpoint.ts";
 import { effectInputHash, findReplayableEffect, makeEffect } from "./effects.ts";
+import { FailpointError, failpointArmed, fire } from "./failpoints.ts";
 import {
   AgentCheckpointCorruptionError,
   AgentEffectIntegrityError,
@@ -16,14 +17,19 @@ import { type LlmResponse, type Message, type ToolCall, type Usage, addUsage, ze
 import { callWithFallback, costUsd, resolveModel, type ToolSpec } from "./model.ts";
 import { evaluatePolicy } from "./policy.ts";
 import type { AgentResult } from "./result.ts";
-import { AppendLog, type StoredSnapshot, type SubagentExecution, type ToolExecution, encodeSnapshot } from "./snapshot.ts";
+import {
+  AppendLog,
+  SNAPSHOT_SCHEMA_VERSION,
+  type StoredSnapshot,
+  type SubagentExecution,
+  type ToolExecution,
+  encodeSnapshot,
+} from "./snapshot.ts";
 import { type RunState, isTerminal, transition } from "./state.ts";
 import { checkpointLatestKey, keys } from "./store.ts";
 import { renderToolOutput, toolIdempotencyKey } from "./tools.ts";
 import type { RunnerContext } from "./runner.ts";
 import { CheckpointWriter } from "./writer.ts";
-
-export class FailpointError extends AgentRunnerError {}
 
 export type ExecutionInit = {
   agent: Agent;
@@ -173,7 +179,7 @@ export class RunExecution {
   private storedSnapshot(): StoredSnapshot {
     return encodeSnapshot(
       {
-        schema_version: 1,
+        schema_version: SNAPSHOT_SCHEMA_VERSION,
         agent_name: this.agent.name,
         step: this.step,
         state: this.state,
@@ -225,17 +231,10 @@ export class RunExecution {
     await this.writer.enqueue(keys.checkpoint(this.runId, this.step, record.seq, phase), record, false);
     await this.writer.enqueue(checkpointLatestKey(this.runId), record, false);
     const fp = this.rc.config.failpoint;
-    const hit =
-      fp &&
-      fp.phase === phase &&
-      (fp.step === undefined || fp.step === this.step) &&
-      (fp.agent === undefined || fp.agent === this.agent.name);
+    const hit = failpointArmed(fp, phase, this.step, this.agent.name);
     if (opts.durable || hit) await this.writer.flush();
     this.event("checkpoint", phase, { phase, seq: record.seq, durable: !!(opts.durable || hit) });
-    if (hit) {
-      if (fp.action === "kill") process.kill(process.pid, "SIGKILL");
-      throw new FailpointError(`failpoint ${phase}:${this.step}`);
-    }
+    if (hit) fire(fp, this.step);
   }
 
   private async writeRuntime() {
@@ -594,6 +593,11 @@ export class RunExecution {
         if (e instanceof AgentEffectIntegrityError || e instanceof CheckpointWriteError || e instanceof LeaseLostError) throw e;
         success = false;
         error = e instanceof Error ? e.message : String(e);
+      }
+      const fp = this.rc.config.failpoint;
+      if (failpointArmed(fp, "tool_executed", this.step, this.agent.name)) {
+        await this.writer.flush();
+        fire(fp, this.step);
       }
       const effect = makeEffect({
         run_id: this.runId,

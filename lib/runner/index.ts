@@ -16,16 +16,15 @@ export * from "./resume.ts";
 export {
   Runner,
   DEFAULT_RUNNER_CONFIG,
-  parseFailpoint,
   type RunnerConfig,
   type RunHandle,
   type RunOptions,
   type ResumeOptions,
-  type Failpoint,
 } from "./runner.ts";
 export * from "./snapshot.ts";
 export * from "./state.ts";
 export * from "./store.ts";
 export * from "./tools.ts";
-export { FailpointError } from "./execution.ts";
+export * from "./versions.ts";
+export * from "./failpoints.ts";
 export { StoredValueSyntaxError, listStored, parseStoredText, readStored } from "./read.ts";

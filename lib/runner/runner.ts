@@ -13,9 +13,8 @@ import { validateEffects } from "./effects.ts";
 import { listStored } from "./read.ts";
 import { type MemoryStore, checkpointLatestKey, keys } from "./store.ts";
 import type { Phase } from "./checkpoint.ts";
-import { PHASES, normalizeCheckpointRecord } from "./checkpoint.ts";
-
-export type Failpoint = { phase: Phase; step?: number; agent?: string; action: "kill" | "throw" };
+import { normalizeCheckpointRecord } from "./checkpoint.ts";
+import type { Failpoint } from "./failpoints.ts";
 
 export type RunnerConfig = {
   checkpointAsyncWrites: boolean;
@@ -41,16 +40,6 @@ export const DEFAULT_RUNNER_CONFIG: RunnerConfig = {
   toolOutputMaxChars: 12_000,
   retry: { maxRetries: 2, baseDelayMs: 200 },
 };
-
-// AFK_FAILPOINT=post_llm:2:kill (phase, optional step, kill|throw; optional @agent suffix on the phase).
-export function parseFailpoint(spec: string | undefined): Failpoint | undefined {
-  if (!spec) return undefined;
-  const [phaseAgent, step, action = "kill"] = spec.split(":");
-  const [phase, agent] = phaseAgent.split("@");
-  if (!(PHASES as readonly string[]).includes(phase) || (action !== "kill" && action !== "throw"))
-    throw new Error(`Invalid AFK_FAILPOINT ${JSON.stringify(spec)}`);
-  return { phase: phase as Phase, step: step ? Number(step) : undefined, agent, action };
-}
 
 // store: this execution's own view of the store (e.g. one fenced by the claim's lease epoch); every read
 // and write of the run and its subagents goes through it. Defaults to the runner's store.
@@ -85,7 +74,7 @@ export class Runner {
     config: Partial<RunnerConfig> = {},
     private readonly onEvent?: (e: RunEvent) => void,
   ) {
-    this.config = { ...DEFAULT_RUNNER_CONFIG, failpoint: parseFailpoint(process.env.AFK_FAILPOINT), ...config };
+    this.config = { ...DEFAULT_RUNNER_CONFIG, ...config };
     this.ctx = this.contextWith(store);
   }
 

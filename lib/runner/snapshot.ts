@@ -4,13 +4,14 @@
 // to each. A snapshot therefore costs the same at step 200 as at step 1, and storage grows linearly.
 import { listStored, readStored } from "./read.ts";
 import { z } from "zod";
+import { SCHEMA_VERSIONS, versionField } from "./versions.ts";
 import { AgentCheckpointCorruptionError } from "./errors.ts";
 import { llmResponseSchema, messageSchema, usageSchema } from "./messages.ts";
 import { RUN_STATES } from "./state.ts";
 import { canonicalJson, sha256 } from "./canonical.ts";
 import { type MemoryStore, keys } from "./store.ts";
 
-export const SNAPSHOT_SCHEMA_VERSION = 1;
+export const SNAPSHOT_SCHEMA_VERSION = SCHEMA_VERSIONS.snapshot;
 
 export const toolExecutionSchema = z.object({
   tool_name: z.string(),
@@ -37,7 +38,7 @@ export const subagentExecutionSchema = z.object({
 export type SubagentExecution = z.infer<typeof subagentExecutionSchema>;
 
 const scalarFields = {
-  schema_version: z.literal(SNAPSHOT_SCHEMA_VERSION),
+  schema_version: versionField("snapshot"),
   agent_name: z.string(),
   step: z.number().int().nonnegative(),
   state: z.enum(RUN_STATES),

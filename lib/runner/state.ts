@@ -14,7 +14,11 @@ const moves: Record<RunState, RunState[]> = {
   completed: [],
 };
 
-export const isTerminal = (s: RunState) => s === "cancelled" || s === "failed" || s === "completed";
+/** States a run never leaves. */
+export const TERMINAL_STATES = ["completed", "failed", "cancelled"] as const satisfies readonly RunState[];
+
+/** True for a state a run never leaves (accepts any string, as rows and DTOs hold them). */
+export const isTerminal = (s: string): boolean => (TERMINAL_STATES as readonly string[]).includes(s);
 
 export function transition(from: RunState, to: RunState): RunState {
   if (!moves[from].includes(to)) throw new InvalidStateTransitionError(`Illegal run state move ${from} -> ${to}`);

@@ -18,33 +18,7 @@ export interface MemoryStore {
   assertFence?(): Promise<void>;
 }
 
-const pad = (n: number, w = 6) => String(n).padStart(w, "0");
-
-// Keys sort lexicographically in write order within a run, so listState(prefix) is the timeline.
-export const keys = {
-  checkpoint: (runId: string, step: number, seq: number, phase: string) => `checkpoint:${runId}:${pad(step)}:${pad(seq, 4)}:${phase}`,
-  checkpointPrefix: (runId: string) => `checkpoint:${runId}:`,
-  runtime: (runId: string) => `runtime:${runId}`,
-  message: (runId: string, index: number) => `message:${runId}:${pad(index, 7)}`,
-  messagePrefix: (runId: string) => `message:${runId}:`,
-  toolExecution: (runId: string, index: number) => `toolexec:${runId}:${pad(index, 7)}`,
-  toolExecutionPrefix: (runId: string) => `toolexec:${runId}:`,
-  subagentExecution: (runId: string, index: number) => `subexec:${runId}:${pad(index, 7)}`,
-  subagentExecutionPrefix: (runId: string) => `subexec:${runId}:`,
-  effect: (runId: string, step: number, toolCallId: string) => `effect:${runId}:${pad(step)}:${toolCallId}`,
-  effectPrefix: (runId: string) => `effect:${runId}:`,
-  // One approval request: scoped by step, because providers reuse tool call ids across steps.
-  approval: (runId: string, step: number, toolCallId: string) => `approval:${runId}:${pad(step)}:${toolCallId}`,
-  // Written before approvals were scoped by step; still read (see approvals.ts findApproval).
-  legacyApproval: (runId: string, toolCallId: string) => `approval:${runId}:${toolCallId}`,
-  approvalPrefix: (runId: string) => `approval:${runId}:`,
-  // Approvals of every subagent run under runId, at any depth.
-  descendantApprovalPrefix: (runId: string) => `approval:${runId}.`,
-};
-
-export function checkpointLatestKey(runId: string): string {
-  return `checkpoint:${runId}:latest`;
-}
+export { checkpointLatestKey, keys, parseKey, type KeyKind, type ParsedKey } from "./keys.ts";
 
 // Values are stored as JSON text by every real store; the in-memory one keeps the same discipline so that
 // tests see exactly what a database would return (no shared object references).

@@ -9,6 +9,8 @@ import {
   normalizeCheckpointRecord,
   parseApproval,
   parseStoredText,
+  SNAPSHOT_PHASES,
+  TERMINAL_STATES,
 } from "../runner/index.ts";
 
 // A row a reader could not read: its key, the run it belongs to (from the indexed column) and why.
@@ -280,7 +282,7 @@ export async function snapshotCheckpointAtOrBefore(db: Db, threadId: string, run
       threadId,
       runId,
       kind: "checkpoint",
-      phase: { in: ["run_started", "step_started", "post_llm", "post_tool_batch"] },
+      phase: { in: [...SNAPSHOT_PHASES] },
       key: { lte: key },
     },
     orderBy: { key: "desc" },
@@ -322,7 +324,7 @@ export async function pausedRunIds(db: Db, agentNames: string[]): Promise<string
 
 export const prunableRuns = (db: Db, before: Date, take: number) =>
   db.run.findMany({
-    where: { state: { in: ["completed", "failed", "cancelled"] }, finishedAt: { lt: before }, prunedAt: null },
+    where: { state: { in: [...TERMINAL_STATES] }, finishedAt: { lt: before }, prunedAt: null },
     select: { id: true, threadId: true },
     take,
   });

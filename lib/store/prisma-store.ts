@@ -2,7 +2,7 @@
 // into indexed columns (kind, run, step, phase, status, time) so timelines and inboxes are one query.
 import { Prisma } from "../generated/sqlite/client.ts";
 import { type Db, providerOf } from "../db/client.ts";
-import { LeaseLostError, type MemoryStore, type StateEntry, parseStoredText } from "../runner/index.ts";
+import { LeaseLostError, type MemoryStore, type StateEntry, parseKey, parseStoredText } from "../runner/index.ts";
 
 type Projection = {
   kind: string;
@@ -14,38 +14,31 @@ type Projection = {
 };
 
 export function project(key: string, value: unknown): Projection {
-  const parts = key.split(":");
+  const k = parseKey(key);
   const v = (value ?? {}) as Record<string, unknown>;
   const ts = (n: unknown) => (typeof n === "number" && Number.isFinite(n) ? BigInt(Math.trunc(n)) : null);
-  const base: Projection = { kind: "other", runId: parts[1] ?? null, step: null, phase: null, status: null, timestampMs: null };
-  switch (parts[0]) {
+  const base: Projection = { kind: k.kind, runId: k.runId, step: null, phase: null, status: null, timestampMs: null };
+  switch (k.kind) {
+    case "latest":
+      return {
+        ...base,
+        phase: typeof v.phase === "string" ? v.phase : null,
+        step: typeof v.step === "number" ? v.step : null,
+        timestampMs: ts(v.timestamp_ms),
+      };
     case "checkpoint":
-      if (parts[2] === "latest")
-        return {
-          ...base,
-          kind: "latest",
-          phase: typeof v.phase === "string" ? v.phase : null,
-          step: typeof v.step === "number" ? v.step : null,
-          timestampMs: ts(v.timestamp_ms),
-        };
-      return { ...base, kind: "checkpoint", step: Number(parts[2]), phase: parts[4] ?? null, timestampMs: ts(v.timestamp_ms) };
+      return { ...base, step: k.step, phase: k.phase, timestampMs: ts(v.timestamp_ms) };
     case "effect":
-      return { ...base, kind: "effect", step: Number(parts[2]), timestampMs: ts(v.timestamp_ms) };
+      return { ...base, step: k.step, timestampMs: ts(v.timestamp_ms) };
     case "approval":
       return {
         ...base,
-        kind: "approval",
         step: typeof v.step === "number" ? v.step : null,
         status: typeof v.status === "string" ? v.status : null,
         timestampMs: ts(v.requested_at_ms),
       };
-    case "runtime":
-    case "message":
-    case "toolexec":
-    case "subexec":
-      return { ...base, kind: parts[0] };
     default:
-      return { ...base, runId: null };
+      return base;
   }
 }
 

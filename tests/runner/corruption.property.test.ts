@@ -22,9 +22,9 @@ async function build(scenario: Scenario) {
   const w = makeWorld({
     config:
       scenario === "pending_response"
-        ? { failpoint: { phase: "post_llm", step: 2, action: "throw" } }
+        ? { failpoint: { at: "post_llm", step: 2, action: "throw" } }
         : scenario === "mid_step"
-          ? { failpoint: { phase: "pre_tool_batch", step: 1, action: "throw" } }
+          ? { failpoint: { at: "pre_tool_batch", step: 1, action: "throw" } }
           : {},
   });
   const threadId = `t-${scenario}`;

@@ -86,7 +86,7 @@ describe("resume behavior", () => {
   });
 
   it("restores messages, counters, usage, cost and context from the snapshot after a crash", async () => {
-    const crashed = makeWorld({ threshold: 1_000_000, config: { failpoint: { phase: "step_started", step: 3, action: "throw" } } });
+    const crashed = makeWorld({ threshold: 1_000_000, config: { failpoint: { at: "step_started", step: 3, action: "throw" } } });
     await expect(
       crashed.runner.run(crashed.agent, { userMessage: "buy", runId: "r", threadId: T, context: { team: "a" } }),
     ).rejects.toBeInstanceOf(FailpointError);
@@ -115,7 +115,7 @@ describe("resume behavior", () => {
   });
 
   it("a stored pending_llm_response skips the LLM call and runs its tool calls", async () => {
-    const w = makeWorld({ threshold: 1_000_000, config: { failpoint: { phase: "post_llm", step: 2, action: "throw" } } });
+    const w = makeWorld({ threshold: 1_000_000, config: { failpoint: { at: "post_llm", step: 2, action: "throw" } } });
     await expect(w.runner.run(w.agent, { userMessage: "buy", runId: "r", threadId: T })).rejects.toBeInstanceOf(FailpointError);
     expect(w.model.calls).toBe(2);
     const latest = (await w.store.getState(T, checkpointLatestKey("r"))) as { phase: string };
@@ -128,7 +128,7 @@ describe("resume behavior", () => {
   });
 
   it("an unreadable pending_llm_response is corruption, never a second LLM call", async () => {
-    const w = makeWorld({ threshold: 1_000_000, config: { failpoint: { phase: "post_llm", step: 2, action: "throw" } } });
+    const w = makeWorld({ threshold: 1_000_000, config: { failpoint: { at: "post_llm", step: 2, action: "throw" } } });
     await expect(w.runner.run(w.agent, { userMessage: "buy", runId: "r", threadId: T })).rejects.toBeInstanceOf(FailpointError);
     const snap = (await w.store.getState(T, keys.runtime("r"))) as Record<string, unknown>;
     snap.pending_llm_response = { text: 42, tool_calls: "x" };
@@ -266,7 +266,7 @@ describe("checkpoints", () => {
 
 describe("effect replay", () => {
   it("stores input/output hashes per executed call and replays a matching one", async () => {
-    const w = makeWorld({ threshold: 1_000_000, config: { failpoint: { phase: "post_tool_batch", step: 2, action: "throw" } } });
+    const w = makeWorld({ threshold: 1_000_000, config: { failpoint: { at: "post_tool_batch", step: 2, action: "throw" } } });
     await expect(w.runner.run(w.agent, { userMessage: "buy", runId: "r", threadId: T })).rejects.toBeInstanceOf(FailpointError);
     const effects = await w.store.listState(T, keys.effectPrefix("r"));
     expect(effects.map((e) => e.key)).toEqual(["effect:r:000001:c1", "effect:r:000002:c2", "effect:r:000002:c3"]);
@@ -279,8 +279,23 @@ describe("effect replay", () => {
     expect(w.effects.filter((e) => e.tool === "charge")).toHaveLength(2);
   });
 
+  it("the tool_executed failpoint opens the documented window: the tool ran, its effect was not written", async () => {
+    const w = makeWorld({ threshold: 1_000_000, config: { failpoint: { at: "tool_executed", step: 2, action: "throw" } } });
+    await expect(w.runner.run(w.agent, { userMessage: "buy", runId: "r", threadId: T })).rejects.toBeInstanceOf(FailpointError);
+    const ran = (id: string) => w.effects.filter((e) => e.toolCallId === id).length;
+    // The first charge to return hit the failpoint (the batch's two calls run in parallel).
+    const first = w.effects.find((e) => e.tool === "charge")!.toolCallId;
+    expect(ran(first)).toBe(1);
+    expect((await w.store.listState(T, keys.effectPrefix("r"))).map((e) => e.key)).not.toContain(keys.effect("r", 2, first));
+    const r = await w.restarted().resume(w.agent, { runId: "r", threadId: T });
+    expect(r.state).toBe("completed");
+    // No effect recorded it, so it ran again; the lookup of step 1 was not repeated.
+    expect(ran(first)).toBe(2);
+    expect(ran("c1")).toBe(1);
+  });
+
   it("counts replays in replayed_effect_count", async () => {
-    const w = makeWorld({ threshold: 1_000_000, config: { failpoint: { phase: "pre_tool_batch", step: 2, action: "throw" } } });
+    const w = makeWorld({ threshold: 1_000_000, config: { failpoint: { at: "pre_tool_batch", step: 2, action: "throw" } } });
     await expect(w.runner.run(w.agent, { userMessage: "buy", runId: "r", threadId: T })).rejects.toBeInstanceOf(FailpointError);
     // Execute c2 "in a previous life": store its effect as if the crash came right after it.
     const { makeEffect } = await import("@/lib/runner");
@@ -307,7 +322,7 @@ describe("effect replay", () => {
   });
 
   it("a different input hash for the same tool call id is an integrity error", async () => {
-    const w = makeWorld({ threshold: 1_000_000, config: { failpoint: { phase: "pre_tool_batch", step: 2, action: "throw" } } });
+    const w = makeWorld({ threshold: 1_000_000, config: { failpoint: { at: "pre_tool_batch", step: 2, action: "throw" } } });
     await expect(w.runner.run(w.agent, { userMessage: "buy", runId: "r", threadId: T })).rejects.toBeInstanceOf(FailpointError);
     const { makeEffect } = await import("@/lib/runner");
     await w.store.putState(

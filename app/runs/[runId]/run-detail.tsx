@@ -7,9 +7,9 @@ import { ErrorBox, Field, JsonView, StateBadge } from "@/components/ui";
 import { api } from "@/components/api";
 import { Conversation } from "@/components/conversation";
 import { fmtCost, fmtDuration, fmtTime } from "@/lib/format";
+import { isTerminal } from "@/lib/runner/state";
 
 type View = RunView;
-const TERMINAL = ["completed", "failed", "cancelled"];
 
 export function RunDetail({ initial }: { initial: View }) {
   const id = initial.run.id;
@@ -19,7 +19,7 @@ export function RunDetail({ initial }: { initial: View }) {
     queryFn: () => api<View>(`/api/runs/${encodeURIComponent(id)}`),
     initialData: initial,
     // Live while it can still change: fast while running, slower while it waits for people.
-    refetchInterval: (q) => (TERMINAL.includes(q.state.data?.run.state ?? "") ? false : q.state.data?.run.state === "paused" ? 3000 : 700),
+    refetchInterval: (q) => (isTerminal(q.state.data?.run.state ?? "") ? false : q.state.data?.run.state === "paused" ? 3000 : 700),
   });
   const refresh = () => qc.invalidateQueries({ queryKey: ["run", id] });
   const [opError, setOpError] = useState<string | null>(null);
@@ -43,7 +43,7 @@ export function RunDetail({ initial }: { initial: View }) {
           {r.agentName} <span className="font-mono text-sm text-slate-500">{r.id}</span>
         </h1>
         <StateBadge state={r.state} testId="run-state" />
-        {!TERMINAL.includes(r.state) && r.state !== "paused" && (
+        {!isTerminal(r.state) && r.state !== "paused" && (
           <span className="text-xs text-slate-500" aria-live="polite">
             live · step {r.step} · {r.phase ?? "starting"}
           </span>

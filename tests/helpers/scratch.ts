@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
-import { createDb, type Db } from "./client.ts";
+import { createDb, type Db } from "../../lib/db/client.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
 

@@ -1,6 +1,6 @@
 // Real databases for integration tests: a fresh SQLite file always, and a fresh PostgreSQL database when
 // TEST_POSTGRES_URL points at a server.
-import { type ScratchDb, scratchDatabase } from "@/lib/db/scratch";
+import { type ScratchDb, scratchDatabase } from "./scratch";
 
 export type TestDb = ScratchDb;
 

@@ -1,0 +1,46 @@
+// Schema versions of every record the runner serializes, in one place and of one value type ("v<N>",
+// as checkpoint-schema.md's `schema_version` is). Writers stamp `SCHEMA_VERSIONS[kind]`; readers accept
+// exactly the versions listed in `READABLE` — formats something actually wrote — and anything else is
+// an AgentCheckpointCorruptionError.
+//
+// History (newest last):
+// - checkpoint v1: the reference's record (afk-runtime.md, "Checkpoints as the reference writes them").
+//   Its legacy records without a version, or with `schemaVersion`/`version`, camelCase ids and `data`,
+//   are read as v1 (the normalizer in checkpoint.ts).
+// - snapshot, approval, effect v1: written as the number 1 by AFK Console 0.1 (until 2026-12-03), as
+//   "v1" since; both read as v1.
+// - event v1: run events as webhooks and the CLI see them (not stored); the number 1 until 2026-12-03.
+import { z } from "zod";
+
+export type SchemaVersion = `v${number}`;
+
+export const SCHEMA_VERSIONS = {
+  checkpoint: "v1",
+  snapshot: "v1",
+  approval: "v1",
+  effect: "v1",
+  event: "v1",
+} as const satisfies Record<string, SchemaVersion>;
+
+export type RecordKind = keyof typeof SCHEMA_VERSIONS;
+
+const READABLE: Record<RecordKind, readonly (string | number)[]> = {
+  checkpoint: ["v1"],
+  snapshot: ["v1", 1],
+  approval: ["v1", 1],
+  effect: ["v1", 1],
+  event: ["v1"],
+};
+
+/** True when a stored record of this kind with this version can be read. */
+export function isReadableVersion(kind: RecordKind, version: unknown): boolean {
+  return (typeof version === "string" || typeof version === "number") && READABLE[kind].includes(version);
+}
+
+/** The zod field for a record's `schema_version`: accepts what `READABLE` lists, yields the current version. */
+export function versionField<K extends RecordKind>(kind: K) {
+  return z
+    .unknown()
+    .refine((v) => isReadableVersion(kind, v), { message: `unsupported ${kind} schema_version` })
+    .transform(() => SCHEMA_VERSIONS[kind] as (typeof SCHEMA_VERSIONS)[K]);
+}
