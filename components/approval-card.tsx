@@ -2,7 +2,7 @@
 // One approval inline under its tool call: status, quorum, who decided what, and the three decisions.
 import { useMemo, useState } from "react";
 import { useMutation } from "@tanstack/react-query";
-import type { ApprovalView } from "@/lib/runs/view";
+import type { ApprovalView } from "@/lib/dto";
 import { fmtTime } from "@/lib/format";
 import { api } from "./api";
 import { type JsonSchema, SchemaFields, type Values } from "./schema-form";

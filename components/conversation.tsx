@@ -1,7 +1,7 @@
 "use client";
 // The conversation of a run as the snapshot holds it. Model output and tool output are untrusted: they are
 // rendered as text nodes only (whitespace kept), never as HTML or markdown-to-HTML.
-import type { ApprovalView, ConversationView } from "@/lib/runs/view";
+import type { ApprovalView, ConversationView } from "@/lib/dto";
 import { JsonView, StateBadge } from "./ui";
 import { ApprovalCard } from "./approval-card";
 

@@ -1,5 +1,6 @@
 // Environment, parsed once with zod. With no .env at all the app runs in embedded mode: SQLite under
 // data/ and a NEXTAUTH_SECRET generated into data/ (never committed).
+import "server-only";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -97,6 +98,12 @@ function embeddedSecret(dataDir: string): string {
 }
 
 let cached: Env | undefined;
+
+/** Forget the parsed environment (tests that change process.env; the app parses it once). */
+export function resetEnv() {
+  cached = undefined;
+}
+
 export function env(): Env {
   if (!cached) {
     cached = parseEnv();

@@ -1,13 +1,19 @@
-// The REST API as an OpenAPI 3.1 document. Request bodies come from the same zod schemas the routes parse.
+// The REST API as an OpenAPI 3.1 document. Request bodies come from the same zod schemas the routes parse;
+// every response from the shapes in lib/dto.ts (components.schemas, one per registered shape).
 import { z } from "zod";
 import { decisionSchema, forkSchema, startRunSchema } from "./runs/schemas.ts";
 import { newTokenSchema } from "./tokens/service.ts";
-import { inboxDto, runDto, runListDto } from "./runs/dto.ts";
+import { newUserSchema, userPatchSchema } from "./users/schemas.ts";
+import { apiSchemas } from "./dto.ts";
 
-const shaped = (description: string, schema: z.ZodType) => ({
-  description,
-  content: { "application/json": { schema: z.toJSONSchema(schema, { io: "output", unrepresentable: "any" }) } },
-});
+const componentSchemas = (): Record<string, unknown> => {
+  const { schemas } = z.toJSONSchema(apiSchemas, { io: "output", unrepresentable: "any", uri: (id) => `#/components/schemas/${id}` });
+  // Each is embedded in this document: the dialect and ids are the document's, not their own.
+  return Object.fromEntries(Object.entries(schemas).map(([name, { $schema: _s, $id: _i, ...rest }]) => [name, rest]));
+};
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const shaped = (description: string, name: string) => ({ description, content: { "application/json": { schema: ref(name) } } });
 const idempotencyKey = {
   name: "Idempotency-Key",
   in: "header",
@@ -16,13 +22,13 @@ const idempotencyKey = {
   description: "A retried start with the same key (per caller) returns the run the first request created",
 };
 
-const json = (schema: z.ZodType) => ({
-  content: { "application/json": { schema: z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) } },
-});
-const error = { description: "Error", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
+const json = (schema: z.ZodType) => {
+  const { $schema: _s, ...rest } = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" });
+  return { content: { "application/json": { schema: rest } } };
+};
+const error = shaped("Error", "Error");
 const errors = { 400: error, 401: error, 403: error, 404: error, 409: error };
 const runId = { name: "runId", in: "path", required: true, schema: { type: "string" } };
-const ok = (description: string) => ({ description, content: { "application/json": { schema: { type: "object" } } } });
 const q = (name: string, description: string) => ({ name, in: "query", required: false, schema: { type: "string" }, description });
 
 export function openApiDocument(serverUrl: string) {
@@ -38,25 +44,14 @@ export function openApiDocument(serverUrl: string) {
     security: [{ bearer: [] }],
     components: {
       securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
-      schemas: {
-        Error: {
-          type: "object",
-          required: ["error"],
-          description:
-            'A 409 for a run with an unreadable record is {"error":"AgentCheckpointCorruptionError","message","key"}; a stale decision carries the approval\'s current state in `current`.',
-          properties: {
-            error: { type: "string" },
-            field: { type: "string" },
-            message: { type: "string" },
-            key: { type: ["string", "null"] },
-            current: { type: "object" },
-          },
-        },
-      },
+      schemas: componentSchemas(),
     },
     paths: {
       "/api/agents": {
-        get: { summary: "Agents that can be started, with their input JSON schema", responses: { 200: ok("Agents"), ...errors } },
+        get: {
+          summary: "Agents that can be started, with their input JSON schema",
+          responses: { 200: shaped("Agents", "Agents"), ...errors },
+        },
       },
       "/api/runs": {
         get: {
@@ -71,13 +66,16 @@ export function openApiDocument(serverUrl: string) {
             q("cursor", "nextCursor of the previous page"),
             q("take", "Page size ≤ 200"),
           ],
-          responses: { 200: shaped("A page of runs", runListDto), ...errors },
+          responses: { 200: shaped("A page of runs", "RunList"), ...errors },
         },
         post: {
           summary: "Start a run in the background",
           parameters: [idempotencyKey],
           requestBody: json(startRunSchema),
-          responses: { 201: shaped("{ id, replayed }", z.object({ id: z.string(), replayed: z.boolean() })), ...errors },
+          responses: {
+            201: shaped("The run (replayed: an earlier request with this Idempotency-Key created it)", "RunStarted"),
+            ...errors,
+          },
         },
       },
       "/api/runs/{runId}": {
@@ -85,18 +83,7 @@ export function openApiDocument(serverUrl: string) {
           summary: "Run header, conversation, approvals",
           parameters: [runId],
           responses: {
-            200: shaped(
-              "Run view (run: the run's header)",
-              z.object({
-                run: runDto,
-                corruption: z.unknown(),
-                conversation: z.unknown(),
-                approvals: z.array(z.unknown()),
-                checkpointCount: z.number(),
-                canResume: z.boolean(),
-                asOfMs: z.number(),
-              }),
-            ),
+            200: shaped("Run header, conversation, approvals, deliveries", "RunView"),
             ...errors,
           },
         },
@@ -105,31 +92,35 @@ export function openApiDocument(serverUrl: string) {
         get: {
           summary: "Checkpoints in order, by cursor",
           parameters: [runId, q("cursor", "nextCursor"), q("take", "≤ 500")],
-          responses: { 200: ok("A page of checkpoints"), ...errors },
+          responses: { 200: shaped("A page of checkpoints; unreadable ones set aside in corrupt", "TimelinePage"), ...errors },
         },
       },
       "/api/runs/{runId}/diff": {
         get: {
           summary: "Difference between two checkpoints",
           parameters: [runId, q("a", "seq"), q("b", "seq")],
-          responses: { 200: ok("Diff"), ...errors },
+          responses: { 200: shaped("Diff", "CheckpointDiff"), ...errors },
         },
       },
       "/api/runs/{runId}/resume": {
         post: {
           summary: "Resume a paused run whose approvals are all decided",
           parameters: [runId],
-          responses: { 202: ok("Resuming"), ...errors },
+          responses: { 202: shaped("Resuming", "RunResumed"), ...errors },
         },
       },
       "/api/runs/{runId}/cancel": {
-        post: { summary: "Cancel a running or paused run", parameters: [runId], responses: { 202: ok("Cancelling"), ...errors } },
+        post: {
+          summary: "Cancel a running or paused run",
+          parameters: [runId],
+          responses: { 202: shaped("Cancelling", "RunCancelling"), ...errors },
+        },
       },
       "/api/runs/{runId}/retry": {
         post: {
           summary: "Retry a failed run from its last good checkpoint",
           parameters: [runId],
-          responses: { 202: ok("Retrying"), ...errors },
+          responses: { 202: shaped("Retrying", "RunRetrying"), ...errors },
         },
       },
       "/api/runs/{runId}/fork": {
@@ -137,7 +128,7 @@ export function openApiDocument(serverUrl: string) {
           summary: "Start a new run from a checkpoint of this one",
           parameters: [runId],
           requestBody: json(forkSchema),
-          responses: { 201: ok("{ id, forkedFrom }"), ...errors },
+          responses: { 201: shaped("The new run", "RunForked"), ...errors },
         },
       },
       "/api/approvals": {
@@ -145,7 +136,11 @@ export function openApiDocument(serverUrl: string) {
           summary: "Pending approvals, oldest first",
           parameters: [q("agent", "Agent name"), q("tool", "Tool name"), q("count", "1: only the count")],
           responses: {
-            200: shaped("Approvals (each with the argsHash a decision sends back), unreadable records set aside in corrupt", inboxDto),
+            200: {
+              description:
+                "Approvals (each with the argsHash a decision sends back), unreadable records set aside in corrupt; with count=1 only the count",
+              content: { "application/json": { schema: { oneOf: [ref("Inbox"), ref("PendingCount")] } } },
+            },
             ...errors,
           },
         },
@@ -156,29 +151,48 @@ export function openApiDocument(serverUrl: string) {
             "Approve (optionally with edited args) or reject (reason required). Send the argsHash you were shown: a decision on arguments edited since is 409",
           parameters: [{ name: "approvalId", in: "path", required: true, schema: { type: "string" } }],
           requestBody: json(decisionSchema),
-          responses: { 200: ok("{ approval, resumed }"), ...errors },
+          responses: { 200: shaped("The approval after the decision; resumed: the run was resumed with it", "DecisionResult"), ...errors },
         },
       },
       "/api/audit": {
         get: {
           summary: "Audit log, newest first",
           parameters: [q("action", "Action prefix"), q("actor", "Actor email"), q("targetId", "Run or user id"), q("cursor", "nextCursor")],
-          responses: { 200: ok("Events"), ...errors },
+          responses: { 200: shaped("Events", "AuditPage"), ...errors },
+        },
+      },
+      "/api/health": {
+        get: {
+          summary: "Liveness: the database, the run queue, this instance's work (no auth)",
+          security: [],
+          responses: { 200: shaped("Healthy", "Health"), 503: shaped("Database unreachable", "Health") },
+        },
+      },
+      "/api/admin/users": {
+        get: { summary: "Users (admin)", responses: { 200: shaped("Users", "Users"), ...errors } },
+        post: { summary: "Add a user", requestBody: json(newUserSchema), responses: { 201: shaped("The user", "UserResult"), ...errors } },
+      },
+      "/api/admin/users/{userId}": {
+        patch: {
+          summary: "Change a user's role or disable them (ends their sessions)",
+          parameters: [{ name: "userId", in: "path", required: true, schema: { type: "string" } }],
+          requestBody: json(userPatchSchema),
+          responses: { 200: shaped("The user", "UserResult"), ...errors },
         },
       },
       "/api/admin/tokens": {
-        get: { summary: "API tokens (admin)", responses: { 200: ok("Tokens"), ...errors } },
+        get: { summary: "API tokens (admin)", responses: { 200: shaped("Tokens", "Tokens"), ...errors } },
         post: {
           summary: "Create a token; the response is the only time it is shown",
           requestBody: json(newTokenSchema),
-          responses: { 201: ok("Token"), ...errors },
+          responses: { 201: shaped("Token, with its secret", "CreatedToken"), ...errors },
         },
       },
       "/api/admin/tokens/{tokenId}": {
         delete: {
           summary: "Revoke a token",
           parameters: [{ name: "tokenId", in: "path", required: true, schema: { type: "string" } }],
-          responses: { 200: ok("Revoked"), ...errors },
+          responses: { 200: shaped("Revoked", "RevokedToken"), ...errors },
         },
       },
     },

@@ -1,11 +1,14 @@
 // Composition root: the runner on the configured database, with the demo model and demo agents.
 import type { Db } from "./db/client.ts";
 import { createDemoAgents } from "./agents/index.ts";
+import { AgentRegistry } from "./agents/registry.ts";
 import {
   type Agent,
   DemoModel,
-  checkpointLatestKey,
   keys,
+  readLatestCheckpoint,
+  readStored,
+  storedSnapshotSchema,
   type ModelAdapter,
   type RunEvent,
   Runner,
@@ -28,7 +31,7 @@ export function createRuntime(
 ) {
   const demoAgents = createDemoAgents(() => db, { idempotent: env().AFK_DEMO_TOOLS_IDEMPOTENT === "1" });
   const scripts = demoAgents.scripts;
-  const agents = { ...demoAgents.agents, ...opts.agents };
+  const agents = new AgentRegistry({ ...demoAgents.agents, ...opts.agents });
   const demo = new DemoModel(scripts, opts.demoLatencyMs ?? env().AFK_DEMO_LATENCY_MS);
   const store = new PrismaStore(db);
   const runner = new Runner(
@@ -37,16 +40,13 @@ export function createRuntime(
     { failpoint: env().AFK_FAILPOINT, ...opts.config },
     opts.onEvent,
   );
-  const agent = (name: string): Agent => {
-    const a = (agents as Record<string, Agent>)[name];
-    if (!a) throw new Error(`Unknown agent ${name}`);
-    return a;
-  };
-  // Approvals name the run they belong to; a subagent's run id is its parent's id plus a suffix.
+  const agent = (name: string): Agent => agents.get(name);
+  // The agent a stored run (or subagent run) was executing, from its validated snapshot or latest record.
   const agentForRun = async (threadId: string, runId: string): Promise<Agent> => {
-    const latest = (await store.getState(threadId, checkpointLatestKey(runId))) as { payload?: { agent_name?: string } } | undefined;
-    const snap = (await store.getState(threadId, keys.runtime(runId))) as { agent_name?: string } | undefined;
-    return agent(String(snap?.agent_name ?? latest?.payload?.agent_name ?? ""));
+    const snap = await readStored(store, threadId, keys.runtime(runId), "Runtime snapshot");
+    const parsed = snap === undefined ? null : storedSnapshotSchema.safeParse(snap);
+    const latest = await readLatestCheckpoint(store, threadId, runId);
+    return agents.get(String(parsed?.success ? parsed.data.agent_name : (latest?.payload.agent_name ?? "")));
   };
   return { runner, store, demo, agents, agent, agentForRun };
 }

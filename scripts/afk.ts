@@ -77,7 +77,7 @@ async function main() {
     }
     case "sweep": {
       const ex = new RunExecutor(db);
-      const r = await sweep(db, ex);
+      const r = await sweep(ex.context);
       await ex.idle();
       return out(r);
     }

@@ -91,7 +91,7 @@ async function seed(db: Db, ex: RunExecutor): Promise<{ longRun: string; midCurs
     if (approvals.length) await db.stateEntry.createMany({ data: approvals });
   }
   // One real run, then 10,000 checkpoints in its history (what a long agent loop leaves behind).
-  const { id: longRun } = await startRun(db, ex, submitter, {
+  const { id: longRun } = await startRun(ex.context, submitter, {
     agent: "deploy-bot",
     input: { service: "long", version: "1.0.0", environment: "staging" },
   });
@@ -171,7 +171,7 @@ async function bench(provider: "sqlite" | "postgresql", pgUrl?: string) {
       ["runs list, submitter's own", () => listRuns(s.db, submitter, {})],
       ["runs list, id search", () => listRuns(s.db, reviewer, { q: deepRunCursor.slice(0, 12) })],
       ["inbox (2,000 pending)", () => listInbox(s.db, reviewer, {})],
-      ["run page (10k checkpoints)", () => getRunView(s.db, ex, reviewer, longRun)],
+      ["run page (10k checkpoints)", () => getRunView(ex.context, reviewer, longRun)],
       ["timeline, first page", () => timelinePage(s.db, reviewer, longRun, {})],
       ["timeline, page at checkpoint ~5,000", () => timelinePage(s.db, reviewer, longRun, { cursor: midCursor })],
     ];

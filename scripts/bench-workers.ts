@@ -17,7 +17,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function workers(n: number, url: string): ChildProcess[] {
   return Array.from({ length: n }, () =>
-    spawn(process.execPath, ["--import", "tsx", "scripts/worker.ts"], {
+    spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "scripts/worker.ts"], {
       env: {
         ...process.env,
         DATABASE_URL: url,
@@ -48,11 +48,11 @@ async function throughput(base: string, n: number, runs = 200): Promise<number> 
     const ex = new RunExecutor(s.db, { queue: q });
     await sleep(3000); // workers up and polling
     // A warm-up run per worker process.
-    for (let i = 0; i < n; i++) await startRun(s.db, ex, sub, { agent: "order-status", input: { order_id: `ORD-${1000 + i}` } });
+    for (let i = 0; i < n; i++) await startRun(ex.context, sub, { agent: "order-status", input: { order_id: `ORD-${1000 + i}` } });
     await waitFor(s.db, { state: "completed" }, n);
     const t0 = performance.now();
     await Promise.all(
-      Array.from({ length: runs }, (_, i) => startRun(s.db, ex, sub, { agent: "order-status", input: { order_id: `ORD-${2000 + i}` } })),
+      Array.from({ length: runs }, (_, i) => startRun(ex.context, sub, { agent: "order-status", input: { order_id: `ORD-${2000 + i}` } })),
     );
     await waitFor(s.db, { state: "completed" }, runs + n);
     const secs = (performance.now() - t0) / 1000;
@@ -76,13 +76,13 @@ async function latency(base: string, mode: "in-process" | "remote-worker", sampl
   try {
     const ms: number[] = [];
     for (let i = 0; i < samples + 3; i++) {
-      const { id } = await startRun(s.db, ex, sub, {
+      const { id } = await startRun(ex.context, sub, {
         agent: "deploy-bot",
         input: { service: `svc-${i}`, version: "1.0.0", environment: "staging" },
       });
       await waitFor(s.db, { id, state: "paused" }, 1);
       const t0 = performance.now();
-      await decide(s.db, ex, rev(i), `${id}:2:call_deploy`, { decision: "approve" });
+      await decide(ex.context, rev(i), `${id}:2:call_deploy`, { decision: "approve" });
       for (;;) {
         const row = await s.db.stateEntry.findFirst({
           where: { threadId: id, runId: id, kind: "checkpoint", phase: "resumed" },

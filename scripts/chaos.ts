@@ -55,7 +55,7 @@ const procs: Proc[] = SQLITE
   : [
       { name: "app-a", cmd: ["node_modules/.bin/next", "start", "-p", "3211"], port: 3211, up: false },
       { name: "app-b", cmd: ["node_modules/.bin/next", "start", "-p", "3212"], port: 3212, up: false },
-      { name: "worker", cmd: [process.execPath, "--import", "tsx", "scripts/worker.ts"], up: false }, // one process, so SIGKILL kills the worker itself
+      { name: "worker", cmd: [process.execPath, "--conditions=react-server", "--import", "tsx", "scripts/worker.ts"], up: false }, // one process, so SIGKILL kills the worker itself
     ];
 const label = SQLITE ? "chaos (SQLite)" : "chaos";
 const errors: string[] = [];

@@ -38,7 +38,7 @@ function deploy() {
 }
 
 function seed() {
-  run(bin("tsx"), ["scripts/seed.ts"], { DATABASE_URL: url });
+  run(bin("tsx"), ["--conditions=react-server", "scripts/seed.ts"], { DATABASE_URL: url });
 }
 
 const cmd = process.argv[2];

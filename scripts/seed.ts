@@ -24,8 +24,11 @@ if (process.env.AFK_SEED_DEMO_RUNS !== "0" && (await db.run.count()) === 0) {
   const sub = await db.user.findUniqueOrThrow({ where: { email: "submitter@example.com" } });
   const actor = { id: sub.id, email: sub.email, name: sub.name, role: "submitter" as const };
   const ex = new RunExecutor(db);
-  await startRun(db, ex, actor, { agent: "refund-desk", input: { order_id: "ORD-1001", amount_cents: 12500, reason: "Arrived broken" } });
-  await startRun(db, ex, actor, { agent: "deploy-bot", input: { service: "checkout", version: "2.4.0", environment: "production" } });
+  await startRun(ex.context, actor, {
+    agent: "refund-desk",
+    input: { order_id: "ORD-1001", amount_cents: 12500, reason: "Arrived broken" },
+  });
+  await startRun(ex.context, actor, { agent: "deploy-bot", input: { service: "checkout", version: "2.4.0", environment: "production" } });
   await ex.idle();
   console.log("seed: started 2 demo runs (paused for approval)");
 }

@@ -53,9 +53,19 @@ const steps = [
   ["production build", bin("next"), ["build"], /Compiled successfully|Failed/],
   ["e2e (playwright)", bin("playwright"), ["test"], /\d+ (passed|failed|flaky|skipped)/],
   // Several instances under SIGKILL on PostgreSQL; prints "skipped" without TEST_POSTGRES_URL.
-  ["chaos (2 instances + worker, PostgreSQL)", bin("tsx"), ["scripts/chaos.ts"], /^chaos: (\d+ runs|ok|FAILED|no PostgreSQL)/],
+  [
+    "chaos (2 instances + worker, PostgreSQL)",
+    bin("tsx"),
+    ["--conditions=react-server", "scripts/chaos.ts"],
+    /^chaos: (\d+ runs|ok|FAILED|no PostgreSQL)/,
+  ],
   // The embedded topology: one instance on SQLite (synchronous=FULL), SIGKILLed at random.
-  ["chaos (one instance, SQLite)", bin("tsx"), ["scripts/chaos.ts", "--sqlite"], /^chaos \(SQLite\): (\d+ runs|ok|FAILED)/],
+  [
+    "chaos (one instance, SQLite)",
+    bin("tsx"),
+    ["--conditions=react-server", "scripts/chaos.ts", "--sqlite"],
+    /^chaos \(SQLite\): (\d+ runs|ok|FAILED)/,
+  ],
 ];
 
 const summaries = [];

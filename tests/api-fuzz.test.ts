@@ -154,6 +154,7 @@ function broken(valid: Record<string, unknown>, nested?: string, optional: strin
 beforeAll(async () => {
   s = await scratchDatabase("sqlite");
   process.env.DATABASE_URL = s.url;
+  (await import("@/lib/env")).resetEnv();
   routes = await loadRoutes();
   const { db } = await import("@/lib/db/client");
   const { createToken } = await import("@/lib/tokens/service");
@@ -163,8 +164,7 @@ beforeAll(async () => {
   token = (await createToken(db(), admin, { name: "fuzz", role: "admin" })).token;
   runId = (
     await startRun(
-      db(),
-      executor(),
+      executor().context,
       { ...admin, id: "someone-else", email: "else@example.com" },
       { agent: "refund-desk", input: { order_id: "ORD-1234", amount_cents: 9000, reason: "Arrived broken" } },
     )

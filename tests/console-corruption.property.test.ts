@@ -73,7 +73,7 @@ describe.each(providers)("console under one corrupt record (%s)", (provider) => 
     t = await freshDatabase(provider);
     ex = new RunExecutor(t.db);
     for (let i = 0; i < cases + 2; i++) {
-      const { id } = await startRun(t.db, ex, sub, {
+      const { id } = await startRun(ex.context, sub, {
         agent: "refund-desk",
         input: { order_id: `ORD-${1000 + i}`, amount_cents: 9000, reason: "damaged" },
       });
@@ -107,17 +107,17 @@ describe.each(providers)("console under one corrupt record (%s)", (provider) => 
 
         const named = (key: string | null | undefined) => !!key && (key === row.key || row.key.startsWith(key));
         const results = {
-          view: await answer(getRunView(t.db, ex, rev, victim)),
+          view: await answer(getRunView(ex.context, rev, victim)),
           timeline: await answer(timelinePage(t.db, op, victim, {})),
-          diff: await answer(diffCheckpoints(t.db, ex, op, victim, { a: "0", b: "3" })),
+          diff: await answer(diffCheckpoints(ex.context, op, victim, { a: "0", b: "3" })),
           inbox: await answer(listInbox(t.db, rev, {})),
           runs: await answer(listRuns(t.db, op, {})),
-          sweep: await answer(sweep(t.db, ex)),
-          decide: await answer(decide(t.db, ex, rev, `${victim}:2:call_refund`, { decision: "reject", reason: "checking" })),
-          resume: await answer(resumeRun(t.db, ex, op, victim)),
-          retry: await answer(retryRun(t.db, ex, op, victim)),
-          fork: await answer(forkRun(t.db, ex, op, victim, { seq: 1 })),
-          cancel: await answer(cancelRun(t.db, ex, op, victim)),
+          sweep: await answer(sweep(ex.context)),
+          decide: await answer(decide(ex.context, rev, `${victim}:2:call_refund`, { decision: "reject", reason: "checking" })),
+          resume: await answer(resumeRun(ex.context, op, victim)),
+          retry: await answer(retryRun(ex.context, op, victim)),
+          fork: await answer(forkRun(ex.context, op, victim, { seq: 1 })),
+          cancel: await answer(cancelRun(ex.context, op, victim)),
           retention: await answer(pruneCheckpoints(t.db, { olderThanDays: 0 })),
         };
         await ex.idle();
@@ -148,7 +148,7 @@ describe.each(providers)("console under one corrupt record (%s)", (provider) => 
         expect(await t.db.refund.count()).toBe(refundsBefore);
         // Bystanders: readable, listed, unmarked.
         for (const b of bystanders) {
-          const v = await getRunView(t.db, ex, rev, b);
+          const v = await getRunView(ex.context, rev, b);
           expect(v.corruption).toBeNull();
           expect(v.approvals.filter((a) => a.status === "pending")).toHaveLength(2);
           expect(results.inbox.value?.approvals.filter((a) => a.runId === b)).toHaveLength(2);

@@ -34,14 +34,14 @@ describe.each(providers)("durability on %s", (provider) => {
   });
 
   it("50 concurrent approvals across two instances: exactly one succeeds, the run resumes once", async () => {
-    const { id } = await startRun(t.db, a, sub, {
+    const { id } = await startRun(a.context, sub, {
       agent: "deploy-bot",
       input: { service: "api", version: "9.0.0", environment: "staging" },
     });
     await a.idle();
     const results = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
-        decide(i % 2 ? db2 : t.db, i % 2 ? b : a, reviewer(i), `${id}:2:call_deploy`, { decision: "approve" }).then(
+        decide((i % 2 ? b : a).context, reviewer(i), `${id}:2:call_deploy`, { decision: "approve" }).then(
           (r) => ({ ok: true as const, resumed: r.resumed }),
           (e) => ({ ok: false as const, status: e instanceof HttpError ? e.status : String(e) }),
         ),
@@ -56,33 +56,33 @@ describe.each(providers)("durability on %s", (provider) => {
     expect(phases.filter((p) => p === "resumed")).toHaveLength(1);
     expect(phases.filter((p) => p === "run_terminal")).toHaveLength(1);
     expect(await t.db.deployment.count({ where: { runId: id } })).toBe(1);
-    expect((await getRunView(t.db, a, reviewer(0), id)).run.state).toBe("completed");
+    expect((await getRunView(a.context, reviewer(0), id)).run.state).toBe("completed");
   });
 
   it("deadlines: two competing sweeps apply each fallback once and resume the run once", async () => {
     const short = new RunExecutor(t.db, { config: { approvalTimeoutS: 1 } });
-    const { id } = await startRun(t.db, short, sub, {
+    const { id } = await startRun(short.context, sub, {
       agent: "refund-desk",
       input: { order_id: "ORD-2002", amount_cents: 9000, reason: "Late" },
     });
     await short.idle();
     const later = Date.now() + 5_000;
-    const [r1, r2] = await Promise.all([sweep(t.db, a, later), sweep(db2, b, later)]);
+    const [r1, r2] = await Promise.all([sweep(a.context, later), sweep(b.context, later)]);
     await a.idle();
     await b.idle();
     expect(r1.expired + r2.expired).toBe(2);
     expect(r1.resumed + r2.resumed).toBe(1);
-    const view = await getRunView(t.db, a, reviewer(0), id);
+    const view = await getRunView(a.context, reviewer(0), id);
     expect(view.run.state).toBe("completed");
     expect(view.approvals.map((x) => x.status)).toEqual(["expired", "expired"]);
     expect(await t.db.refund.count({ where: { runId: id } })).toBe(0);
     expect(await t.db.auditEvent.count({ where: { targetId: id, action: "approval.deadline_deny" } })).toBe(2);
     // A third sweep finds nothing to do.
-    expect(await sweep(t.db, a, later + 1000)).toEqual({ expired: 0, resumed: 0, retried: 0, corrupt: 0 });
+    expect(await sweep(a.context, later + 1000)).toEqual({ expired: 0, resumed: 0, retried: 0, corrupt: 0 });
   });
 
   it("a decision whose auto-resume was lost is resumed by the sweep", async () => {
-    const { id } = await startRun(t.db, a, sub, {
+    const { id } = await startRun(a.context, sub, {
       agent: "deploy-bot",
       input: { service: "web", version: "1.0.0", environment: "staging" },
     });
@@ -92,29 +92,29 @@ describe.each(providers)("durability on %s", (provider) => {
       by: "rev@example.com",
       decision: "approve",
     });
-    expect((await sweep(t.db, a)).resumed).toBe(1);
+    expect((await sweep(a.context)).resumed).toBe(1);
     await a.idle();
-    expect((await getRunView(t.db, a, reviewer(0), id)).run.state).toBe("completed");
+    expect((await getRunView(a.context, reviewer(0), id)).run.state).toBe("completed");
   });
 
   it("retention prunes old terminal runs' checkpoints and keeps the terminal record, conversation, approvals and audit", async () => {
-    const { id } = await startRun(t.db, a, sub, {
+    const { id } = await startRun(a.context, sub, {
       agent: "deploy-bot",
       input: { service: "old", version: "1.0.0", environment: "staging" },
     });
     await a.idle();
-    await decide(t.db, a, reviewer(1), `${id}:2:call_deploy`, { decision: "approve" });
+    await decide(a.context, reviewer(1), `${id}:2:call_deploy`, { decision: "approve" });
     await a.idle();
     const before = await listCheckpoints(a.rt.store, id, id);
     const auditBefore = await t.db.auditEvent.count({ where: { targetId: id } });
     await t.db.run.update({ where: { id }, data: { finishedAt: new Date(Date.now() - 40 * 86_400_000) } });
-    const fresh = await startRun(t.db, a, sub, { agent: "support-writer", input: { customer: "A", question: "new" } });
+    const fresh = await startRun(a.context, sub, { agent: "support-writer", input: { customer: "A", question: "new" } });
     await a.idle();
     const r = await pruneCheckpoints(t.db, { olderThanDays: 30 });
     expect(r).toEqual({ runs: 1, checkpoints: before.length - 1 });
     const after = await listCheckpoints(a.rt.store, id, id);
     expect(after.map((c) => c.phase)).toEqual(["run_terminal"]);
-    const view = await getRunView(t.db, a, reviewer(1), id);
+    const view = await getRunView(a.context, reviewer(1), id);
     expect(view.run).toMatchObject({ state: "completed", prunedCheckpoints: before.length - 1 });
     expect(view.conversation!.messages.length).toBeGreaterThan(3);
     expect(view.approvals.map((x) => x.status)).toEqual(["approved"]);
@@ -131,7 +131,7 @@ describe.each(providers)("durability on %s", (provider) => {
 
   it("after a crash, the embedded server's recovery resumes runs left running", async () => {
     const crashing = new RunExecutor(t.db, { config: { failpoint: { at: "post_tool_batch", step: 1, action: "throw" } } });
-    const { id } = await startRun(t.db, crashing, sub, {
+    const { id } = await startRun(crashing.context, sub, {
       agent: "refund-desk",
       input: { order_id: "ORD-2003", amount_cents: 100, reason: "Small" },
     });
@@ -151,9 +151,9 @@ describe.each(providers)("durability on %s", (provider) => {
     expect(await restarted.recover()).toBe(2);
     await restarted.idle();
     // Below the threshold the refund needs no approval; notify still does, so the run pauses again.
-    const view = await getRunView(t.db, restarted, reviewer(0), id);
+    const view = await getRunView(restarted.context, reviewer(0), id);
     expect(view.run.state).toBe("paused");
     expect(await t.db.refund.count({ where: { runId: id } })).toBe(1);
-    expect((await getRunView(t.db, restarted, reviewer(0), orphanNoCheckpoint.id)).run.state).toBe("paused");
+    expect((await getRunView(restarted.context, reviewer(0), orphanNoCheckpoint.id)).run.state).toBe("paused");
   });
 });

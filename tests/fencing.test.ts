@@ -78,7 +78,7 @@ describe.each(providers)("fencing on %s", (provider) => {
       models: { gate: w.model(hold) },
     });
     const b = new RunExecutor(db2, { leaseMs: 5_000, agents: { "stall-test": w.agent }, models: { gate: w.model(null) } });
-    const { id } = await startRun(t.db, a, sub, { agent: "stall-test", input: {} });
+    const { id } = await startRun(a.context, sub, { agent: "stall-test", input: {} });
     // A ran c1 and now waits in its second model call.
     await expect.poll(() => w.executions.get("c1") ?? 0, { timeout: 10_000 }).toBe(1);
     await new Promise((r) => setTimeout(r, 900)); // past A's lease
@@ -129,7 +129,7 @@ describe.each(providers)("fencing on %s", (provider) => {
       models: { gate: w.model(hold) },
     });
     const c = new RunExecutor(t.db, { leaseMs: 5_000, agents: { "stall-test": w.agent }, models: { gate: w.model(null) } });
-    const { id } = await startRun(t.db, a, sub, { agent: "stall-test", input: {} });
+    const { id } = await startRun(a.context, sub, { agent: "stall-test", input: {} });
     await expect.poll(() => w.executions.get("c1") ?? 0, { timeout: 10_000 }).toBe(1);
     // Two stalls in a row: A, then B after it took over; C finishes.
     await new Promise((r) => setTimeout(r, 900));

@@ -1,6 +1,6 @@
 // A model that takes 600 ms per call, as real models take seconds: a run spends most of its life `running`
 // and `resuming`, and every answer the console gives in those states must be a valid response shape
-// (lib/runs/dto.ts) that serializes as JSON, with no lease internals. Follows one run from start through
+// (lib/dto.ts) that serializes as JSON, with no lease internals. Follows one run from start through
 // running, paused, resumed (running again) to completed, reading the run page's data every 100 ms.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, providers, type TestDb } from "./helpers/databases";
@@ -8,7 +8,7 @@ import type { Actor } from "@/lib/auth/actor";
 import { HttpError } from "@/lib/auth/errors";
 import { RunExecutor } from "@/lib/runs/executor";
 import { decide, getRunView, listInbox, listRuns, resumeRun, startRun, timelinePage } from "@/lib/runs/service";
-import { inboxDto, runDto, runListDto } from "@/lib/runs/dto";
+import { inboxDto, runDto, runListDto } from "@/lib/dto";
 
 const sub: Actor = { id: "u-sub", email: "sub@example.com", name: "S", role: "submitter" };
 const rev: Actor = { id: "u-rev", email: "rev@example.com", name: "R", role: "reviewer" };
@@ -35,7 +35,7 @@ describe.each(providers)("a slow model on %s", (provider) => {
       while (!stop) {
         if (runId) {
           for (const [name, read] of [
-            ["run", () => getRunView(t.db, ex, rev, runId)],
+            ["run", () => getRunView(ex.context, rev, runId)],
             ["runs", () => listRuns(t.db, rev, {})],
             ["inbox", () => listInbox(t.db, rev, {})],
             ["timeline", () => timelinePage(t.db, rev, runId, {})],
@@ -59,12 +59,12 @@ describe.each(providers)("a slow model on %s", (provider) => {
         await new Promise((r) => setTimeout(r, 100));
       }
     })();
-    runId = (await startRun(t.db, ex, sub, { agent: "refund-desk", input: { order_id: "ORD-9001", amount_cents: 9000, reason: "late" } }))
+    runId = (await startRun(ex.context, sub, { agent: "refund-desk", input: { order_id: "ORD-9001", amount_cents: 9000, reason: "late" } }))
       .id;
     await expect.poll(() => states.at(-1), { timeout: 15_000, interval: 100 }).toBe("paused");
-    await decide(t.db, ex, rev, `${runId}:2:call_refund`, { decision: "approve" });
-    await decide(t.db, ex, rev, `${runId}:2:call_notify`, { decision: "approve" });
-    await resumeRun(t.db, ex, rev, runId);
+    await decide(ex.context, rev, `${runId}:2:call_refund`, { decision: "approve" });
+    await decide(ex.context, rev, `${runId}:2:call_notify`, { decision: "approve" });
+    await resumeRun(ex.context, rev, runId);
     await expect.poll(() => states.at(-1), { timeout: 15_000, interval: 100 }).toBe("completed");
     stop = true;
     await poller;

@@ -54,32 +54,31 @@ describe.each(providers)("real conditions on %s", (provider) => {
   it("a retried start with the same Idempotency-Key returns the first run; a different body is 409; a bad key is 400", async () => {
     const body = { agent: "deploy-bot", input: { service: "web", version: "1.0.0", environment: "staging" } };
     const [a, b] = await Promise.all([
-      startRun(t.db, ex, sub, body, { idempotencyKey: "k-123" }),
-      startRun(t.db, ex, sub, body, { idempotencyKey: "k-123" }),
+      startRun(ex.context, sub, body, { idempotencyKey: "k-123" }),
+      startRun(ex.context, sub, body, { idempotencyKey: "k-123" }),
     ]);
-    const c = await startRun(t.db, ex, sub, body, { idempotencyKey: "k-123" });
+    const c = await startRun(ex.context, sub, body, { idempotencyKey: "k-123" });
     expect(new Set([a.id, b.id, c.id]).size).toBe(1);
     expect(c.replayed).toBe(true);
     expect(await t.db.run.count({ where: { submittedById: sub.id, agentName: "deploy-bot" } })).toBe(1);
     expect(await t.db.auditEvent.count({ where: { action: "run.start", targetId: a.id } })).toBe(1);
     // The key is the caller's: another user's same key is another run.
-    const other = await startRun(t.db, ex, { ...sub, id: "u-sub2", email: "sub2@example.com" }, body, { idempotencyKey: "k-123" });
+    const other = await startRun(ex.context, { ...sub, id: "u-sub2", email: "sub2@example.com" }, body, { idempotencyKey: "k-123" });
     expect(other.id).not.toBe(a.id);
     const conflict = await startRun(
-      t.db,
-      ex,
+      ex.context,
       sub,
       { ...body, input: { ...body.input, version: "2.0.0" } },
       { idempotencyKey: "k-123" },
     ).catch((e) => e);
     expect(conflict).toMatchObject({ status: 409 });
-    const bad = await startRun(t.db, ex, sub, body, { idempotencyKey: "has space" }).catch((e) => e);
+    const bad = await startRun(ex.context, sub, body, { idempotencyKey: "has space" }).catch((e) => e);
     expect(bad).toMatchObject({ status: 400, field: "Idempotency-Key" });
     await ex.idle();
   });
 
   it("a decision made on arguments another reviewer edited meanwhile is 409 with the current state; a plain approve never adopts an edit", async () => {
-    const { id } = await startRun(t.db, ex, sub, {
+    const { id } = await startRun(ex.context, sub, {
       agent: "deploy-bot",
       input: { service: "api", version: "1.0.0", environment: "production" },
     });
@@ -87,33 +86,33 @@ describe.each(providers)("real conditions on %s", (provider) => {
     const seen = (await listInbox(t.db, rev1, {})).approvals.find((a) => a.runId === id)!;
     expect(seen.id).toBe(`${id}:2:call_deploy`);
     // Reviewer 1 edits the version; reviewer 2 still looks at the old arguments.
-    await decide(t.db, ex, rev1, seen.id, {
+    await decide(ex.context, rev1, seen.id, {
       decision: "approve",
       args: { service: "api", version: "1.0.1", environment: "production" },
       argsHash: seen.argsHash,
     });
-    const stale = await decide(t.db, ex, rev2, seen.id, { decision: "approve", argsHash: seen.argsHash }).catch((e) => e);
+    const stale = await decide(ex.context, rev2, seen.id, { decision: "approve", argsHash: seen.argsHash }).catch((e) => e);
     expect(stale).toMatchObject({ status: 409 });
     expect((stale as { current: { approved_args: unknown } }).current.approved_args).toMatchObject({ version: "1.0.1" });
-    const plain = await decide(t.db, ex, rev2, seen.id, { decision: "approve" }).catch((e) => e);
+    const plain = await decide(ex.context, rev2, seen.id, { decision: "approve" }).catch((e) => e);
     expect(plain).toMatchObject({ status: 409 });
     // Looking again, reviewer 2 approves the edit knowingly; the quorum is met and the run resumes by itself.
     const now = (await listInbox(t.db, rev2, {})).approvals.find((a) => a.runId === id)!;
     expect(now.argsHash).not.toBe(seen.argsHash);
-    expect((await decide(t.db, ex, rev2, now.id, { decision: "approve", argsHash: now.argsHash })).resumed).toBe(true);
+    expect((await decide(ex.context, rev2, now.id, { decision: "approve", argsHash: now.argsHash })).resumed).toBe(true);
     await ex.idle();
     expect((await t.db.deployment.findMany({ where: { runId: id } })).map((d) => d.version)).toEqual(["1.0.1"]);
   });
 
   it("a decision and its audit entry commit together: with the audit log failing, the decision is not stored", async () => {
-    const { id } = await startRun(t.db, ex, sub, {
+    const { id } = await startRun(ex.context, sub, {
       agent: "deploy-bot",
       input: { service: "cdn", version: "1.0.0", environment: "staging" },
     });
     await ex.idle();
     await failAuditInserts(t, true);
     try {
-      expect(await statusOf(decide(t.db, ex, rev1, `${id}:2:call_deploy`, { decision: "approve" }))).toBe(500);
+      expect(await statusOf(decide(ex.context, rev1, `${id}:2:call_deploy`, { decision: "approve" }))).toBe(500);
     } finally {
       await failAuditInserts(t, false);
     }
@@ -122,30 +121,30 @@ describe.each(providers)("real conditions on %s", (provider) => {
     const row = await t.db.run.findUniqueOrThrow({ where: { id } });
     expect(row.state).toBe("paused");
     // Once the audit log answers, the same decision goes through, audited once, and the run resumes.
-    expect((await decide(t.db, ex, rev1, `${id}:2:call_deploy`, { decision: "approve" })).resumed).toBe(true);
+    expect((await decide(ex.context, rev1, `${id}:2:call_deploy`, { decision: "approve" })).resumed).toBe(true);
     await ex.idle();
     expect(await t.db.auditEvent.count({ where: { targetId: id, action: "approval.approve" } })).toBe(1);
     expect(await t.db.auditEvent.count({ where: { targetId: id, action: "run.auto_resume" } })).toBe(1);
   });
 
   it("a resume and its audit entry commit together", async () => {
-    const { id } = await startRun(t.db, ex, sub, {
+    const { id } = await startRun(ex.context, sub, {
       agent: "refund-desk",
       input: { order_id: "ORD-4242", amount_cents: 9000, reason: "broken" },
     });
     await ex.idle();
-    await decide(t.db, ex, rev1, `${id}:2:call_refund`, { decision: "approve" });
-    await decide(t.db, ex, rev1, `${id}:2:call_notify`, { decision: "approve" });
+    await decide(ex.context, rev1, `${id}:2:call_refund`, { decision: "approve" });
+    await decide(ex.context, rev1, `${id}:2:call_notify`, { decision: "approve" });
     await failAuditInserts(t, true);
     try {
-      expect(await statusOf(resumeRun(t.db, ex, op, id))).toBe(500);
+      expect(await statusOf(resumeRun(ex.context, op, id))).toBe(500);
     } finally {
       await failAuditInserts(t, false);
     }
     expect((await t.db.run.findUniqueOrThrow({ where: { id } })).state).toBe("paused");
-    await resumeRun(t.db, ex, op, id);
+    await resumeRun(ex.context, op, id);
     await ex.idle();
-    expect((await getRunView(t.db, ex, op, id)).run.state).toBe("completed");
+    expect((await getRunView(ex.context, op, id)).run.state).toBe("completed");
     expect(await t.db.auditEvent.count({ where: { targetId: id, action: "run.resume" } })).toBe(1);
     expect(await t.db.refund.count({ where: { runId: id } })).toBe(1);
   });
@@ -188,14 +187,14 @@ describe.each(providers)("real conditions on %s", (provider) => {
     };
     const lax: Agent = { ...strict, policy: [] };
     const before = new RunExecutor(t.db, { agents: { payer: strict }, models: { script: model } });
-    const { id } = await startRun(t.db, before, sub, { agent: "payer", input: {} });
+    const { id } = await startRun(before.context, sub, { agent: "payer", input: {} });
     await before.idle();
-    await decide(t.db, before, rev1, `${id}:1:p1`, { decision: "reject", reason: "not this one" });
+    await decide(before.context, rev1, `${id}:1:p1`, { decision: "reject", reason: "not this one" });
     // The app is redeployed with a policy that no longer asks; the rejected call still does not run.
     const after = new RunExecutor(t.db, { agents: { payer: lax }, models: { script: model } });
-    await resumeRun(t.db, after, op, id);
+    await resumeRun(after.context, op, id);
     await after.idle();
-    const view = await getRunView(t.db, after, op, id);
+    const view = await getRunView(after.context, op, id);
     expect(view.run.state).toBe("completed");
     expect(executions).toEqual([]);
     expect(view.conversation!.messages.find((m) => m.role === "tool")?.content).toContain("not this one");
@@ -213,14 +212,14 @@ describe.each(providers)("real conditions on %s", (provider) => {
     const a1 = (await actorFromToken(t.db, one.token))!;
     const a2 = (await actorFromToken(t.db, two.token))!;
     expect([a1.id, a1.email, a2.id, a2.email]).toEqual([user.id, "pat@example.com", user.id, "pat@example.com"]);
-    const { id } = await startRun(t.db, ex, sub, {
+    const { id } = await startRun(ex.context, sub, {
       agent: "deploy-bot",
       input: { service: "edge", version: "1.0.0", environment: "production" },
     });
     await ex.idle();
-    expect((await decide(t.db, ex, a1, `${id}:2:call_deploy`, { decision: "approve" })).approval.status).toBe("pending");
-    expect(await statusOf(decide(t.db, ex, a2, `${id}:2:call_deploy`, { decision: "approve" }))).toBe(409);
-    expect((await decide(t.db, ex, rev1, `${id}:2:call_deploy`, { decision: "approve" })).resumed).toBe(true);
+    expect((await decide(ex.context, a1, `${id}:2:call_deploy`, { decision: "approve" })).approval.status).toBe("pending");
+    expect(await statusOf(decide(ex.context, a2, `${id}:2:call_deploy`, { decision: "approve" }))).toBe(409);
+    expect((await decide(ex.context, rev1, `${id}:2:call_deploy`, { decision: "approve" })).resumed).toBe(true);
     await ex.idle();
     // Disabled, the user's tokens stop working.
     await t.db.user.update({ where: { id: user.id }, data: { disabled: true } });

@@ -49,20 +49,20 @@ describe.each(providers)("run operations on %s", (provider) => {
   });
 
   it("starts in the background, pauses, takes an edited approval, resumes and completes once", async () => {
-    expect(await status(startRun(t.db, ex, reviewer, { agent: "refund-desk", input: {} }))).toBe(403);
-    const bad = await startRun(t.db, ex, submitter, {
+    expect(await status(startRun(ex.context, reviewer, { agent: "refund-desk", input: {} }))).toBe(403);
+    const bad = await startRun(ex.context, submitter, {
       agent: "refund-desk",
       input: { order_id: "nope", amount_cents: 100, reason: "broken" },
     }).catch((e) => e);
     expect(bad).toMatchObject({ status: 400, field: "input.order_id" });
     expect(await t.db.run.count()).toBe(0);
 
-    const { id } = await startRun(t.db, ex, submitter, {
+    const { id } = await startRun(ex.context, submitter, {
       agent: "refund-desk",
       input: { order_id: "ORD-1001", amount_cents: 9000, reason: "Damaged in transit" },
     });
     await ex.idle();
-    const paused = await getRunView(t.db, ex, submitter, id);
+    const paused = await getRunView(ex.context, submitter, id);
     expect(paused.run.state).toBe("paused");
     expect(paused.approvals.map((a) => [a.tool_name, a.status])).toEqual(
       expect.arrayContaining([
@@ -75,9 +75,9 @@ describe.each(providers)("run operations on %s", (provider) => {
     expect(paused.conversation!.messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool", "assistant"]);
 
     // Someone else's run is invisible to a submitter; the submitter cannot approve.
-    expect(await status(getRunView(t.db, ex, other, id))).toBe(404);
+    expect(await status(getRunView(ex.context, other, id))).toBe(404);
     expect((await listRuns(t.db, other, {})).runs).toHaveLength(0);
-    expect(await status(decide(t.db, ex, submitter, `${id}:2:call_refund`, { decision: "approve" }))).toBe(403);
+    expect(await status(decide(ex.context, submitter, `${id}:2:call_refund`, { decision: "approve" }))).toBe(403);
 
     const inbox = await listInbox(t.db, reviewer, { agent: "refund-desk" });
     expect(inbox.approvals.map((a) => a.tool).sort()).toEqual(["issue_refund", "notify_customer"]);
@@ -87,29 +87,29 @@ describe.each(providers)("run operations on %s", (provider) => {
       approvals: 0,
     });
 
-    const invalid = await decide(t.db, ex, reviewer, `${id}:2:call_refund`, {
+    const invalid = await decide(ex.context, reviewer, `${id}:2:call_refund`, {
       decision: "approve",
       args: { order_id: "ORD-1001", amount_cents: "lots", reason: "x" },
     }).catch((e) => e);
     expect(invalid).toMatchObject({ status: 400, field: "args.amount_cents" });
-    await decide(t.db, ex, reviewer, `${id}:2:call_refund`, {
+    await decide(ex.context, reviewer, `${id}:2:call_refund`, {
       decision: "approve",
       args: { order_id: "ORD-1001", amount_cents: 6000, reason: "Damaged in transit" },
     });
-    const again = await decide(t.db, ex, reviewer2, `${id}:2:call_refund`, { decision: "approve" }).catch((e) => e);
+    const again = await decide(ex.context, reviewer2, `${id}:2:call_refund`, { decision: "approve" }).catch((e) => e);
     expect(again).toMatchObject({ status: 409, current: { status: "approved" } });
-    expect(await status(resumeRun(t.db, ex, reviewer, id))).toBe(409); // notify still pending
-    await decide(t.db, ex, reviewer, `${id}:2:call_notify`, { decision: "approve" });
+    expect(await status(resumeRun(ex.context, reviewer, id))).toBe(409); // notify still pending
+    await decide(ex.context, reviewer, `${id}:2:call_notify`, { decision: "approve" });
 
-    const view = await getRunView(t.db, ex, reviewer, id);
+    const view = await getRunView(ex.context, reviewer, id);
     expect(view.approvals.find((a) => a.tool_name === "issue_refund")!.changes).toEqual([
       { field: "amount_cents", before: 9000, after: 6000 },
     ]);
     expect(view.canResume).toBe(true);
-    await resumeRun(t.db, ex, reviewer, id);
-    expect(await status(resumeRun(t.db, ex, reviewer, id))).toBe(409);
+    await resumeRun(ex.context, reviewer, id);
+    expect(await status(resumeRun(ex.context, reviewer, id))).toBe(409);
     await ex.idle();
-    const done = await getRunView(t.db, ex, reviewer, id);
+    const done = await getRunView(ex.context, reviewer, id);
     expect(done.run.state).toBe("completed");
     expect(done.run.totalTokens).toBeGreaterThan(0);
     const refunds = await t.db.refund.findMany({ where: { runId: id } });
@@ -121,17 +121,17 @@ describe.each(providers)("run operations on %s", (provider) => {
   });
 
   it("a rejection's reason reaches the model; the run completes without the refund", async () => {
-    const { id } = await startRun(t.db, ex, submitter, {
+    const { id } = await startRun(ex.context, submitter, {
       agent: "refund-desk",
       input: { order_id: "ORD-1002", amount_cents: 8000, reason: "Late" },
     });
     await ex.idle();
-    expect(await status(decide(t.db, ex, reviewer, `${id}:2:call_refund`, { decision: "reject" }))).toBe(400);
-    await decide(t.db, ex, reviewer, `${id}:2:call_refund`, { decision: "reject", reason: "Customer already got a voucher" });
-    await decide(t.db, ex, reviewer, `${id}:2:call_notify`, { decision: "approve" });
-    await resumeRun(t.db, ex, reviewer, id);
+    expect(await status(decide(ex.context, reviewer, `${id}:2:call_refund`, { decision: "reject" }))).toBe(400);
+    await decide(ex.context, reviewer, `${id}:2:call_refund`, { decision: "reject", reason: "Customer already got a voucher" });
+    await decide(ex.context, reviewer, `${id}:2:call_notify`, { decision: "approve" });
+    await resumeRun(ex.context, reviewer, id);
     await ex.idle();
-    const view = await getRunView(t.db, ex, reviewer, id);
+    const view = await getRunView(ex.context, reviewer, id);
     expect(view.run.state).toBe("completed");
     const toolMsg = view.conversation!.messages.find((m) => m.role === "tool" && m.tool_call_id === "call_refund");
     expect(toolMsg?.content).toContain("Customer already got a voucher");
@@ -139,44 +139,44 @@ describe.each(providers)("run operations on %s", (provider) => {
   });
 
   it("a 2-of-2 quorum needs two distinct reviewers, then resumes by itself", async () => {
-    const { id } = await startRun(t.db, ex, submitter, {
+    const { id } = await startRun(ex.context, submitter, {
       agent: "deploy-bot",
       input: { service: "web", version: "1.2.3", environment: "production" },
     });
     await ex.idle();
-    const first = await decide(t.db, ex, reviewer, `${id}:2:call_deploy`, { decision: "approve" });
+    const first = await decide(ex.context, reviewer, `${id}:2:call_deploy`, { decision: "approve" });
     expect(first).toMatchObject({ approval: { status: "pending" }, resumed: false });
     expect((await listInbox(t.db, reviewer2, {})).approvals.find((a) => a.runId === id)).toMatchObject({ quorum: 2, approvals: 1 });
-    expect(await status(decide(t.db, ex, reviewer, `${id}:2:call_deploy`, { decision: "approve" }))).toBe(409);
-    const second = await decide(t.db, ex, reviewer2, `${id}:2:call_deploy`, { decision: "approve" });
+    expect(await status(decide(ex.context, reviewer, `${id}:2:call_deploy`, { decision: "approve" }))).toBe(409);
+    const second = await decide(ex.context, reviewer2, `${id}:2:call_deploy`, { decision: "approve" });
     expect(second).toMatchObject({ approval: { status: "approved" }, resumed: true });
     await ex.idle();
-    expect((await getRunView(t.db, ex, reviewer, id)).run.state).toBe("completed");
+    expect((await getRunView(ex.context, reviewer, id)).run.state).toBe("completed");
     expect(await t.db.deployment.count({ where: { runId: id } })).toBe(1);
   });
 
   it("nobody approves a run they started", async () => {
-    const { id } = await startRun(t.db, ex, admin, {
+    const { id } = await startRun(ex.context, admin, {
       agent: "deploy-bot",
       input: { service: "api", version: "2.0.0", environment: "staging" },
     });
     await ex.idle();
-    const e = await decide(t.db, ex, admin, `${id}:2:call_deploy`, { decision: "approve" }).catch((x) => x);
+    const e = await decide(ex.context, admin, `${id}:2:call_deploy`, { decision: "approve" }).catch((x) => x);
     expect(e).toMatchObject({ status: 403 });
-    expect((await decide(t.db, ex, reviewer, `${id}:2:call_deploy`, { decision: "approve" })).resumed).toBe(true);
+    expect((await decide(ex.context, reviewer, `${id}:2:call_deploy`, { decision: "approve" })).resumed).toBe(true);
     await ex.idle();
   });
 
   it("cancels a paused run; forks a new run from a checkpoint; retries a failed run without repeating effects", async () => {
-    const { id } = await startRun(t.db, ex, submitter, {
+    const { id } = await startRun(ex.context, submitter, {
       agent: "deploy-bot",
       input: { service: "db", version: "3.0.0", environment: "staging" },
     });
     await ex.idle();
-    expect(await status(cancelRun(t.db, ex, reviewer, id))).toBe(403);
-    await cancelRun(t.db, ex, operator, id);
+    expect(await status(cancelRun(ex.context, reviewer, id))).toBe(403);
+    await cancelRun(ex.context, operator, id);
     await ex.idle();
-    expect((await getRunView(t.db, ex, operator, id)).run.state).toBe("cancelled");
+    expect((await getRunView(ex.context, operator, id)).run.state).toBe("cancelled");
 
     const tl = await timelinePage(t.db, operator, id, { take: 3 });
     expect(tl.checkpoints).toHaveLength(3);
@@ -185,36 +185,36 @@ describe.each(providers)("run operations on %s", (provider) => {
     expect(next.prevTimestampMs).toBe(tl.checkpoints[2].timestamp_ms);
     const all = [...tl.checkpoints, ...next.checkpoints];
     const postLlm = all.find((c) => c.phase === "post_llm" && c.step === 1)!;
-    const diff = await diffCheckpoints(t.db, ex, operator, id, { a: String(all[0].seq), b: String(postLlm.seq) });
+    const diff = await diffCheckpoints(ex.context, operator, id, { a: String(all[0].seq), b: String(postLlm.seq) });
     expect(diff.from.messageCount).toBe(2);
     expect(diff.to.llmCalls).toBe(1);
     expect(diff.to.pending?.toolCalls).toEqual(["get_status"]);
-    expect(await status(diffCheckpoints(t.db, ex, operator, id, { a: "0", b: "9999" }))).toBe(400);
+    expect(await status(diffCheckpoints(ex.context, operator, id, { a: "0", b: "9999" }))).toBe(400);
 
     // Fork from the step-1 post_llm: the new run re-does the step under its own id and pauses again.
-    const fork = await forkRun(t.db, ex, operator, id, { seq: postLlm.seq });
+    const fork = await forkRun(ex.context, operator, id, { seq: postLlm.seq });
     await ex.idle();
-    const fv = await getRunView(t.db, ex, operator, fork.id);
+    const fv = await getRunView(ex.context, operator, fork.id);
     expect(fv.run).toMatchObject({ state: "paused", forkedFromRunId: id, forkedFromSeq: postLlm.seq });
     expect(fv.approvals.map((a) => a.id)).toEqual([`${fork.id}:2:call_deploy`]);
-    expect(await status(forkRun(t.db, ex, operator, id, { seq: 99999 }))).toBe(400);
+    expect(await status(forkRun(ex.context, operator, id, { seq: 99999 }))).toBe(400);
 
     // A run that fails after its deploy ran: retry goes on from the last good checkpoint, and the deploy
     // replays from its effect record instead of running twice.
     const failing = new RunExecutor(t.db, { config: { failpoint: { at: "post_tool_batch", step: 2, action: "throw" } } });
-    const r = await startRun(t.db, failing, submitter, {
+    const r = await startRun(failing.context, submitter, {
       agent: "deploy-bot",
       input: { service: "queue", version: "1.0.0", environment: "staging" },
     });
     await failing.idle();
-    await decide(t.db, failing, reviewer, `${r.id}:2:call_deploy`, { decision: "approve" });
+    await decide(failing.context, reviewer, `${r.id}:2:call_deploy`, { decision: "approve" });
     await failing.idle();
-    expect((await getRunView(t.db, ex, operator, r.id)).run.state).toBe("failed");
+    expect((await getRunView(ex.context, operator, r.id)).run.state).toBe("failed");
     expect(await t.db.deployment.count({ where: { runId: r.id } })).toBe(1);
-    await retryRun(t.db, ex, operator, r.id);
+    await retryRun(ex.context, operator, r.id);
     await ex.idle();
-    expect((await getRunView(t.db, ex, operator, r.id)).run.state).toBe("completed");
+    expect((await getRunView(ex.context, operator, r.id)).run.state).toBe("completed");
     expect(await t.db.deployment.count({ where: { runId: r.id } })).toBe(1);
-    expect(await status(retryRun(t.db, ex, operator, r.id))).toBe(409);
+    expect(await status(retryRun(ex.context, operator, r.id))).toBe(409);
   });
 });

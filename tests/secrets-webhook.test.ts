@@ -9,7 +9,7 @@ import { RunExecutor } from "@/lib/runs/executor";
 import { decide, getRunView, resumeRun, startRun } from "@/lib/runs/service";
 import { createToken, listTokens } from "@/lib/tokens/service";
 import { providerAdapters } from "@/lib/models/ai-sdk";
-import { parseEnv } from "@/lib/env";
+import { parseEnv, resetEnv } from "@/lib/env";
 import type { Actor } from "@/lib/auth/actor";
 
 const PROVIDER_KEY = "sk-planted-provider-key-0000111122223333";
@@ -51,6 +51,7 @@ describe("secrets and the pause webhook", () => {
     console.error = (...a: unknown[]) => void lines.push(a.map(String).join(" "));
     const prevLevel = process.env.LOG_LEVEL;
     process.env.LOG_LEVEL = "debug";
+    resetEnv();
     try {
       // Real provider adapters are configured with the planted key (the demo agents do not call them).
       const models = providerAdapters(
@@ -60,7 +61,7 @@ describe("secrets and the pause webhook", () => {
         models,
         webhook: { url, secret: WEBHOOK_SECRET, baseUrl: "https://afk.example", baseDelayMs: 20 },
       });
-      const { id } = await startRun(t.db, ex, sub, {
+      const { id } = await startRun(ex.context, sub, {
         agent: "refund-desk",
         input: { order_id: "ORD-3001", amount_cents: 9000, reason: "Broken" },
       });
@@ -80,11 +81,11 @@ describe("secrets and the pause webhook", () => {
       const [, ts, hex] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(sig)!;
       expect(hex).toBe(createHmac("sha256", WEBHOOK_SECRET).update(`${ts}.${last.body}`).digest("hex"));
 
-      await decide(t.db, ex, rev, `${id}:2:call_refund`, { decision: "approve" });
-      await decide(t.db, ex, rev, `${id}:2:call_notify`, { decision: "approve" });
-      await resumeRun(t.db, ex, rev, id);
+      await decide(ex.context, rev, `${id}:2:call_refund`, { decision: "approve" });
+      await decide(ex.context, rev, `${id}:2:call_notify`, { decision: "approve" });
+      await resumeRun(ex.context, rev, id);
       await ex.idle();
-      const view = await getRunView(t.db, ex, rev, id);
+      const view = await getRunView(ex.context, rev, id);
       expect(view.run.state).toBe("completed");
 
       const token = await createToken(t.db, admin, { name: "ci", role: "reviewer" });
@@ -115,6 +116,7 @@ describe("secrets and the pause webhook", () => {
       console.log = orig.log;
       console.error = orig.error;
       process.env.LOG_LEVEL = prevLevel;
+      resetEnv();
     }
   });
 });

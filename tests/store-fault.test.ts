@@ -62,15 +62,13 @@ describe.skipIf(!enabled)("PostgreSQL stopped mid-run", () => {
   });
 
   it("stops at a durable checkpoint with the error, keeps the decision, and a retry completes once", async () => {
-    process.env.AFK_DEMO_LATENCY_MS = "1500";
-    const ex = new RunExecutor(s.db);
-    delete process.env.AFK_DEMO_LATENCY_MS;
-    const { id } = await startRun(s.db, ex, sub, {
+    const ex = new RunExecutor(s.db, { demoLatencyMs: 1500 });
+    const { id } = await startRun(ex.context, sub, {
       agent: "deploy-bot",
       input: { service: "db", version: "1.0.0", environment: "staging" },
     });
     await ex.idle();
-    await decide(s.db, ex, rev, `${id}:2:call_deploy`, {
+    await decide(ex.context, rev, `${id}:2:call_deploy`, {
       decision: "approve",
       args: { service: "db", version: "1.0.1", environment: "staging" },
     });
@@ -82,7 +80,7 @@ describe.skipIf(!enabled)("PostgreSQL stopped mid-run", () => {
     pgctl("-w", "-l", path.join(dir, "log"), "-o", `-c listen_addresses=127.0.0.1 -p ${PORT} -k ${dir}`, "start");
     await ex.idle();
 
-    const stopped = await getRunView(s.db, ex, op, id);
+    const stopped = await getRunView(ex.context, op, id);
     expect(stopped.run.state).toBe("failed");
     expect(stopped.run.error).toMatch(/CheckpointWriteError/);
     const cps = await listCheckpoints(ex.rt.store, id, id);
@@ -92,10 +90,10 @@ describe.skipIf(!enabled)("PostgreSQL stopped mid-run", () => {
     expect(approval).toMatchObject({ status: "approved", approved_args: { version: "1.0.1" } });
 
     // The sweep (every instance runs it) retries a run stopped by a store fault once the database answers.
-    expect((await sweep(s.db, ex)).retried).toBe(1);
+    expect((await sweep(ex.context)).retried).toBe(1);
     await ex.idle();
-    expect(await retryRun(s.db, ex, op, id).catch((e) => e.status)).toBe(409);
-    const done = await getRunView(s.db, ex, op, id);
+    expect(await retryRun(ex.context, op, id).catch((e) => e.status)).toBe(409);
+    const done = await getRunView(ex.context, op, id);
     expect(done.run.state).toBe("completed");
     expect(await s.db.deployment.count({ where: { runId: id } })).toBe(1);
     const after = await listCheckpoints(ex.rt.store, id, id);

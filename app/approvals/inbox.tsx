@@ -5,7 +5,7 @@ import { useState } from "react";
 import { api } from "@/components/api";
 import { Empty, ErrorBox } from "@/components/ui";
 import { fmtDuration, fmtTime } from "@/lib/format";
-import type { InboxDto } from "@/lib/runs/dto";
+import type { InboxDto } from "@/lib/dto";
 
 type InboxData = InboxDto;
 

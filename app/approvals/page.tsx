@@ -1,6 +1,6 @@
 import { db } from "@/lib/db/client";
 import { pageActor } from "@/lib/auth/server";
-import { executor } from "@/lib/runs/instance";
+import { appContext } from "@/lib/runs/instance";
 import { agentNames, listInbox } from "@/lib/runs/service";
 import { Inbox } from "./inbox";
 
@@ -9,7 +9,7 @@ export const dynamic = "force-dynamic";
 export default async function ApprovalsPage() {
   const actor = await pageActor("approvals:decide");
   const initial = await listInbox(db(), actor, {});
-  const agents = agentNames(executor());
+  const agents = agentNames(appContext());
   return (
     <div className="space-y-4">
       <h1 className="text-xl font-semibold">Approvals</h1>

@@ -4,7 +4,7 @@ import { pageActor } from "@/lib/auth/server";
 import { can } from "@/lib/auth/roles";
 import { ForbiddenError, HttpError } from "@/lib/auth/errors";
 import { forbidden } from "next/navigation";
-import { executor } from "@/lib/runs/instance";
+import { appContext } from "@/lib/runs/instance";
 import { agentCatalog, listRuns } from "@/lib/runs/service";
 import { queryObject } from "@/lib/runs/schemas";
 import { RUN_STATES } from "@/lib/runner";
@@ -27,7 +27,7 @@ export default async function RunsPage({ searchParams }: { searchParams: SP }) {
     if (e instanceof ForbiddenError || !(e instanceof HttpError)) throw e;
     error = e;
   }
-  const agents = agentCatalog(executor()).map((a) => a.name);
+  const agents = agentCatalog(appContext()).map((a) => a.name);
   const { cursor: _c, ...filters } = q;
   const next = page?.nextCursor ? `/runs?${new URLSearchParams({ ...filters, cursor: page.nextCursor })}` : null;
   return (

@@ -1,4 +1,6 @@
+import "server-only";
 import { z } from "zod";
+import { type AuditPageDto, toAuditEventDto } from "../dto.ts";
 import type { Db } from "../db/client.ts";
 import { type Actor, requirePermission } from "../auth/actor.ts";
 import { dateParam, intParam, parseOr400 } from "../validation.ts";
@@ -15,16 +17,8 @@ export const auditFiltersSchema = z.strictObject({
 });
 
 // Everyone who may see every run may read the audit log; submitters may not.
-export async function auditPage(db: Db, actor: Actor | null, query: unknown) {
+export async function auditPage(db: Db, actor: Actor | null, query: unknown): Promise<AuditPageDto> {
   requirePermission(actor, "runs:read-all");
   const page = await listAudit(db, parseOr400(auditFiltersSchema, query));
-  return { ...page, events: page.events.map((e) => ({ ...e, data: safeJson(e.data) })) };
-}
-
-function safeJson(s: string): unknown {
-  try {
-    return JSON.parse(s);
-  } catch {
-    return s;
-  }
+  return { events: page.events.map(toAuditEventDto), nextCursor: page.nextCursor };
 }

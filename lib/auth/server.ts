@@ -1,4 +1,5 @@
 // Session helpers for pages, server actions and route handlers (Next.js only).
+import "server-only";
 import { getServerSession } from "next-auth";
 import { forbidden, redirect } from "next/navigation";
 import { db } from "../db/client.ts";

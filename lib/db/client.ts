@@ -1,5 +1,6 @@
 // One Prisma client for the process, on the provider DATABASE_URL names. Both generated clients come from
 // the same models file, so the SQLite client's type describes either.
+import "server-only";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
 import path from "node:path";

@@ -1,6 +1,7 @@
 // Real providers through the AI SDK's provider packages (LanguageModelV2), behind the runner's
 // provider-neutral ModelAdapter. API keys come from env only and never enter a checkpoint: the adapter
 // holds them, the runner stores only the normalized model string.
+import "server-only";
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";

@@ -38,9 +38,11 @@ export function isReadableVersion(kind: RecordKind, version: unknown): boolean {
 }
 
 /** The zod field for a record's `schema_version`: accepts what `READABLE` lists, yields the current version. */
-export function versionField<K extends RecordKind>(kind: K) {
+export function versionField(kind: RecordKind) {
+  const current: SchemaVersion = SCHEMA_VERSIONS[kind];
   return z
     .unknown()
     .refine((v) => isReadableVersion(kind, v), { message: `unsupported ${kind} schema_version` })
-    .transform(() => SCHEMA_VERSIONS[kind] as (typeof SCHEMA_VERSIONS)[K]);
+    .transform((): SchemaVersion => current)
+    .pipe(z.literal(current));
 }

@@ -35,7 +35,7 @@ export function startBackground(opts: { workers?: boolean } = {}) {
     const tick = () => {
       if (sweeping) return;
       sweeping = true;
-      Promise.all([ex.takeOverExpired(), sweep(db(), ex)])
+      Promise.all([ex.takeOverExpired(), sweep(ex.context)])
         .then(() => (state.lastSweepAt = Date.now()))
         .catch((err) => log.error("sweep failed", { error: String(err) }))
         .finally(() => (sweeping = false));

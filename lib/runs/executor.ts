@@ -8,9 +8,11 @@
 //     run pauses or ends. While it runs, a heartbeat renews the lease; a worker that loses its lease stops.
 // Without a queue (SQLite, tests) step 2 happens in this process right away; with one (PostgreSQL), any
 // app instance or `npm run worker` process picks the job up.
+import "server-only";
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import type { Db } from "../db/client.ts";
+import type { AppContext } from "../context.ts";
 import { createRuntime } from "../runtime.ts";
 import {
   type Agent,
@@ -53,7 +55,12 @@ type RowPatch = { step?: number; phase?: string };
 // Where reserved runs go to be executed. The default executes them in this process.
 export interface RunQueue {
   send(runId: string, tx?: Db): Promise<void>;
+  // Wakes this process's workers after a job was committed (optional: a queue may poll).
+  kick?(): void;
 }
+
+/** Reserves runId (moving it from `from`), writes its audit entry and enqueues it, in the caller's transaction. */
+export type TxSubmit = (runId: string, from: string, audit: AuditInput, opts?: { cancel?: boolean }) => Promise<boolean>;
 
 // heartbeatMs: how often leases are renewed (default a third of the lease; tests set it past the lease to
 // play a worker that stalls).
@@ -69,7 +76,10 @@ export type ExecutorOptions = {
 };
 
 export class RunExecutor {
+  // The runner and its store; services use `context`, the executor alone drives the runner.
   readonly rt;
+  /** What services receive: the database, the store, the agents and this executor. */
+  readonly context: AppContext;
   readonly instanceId = `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
   readonly leaseMs: number;
   queue: RunQueue | null;
@@ -99,6 +109,7 @@ export class RunExecutor {
       demoLatencyMs: opts.demoLatencyMs,
       onEvent: (e) => this.onEvent(e),
     });
+    this.context = { db, store: this.rt.store, agents: this.rt.agents, executor: this };
   }
 
   agent(name: string): Agent {
@@ -122,10 +133,35 @@ export class RunExecutor {
     void claim.finally(() => this.claiming.delete(claim));
   }
 
-  // Reserve + dispatch, the common case. With audit, the reservation, its audit entry and (with a queue)
-  // the job commit in one transaction: a crash can leave neither a resumed run without its entry nor an
-  // entry for a resume that never happened. The reservation is the transaction's first statement, a
-  // write, so SQLite takes its write lock up front (no read-to-write upgrade for two instances to deadlock on).
+  /**
+   * Runs fn in one transaction. A run it submits (reserve + audit entry + job, all in that transaction)
+   * is dispatched once the transaction has committed, never before: a worker cannot claim a reservation
+   * that might still roll back, and a crash leaves neither a resumed run without its audit entry nor an
+   * entry for a resume that never happened.
+   */
+  async transaction<T>(fn: (tx: Db, submit: TxSubmit) => Promise<T>): Promise<T> {
+    const submitted: string[] = [];
+    const result = await this.db.$transaction(
+      async (t) => {
+        const tx = t as Db;
+        // The reservation is the first write of the transaction where it comes first, so SQLite takes
+        // its write lock up front (no read-to-write upgrade for two instances to deadlock on).
+        const submit: TxSubmit = async (runId, from, audit, opts = {}) => {
+          if (!(await this.reserve(runId, from, tx, opts))) return false;
+          await appendAudit(tx, audit);
+          if (this.queue) await this.queue.send(runId, tx);
+          submitted.push(runId);
+          return true;
+        };
+        return fn(tx, submit);
+      },
+      { maxWait: 20_000, timeout: 20_000 },
+    );
+    for (const runId of submitted) this.dispatched(runId);
+    return result;
+  }
+
+  /** Reserve + dispatch, the common case; with audit, reservation, entry and job commit together. */
   async submit(runId: string, from: string, opts: { cancel?: boolean; audit?: AuditInput } = {}): Promise<boolean> {
     const { audit } = opts;
     if (!audit) {
@@ -133,22 +169,12 @@ export class RunExecutor {
       await this.dispatch(runId);
       return true;
     }
-    const ok = await this.db.$transaction(
-      async (tx) => {
-        if (!(await this.reserve(runId, from, tx as Db, opts))) return false;
-        await appendAudit(tx, audit);
-        if (this.queue) await this.queue.send(runId, tx as Db);
-        return true;
-      },
-      { maxWait: 20_000, timeout: 20_000 },
-    );
-    if (ok) this.dispatched(runId);
-    return ok;
+    return this.transaction((_tx, submit) => submit(runId, from, audit, opts));
   }
 
-  // After a transaction that reserved a run (and, with a queue, enqueued its job) committed.
-  dispatched(runId: string) {
-    if (this.queue) (this.queue as { kick?: () => void }).kick?.();
+  // After the transaction that reserved a run (and, with a queue, enqueued its job) committed.
+  private dispatched(runId: string) {
+    if (this.queue) this.queue.kick?.();
     else void this.dispatch(runId);
   }
 

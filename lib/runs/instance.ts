@@ -1,8 +1,10 @@
 // The process's one executor. SQLite (one instance): runs execute in this process. PostgreSQL (several
 // instances): runs go through the pg-boss queue, worked by every instance with AFK_WORKERS > 0 and by
 // `npm run worker` processes.
+import "server-only";
 import { db } from "../db/client.ts";
 import { env } from "../env.ts";
+import type { AppContext } from "../context.ts";
 import { RunExecutor } from "./executor.ts";
 import { PgBossQueue } from "./queue.ts";
 
@@ -24,4 +26,9 @@ export function executor(): RunExecutor {
 export function queue(): PgBossQueue | null {
   executor();
   return g.afkQueue ?? null;
+}
+
+/** The process's context: its database, store, agents and executor (see lib/context.ts). */
+export function appContext(): AppContext {
+  return executor().context;
 }

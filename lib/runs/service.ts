@@ -1,5 +1,6 @@
 // Everything a person (or an API token) can do with runs, checked against their role, audited, and mapped
 // to typed HTTP errors. Routes and server actions are thin wrappers around these functions.
+import "server-only";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { Db } from "../db/client.ts";
@@ -26,8 +27,8 @@ import {
   rootRunOf,
   storedSnapshotSchema,
 } from "../runner/index.ts";
-import type { ApprovalRecord } from "../runner/index.ts";
-import type { RunExecutor } from "./executor.ts";
+import { type ApprovalRecord, type Message, messageSchema } from "../runner/index.ts";
+import type { AppContext } from "../context.ts";
 import { PrismaStore } from "../store/prisma-store.ts";
 import {
   checkpointBySeq,
@@ -55,42 +56,30 @@ import {
   startRunSchema,
   timelineQuerySchema,
 } from "./schemas.ts";
-import { type ApprovalView, type ConversationView, approvalsOf, argChanges, conversationOf, pendingApprovalsOf } from "./view.ts";
+import { approvalsOf, argChanges, conversationOf, pendingApprovalsOf } from "./view.ts";
 import {
+  type ApprovalView,
+  type ConversationView,
   type CorruptionDto,
-  type DeliveryDto,
+  type DiffDto,
   type InboxDto,
-  type RunDto,
+  type RunView,
+  type SnapshotSummary,
   toDeliveryDto,
   toRunDto,
   toRunListDto,
   toTimelineRunDto,
-} from "./dto.ts";
+} from "../dto.ts";
 
 type RunRow = NonNullable<Awaited<ReturnType<typeof getRunRow>>>;
 
 // ---- Agents ----
 
-function allAgents(ex: RunExecutor): Agent[] {
-  const seen = new Map<string, Agent>();
-  const visit = (a: Agent) => {
-    if (seen.has(a.name)) return;
-    seen.set(a.name, a);
-    for (const s of a.subagents ?? []) visit(s);
-  };
-  for (const a of Object.values(ex.rt.agents) as Agent[]) visit(a);
-  return [...seen.values()];
-}
+export const agentNames = (ctx: AppContext) => ctx.agents.all().map((a) => a.name);
 
-export const agentNames = (ex: RunExecutor) =>
-  allAgents(ex)
-    .map((a) => a.name)
-    .sort();
-
-const toolsOf = (ex: RunExecutor) => (name: string) => allAgents(ex).find((a) => a.name === name)?.tools ?? [];
-
-export function agentCatalog(ex: RunExecutor) {
-  return (Object.values(ex.rt.agents) as Agent[])
+export function agentCatalog(ctx: AppContext) {
+  return ctx.agents
+    .startable()
     .filter((a) => a.inputSchema)
     .map((a) => ({
       name: a.name,
@@ -119,7 +108,8 @@ async function visibleRun(db: Db, actor: Actor | null, runId: string): Promise<R
 // With an Idempotency-Key, a retried start (the client lost the first answer) returns the first run
 // instead of starting a second; the key is scoped to the caller, and reusing it for a different request
 // is a 409.
-export async function startRun(db: Db, ex: RunExecutor, actor: Actor | null, body: unknown, opts: { idempotencyKey?: string | null } = {}) {
+export async function startRun(ctx: AppContext, actor: Actor | null, body: unknown, opts: { idempotencyKey?: string | null } = {}) {
+  const { db, executor: ex } = ctx;
   const who = requirePermission(actor, "runs:start");
   let key: string | null = null;
   if (opts.idempotencyKey != null) {
@@ -128,7 +118,7 @@ export async function startRun(db: Db, ex: RunExecutor, actor: Actor | null, bod
     key = `${who.id}:${k.data}`;
   }
   const { agent: name, input } = parseOr400(startRunSchema, body);
-  const agent = (ex.rt.agents as Record<string, Agent>)[name];
+  const agent = ctx.agents.topLevelAgent(name);
   if (!agent?.inputSchema) throw new ValidationError("agent", `Unknown agent ${name}`);
   const parsed = agent.inputSchema.strict().safeParse(input);
   if (!parsed.success) {
@@ -243,48 +233,30 @@ export async function pendingCount(db: Db, actor: Actor | null) {
 
 // ---- The run page ----
 
-export type RunView = {
-  run: RunDto;
-  corruption: CorruptionDto | null;
-  conversation: ConversationView | null;
-  approvals: ApprovalView[];
-  checkpointCount: number;
-  canResume: boolean;
-  permissions: { decide: boolean; operate: boolean };
-  selfApprovalForbidden: boolean;
-  deliveries: DeliveryDto[];
-  // The server's clock when the view was built: durations of a live run are measured to it, so the
-  // server's HTML and the browser's first render agree.
-  asOfMs: number;
-};
-
 const corruptionOf = (e: unknown): CorruptionDto | null =>
   e instanceof AgentCheckpointCorruptionError ? { error: "AgentCheckpointCorruptionError", message: e.message, key: e.key ?? null } : null;
 
 // Reads everything of a run that a decision or an operator action would rely on, through the runner's
 // validating readers: the latest checkpoint (a run that has begun must have one), the snapshot and logs
 // it points to, and every approval of the run and its subagents. An unreadable record marks the run.
-async function readRun(
-  _db: Db,
-  ex: RunExecutor,
-  run: RunRow,
-): Promise<{ conversation: ConversationView | null; approvals: ApprovalView[] }> {
+async function readRun(ctx: AppContext, run: RunRow): Promise<{ conversation: ConversationView | null; approvals: ApprovalView[] }> {
   if (run.state === "pending") return { conversation: null, approvals: [] };
-  const latest = await readLatestCheckpoint(ex.rt.store, run.threadId, run.id);
+  const latest = await readLatestCheckpoint(ctx.store, run.threadId, run.id);
   // A run that is executing for the first time may not have written its first checkpoint yet.
   if (!latest && run.state === "running" && run.step === 0) return { conversation: null, approvals: [] };
   if (!latest) throw new AgentCheckpointCorruptionError(`No checkpoint for run ${run.id}`, checkpointLatestKey(run.id));
-  const conversation = await conversationOf(ex.rt.store, run.threadId, run.id);
-  const approvals = await approvalsOf(ex.rt.store, run.threadId, run.id, toolsOf(ex));
+  const conversation = await conversationOf(ctx.store, run.threadId, run.id);
+  const approvals = await approvalsOf(ctx.store, run.threadId, run.id, (name: string) => ctx.agents.toolsOf(name));
   return { conversation, approvals };
 }
 
-export async function getRunView(db: Db, ex: RunExecutor, actor: Actor | null, runId: string): Promise<RunView> {
+export async function getRunView(ctx: AppContext, actor: Actor | null, runId: string): Promise<RunView> {
+  const { db, executor: ex } = ctx;
   let run = await visibleRun(db, actor, runId);
   let read: Awaited<ReturnType<typeof readRun>> = { conversation: null, approvals: [] };
   let corruption: CorruptionDto | null = null;
   try {
-    read = await readRun(db, ex, run);
+    read = await readRun(ctx, run);
   } catch (e) {
     corruption = corruptionOf(e);
     if (!corruption) throw e;
@@ -297,7 +269,7 @@ export async function getRunView(db: Db, ex: RunExecutor, actor: Actor | null, r
       message: `A record of this run could not be read (key ${run.corruptKey})`,
       key: run.corruptKey,
     };
-  const agent = (ex.rt.agents as Record<string, Agent>)[run.agentName];
+  const agent = ctx.agents.find(run.agentName);
   return {
     run: toRunDto(run),
     corruption,
@@ -314,12 +286,13 @@ export async function getRunView(db: Db, ex: RunExecutor, actor: Actor | null, r
 
 // Decide, resume, cancel, retry and fork refuse a run with an unreadable record: 409 naming the key,
 // and the run is marked so that no sweep or worker claims it again.
-async function assertReadable(db: Db, ex: RunExecutor, run: RunRow): Promise<void> {
+async function assertReadable(ctx: AppContext, run: RunRow): Promise<void> {
+  const { db } = ctx;
   if (run.corruptKey) throw new CorruptRecordError(`A record of run ${run.id} could not be read`, run.corruptKey);
   await onRun(db, run.id, async () => {
-    await readRun(db, ex, run);
+    await readRun(ctx, run);
     // Resume replays effects: one that cannot be read would stop it later; refuse now instead.
-    await validateEffects(ex.rt.store, run.threadId, run.id);
+    await validateEffects(ctx.store, run.threadId, run.id);
   });
 }
 
@@ -360,99 +333,95 @@ export class DecisionConflictError extends ConflictError {
   }
 }
 
-export async function decide(db: Db, ex: RunExecutor, actor: Actor | null, approvalId: string, body: unknown) {
+export async function decide(ctx: AppContext, actor: Actor | null, approvalId: string, body: unknown) {
+  const { db, executor: ex } = ctx;
   const who = requirePermission(actor, "approvals:decide");
   const input = parseOr400(decisionSchema, body);
   const ref = parseApprovalId(approvalId);
   if (!ref) throw new NotFoundError("No such approval");
   const root = await getRunRow(db, ref.rootRunId);
   if (!root) throw new NotFoundError("No such approval");
-  await assertReadable(db, ex, root);
-  const before = await onRun(db, root.id, () => getApproval(ex.rt.store, root.threadId, approvalId));
+  await assertReadable(ctx, root);
+  const before = await onRun(db, root.id, () => getApproval(ctx.store, root.threadId, approvalId));
   if (!before) throw new NotFoundError("No such approval");
-  const rootAgent = (ex.rt.agents as Record<string, Agent>)[root.agentName];
-  const tool = toolsOf(ex)(before.agent_name).find((t) => t.name === before.tool_name);
+  const rootAgent = ctx.agents.find(root.agentName);
+  const tool = ctx.agents.toolsOf(before.agent_name).find((t) => t.name === before.tool_name);
   const edited = input.decision === "approve" && !!input.args;
 
   // The decision, its audit entry and (for agents that resume by themselves) the reservation of the resume
   // and its job commit in one transaction, on SQLite as on PostgreSQL: a crash loses all or nothing. Its
   // first statement takes the run's row lock, so decisions on one run serialize.
-  const r = await onRun(db, root.id, () =>
-    db.$transaction(
-      async (t) => {
-        const tx = t as Db;
-        await lockRun(tx, root.id);
-        const store = new PrismaStore(tx);
-        let after: ApprovalRecord;
-        try {
-          after = await decideApproval(store, root.threadId, approvalId, tool, {
-            by: who.email,
-            decision: input.decision,
-            reason: input.reason,
-            args: input.args,
-            expectedArgsHash: input.argsHash,
-            forbiddenDeciders: rootAgent?.allowSelfApproval || !root.submittedByEmail ? [] : [root.submittedByEmail],
-          });
-        } catch (e) {
-          approvalError(e, await getApproval(store, root.threadId, approvalId));
-        }
-        await appendAudit(tx, {
-          actor: who,
-          action: edited ? "approval.edit_approve" : `approval.${input.decision}`,
-          targetType: "run",
-          targetId: root.id,
-          data: {
-            approval_id: approvalId,
-            tool: before.tool_name,
-            decision: input.decision,
-            reason: input.reason ?? null,
-            before: before.approved_args ?? before.args,
-            after: after.approved_args ?? after.args,
-            changes: argChanges(before.args, after.approved_args),
-            status: after.status,
-          },
+  return onRun(db, root.id, () =>
+    ex.transaction(async (tx, submit) => {
+      await lockRun(tx, root.id);
+      const store = new PrismaStore(tx);
+      let after: ApprovalRecord;
+      try {
+        after = await decideApproval(store, root.threadId, approvalId, tool, {
+          by: who.email,
+          decision: input.decision,
+          reason: input.reason,
+          args: input.args,
+          expectedArgsHash: input.argsHash,
+          forbiddenDeciders: rootAgent?.allowSelfApproval || !root.submittedByEmail ? [] : [root.submittedByEmail],
         });
-        let reserved = false;
-        if (rootAgent?.autoResume && root.state === "paused") {
-          const pending = await pendingApprovalsOf(store, root.threadId, root.id);
-          reserved = !pending.length && (await ex.reserve(root.id, "paused", tx));
-          if (reserved)
-            await appendAudit(tx, {
-              actor: null,
-              action: "run.auto_resume",
-              targetType: "run",
-              targetId: root.id,
-              data: { after: approvalId },
-            });
-          if (reserved && ex.queue) await ex.queue.send(root.id, tx);
-        }
-        return { approval: after, resumed: reserved };
-      },
-      { maxWait: 20_000, timeout: 20_000 },
-    ),
+      } catch (e) {
+        approvalError(e, await getApproval(store, root.threadId, approvalId));
+      }
+      await appendAudit(tx, {
+        actor: who,
+        action: edited ? "approval.edit_approve" : `approval.${input.decision}`,
+        targetType: "run",
+        targetId: root.id,
+        data: {
+          approval_id: approvalId,
+          tool: before.tool_name,
+          decision: input.decision,
+          reason: input.reason ?? null,
+          before: before.approved_args ?? before.args,
+          after: after.approved_args ?? after.args,
+          changes: argChanges(before.args, after.approved_args),
+          status: after.status,
+        },
+      });
+      let reserved = false;
+      if (rootAgent?.autoResume && root.state === "paused") {
+        const pending = await pendingApprovalsOf(store, root.threadId, root.id);
+        reserved =
+          !pending.length &&
+          (await submit(root.id, "paused", {
+            actor: null,
+            action: "run.auto_resume",
+            targetType: "run",
+            targetId: root.id,
+            data: { after: approvalId },
+          }));
+      }
+      return { approval: after, resumed: reserved };
+    }),
   );
-  if (r.resumed) ex.dispatched(root.id);
-  return r;
 }
 
 // ---- Operator actions ----
 
-export async function resumeRun(db: Db, ex: RunExecutor, actor: Actor | null, runId: string) {
+export async function resumeRun(ctx: AppContext, actor: Actor | null, runId: string) {
+  const { db, executor: ex } = ctx;
   if (!actor) throw new UnauthorizedError();
   if (!can(actor.role, "approvals:decide") && !can(actor.role, "runs:operate")) throw new ForbiddenError();
   const run = await visibleRun(db, actor, runId);
-  await assertReadable(db, ex, run);
+  await assertReadable(ctx, run);
   if (run.state !== "paused") throw new ConflictError(`Run is ${run.state}, not paused`);
-  const pending = await onRun(db, run.id, () => pendingApprovalsOf(ex.rt.store, run.threadId, run.id));
+  const pending = await onRun(db, run.id, () => pendingApprovalsOf(ctx.store, run.threadId, run.id));
   if (pending.length) throw new ConflictError(`${pending.length} approval(s) still pending`);
   if (!(await ex.resumeWithAudit(run.id, actor))) throw new ConflictError("Run was resumed by someone else");
   return { id: run.id, resumed: true };
 }
 
-export async function cancelRun(db: Db, ex: RunExecutor, actor: Actor | null, runId: string) {
+export async function cancelRun(ctx: AppContext, actor: Actor | null, runId: string) {
+  const { db, executor: ex } = ctx;
   const who = requirePermission(actor, "runs:operate");
   const run = await visibleRun(db, who, runId);
-  await assertReadable(db, ex, run);
+  await assertReadable(ctx, run);
   if (run.state !== "running" && run.state !== "paused")
     throw new ConflictError(`Run is ${run.state}; only running or paused runs can be cancelled`);
   const audit = { actor: who, action: "run.cancel", targetType: "run", targetId: run.id, data: { from_state: run.state } };
@@ -465,10 +434,11 @@ function rewindError(e: unknown): never {
   throw e;
 }
 
-export async function retryRun(db: Db, ex: RunExecutor, actor: Actor | null, runId: string) {
+export async function retryRun(ctx: AppContext, actor: Actor | null, runId: string) {
+  const { db, executor: ex } = ctx;
   const who = requirePermission(actor, "runs:operate");
   const run = await visibleRun(db, who, runId);
-  await assertReadable(db, ex, run);
+  await assertReadable(ctx, run);
   if (run.state !== "failed") throw new ConflictError(`Run is ${run.state}; only a failed run can be retried`);
   const audit = { actor: who, action: "run.retry", targetType: "run", targetId: run.id, data: { error: run.error } };
   const ok = await onRun(db, run.id, () => ex.retry(run.id, audit).catch(rewindError));
@@ -476,11 +446,12 @@ export async function retryRun(db: Db, ex: RunExecutor, actor: Actor | null, run
   return { id: run.id, retrying: true };
 }
 
-export async function forkRun(db: Db, ex: RunExecutor, actor: Actor | null, runId: string, body: unknown) {
+export async function forkRun(ctx: AppContext, actor: Actor | null, runId: string, body: unknown) {
+  const { db, executor: ex } = ctx;
   const who = requirePermission(actor, "runs:operate");
   const run = await visibleRun(db, who, runId);
   const { seq } = parseOr400(forkSchema, body);
-  await assertReadable(db, ex, run);
+  await assertReadable(ctx, run);
   if (!(await checkpointBySeq(db, run.threadId, run.id, seq))) throw new ValidationError("seq", `Run has no checkpoint ${seq}`);
   const id = randomUUID();
   await createRunRow(db, {
@@ -521,21 +492,6 @@ export async function timelinePage(db: Db, actor: Actor | null, runId: string, q
   return { run: toTimelineRunDto(run), ...page, prevTimestampMs };
 }
 
-export type SnapshotSummary = {
-  seq: number;
-  phase: string;
-  step: number;
-  timestampMs: number;
-  state: string | null;
-  messageCount: number | null;
-  llmCalls: number | null;
-  toolCalls: number | null;
-  totalTokens: number | null;
-  costUsd: number | null;
-  pending: { text: string; toolCalls: string[] } | null;
-  snapshotFromSeq: number | null;
-};
-
 async function summaryAt(db: Db, run: RunRow, cp: CheckpointRecord): Promise<SnapshotSummary> {
   const key = keys.checkpoint(run.id, cp.step, cp.seq, cp.phase);
   const withSnap = cp.payload.runtime_snapshot !== undefined ? cp : await snapshotCheckpointAtOrBefore(db, run.threadId, run.id, key);
@@ -571,13 +527,15 @@ async function summaryAt(db: Db, run: RunRow, cp: CheckpointRecord): Promise<Sna
   };
 }
 
-export async function diffCheckpoints(db: Db, ex: RunExecutor, actor: Actor | null, runId: string, query: unknown) {
+export async function diffCheckpoints(ctx: AppContext, actor: Actor | null, runId: string, query: unknown): Promise<DiffDto> {
+  const { db } = ctx;
   const run = await visibleRun(db, actor, runId);
   const { a, b } = parseOr400(z.strictObject({ a: intParam(0, 1e9), b: intParam(0, 1e9) }), query);
-  return onRun(db, run.id, () => diffOf(db, ex, run, a, b));
+  return onRun(db, run.id, () => diffOf(ctx, run, a, b));
 }
 
-async function diffOf(db: Db, ex: RunExecutor, run: RunRow, a: number, b: number) {
+async function diffOf(ctx: AppContext, run: RunRow, a: number, b: number): Promise<DiffDto> {
+  const { db } = ctx;
   const [ca, cb] = await Promise.all([
     checkpointBySeq(db, run.threadId, run.id, Math.min(a, b)),
     checkpointBySeq(db, run.threadId, run.id, Math.max(a, b)),
@@ -585,10 +543,14 @@ async function diffOf(db: Db, ex: RunExecutor, run: RunRow, a: number, b: number
   if (!ca) throw new ValidationError("a", `No checkpoint ${Math.min(a, b)}`);
   if (!cb) throw new ValidationError("b", `No checkpoint ${Math.max(a, b)}`);
   const [sa, sb] = await Promise.all([summaryAt(db, run, ca), summaryAt(db, run, cb)]);
-  let added: unknown[] = [];
+  let added: Message[] = [];
   if (sa.messageCount !== null && sb.messageCount !== null && sb.messageCount > sa.messageCount) {
-    const entries = await listStored(ex.rt.store, run.threadId, keys.messagePrefix(run.id), "message");
-    added = entries.slice(sa.messageCount, sb.messageCount).map((e) => e.value);
+    const entries = await listStored(ctx.store, run.threadId, keys.messagePrefix(run.id), "message");
+    added = entries.slice(sa.messageCount, sb.messageCount).map((e) => {
+      const m = messageSchema.safeParse(e.value);
+      if (!m.success) throw new AgentCheckpointCorruptionError(`Message log entry is malformed (key ${e.key})`, e.key);
+      return m.data;
+    });
   }
   return { from: sa, to: sb, messagesAdded: added, payloadKeys: { from: Object.keys(ca.payload), to: Object.keys(cb.payload) } };
 }

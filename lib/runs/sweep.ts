@@ -7,9 +7,9 @@
 // again), logs the key once per process, and goes on with the rest.
 import type { Db } from "../db/client.ts";
 import { appendAudit } from "../audit/queries.ts";
-import { type Agent, AgentCheckpointCorruptionError, expireApproval, rootRunOf } from "../runner/index.ts";
+import { AgentCheckpointCorruptionError, expireApproval, rootRunOf } from "../runner/index.ts";
 import { log } from "../log.ts";
-import type { RunExecutor } from "./executor.ts";
+import type { AppContext } from "../context.ts";
 import { pendingApprovalsOf } from "./view.ts";
 import {
   getRunRow,
@@ -43,7 +43,8 @@ async function isolated(db: Db, runId: string, result: SweepResult, fn: () => Pr
   }
 }
 
-export async function sweep(db: Db, ex: RunExecutor, nowMs = Date.now()): Promise<SweepResult> {
+export async function sweep(ctx: AppContext, nowMs = Date.now()): Promise<SweepResult> {
+  const { db, executor: ex } = ctx;
   const result: SweepResult = { expired: 0, resumed: 0, retried: 0, corrupt: 0 };
   const touched = new Set<string>();
   const { ok: pending, bad } = await pendingApprovalRecords(db);
@@ -51,7 +52,7 @@ export async function sweep(db: Db, ex: RunExecutor, nowMs = Date.now()): Promis
   for (const rec of pending) {
     if (rec.deadline_ms === null || nowMs <= rec.deadline_ms) continue;
     await isolated(db, rec.root_run_id, result, async () => {
-      const { record, applied } = await expireApproval(ex.rt.store, rec, nowMs);
+      const { record, applied } = await expireApproval(ctx.store, rec, nowMs);
       if (!applied) return;
       result.expired++;
       touched.add(rec.root_run_id);
@@ -64,17 +65,19 @@ export async function sweep(db: Db, ex: RunExecutor, nowMs = Date.now()): Promis
       });
     });
   }
-  const agents = ex.rt.agents as Record<string, Agent>;
   for (const id of await pausedRunIds(
     db,
-    Object.keys(agents).filter((n) => agents[n].autoResume),
+    ctx.agents
+      .startable()
+      .filter((a) => a.autoResume)
+      .map((a) => a.name),
   ))
     touched.add(id);
   for (const runId of touched) {
     await isolated(db, runId, result, async () => {
       const run = await getRunRow(db, runId);
       if (run?.state !== "paused" || run.corruptKey) return;
-      if ((await pendingApprovalsOf(ex.rt.store, run.threadId, runId)).length) return;
+      if ((await pendingApprovalsOf(ctx.store, run.threadId, runId)).length) return;
       if (await ex.resumeWithAudit(runId, null, { by: "sweep" })) result.resumed++;
     });
   }

@@ -17,21 +17,7 @@ import {
   readStored,
   reviewedArgsHash,
 } from "../runner/index.ts";
-
-export type ConversationView = {
-  runId: string;
-  agent: string;
-  state: string;
-  messages: Message[];
-  toolExecutions: ToolExecution[];
-  // Subagent conversations by the parent's tool call id.
-  children: Record<string, ConversationView>;
-};
-
-export type ArgChange = { field: string; before: unknown; after: unknown };
-
-// argsHash: what a reviewer's decision sends back, so a decision on arguments edited meanwhile is refused.
-export type ApprovalView = ApprovalRecord & { changes: ArgChange[]; argsSchema: Record<string, unknown> | null; argsHash: string };
+import type { ApprovalView, ArgChange, ConversationView } from "../dto.ts";
 
 export async function conversationOf(store: MemoryStore, threadId: string, runId: string, depth = 0): Promise<ConversationView> {
   const loaded = await loadSnapshot(store, threadId, runId);

@@ -1,5 +1,6 @@
 // The runner's MemoryStore on Prisma (SQLite or PostgreSQL). Values are JSON text; the key is projected
 // into indexed columns (kind, run, step, phase, status, time) so timelines and inboxes are one query.
+import "server-only";
 import { Prisma } from "../generated/sqlite/client.ts";
 import { type Db, providerOf } from "../db/client.ts";
 import { LeaseLostError, type MemoryStore, type StateEntry, parseKey, parseStoredText } from "../runner/index.ts";

@@ -2,8 +2,10 @@
 // A token made for a user acts as that user (same id and email in decisions and the audit log, so quorum
 // and separation of duties count one person with two tokens once); it stops working when the user is
 // disabled or their role changes. A token made for no user is a service identity of its own.
+import "server-only";
 import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
+import { type TokenView, toTokenDto } from "../dto.ts";
 import type { Db } from "../db/client.ts";
 import { type Actor, requirePermission } from "../auth/actor.ts";
 import { roleSchema } from "../auth/roles.ts";
@@ -59,41 +61,12 @@ export async function createToken(db: Db, actor: Actor | null, body: unknown) {
     });
     return row;
   });
-  return { ...toTokenView(row), token };
+  return { ...toTokenDto(row), token };
 }
-
-// What the API and the admin page show of a token: plain JSON, ISO dates.
-export type TokenView = {
-  id: string;
-  name: string;
-  role: string;
-  userId: string | null;
-  prefix: string;
-  createdAt: string;
-  revokedAt: string | null;
-  lastUsedAt: string | null;
-};
-
-type TokenRow = {
-  id: string;
-  name: string;
-  role: string;
-  userId: string | null;
-  prefix: string;
-  createdAt: Date;
-  revokedAt: Date | null;
-  lastUsedAt: Date | null;
-};
-const toTokenView = (t: TokenRow): TokenView => ({
-  ...t,
-  createdAt: t.createdAt.toISOString(),
-  revokedAt: t.revokedAt?.toISOString() ?? null,
-  lastUsedAt: t.lastUsedAt?.toISOString() ?? null,
-});
 
 export async function listTokens(db: Db, actor: Actor | null): Promise<TokenView[]> {
   requirePermission(actor, "users:manage");
-  return (await db.apiToken.findMany({ select: publicFields, orderBy: { createdAt: "desc" } })).map(toTokenView);
+  return (await db.apiToken.findMany({ select: publicFields, orderBy: { createdAt: "desc" } })).map(toTokenDto);
 }
 
 export async function revokeToken(db: Db, actor: Actor | null, id: string) {
@@ -103,7 +76,7 @@ export async function revokeToken(db: Db, actor: Actor | null, id: string) {
   return db.$transaction(async (tx) => {
     const row = await tx.apiToken.update({ where: { id }, data: { revokedAt: existing.revokedAt ?? new Date() }, select: publicFields });
     await appendAudit(tx, { actor: admin, action: "token.revoke", targetType: "token", targetId: id, data: { name: row.name } });
-    return toTokenView(row);
+    return toTokenDto(row);
   });
 }
 

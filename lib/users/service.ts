@@ -1,3 +1,4 @@
+import "server-only";
 import type { Db } from "../db/client.ts";
 import { type Actor, requirePermission } from "../auth/actor.ts";
 import { ConflictError, NotFoundError, ValidationError } from "../auth/errors.ts";
@@ -5,15 +6,16 @@ import { hashPassword } from "../auth/password.ts";
 import { appendAudit } from "../audit/queries.ts";
 import { parseOr400 } from "../validation.ts";
 import { newUserSchema, userPatchSchema } from "./schemas.ts";
+import { type UserDto, toUserDto } from "../dto.ts";
 
 const publicFields = { id: true, email: true, name: true, role: true, disabled: true, createdAt: true } as const;
 
-export async function listUsers(db: Db, actor: Actor | null) {
+export async function listUsers(db: Db, actor: Actor | null): Promise<UserDto[]> {
   requirePermission(actor, "users:manage");
-  return db.user.findMany({ select: publicFields, orderBy: { createdAt: "asc" } });
+  return (await db.user.findMany({ select: publicFields, orderBy: { createdAt: "asc" } })).map(toUserDto);
 }
 
-export async function createUser(db: Db, actor: Actor | null, input: unknown) {
+export async function createUser(db: Db, actor: Actor | null, input: unknown): Promise<UserDto> {
   const admin = requirePermission(actor, "users:manage");
   const data = parseOr400(newUserSchema, input);
   if (await db.user.findUnique({ where: { email: data.email } })) {
@@ -32,11 +34,11 @@ export async function createUser(db: Db, actor: Actor | null, input: unknown) {
       targetId: user.id,
       data: { email: user.email, role: user.role },
     });
-    return user;
+    return toUserDto(user);
   });
 }
 
-export async function updateUser(db: Db, actor: Actor | null, userId: string, input: unknown) {
+export async function updateUser(db: Db, actor: Actor | null, userId: string, input: unknown): Promise<UserDto> {
   const admin = requirePermission(actor, "users:manage");
   const patch = parseOr400(userPatchSchema, input);
   const before = await db.user.findUnique({ where: { id: userId } });
@@ -58,6 +60,6 @@ export async function updateUser(db: Db, actor: Actor | null, userId: string, in
       targetId: userId,
       data: { before: { role: before.role, disabled: before.disabled }, after: { role: user.role, disabled: user.disabled } },
     });
-    return user;
+    return toUserDto(user);
   });
 }

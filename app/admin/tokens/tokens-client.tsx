@@ -5,7 +5,7 @@ import { ROLES } from "@/lib/auth/roles";
 import { api } from "@/components/api";
 import { Empty } from "@/components/ui";
 import { fmtTime } from "@/lib/format";
-import type { TokenView } from "@/lib/tokens/service";
+import type { TokenView } from "@/lib/dto";
 
 type Token = TokenView;
 type UserOption = { id: string; email: string; role: string };

@@ -1,9 +1,9 @@
 import { apiRoute } from "@/lib/http";
 import { UnauthorizedError } from "@/lib/auth/errors";
-import { executor } from "@/lib/runs/instance";
+import { appContext } from "@/lib/runs/instance";
 import { agentCatalog } from "@/lib/runs/service";
 
 export const GET = apiRoute(async ({ actor }) => {
   if (!actor) throw new UnauthorizedError();
-  return { agents: agentCatalog(executor()) };
+  return { agents: agentCatalog(appContext()) };
 });

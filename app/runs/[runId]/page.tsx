@@ -2,7 +2,7 @@ import { notFound } from "next/navigation";
 import { db } from "@/lib/db/client";
 import { pageActor } from "@/lib/auth/server";
 import { NotFoundError } from "@/lib/auth/errors";
-import { executor } from "@/lib/runs/instance";
+import { appContext } from "@/lib/runs/instance";
 import { getRunView } from "@/lib/runs/service";
 import { RunDetail } from "./run-detail";
 
@@ -11,10 +11,10 @@ export const dynamic = "force-dynamic";
 export default async function RunPage({ params }: { params: Promise<{ runId: string }> }) {
   const actor = await pageActor();
   const { runId } = await params;
-  const view = await getRunView(db(), executor(), actor, runId).catch((e) => {
+  const view = await getRunView(appContext(), actor, runId).catch((e) => {
     if (e instanceof NotFoundError) notFound();
     throw e;
   });
-  // The view is plain JSON already (lib/runs/dto.ts), exactly what the live refresh from /api/runs/{id} returns.
+  // The view is plain JSON already (lib/dto.ts), exactly what the live refresh from /api/runs/{id} returns.
   return <RunDetail initial={view} />;
 }

@@ -2,7 +2,7 @@
 import Link from "next/link";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import type { RunView } from "@/lib/runs/service";
+import type { RunView } from "@/lib/dto";
 import { ErrorBox, Field, JsonView, StateBadge } from "@/components/ui";
 import { api } from "@/components/api";
 import { Conversation } from "@/components/conversation";

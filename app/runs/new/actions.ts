@@ -2,10 +2,10 @@
 import { db } from "@/lib/db/client";
 import { currentActor } from "@/lib/auth/server";
 import { runAction } from "@/lib/http";
-import { executor } from "@/lib/runs/instance";
+import { appContext } from "@/lib/runs/instance";
 import { startRun } from "@/lib/runs/service";
 
 // idempotencyKey: one per form (a double submit or a retry after a lost answer starts one run).
 export async function startRunAction(input: unknown, idempotencyKey?: string) {
-  return runAction(async () => startRun(db(), executor(), await currentActor(), input, { idempotencyKey: idempotencyKey ?? null }));
+  return runAction(async () => startRun(appContext(), await currentActor(), input, { idempotencyKey: idempotencyKey ?? null }));
 }

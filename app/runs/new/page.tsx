@@ -1,5 +1,5 @@
 import { pageActor } from "@/lib/auth/server";
-import { executor } from "@/lib/runs/instance";
+import { appContext } from "@/lib/runs/instance";
 import { agentCatalog } from "@/lib/runs/service";
 import { StartRunForm } from "./start-run-form";
 
@@ -7,7 +7,7 @@ export const dynamic = "force-dynamic";
 
 export default async function NewRunPage({ searchParams }: { searchParams: Promise<{ agent?: string }> }) {
   await pageActor("runs:start");
-  const agents = agentCatalog(executor());
+  const agents = agentCatalog(appContext());
   const { agent } = await searchParams;
   return (
     <div className="space-y-4">

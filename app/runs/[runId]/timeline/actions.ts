@@ -2,9 +2,9 @@
 import { db } from "@/lib/db/client";
 import { currentActor } from "@/lib/auth/server";
 import { runAction } from "@/lib/http";
-import { executor } from "@/lib/runs/instance";
+import { appContext } from "@/lib/runs/instance";
 import { forkRun } from "@/lib/runs/service";
 
 export async function forkAction(runId: string, seq: number) {
-  return runAction(async () => forkRun(db(), executor(), await currentActor(), runId, { seq }));
+  return runAction(async () => forkRun(appContext(), await currentActor(), runId, { seq }));
 }

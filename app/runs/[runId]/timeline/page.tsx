@@ -4,7 +4,7 @@ import { db } from "@/lib/db/client";
 import { pageActor } from "@/lib/auth/server";
 import { can } from "@/lib/auth/roles";
 import { CorruptRecordError, HttpError, NotFoundError } from "@/lib/auth/errors";
-import { executor } from "@/lib/runs/instance";
+import { appContext } from "@/lib/runs/instance";
 import { diffCheckpoints, timelinePage } from "@/lib/runs/service";
 import { queryObject } from "@/lib/runs/schemas";
 import { ErrorBox, JsonView, StateBadge } from "@/components/ui";
@@ -31,7 +31,7 @@ export default async function TimelinePage({
   let diff: Awaited<ReturnType<typeof diffCheckpoints>> | null = null;
   let diffError: string | null = null;
   if (sp.a !== undefined && sp.b !== undefined) {
-    diff = await diffCheckpoints(db(), executor(), actor, runId, { a: sp.a, b: sp.b }).catch((e) => {
+    diff = await diffCheckpoints(appContext(), actor, runId, { a: sp.a, b: sp.b }).catch((e) => {
       if (e instanceof HttpError) {
         diffError = e instanceof CorruptRecordError ? `AgentCheckpointCorruptionError: ${e.message}` : e.message;
         return null;

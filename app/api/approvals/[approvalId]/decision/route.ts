@@ -1,8 +1,8 @@
 import { db } from "@/lib/db/client";
 import { apiRoute } from "@/lib/http";
-import { executor } from "@/lib/runs/instance";
+import { appContext } from "@/lib/runs/instance";
 import { decide } from "@/lib/runs/service";
 
 export const POST = apiRoute<{ approvalId: string }>(async ({ actor, params, body }) =>
-  decide(db(), executor(), actor, params.approvalId, await body()),
+  decide(appContext(), actor, params.approvalId, await body()),
 );

@@ -1,6 +1,6 @@
 import { db } from "@/lib/db/client";
 import { apiRoute } from "@/lib/http";
-import { executor } from "@/lib/runs/instance";
+import { appContext } from "@/lib/runs/instance";
 import { diffCheckpoints } from "@/lib/runs/service";
 
-export const GET = apiRoute<{ runId: string }>(({ actor, params, query }) => diffCheckpoints(db(), executor(), actor, params.runId, query));
+export const GET = apiRoute<{ runId: string }>(({ actor, params, query }) => diffCheckpoints(appContext(), actor, params.runId, query));

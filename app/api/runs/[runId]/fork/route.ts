@@ -1,9 +1,9 @@
 import { db } from "@/lib/db/client";
 import { apiRoute } from "@/lib/http";
-import { executor } from "@/lib/runs/instance";
+import { appContext } from "@/lib/runs/instance";
 import { forkRun } from "@/lib/runs/service";
 
 export const POST = apiRoute<{ runId: string }>(
-  async ({ actor, params, body }) => forkRun(db(), executor(), actor, params.runId, await body()),
+  async ({ actor, params, body }) => forkRun(appContext(), actor, params.runId, await body()),
   { status: 201 },
 );

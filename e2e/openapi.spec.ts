@@ -1,0 +1,120 @@
+// Every documented API operation, called over HTTP against the production build, and every response
+// (successes and errors, states in between included) validated against /api/openapi.json: the exact
+// path, method and status must be documented and its schema must accept the body. A client generated
+// from the document (openapi-typescript) therefore types what the server really sends.
+import path from "node:path";
+import Database from "better-sqlite3";
+import { type APIRequestContext, type Browser, expect, test } from "@playwright/test";
+import { signInAs } from "./helpers";
+import { responseValidator } from "./openapi";
+
+const dbFile = path.resolve((process.env.E2E_DATABASE_URL ?? "file:./data/e2e.db").replace(/^file:/, ""));
+
+async function session(browser: Browser, role: string): Promise<APIRequestContext> {
+  const ctx = await browser.newContext();
+  const page = await ctx.newPage();
+  await signInAs(page, role);
+  return page.request;
+}
+
+test("every API response validates against the OpenAPI document", async ({ browser, playwright, baseURL }) => {
+  test.setTimeout(120_000);
+  const anon = await playwright.request.newContext({ baseURL });
+  const doc = await (await anon.get("/api/openapi.json")).json();
+  const v = responseValidator(doc);
+  const problems: string[] = [];
+  const call = async (c: APIRequestContext, method: string, url: string, data?: unknown) => {
+    const res = await c.fetch(url, { method, data });
+    const body = await res.json();
+    const wrong = v.check(method, url, res.status(), body);
+    if (wrong) problems.push(wrong);
+    return { status: res.status(), body };
+  };
+  const [admin, reviewer, submitter] = [
+    await session(browser, "admin"),
+    await session(browser, "reviewer"),
+    await session(browser, "submitter"),
+  ];
+
+  expect((await call(anon, "GET", "/api/health")).status).toBe(200);
+  expect((await call(anon, "GET", "/api/runs")).status).toBe(401);
+  expect((await call(submitter, "GET", "/api/admin/users")).status).toBe(403);
+  expect((await call(submitter, "POST", "/api/runs", { agent: "deploy-bot", input: { service: 1 } })).status).toBe(400);
+
+  // Runs seen while they run, then paused.
+  const started = async (agent: string, input: Record<string, unknown>) => {
+    const r = await call(submitter, "POST", "/api/runs", { agent, input });
+    expect(r.status).toBe(201);
+    const id = r.body.id as string;
+    await expect.poll(async () => (await call(submitter, "GET", `/api/runs/${id}`)).body.run.state, { timeout: 20_000 }).toBe("paused");
+    return id;
+  };
+  const deploy = await started("deploy-bot", { service: "openapi", version: "1.0.0", environment: "staging" });
+  const refund = await started("refund-desk", { order_id: "ORD-4242", amount_cents: 2500, reason: "Late" });
+  const toCancel = await started("deploy-bot", { service: "openapi-cancel", version: "1.0.0", environment: "staging" });
+  const toRetry = await started("deploy-bot", { service: "openapi-retry", version: "1.0.0", environment: "staging" });
+
+  expect((await call(admin, "GET", "/api/agents")).status).toBe(200);
+  expect((await call(admin, "GET", "/api/runs?state=paused&take=5")).status).toBe(200);
+  expect((await call(admin, "GET", `/api/runs/${refund}`)).status).toBe(200);
+  expect((await call(admin, "GET", "/api/runs/no-such-run")).status).toBe(404);
+  expect((await call(admin, "GET", `/api/runs/${deploy}/checkpoints?take=3`)).status).toBe(200);
+  expect((await call(admin, "GET", `/api/runs/${deploy}/diff?a=0&b=4`)).status).toBe(200);
+  expect((await call(admin, "GET", `/api/runs/${deploy}/diff?a=0&b=99999`)).status).toBe(400);
+
+  // Decisions: the inbox, the badge count, an approve that auto-resumes, a repeat (409), a rejection.
+  const inbox = await call(reviewer, "GET", "/api/approvals");
+  expect(inbox.status).toBe(200);
+  expect((await call(reviewer, "GET", "/api/approvals?count=1")).status).toBe(200);
+  const approvalsOf = (run: string) => (inbox.body.approvals as { id: string; runId: string }[]).filter((a) => a.runId === run);
+  const [deployApproval] = approvalsOf(deploy);
+  expect((await call(reviewer, "POST", `/api/approvals/${deployApproval.id}/decision`, { decision: "approve" })).status).toBe(200);
+  expect((await call(reviewer, "POST", `/api/approvals/${deployApproval.id}/decision`, { decision: "approve" })).status).toBe(409);
+  for (const a of approvalsOf(refund))
+    expect((await call(reviewer, "POST", `/api/approvals/${a.id}/decision`, { decision: "reject", reason: "not this one" })).status).toBe(
+      200,
+    );
+  await expect.poll(async () => (await call(admin, "GET", `/api/runs/${deploy}`)).body.run.state, { timeout: 20_000 }).toBe("completed");
+
+  // Operator actions.
+  expect((await call(admin, "POST", `/api/runs/${refund}/resume`)).status).toBe(202);
+  expect((await call(admin, "POST", `/api/runs/${refund}/resume`)).status).toBe(409);
+  expect((await call(admin, "POST", `/api/runs/${toCancel}/cancel`)).status).toBe(202);
+  expect((await call(admin, "POST", `/api/runs/${deploy}/retry`)).status).toBe(409);
+  // A run stopped by a store fault is failed at a durable checkpoint; retry goes on from there.
+  const db = new Database(dbFile);
+  db.prepare("UPDATE Run SET state = 'failed', error = 'CheckpointWriteError: store fault', leaseOwner = NULL WHERE id = ?").run(toRetry);
+  db.close();
+  expect((await call(admin, "POST", `/api/runs/${toRetry}/retry`)).status).toBe(202);
+  expect((await call(admin, "POST", `/api/runs/${deploy}/fork`, { seq: 0 })).status).toBe(201);
+  expect((await call(admin, "POST", `/api/runs/${deploy}/fork`, { seq: "x" })).status).toBe(400);
+  await expect.poll(async () => (await call(admin, "GET", `/api/runs/${refund}`)).body.run.state, { timeout: 20_000 }).toBe("completed");
+  expect((await call(admin, "GET", `/api/runs/${refund}`)).status).toBe(200);
+  expect((await call(admin, "GET", "/api/audit")).status).toBe(200);
+
+  // Admin.
+  expect((await call(admin, "GET", "/api/admin/users")).status).toBe(200);
+  const email = `openapi-${Date.now()}@example.com`;
+  const user = await call(admin, "POST", "/api/admin/users", { email, name: "OpenAPI", role: "submitter", password: "openapi-password-1" });
+  expect(user.status).toBe(201);
+  expect(
+    (await call(admin, "POST", "/api/admin/users", { email, name: "Again", role: "submitter", password: "openapi-password-1" })).status,
+  ).toBe(409);
+  expect((await call(admin, "PATCH", `/api/admin/users/${user.body.user.id}`, { role: "operator" })).status).toBe(200);
+  expect((await call(admin, "PATCH", `/api/admin/users/${user.body.user.id}`, { role: "king" })).status).toBe(400);
+  const token = await call(admin, "POST", "/api/admin/tokens", { name: `openapi-${Date.now()}`, role: "reviewer" });
+  expect(token.status).toBe(201);
+  expect((await call(admin, "GET", "/api/admin/tokens")).status).toBe(200);
+  expect((await call(admin, "DELETE", `/api/admin/tokens/${token.body.id}`)).status).toBe(200);
+  expect((await call(admin, "DELETE", "/api/admin/tokens/no-such-token")).status).toBe(404);
+
+  expect(problems).toEqual([]);
+  // The validator is strict: a changed type, an extra field or an undocumented status is caught.
+  const runs = await call(admin, "GET", "/api/runs?take=1");
+  expect(v.check("GET", "/api/runs", 200, { ...runs.body, runs: [{ ...runs.body.runs[0], step: "2" }] })).toMatch(/must be integer/);
+  expect(v.check("GET", "/api/runs", 200, { ...runs.body, runs: [{ ...runs.body.runs[0], leaseOwner: "x" }] })).toMatch(/additional/);
+  expect(v.check("GET", "/api/runs", 418, {})).toMatch(/not documented/);
+  // Every operation in the document answered at least one success here.
+  const missing = v.coverage().filter((o) => !o.statuses.some((s) => s.startsWith("2")));
+  expect(missing).toEqual([]);
+});

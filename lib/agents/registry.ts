@@ -1,0 +1,48 @@
+// The agents this instance knows: the top-level ones a run can be started with, and every subagent they
+// delegate to. Look-ups by name go through here so nobody casts the agent map.
+import type { Agent, Tool } from "../runner/index.ts";
+
+export class AgentRegistry {
+  private readonly byName = new Map<string, Agent>();
+
+  constructor(private readonly topLevel: Record<string, Agent>) {
+    const visit = (a: Agent) => {
+      if (this.byName.has(a.name)) return;
+      this.byName.set(a.name, a);
+      for (const s of a.subagents ?? []) visit(s);
+    };
+    for (const a of Object.values(topLevel)) visit(a);
+  }
+
+  /** A top-level agent or subagent by name; undefined when there is none. */
+  find(name: string): Agent | undefined {
+    return this.byName.get(name);
+  }
+
+  /** Like find, for names the database holds (a run's agent): an unknown one is an error. */
+  get(name: string): Agent {
+    const a = this.find(name);
+    if (!a) throw new Error(`Unknown agent ${name}`);
+    return a;
+  }
+
+  /** The agents a run can be started with (by the name under which they were registered). */
+  startable(): Agent[] {
+    return Object.values(this.topLevel);
+  }
+
+  /** A top-level agent by the name runs are started with. */
+  topLevelAgent(name: string): Agent | undefined {
+    return Object.hasOwn(this.topLevel, name) ? this.topLevel[name] : undefined;
+  }
+
+  /** Every agent, subagents included, sorted by name. */
+  all(): Agent[] {
+    return [...this.byName.values()].sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  // biome-ignore lint/suspicious/noExplicitAny: tools of different argument types (see Agent.tools)
+  toolsOf(agentName: string): Tool<any>[] {
+    return this.find(agentName)?.tools ?? [];
+  }
+}

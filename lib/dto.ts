@@ -1,0 +1,462 @@
+// Response shapes: what the API answers and what pages hand to client components. Every shape is a zod
+// schema registered under a name in `apiSchemas` (lib/openapi.ts documents every response from them, and
+// an e2e test validates live responses against that document); every mapper takes a database row and
+// returns plain JSON: ISO dates, plain numbers, no lease internals, no raw Prisma rows.
+// A raw Run row cannot be serialized at all (its lease deadline is a BigInt), which is why nothing else
+// may put one into a response.
+import { z } from "zod";
+import type { Run } from "./generated/sqlite/client.ts";
+import { approvalRecordSchema, messageSchema, toolExecutionSchema } from "./runner/index.ts";
+
+/** Every response shape by the name the OpenAPI document gives it. */
+export const apiSchemas = z.registry<{ id: string }>();
+const named = <T extends z.ZodType>(id: string, schema: T): T => {
+  apiSchemas.add(schema, { id });
+  return schema;
+};
+
+const iso = z.string().describe("ISO 8601 time");
+const isoOrNull = iso.nullable();
+const toIso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
+
+export const runDto = named(
+  "Run",
+  z.object({
+    id: z.string(),
+    threadId: z.string(),
+    agentName: z.string(),
+    state: z.string(),
+    step: z.number().int(),
+    phase: z.string().nullable(),
+    input: z.unknown(),
+    submittedById: z.string().nullable(),
+    submittedByEmail: z.string().nullable(),
+    model: z.string().nullable(),
+    totalTokens: z.number().int(),
+    costUsd: z.number(),
+    forkedFromRunId: z.string().nullable(),
+    forkedFromSeq: z.number().int().nullable(),
+    cancelRequested: z.boolean(),
+    // Set when a reader found one of the run's records unreadable: the key of that record.
+    corruptKey: z.string().nullable(),
+    prunedAt: isoOrNull,
+    prunedCheckpoints: z.number().int(),
+    error: z.string().nullable(),
+    createdAt: iso,
+    updatedAt: iso,
+    finishedAt: isoOrNull,
+  }),
+);
+export type RunDto = z.infer<typeof runDto>;
+
+// The Run row as Prisma returns it; the mappers below read it and never pass it on.
+export type RunRowLike = Omit<Run, "leaseOwner" | "leaseUntilMs" | "leaseEpoch" | "idempotencyKey">;
+
+function parseInput(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return { unreadable: text.slice(0, 200) };
+  }
+}
+
+export function toRunDto(r: RunRowLike, opts: { withInput?: boolean } = {}): RunDto {
+  return {
+    id: r.id,
+    threadId: r.threadId,
+    agentName: r.agentName,
+    state: r.state,
+    step: r.step,
+    phase: r.phase,
+    input: opts.withInput === false ? null : parseInput(r.input),
+    submittedById: r.submittedById,
+    submittedByEmail: r.submittedByEmail,
+    model: r.model,
+    totalTokens: r.totalTokens,
+    costUsd: r.costUsd,
+    forkedFromRunId: r.forkedFromRunId,
+    forkedFromSeq: r.forkedFromSeq,
+    cancelRequested: r.cancelRequested,
+    corruptKey: r.corruptKey,
+    prunedAt: toIso(r.prunedAt),
+    prunedCheckpoints: r.prunedCheckpoints,
+    error: r.error,
+    createdAt: r.createdAt.toISOString(),
+    updatedAt: r.updatedAt.toISOString(),
+    finishedAt: toIso(r.finishedAt),
+  };
+}
+
+export const runListDto = named("RunList", z.object({ runs: z.array(runDto), nextCursor: z.string().nullable() }));
+export const toRunListDto = (p: { runs: RunRowLike[]; nextCursor: string | null }) => ({
+  runs: p.runs.map((r) => toRunDto(r, { withInput: false })),
+  nextCursor: p.nextCursor,
+});
+
+export const deliveryDto = named(
+  "WebhookDelivery",
+  z.object({
+    id: z.string(),
+    event: z.string(),
+    url: z.string(),
+    status: z.string(),
+    attempts: z.number().int(),
+    lastStatus: z.number().int().nullable(),
+    lastError: z.string().nullable(),
+    createdAt: iso,
+    deliveredAt: isoOrNull,
+  }),
+);
+export type DeliveryDto = z.infer<typeof deliveryDto>;
+export const toDeliveryDto = (d: {
+  id: string;
+  event: string;
+  url: string;
+  status: string;
+  attempts: number;
+  lastStatus: number | null;
+  lastError: string | null;
+  createdAt: Date;
+  deliveredAt: Date | null;
+}): DeliveryDto => ({
+  id: d.id,
+  event: d.event,
+  url: d.url,
+  status: d.status,
+  attempts: d.attempts,
+  lastStatus: d.lastStatus,
+  lastError: d.lastError,
+  createdAt: d.createdAt.toISOString(),
+  deliveredAt: toIso(d.deliveredAt),
+});
+
+export const corruptionDto = named(
+  "Corruption",
+  z.object({
+    error: z.literal("AgentCheckpointCorruptionError"),
+    message: z.string(),
+    key: z.string().nullable(),
+  }),
+);
+export type CorruptionDto = z.infer<typeof corruptionDto>;
+
+export const inboxItemDto = named(
+  "InboxItem",
+  z.object({
+    id: z.string(),
+    runId: z.string(),
+    subRunId: z.string().nullable(),
+    agent: z.string(),
+    rootAgent: z.string(),
+    tool: z.string(),
+    summary: z.string(),
+    reason: z.string(),
+    requestedBy: z.string().nullable(),
+    requestedAtMs: z.number().int(),
+    deadlineMs: z.number().int().nullable(),
+    quorum: z.number().int(),
+    approvals: z.number().int(),
+    decidedByMe: z.boolean(),
+    // The reviewer must see this to decide: the stored arguments hash and record version they saw.
+    argsHash: z.string(),
+    version: z.number().int(),
+  }),
+);
+export type InboxItemDto = z.infer<typeof inboxItemDto>;
+
+// An approval record that could not be read: listed (so nobody wonders where it went), never decidable.
+export const inboxCorruptDto = named(
+  "UnreadableRecord",
+  z.object({
+    key: z.string(),
+    runId: z.string().nullable(),
+    error: z.literal("AgentCheckpointCorruptionError"),
+    message: z.string(),
+  }),
+);
+export type InboxCorruptDto = z.infer<typeof inboxCorruptDto>;
+
+export const inboxDto = named(
+  "Inbox",
+  z.object({
+    approvals: z.array(inboxItemDto),
+    corrupt: z.array(inboxCorruptDto),
+    // The server's clock when the answer was built: "waiting for" is computed from it, so the server's
+    // HTML and the browser's first render agree (no hydration mismatch) and refreshes move it on.
+    asOfMs: z.number().int(),
+  }),
+);
+export type InboxDto = z.infer<typeof inboxDto>;
+
+export const timelineRunDto = named(
+  "TimelineRun",
+  z.object({
+    id: z.string(),
+    agentName: z.string(),
+    state: z.string(),
+    prunedAt: isoOrNull,
+    prunedCheckpoints: z.number().int(),
+  }),
+);
+export const toTimelineRunDto = (r: RunRowLike) => ({
+  id: r.id,
+  agentName: r.agentName,
+  state: r.state,
+  prunedAt: toIso(r.prunedAt),
+  prunedCheckpoints: r.prunedCheckpoints,
+});
+
+// ---- Run page ----
+
+export const argChangeDto = z.object({ field: z.string(), before: z.unknown(), after: z.unknown() });
+export type ArgChange = z.infer<typeof argChangeDto>;
+
+// An approval as a reviewer sees it: the stored record plus what changed, the arguments' JSON schema
+// (for the edit form) and the hash a decision sends back.
+export const approvalViewDto = named(
+  "ApprovalView",
+  approvalRecordSchema.extend({
+    changes: z.array(argChangeDto),
+    argsSchema: z.record(z.string(), z.unknown()).nullable(),
+    argsHash: z.string(),
+  }),
+);
+export type ApprovalView = z.infer<typeof approvalViewDto>;
+
+// The conversation rebuilt from the latest runtime snapshot; subagent conversations under the tool call
+// that delegated to them.
+export const conversationDto = named(
+  "Conversation",
+  z.object({
+    runId: z.string(),
+    agent: z.string(),
+    state: z.string(),
+    messages: z.array(messageSchema),
+    toolExecutions: z.array(toolExecutionSchema),
+    get children(): z.ZodRecord<z.ZodString, typeof conversationDto> {
+      return z.record(z.string(), conversationDto);
+    },
+  }),
+);
+export type ConversationView = z.infer<typeof conversationDto>;
+
+export const runViewDto = named(
+  "RunView",
+  z.object({
+    run: runDto,
+    corruption: corruptionDto.nullable(),
+    conversation: conversationDto.nullable(),
+    approvals: z.array(approvalViewDto),
+    checkpointCount: z.number().int(),
+    canResume: z.boolean(),
+    permissions: z.object({ decide: z.boolean(), operate: z.boolean() }),
+    selfApprovalForbidden: z.boolean(),
+    deliveries: z.array(deliveryDto),
+    asOfMs: z.number().int(),
+  }),
+);
+export type RunView = z.infer<typeof runViewDto>;
+
+// ---- Actions ----
+
+export const startedDto = named("RunStarted", z.object({ id: z.string(), replayed: z.boolean() }));
+export const approvalDto = named("Approval", approvalRecordSchema);
+export const decisionResultDto = named("DecisionResult", z.object({ approval: approvalDto, resumed: z.boolean() }));
+export const resumedDto = named("RunResumed", z.object({ id: z.string(), resumed: z.literal(true) }));
+export const cancellingDto = named("RunCancelling", z.object({ id: z.string(), cancelling: z.literal(true) }));
+export const retryingDto = named("RunRetrying", z.object({ id: z.string(), retrying: z.literal(true) }));
+export const forkedDto = named(
+  "RunForked",
+  z.object({ id: z.string(), forkedFrom: z.object({ runId: z.string(), seq: z.number().int() }) }),
+);
+export const pendingCountDto = named("PendingCount", z.object({ pending: z.number().int() }));
+
+// ---- Agents ----
+
+export const agentsDto = named(
+  "Agents",
+  z.object({
+    agents: z.array(z.object({ name: z.string(), description: z.string(), inputSchema: z.record(z.string(), z.unknown()) })),
+  }),
+);
+
+// ---- Timeline ----
+
+export const checkpointDto = z.object({
+  schema_version: z.string(),
+  run_id: z.string(),
+  thread_id: z.string(),
+  step: z.number().int(),
+  phase: z.string(),
+  timestamp_ms: z.number().int(),
+  seq: z.number().int(),
+  payload: z.record(z.string(), z.unknown()),
+});
+
+export const timelinePageDto = named(
+  "TimelinePage",
+  z.object({
+    run: timelineRunDto,
+    checkpoints: z.array(checkpointDto),
+    corrupt: z.array(z.object({ key: z.string(), runId: z.string().nullable(), message: z.string() })),
+    nextCursor: z.string().nullable(),
+    prevTimestampMs: z.number().int().nullable(),
+  }),
+);
+
+export const snapshotSummaryDto = z.object({
+  seq: z.number().int(),
+  phase: z.string(),
+  step: z.number().int(),
+  timestampMs: z.number().int(),
+  state: z.string().nullable(),
+  messageCount: z.number().int().nullable(),
+  llmCalls: z.number().int().nullable(),
+  toolCalls: z.number().int().nullable(),
+  totalTokens: z.number().int().nullable(),
+  costUsd: z.number().nullable(),
+  pending: z.object({ text: z.string(), toolCalls: z.array(z.string()) }).nullable(),
+  snapshotFromSeq: z.number().int().nullable(),
+});
+export type SnapshotSummary = z.infer<typeof snapshotSummaryDto>;
+
+export const diffDto = named(
+  "CheckpointDiff",
+  z.object({
+    from: snapshotSummaryDto,
+    to: snapshotSummaryDto,
+    messagesAdded: z.array(messageSchema),
+    payloadKeys: z.object({ from: z.array(z.string()), to: z.array(z.string()) }),
+  }),
+);
+export type DiffDto = z.infer<typeof diffDto>;
+
+// ---- Audit ----
+
+export const auditEventDto = z.object({
+  id: z.string(),
+  at: iso,
+  actorId: z.string().nullable(),
+  actorEmail: z.string().nullable(),
+  action: z.string(),
+  targetType: z.string(),
+  targetId: z.string(),
+  data: z.unknown(),
+});
+export type AuditEventDto = z.infer<typeof auditEventDto>;
+export const auditPageDto = named("AuditPage", z.object({ events: z.array(auditEventDto), nextCursor: z.string().nullable() }));
+export type AuditPageDto = z.infer<typeof auditPageDto>;
+
+function parseJsonText(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+export const toAuditEventDto = (e: {
+  id: string;
+  at: Date;
+  actorId: string | null;
+  actorEmail: string | null;
+  action: string;
+  targetType: string;
+  targetId: string;
+  data: string;
+}): AuditEventDto => ({
+  id: e.id,
+  at: e.at.toISOString(),
+  actorId: e.actorId,
+  actorEmail: e.actorEmail,
+  action: e.action,
+  targetType: e.targetType,
+  targetId: e.targetId,
+  data: parseJsonText(e.data),
+});
+
+// ---- Users and tokens ----
+
+export const userDto = z.object({
+  id: z.string(),
+  email: z.string(),
+  name: z.string(),
+  role: z.string(),
+  disabled: z.boolean(),
+  createdAt: iso,
+});
+export type UserDto = z.infer<typeof userDto>;
+export const toUserDto = (u: { id: string; email: string; name: string; role: string; disabled: boolean; createdAt: Date }): UserDto => ({
+  id: u.id,
+  email: u.email,
+  name: u.name,
+  role: u.role,
+  disabled: u.disabled,
+  createdAt: u.createdAt.toISOString(),
+});
+export const usersDto = named("Users", z.object({ users: z.array(userDto) }));
+export const userResultDto = named("UserResult", z.object({ user: userDto }));
+
+export const tokenDto = z.object({
+  id: z.string(),
+  name: z.string(),
+  role: z.string(),
+  userId: z.string().nullable(),
+  prefix: z.string(),
+  createdAt: iso,
+  revokedAt: isoOrNull,
+  lastUsedAt: isoOrNull,
+});
+export type TokenView = z.infer<typeof tokenDto>;
+export const toTokenDto = (t: {
+  id: string;
+  name: string;
+  role: string;
+  userId: string | null;
+  prefix: string;
+  createdAt: Date;
+  revokedAt: Date | null;
+  lastUsedAt: Date | null;
+}): TokenView => ({
+  id: t.id,
+  name: t.name,
+  role: t.role,
+  userId: t.userId,
+  prefix: t.prefix,
+  createdAt: t.createdAt.toISOString(),
+  revokedAt: toIso(t.revokedAt),
+  lastUsedAt: toIso(t.lastUsedAt),
+});
+export const tokensDto = named("Tokens", z.object({ tokens: z.array(tokenDto) }));
+// The only time the secret is shown.
+export const createdTokenDto = named("CreatedToken", tokenDto.extend({ token: z.string() }));
+export const revokedTokenDto = named("RevokedToken", z.object({ token: tokenDto }));
+
+// ---- Health and errors ----
+
+export const healthDto = named(
+  "Health",
+  z.union([
+    z.object({
+      ok: z.literal(true),
+      database: z.enum(["sqlite", "postgresql"]),
+      databaseLatencyMs: z.number(),
+      queue: z.object({ pending: z.number().int(), running: z.number().int(), paused: z.number().int() }),
+      instance: z.object({ activeRuns: z.number().int(), lastSweepAt: z.number().int().nullable(), pid: z.number().int() }),
+    }),
+    z.object({ ok: z.literal(false), database: z.enum(["sqlite", "postgresql"]), error: z.string() }),
+  ]),
+);
+
+// Every 4xx: `error` names the kind, `field` the request field that is wrong (400), `key` the unreadable
+// record (409 AgentCheckpointCorruptionError), `current` the approval's state (409 on a stale decision).
+export const errorDto = named(
+  "Error",
+  z.object({
+    error: z.string(),
+    field: z.string().optional(),
+    message: z.string().optional(),
+    key: z.string().nullable().optional(),
+    current: z.unknown().optional(),
+  }),
+);
