@@ -3,6 +3,7 @@ import { hashOf } from "./canonical.ts";
 import type { PolicyRule } from "./policy.ts";
 import type { Tool } from "./tools.ts";
 
+/** Limits that stop a run before it runs away: steps, LLM and tool calls, wall time, cost, fallbacks. */
 export type FailSafe = {
   maxSteps: number;
   maxWallTimeS: number;
@@ -31,6 +32,7 @@ export const DEFAULT_FAIL_SAFE: FailSafe = {
   approvalDenialPolicy: "skip_action",
 };
 
+/** An agent: its model, instructions, tools, subagents, policy rules and limits. Plain data; the Runner runs it. */
 export type Agent = {
   name: string;
   description?: string;
@@ -43,23 +45,25 @@ export type Agent = {
   contextDefaults?: Record<string, unknown>;
   policy?: PolicyRule[];
   failSafe?: Partial<FailSafe>;
-  // The form a team fills to start a run; toUserMessage turns its value into the first user message.
+  /** The form a team fills to start a run; toUserMessage turns its value into the first user message. */
   inputSchema?: z.ZodObject;
   toUserMessage?: (input: Record<string, unknown>) => string;
-  // Fallback when an approval passes its deadline; default deny.
+  /** Fallback when an approval passes its deadline; default deny. */
   approvalFallback?: "deny" | "allow";
   approvalTimeoutS?: number;
-  // Resume on its own once every pending call of the step is decided (otherwise a reviewer clicks Resume).
+  /** Resume on its own once every pending call of the step is decided (otherwise a reviewer clicks Resume). */
   autoResume?: boolean;
-  // Separation of duties: by default nobody decides an approval of a run they started.
+  /** Separation of duties: by default nobody decides an approval of a run they started. */
   allowSelfApproval?: boolean;
 };
 
+/** The agent's limits with the defaults filled in. */
 export const failSafeOf = (a: Agent): FailSafe => ({ ...DEFAULT_FAIL_SAFE, ...a.failSafe });
 
+/** The tool name under which a parent agent delegates to this subagent (`delegate_to_<name>`). */
 export const delegateToolName = (sub: Agent) => `delegate_to_${sub.name.replace(/[^a-zA-Z0-9_]/g, "_")}`;
 
-// Identifies the agent's shape; resume refuses an agent with a different one.
+/** Identifies the agent's shape; resume refuses an agent with a different one. */
 export function agentFingerprint(a: Agent): string {
   return hashOf({
     name: a.name,
@@ -68,6 +72,7 @@ export function agentFingerprint(a: Agent): string {
   });
 }
 
+/** The system prompt for this run: the agent's instructions, rendered with the run's context when a function. */
 export function instructionsFor(a: Agent, context: Record<string, unknown>): string {
   return typeof a.instructions === "function" ? a.instructions(context) : a.instructions;
 }

@@ -33,7 +33,7 @@ export const approvalRecordSchema = z.object({
   version: z.number().int().nonnegative(),
   id: z.string(),
   run_id: z.string(),
-  // The top-level run to resume (differs from run_id for a subagent's approval).
+  /** The top-level run to resume (differs from run_id for a subagent's approval). */
   root_run_id: z.string(),
   thread_id: z.string(),
   step: z.number().int(),
@@ -57,15 +57,17 @@ export const approvalRecordSchema = z.object({
 });
 export type ApprovalRecord = z.infer<typeof approvalRecordSchema>;
 
+/** The hash that identifies a set of tool arguments (canonical JSON, sha256). */
 export const argsHash = (args: unknown) => hashOf(args);
 
+/** Validates a stored approval record; anything malformed is an AgentCheckpointCorruptionError naming the key. */
 export function parseApproval(raw: unknown, key: string): ApprovalRecord {
   const p = approvalRecordSchema.safeParse(raw);
   if (!p.success) throw new AgentCheckpointCorruptionError("Approval record is malformed", key);
   return p.data;
 }
 
-// The store key of an approval id (ids without a step are the legacy format).
+/** The store key of an approval id (ids without a step are the legacy format). */
 export function approvalKey(id: string): string | null {
   const p = parseApprovalId(id);
   if (!p) return null;
@@ -99,6 +101,7 @@ export async function findApproval(
   return legacy && legacy.step === step ? legacy : null;
 }
 
+/** Every approval request of one run (not its subagents), validated, in key order. */
 export async function listApprovals(store: MemoryStore, threadId: string, runId: string): Promise<ApprovalRecord[]> {
   const entries = await listStored(store, threadId, keys.approvalPrefix(runId), "approval record");
   return entries.map((e) => parseApproval(e.value, e.key));
@@ -111,6 +114,7 @@ async function save(store: MemoryStore, rec: ApprovalRecord, expectedVersion: nu
   return true;
 }
 
+/** Stores a new pending approval request for a tool call (idempotent: an existing request is returned as is). */
 export async function createApprovalRequest(
   store: MemoryStore,
   rec: Omit<ApprovalRecord, "schema_version" | "version" | "status" | "decisions" | "approved_args" | "decided_at_ms" | "id">,
@@ -136,22 +140,26 @@ export type DecisionInput = {
   by: string;
   decision: "approve" | "reject";
   reason?: string | null;
-  // Edited arguments (approve only); validated against the tool's schema.
+  /** Edited arguments (approve only); validated against the tool's schema. */
   args?: Record<string, unknown>;
   nowMs?: number;
-  // Separation of duties: who may not decide (e.g. the run's submitter).
+  /** Separation of duties: who may not decide (e.g. the run's submitter). */
   forbiddenDeciders?: string[];
-  // The hash of the arguments the reviewer saw (argsHash of approved_args ?? args). When it no longer
-  // matches (another reviewer edited them meanwhile), the decision is refused as stale. A plain approve
-  // without it is refused once someone has edited the arguments: it must say which arguments it approves.
+  /**
+   * The hash of the arguments the reviewer saw (argsHash of approved_args ?? args). When it no longer
+   * matches (another reviewer edited them meanwhile), the decision is refused as stale. A plain approve
+   * without it is refused once someone has edited the arguments: it must say which arguments it approves.
+   */
   expectedArgsHash?: string;
 };
 
 /** The hash a reviewer must send back with a decision: of the arguments currently up for approval. */
 export const reviewedArgsHash = (rec: ApprovalRecord) => argsHash(rec.approved_args ?? rec.args);
 
-// Records one reviewer's decision. Returns the updated record. Throws ApprovalDecisionError when the
-// approval is unknown, already decided, expired, or the edited args do not fit the tool.
+/**
+ * Records one reviewer's decision. Returns the updated record. Throws ApprovalDecisionError when the
+ * approval is unknown, already decided, expired, or the edited args do not fit the tool.
+ */
 export async function decideApproval(
   store: MemoryStore,
   threadId: string,
@@ -223,8 +231,10 @@ export async function decideApproval(
   throw new ApprovalDecisionError("Approval changed concurrently; try again", "already_decided");
 }
 
-// Past its deadline a pending approval takes the fallback (deny by default). `applied` says whether this
-// caller made the change (the compare-and-put lets exactly one of several concurrent sweeps win).
+/**
+ * Past its deadline a pending approval takes the fallback (deny by default). `applied` says whether this
+ * caller made the change (the compare-and-put lets exactly one of several concurrent sweeps win).
+ */
 export async function expireApproval(
   store: MemoryStore,
   rec: ApprovalRecord,
@@ -253,6 +263,7 @@ export async function expireApproval(
   return { record: (await getApproval(store, rec.thread_id, rec.id)) ?? next, applied: false };
 }
 
+/** Applies the deadline's fallback to a pending request whose deadline has passed; returns the record as it now stands. */
 export async function expireIfDue(store: MemoryStore, rec: ApprovalRecord, nowMs: number): Promise<ApprovalRecord> {
   return (await expireApproval(store, rec, nowMs)).record;
 }

@@ -30,14 +30,16 @@ export const checkpointRecordSchema = z.object({
   step: z.number().int().nonnegative(),
   phase: z.enum(PHASES),
   timestamp_ms: z.number().int().nonnegative(),
-  // Write order within the run, across restarts (not in the seed; legacy records have none).
+  /** Write order within the run, across restarts (not in the seed; legacy records have none). */
   seq: z.number().int().nonnegative().default(0),
   payload: z.record(z.string(), z.unknown()),
 });
 export type CheckpointRecord = z.infer<typeof checkpointRecordSchema>;
 
-// Legacy formats: camelCase keys, `data` for payload, `version`/`schemaVersion` for schema_version
-// (missing means v1). Anything but a plain object is corruption; an unknown version is corruption.
+/**
+ * Legacy formats: camelCase keys, `data` for payload, `version`/`schemaVersion` for schema_version
+ * (missing means v1). Anything but a plain object is corruption; an unknown version is corruption.
+ */
 export function normalizeCheckpointRecord(raw: unknown, key?: string): CheckpointRecord {
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
     throw new AgentCheckpointCorruptionError("Checkpoint record is not an object", key);

@@ -9,10 +9,14 @@ export type DemoScript = (messages: Message[], context: Record<string, unknown>)
 
 const approxTokens = (text: string) => Math.max(1, Math.ceil(text.length / 4));
 
+/**
+ * A deterministic model: a script per agent decides each turn from the conversation. With latencyMs it answers as slowly as a real model
+ * would.
+ */
 export class DemoModel implements ModelAdapter {
   readonly provider = "demo";
   calls = 0;
-  // latencyMs makes each call take that long, like a real model (benchmarks and the chaos test use it).
+  /** latencyMs makes each call take that long, like a real model (benchmarks and the chaos test use it). */
   constructor(
     private readonly scripts: Record<string, DemoScript>,
     private readonly latencyMs = 0,
@@ -40,7 +44,9 @@ export class DemoModel implements ModelAdapter {
   }
 }
 
-// Helpers for scripts.
+/** Helpers for scripts. */
 export const lastMessage = (messages: Message[]) => messages[messages.length - 1];
+/** The tool results in a conversation, oldest first. */
 export const toolResults = (messages: Message[]) => messages.filter((m): m is Extract<Message, { role: "tool" }> => m.role === "tool");
+/** The model's turns in a conversation, oldest first. */
 export const assistantTurns = (messages: Message[]) => messages.filter((m) => m.role === "assistant").length;

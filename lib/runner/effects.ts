@@ -24,9 +24,12 @@ export const effectRecordSchema = z.object({
 });
 export type EffectRecord = z.infer<typeof effectRecordSchema>;
 
+/** The effect journal's input hash: sha256 of the canonical JSON of {tool_name, args} (afk-runtime.md, "Effect journal"). */
 export const effectInputHash = (toolName: string, args: unknown) => hashOf({ tool_name: toolName, args });
+/** The effect journal's output hash: sha256 of the canonical JSON of {output}. */
 export const effectOutputHash = (output: unknown) => hashOf({ output });
 
+/** An effect record for one executed tool call, with its input and output hashes. */
 export function makeEffect(e: Omit<EffectRecord, "schema_version" | "input_hash" | "output_hash"> & { args: unknown }): EffectRecord {
   const { args, ...rest } = e;
   return {
@@ -47,13 +50,14 @@ function parseEffect(raw: unknown, key: string): EffectRecord {
   return parsed.data;
 }
 
-// Every effect of a run, validated: resume checks them all before it writes or calls anything.
+/** Every effect of a run, validated: resume checks them all before it writes or calls anything. */
 export async function validateEffects(store: MemoryStore, threadId: string, runId: string): Promise<number> {
   const entries = await listStored(store, threadId, keys.effectPrefix(runId), "effect record");
   for (const e of entries) parseEffect(e.value, e.key);
   return entries.length;
 }
 
+/** The stored effect a resumed run replays instead of executing the tool again: same tool call id, same input hash, successful. */
 export async function findReplayableEffect(
   store: MemoryStore,
   threadId: string,

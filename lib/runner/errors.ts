@@ -1,5 +1,7 @@
-// Every error the runner raises on bad records or illegal use is one of these types, so callers (and the
-// console) can tell corruption from integrity violations from programming errors.
+/**
+ * Every error the runner raises on bad records or illegal use is one of these types, so callers (and the
+ * console) can tell corruption from integrity violations from programming errors.
+ */
 export class AgentRunnerError extends Error {
   constructor(message: string) {
     super(message);
@@ -7,7 +9,7 @@ export class AgentRunnerError extends Error {
   }
 }
 
-// A stored checkpoint (or what it points to) is missing, malformed or of an unknown version.
+/** A stored checkpoint (or what it points to) is missing, malformed or of an unknown version. */
 export class AgentCheckpointCorruptionError extends AgentRunnerError {
   constructor(
     message: string,
@@ -17,19 +19,22 @@ export class AgentCheckpointCorruptionError extends AgentRunnerError {
   }
 }
 
-// A stored effect does not match the call being replayed: same tool call id, different input.
+/** A stored effect does not match the call being replayed: same tool call id, different input. */
 export class AgentEffectIntegrityError extends AgentRunnerError {}
 
+/** A run state move the state machine does not allow (a bug, never user input). */
 export class InvalidStateTransitionError extends AgentRunnerError {}
 
-// resume() was given a different agent than the one that started the run.
+/** resume() was given a different agent than the one that started the run. */
 export class AgentMismatchError extends AgentRunnerError {}
 
-// This execution no longer holds its run: another worker claimed it (a higher fencing epoch), or the
-// lease could not be renewed. Nothing more may be written; the run goes on wherever it was taken over.
+/**
+ * This execution no longer holds its run: another worker claimed it (a higher fencing epoch), or the
+ * lease could not be renewed. Nothing more may be written; the run goes on wherever it was taken over.
+ */
 export class LeaseLostError extends AgentRunnerError {}
 
-// A checkpoint write failed; the run must not report it as saved.
+/** A checkpoint write failed; the run must not report it as saved. */
 export class CheckpointWriteError extends AgentRunnerError {
   constructor(
     message: string,
@@ -39,6 +44,7 @@ export class CheckpointWriteError extends AgentRunnerError {
   }
 }
 
+/** A decision that cannot be applied (unknown, decided, expired, stale, forbidden); `code` says which. */
 export class ApprovalDecisionError extends AgentRunnerError {
   constructor(
     message: string,
@@ -49,6 +55,7 @@ export class ApprovalDecisionError extends AgentRunnerError {
   }
 }
 
+/** A failed model call; `retryable` decides whether the retry/fallback chain tries again. */
 export class ModelCallError extends AgentRunnerError {
   constructor(
     message: string,
@@ -59,5 +66,5 @@ export class ModelCallError extends AgentRunnerError {
   }
 }
 
-// Retry or fork was asked of a run (or checkpoint) that cannot be continued that way.
+/** Retry or fork was asked of a run (or checkpoint) that cannot be continued that way. */
 export class RunRewindError extends AgentRunnerError {}

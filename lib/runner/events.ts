@@ -22,6 +22,7 @@ export type RunEventType =
   | "run_completed"
   | "warning";
 
+/** One event of a running run, as its handle streams them (checkpoint, step, llm, tool, approval, terminal). */
 export type RunEvent = {
   type: RunEventType;
   runId: string;
@@ -33,7 +34,7 @@ export type RunEvent = {
   schemaVersion: SchemaVersion;
 };
 
-// A push queue consumed as an async iterator; ends when closed.
+/** A push queue consumed as an async iterator; ends when closed. */
 export class EventChannel implements AsyncIterable<RunEvent> {
   private buffer: RunEvent[] = [];
   private waiters: ((r: IteratorResult<RunEvent>) => void)[] = [];

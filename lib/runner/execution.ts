@@ -31,6 +31,7 @@ import { renderToolOutput, toolIdempotencyKey } from "./tools.ts";
 import type { RunnerContext } from "./runner.ts";
 import { CheckpointWriter } from "./writer.ts";
 
+/** What one execution of a run starts from: the agent, ids, and (on resume) the restored snapshot. */
 export type ExecutionInit = {
   agent: Agent;
   runId: string;
@@ -38,10 +39,10 @@ export type ExecutionInit = {
   depth: number;
   agentPath: string;
   rootRunId: string;
-  // A fresh run:
+  /** A fresh run: */
   userMessage?: string;
   context: Record<string, unknown>;
-  // A resumed run:
+  /** A resumed run: */
   restored?: {
     scalars: Omit<StoredSnapshot, "messages" | "tool_executions" | "subagent_executions" | "pending_llm_response">;
     pending: LlmResponse | null;
@@ -56,6 +57,10 @@ type ToolOutcome = { message: Extract<Message, { role: "tool" }>; failed: boolea
 
 const nowMs = () => Date.now();
 
+/**
+ * One execution of one run, from its first or restored step until it pauses or ends. Writes every checkpoint through the write-behind
+ * writer; the Runner is its public face.
+ */
 export class RunExecution {
   readonly agent: Agent;
   readonly runId: string;

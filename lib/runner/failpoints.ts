@@ -18,8 +18,10 @@ export type FailpointName = (typeof FAILPOINTS)[number];
 /** One armed failpoint: where, optionally only at one step or in one agent, and what happens. */
 export type Failpoint = { at: FailpointName; step?: number; agent?: string; action: "kill" | "throw" };
 
+/** Thrown by a failpoint armed with action "throw". */
 export class FailpointError extends AgentRunnerError {}
 
+/** An AFK_FAILPOINT value that names no failpoint or action. */
 export class FailpointSpecError extends Error {}
 
 /** Parses `name[@agent][:step][:kill|throw]`, e.g. `post_llm:2:kill` or `tool_executed@refund-desk::throw`. */

@@ -29,6 +29,10 @@ function snapshotAtOrBefore(checkpoints: CheckpointRecord[], seq: number): { rec
 
 const maxSeq = (cps: CheckpointRecord[]) => cps.reduce((m, c) => Math.max(m, c.seq), 0);
 
+/**
+ * Rewinds a failed run to its last checkpoint with a snapshot so that a resume continues from there (a run stopped at a durable checkpoint
+ * needs no rewind). Throws RunRewindError for a run that did not fail.
+ */
 export async function prepareRetry(store: MemoryStore, threadId: string, runId: string): Promise<{ fromSeq: number }> {
   const latest = await loadLatestCheckpoint(store, threadId, runId);
   const terminal = terminalResultOf(latest);
@@ -51,6 +55,10 @@ export async function prepareRetry(store: MemoryStore, threadId: string, runId: 
 
 export type ForkInput = { threadId: string; runId: string; seq: number; newRunId: string; agent: Agent; context?: Record<string, unknown> };
 
+/**
+ * Writes a new run's first records from checkpoint `seq` of another run (its snapshot at or before that checkpoint); starting the new run
+ * continues from there.
+ */
 export async function prepareFork(store: MemoryStore, f: ForkInput): Promise<{ fromSeq: number; fromPhase: string }> {
   const cps = await listCheckpoints(store, f.threadId, f.runId);
   if (!cps.some((c) => c.seq === f.seq)) throw new RunRewindError(`Run ${f.runId} has no checkpoint ${f.seq}`);

@@ -4,7 +4,7 @@
 
 const pad = (n: number, w = 6) => String(n).padStart(w, "0");
 
-// Keys sort lexicographically in write order within a run, so listState(prefix) is the timeline.
+/** Keys sort lexicographically in write order within a run, so listState(prefix) is the timeline. */
 export const keys = {
   checkpoint: (runId: string, step: number, seq: number, phase: string) => `checkpoint:${runId}:${pad(step)}:${pad(seq, 4)}:${phase}`,
   checkpointPrefix: (runId: string) => `checkpoint:${runId}:`,
@@ -17,12 +17,12 @@ export const keys = {
   subagentExecutionPrefix: (runId: string) => `subexec:${runId}:`,
   effect: (runId: string, step: number, toolCallId: string) => `effect:${runId}:${pad(step)}:${toolCallId}`,
   effectPrefix: (runId: string) => `effect:${runId}:`,
-  // One approval request: scoped by step, because providers reuse tool call ids across steps.
+  /** One approval request: scoped by step, because providers reuse tool call ids across steps. */
   approval: (runId: string, step: number, toolCallId: string) => `approval:${runId}:${pad(step)}:${toolCallId}`,
-  // Written before approvals were scoped by step; still read (see approvals.ts findApproval).
+  /** Written before approvals were scoped by step; still read (see approvals.ts findApproval). */
   legacyApproval: (runId: string, toolCallId: string) => `approval:${runId}:${toolCallId}`,
   approvalPrefix: (runId: string) => `approval:${runId}:`,
-  // Approvals of every subagent run under runId, at any depth.
+  /** Approvals of every subagent run under runId, at any depth. */
   descendantApprovalPrefix: (runId: string) => `approval:${runId}.`,
 };
 

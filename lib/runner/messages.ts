@@ -40,7 +40,7 @@ export const addUsage = (a: Usage, b: Usage): Usage => ({
   total_tokens: a.total_tokens + b.total_tokens,
 });
 
-// What a model call returns, as stored in pending_llm_response.
+/** What a model call returns, as stored in pending_llm_response. */
 export const llmResponseSchema = z.object({
   text: z.string(),
   tool_calls: z.array(toolCallSchema),

@@ -4,6 +4,7 @@ import type { LlmResponse, Message } from "./messages.ts";
 
 export type ToolSpec = { name: string; description: string; parameters: Record<string, unknown> };
 
+/** What a model adapter is asked: the conversation, the tools, provider tokens and an abort signal. */
 export type LlmRequest = {
   model: string; // the model name without the provider prefix
   messages: Message[];
@@ -14,6 +15,7 @@ export type LlmRequest = {
   signal?: AbortSignal;
 };
 
+/** A model provider behind one method. Adapters for real providers live in lib/models; the DemoModel is one too. */
 export interface ModelAdapter {
   readonly provider: string;
   generate(req: LlmRequest): Promise<Omit<LlmResponse, "model">>;
@@ -27,7 +29,7 @@ const ALIASES: Record<string, string> = {
   claude: "anthropic",
 };
 
-// "gpt-4o" → openai:gpt-4o; "claude-…" → anthropic; "provider:model" as given; case-folded provider.
+/** "gpt-4o" → openai:gpt-4o; "claude-…" → anthropic; "provider:model" as given; case-folded provider. */
 export function resolveModel(requested: string): ResolvedModel {
   const trimmed = requested.trim();
   let provider: string;
@@ -45,7 +47,7 @@ export function resolveModel(requested: string): ResolvedModel {
   return { requested, normalized: `${provider}:${model}`, provider, model };
 }
 
-// USD per million tokens (input, output). Unknown models cost 0 and say so in the price source.
+/** USD per million tokens (input, output). Unknown models cost 0 and say so in the price source. */
 export const PRICES: Record<string, [number, number]> = {
   "openai:gpt-4o": [2.5, 10],
   "openai:gpt-4o-mini": [0.15, 0.6],
@@ -56,6 +58,7 @@ export const PRICES: Record<string, [number, number]> = {
   "anthropic:claude-opus-4-1": [15, 75],
 };
 
+/** The cost of a call in USD from the model's price per million tokens (0 for unknown models). */
 export function costUsd(normalizedModel: string, inputTokens: number, outputTokens: number, prices = PRICES): number {
   const p = normalizedModel.startsWith("demo:") ? [0.5, 1.5] : prices[normalizedModel];
   if (!p) return 0;
@@ -66,9 +69,11 @@ export type RetryOptions = { maxRetries: number; baseDelayMs: number; sleep?: (m
 
 export type CallOutcome = { response: LlmResponse; resolved: ResolvedModel; attempts: number; errors: string[] };
 
-// Tries the model, retrying retryable errors with exponential backoff, then each fallback model in turn.
-// A provider that rejects a stale session/checkpoint token fails like any other call: the retry drops the
-// tokens, so the chain goes on without them.
+/**
+ * Tries the model, retrying retryable errors with exponential backoff, then each fallback model in turn.
+ * A provider that rejects a stale session/checkpoint token fails like any other call: the retry drops the
+ * tokens, so the chain goes on without them.
+ */
 export async function callWithFallback(
   adapters: Record<string, ModelAdapter>,
   chain: string[],

@@ -1,18 +1,23 @@
-// Policy rules decide, before each tool call, whether it runs, is denied, or waits for a human.
-// Highest priority first; the first matching rule wins; no match means allow.
+/**
+ * Policy rules decide, before each tool call, whether it runs, is denied, or waits for a human.
+ * Highest priority first; the first matching rule wins; no match means allow.
+ */
 export type PolicyAction = "allow" | "deny" | "require_approval";
 
+/**
+ * A policy rule: which tool calls (by name glob and argument conditions) are allowed, denied or need approval, and by how many reviewers.
+ */
 export type PolicyRule = {
   id: string;
-  // Exact tool name, a glob with `*`, or a RegExp.
+  /** Exact tool name, a glob with `*`, or a RegExp. */
   tool: string | RegExp;
   when?: (args: Record<string, unknown>, context: Record<string, unknown>) => boolean;
   action: PolicyAction;
   priority?: number;
   reason?: string;
-  // Approvals needed from distinct reviewers (default 1).
+  /** Approvals needed from distinct reviewers (default 1). */
   quorum?: number;
-  // How long a human has to decide, after which the fallback applies.
+  /** How long a human has to decide, after which the fallback applies. */
   approvalTimeoutS?: number;
 };
 
@@ -30,6 +35,7 @@ function matches(pattern: string | RegExp, name: string): boolean {
   return re.test(name);
 }
 
+/** The matching rule of highest priority (then the first listed) decides a tool call; with no match the call is allowed. */
 export function evaluatePolicy(
   rules: PolicyRule[],
   toolName: string,

@@ -1,7 +1,7 @@
 import { AgentCheckpointCorruptionError } from "./errors.ts";
 import type { MemoryStore } from "./store.ts";
 
-// A store may name the exact record whose text is not JSON (StoredValueSyntaxError); else the prefix is all we know.
+/** A store may name the exact record whose text is not JSON (StoredValueSyntaxError); else the prefix is all we know. */
 export class StoredValueSyntaxError extends SyntaxError {
   constructor(
     message: string,
@@ -17,7 +17,7 @@ const keyOf = (e: SyntaxError) => {
   return typeof key === "string" ? key : undefined;
 };
 
-// Parses one stored value's text, naming its key when it is not JSON.
+/** Parses one stored value's text, naming its key when it is not JSON. */
 export function parseStoredText(text: string, key: string): unknown {
   try {
     return JSON.parse(text);
@@ -26,7 +26,7 @@ export function parseStoredText(text: string, key: string): unknown {
   }
 }
 
-// Reads one stored value; text that is not JSON is corruption of the named record, not a SyntaxError.
+/** Reads one stored value; text that is not JSON is corruption of the named record, not a SyntaxError. */
 export async function readStored(store: MemoryStore, threadId: string, key: string, what: string): Promise<unknown> {
   try {
     return await store.getState(threadId, key);
@@ -36,7 +36,7 @@ export async function readStored(store: MemoryStore, threadId: string, key: stri
   }
 }
 
-// Lists stored values under a prefix; unparseable JSON is corruption, named by the prefix.
+/** Lists stored values under a prefix; unparseable JSON is corruption, named by the prefix. */
 export async function listStored(store: MemoryStore, threadId: string, prefix: string, what: string) {
   try {
     return await store.listState(threadId, prefix);

@@ -49,7 +49,7 @@ export const agentResultSchema = z.object({
   }),
   error: z.string().nullable(),
   pendingApprovals: z.array(z.string()),
-  // false only on a result handed back when the terminal flush timed out: not a clean outcome.
+  /** false only on a result handed back when the terminal flush timed out: not a clean outcome. */
   terminalDurable: z.boolean().optional(),
 });
 export type AgentResult = z.infer<typeof agentResultSchema>;

@@ -5,6 +5,7 @@ import { type CheckpointRecord, normalizeCheckpointRecord } from "./checkpoint.t
 import { type AgentResult, agentResultSchema } from "./result.ts";
 import { type MemoryStore, checkpointLatestKey, keys } from "./store.ts";
 
+/** The validated latest checkpoint of a run; none is an AgentCheckpointCorruptionError (checkpoint-schema.md, "resume"). */
 export async function loadLatestCheckpoint(store: MemoryStore, threadId: string, runId: string): Promise<CheckpointRecord> {
   const rec = await readLatestCheckpoint(store, threadId, runId);
   if (!rec) throw new AgentCheckpointCorruptionError(`No checkpoint for run ${runId}`, checkpointLatestKey(runId));
@@ -23,6 +24,7 @@ export async function readLatestCheckpoint(store: MemoryStore, threadId: string,
   return rec;
 }
 
+/** The AgentResult a run_terminal checkpoint carries, or null for any other checkpoint. */
 export function terminalResultOf(rec: CheckpointRecord): AgentResult | null {
   if (rec.phase !== "run_terminal") return null;
   const key = checkpointLatestKey(rec.run_id);
@@ -33,7 +35,7 @@ export function terminalResultOf(rec: CheckpointRecord): AgentResult | null {
   return parsed.data;
 }
 
-// Every checkpoint record of a run, in write order, validated.
+/** Every checkpoint record of a run, in write order, validated. */
 export async function listCheckpoints(store: MemoryStore, threadId: string, runId: string): Promise<CheckpointRecord[]> {
   const entries = await listStored(store, threadId, keys.checkpointPrefix(runId), "checkpoint record");
   return entries.filter((e) => !e.key.endsWith(":latest")).map((e) => normalizeCheckpointRecord(e.value, e.key));

@@ -16,6 +16,10 @@ import type { Phase } from "./checkpoint.ts";
 import { normalizeCheckpointRecord } from "./checkpoint.ts";
 import type { Failpoint } from "./failpoints.ts";
 
+/**
+ * How the runner writes and waits: write-behind queue, coalescing and flush timeout (checkpoint-schema.md), approval deadline and
+ * fallback, tool output cap, retries, an armed failpoint.
+ */
 export type RunnerConfig = {
   checkpointAsyncWrites: boolean;
   checkpointQueueMaxsize: number;
@@ -26,7 +30,7 @@ export type RunnerConfig = {
   toolOutputMaxChars: number;
   retry: RetryOptions;
   failpoint?: Failpoint;
-  // Names the process in run_started/resumed records, so a run's history shows who executed each part.
+  /** Names the process in run_started/resumed records, so a run's history shows who executed each part. */
   instanceId?: string;
 };
 
@@ -41,22 +45,29 @@ export const DEFAULT_RUNNER_CONFIG: RunnerConfig = {
   retry: { maxRetries: 2, baseDelayMs: 200 },
 };
 
-// store: this execution's own view of the store (e.g. one fenced by the claim's lease epoch); every read
-// and write of the run and its subagents goes through it. Defaults to the runner's store.
+/**
+ * store: this execution's own view of the store (e.g. one fenced by the claim's lease epoch); every read
+ * and write of the run and its subagents goes through it. Defaults to the runner's store.
+ */
 export type RunOptions = { userMessage: string; context?: Record<string, unknown>; threadId?: string; runId?: string; store?: MemoryStore };
+/** Which run to resume; `store` as in RunOptions. */
 export type ResumeOptions = { runId: string; threadId: string; context?: Record<string, unknown>; store?: MemoryStore };
 
+/** A run in progress: its ids, its event stream, cancel/abandon, and its result. */
 export type RunHandle = {
   runId: string;
   threadId: string;
   events: AsyncIterable<RunEvent>;
   cancel(): void;
-  // Stop without writing anything more (this execution lost its claim on the run): awaitResult rejects
-  // with LeaseLostError. Unlike cancel, no terminal record is written.
+  /**
+   * Stop without writing anything more (this execution lost its claim on the run): awaitResult rejects
+   * with LeaseLostError. Unlike cancel, no terminal record is written.
+   */
   abandon(): void;
   awaitResult(): Promise<AgentResult>;
 };
 
+/** What every execution of a runner shares (the store it writes through, models, config). */
 export type RunnerContext = {
   store: MemoryStore;
   models: Record<string, ModelAdapter>;
@@ -64,6 +75,10 @@ export type RunnerContext = {
   runChild(agent: Agent, init: Omit<ExecutionInit, "agent" | "restored"> & { userMessage: string }): Promise<AgentResult>;
 };
 
+/**
+ * Runs agents step by step with a checkpoint at each phase boundary (checkpoint-schema.md) and resumes them from the latest one. Plain
+ * TypeScript over a MemoryStore; no I/O of its own besides the store and the models.
+ */
 export class Runner {
   readonly config: RunnerConfig;
   private readonly ctx: RunnerContext;
@@ -89,10 +104,12 @@ export class Runner {
     return ctx;
   }
 
+  /** Runs an agent from its first step until it pauses or ends; resolves with its result. */
   run(agent: Agent, opts: RunOptions): Promise<AgentResult> {
     return this.runHandle(agent, opts).awaitResult();
   }
 
+  /** Starts a run and returns its handle at once (events stream while it runs). */
   runHandle(agent: Agent, opts: RunOptions): RunHandle {
     const runId = opts.runId ?? randomUUID();
     const threadId = opts.threadId ?? runId;
@@ -108,12 +125,15 @@ export class Runner {
     });
   }
 
+  /** Resumes a run from its latest checkpoint (see resumeHandle) and resolves with its result. */
   async resume(agent: Agent, opts: ResumeOptions): Promise<AgentResult> {
     return (await this.resumeHandle(agent, opts)).awaitResult();
   }
 
-  // Loads the latest checkpoint: a terminal one returns its stored result with no re-execution; otherwise
-  // the runtime snapshot restores the run, and a stored pending LLM response is processed, not re-asked.
+  /**
+   * Loads the latest checkpoint: a terminal one returns its stored result with no re-execution; otherwise
+   * the runtime snapshot restores the run, and a stored pending LLM response is processed, not re-asked.
+   */
   async resumeHandle(agent: Agent, opts: ResumeOptions): Promise<RunHandle> {
     return this.resumeIn(this.contextWith(opts.store ?? this.store), agent, opts);
   }

@@ -46,7 +46,7 @@ const scalarFields = {
   llm_calls: z.number().int().nonnegative(),
   tool_calls: z.number().int().nonnegative(),
   started_at_s: z.number().nonnegative(),
-  // Wall time spent running, excluding pauses (the budget counts this, not time waiting for a human).
+  /** Wall time spent running, excluding pauses (the budget counts this, not time waiting for a human). */
   active_elapsed_s: z.number().nonnegative(),
   usage: usageSchema,
   total_cost_usd: z.number().nonnegative(),
@@ -72,8 +72,10 @@ export type RuntimeSnapshot = z.infer<typeof runtimeSnapshotSchema>;
 const logRefSchema = z.object({ count: z.number().int().nonnegative(), digest: z.string() });
 export type LogRef = z.infer<typeof logRefSchema>;
 
-// Stored form. pending_llm_response stays raw here: it is validated separately so that an unreadable one
-// is reported as exactly that (and never answered by a second model call).
+/**
+ * Stored form. pending_llm_response stays raw here: it is validated separately so that an unreadable one
+ * is reported as exactly that (and never answered by a second model call).
+ */
 export const storedSnapshotSchema = z.object({
   ...scalarFields,
   messages: logRefSchema,
@@ -83,10 +85,13 @@ export const storedSnapshotSchema = z.object({
 });
 export type StoredSnapshot = z.infer<typeof storedSnapshotSchema>;
 
+/** The next digest of an append-only log: sha256 of the previous digest and the entry's canonical JSON. */
 export const chainDigest = (prev: string, entry: unknown) => sha256(prev + canonicalJson(entry));
 
-// An append-only list persisted one entry per key; the digest chains every entry so that a missing,
-// reordered or altered entry is detected on load.
+/**
+ * An append-only list persisted one entry per key; the digest chains every entry so that a missing,
+ * reordered or altered entry is detected on load.
+ */
 export class AppendLog<T> {
   constructor(
     readonly items: T[] = [],
@@ -102,6 +107,7 @@ export class AppendLog<T> {
   }
 }
 
+/** The stored form of a runtime snapshot: scalar fields plus {count, digest} references to its logs. */
 export function encodeSnapshot(
   s: Omit<RuntimeSnapshot, "messages" | "tool_executions" | "subagent_executions">,
   refs: { messages: LogRef; tool_executions: LogRef; subagent_executions: LogRef },
@@ -109,6 +115,7 @@ export function encodeSnapshot(
   return { ...s, ...refs };
 }
 
+/** Reads the first `ref.count` entries of a log, validates each and checks the digest chain; any mismatch is corruption. */
 export async function loadLog<T>(
   store: MemoryStore,
   threadId: string,
@@ -139,6 +146,7 @@ export type LoadedSnapshot = {
   subagentExecutions: AppendLog<SubagentExecution>;
 };
 
+/** Loads a run's runtime snapshot with its logs, validated (checkpoint-schema.md, runtime snapshot). */
 export async function loadSnapshot(store: MemoryStore, threadId: string, runId: string): Promise<LoadedSnapshot> {
   const key = keys.runtime(runId);
   const raw = await readStored(store, threadId, key, "Runtime snapshot");

@@ -20,6 +20,7 @@ export const TERMINAL_STATES = ["completed", "failed", "cancelled"] as const sat
 /** True for a state a run never leaves (accepts any string, as rows and DTOs hold them). */
 export const isTerminal = (s: string): boolean => (TERMINAL_STATES as readonly string[]).includes(s);
 
+/** Moves a run to a new state; throws InvalidStateTransitionError for a move the state machine does not allow. */
 export function transition(from: RunState, to: RunState): RunState {
   if (!moves[from].includes(to)) throw new InvalidStateTransitionError(`Illegal run state move ${from} -> ${to}`);
   return to;

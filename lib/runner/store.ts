@@ -1,6 +1,8 @@
-// The storage contract of the runner, as in the seed: state values scoped by thread and key.
-// putStates is optional: a store that can write many entries in one round trip lets the write-behind
-// writer drain its queue in batches.
+/**
+ * The storage contract of the runner, as in the seed: state values scoped by thread and key.
+ * putStates is optional: a store that can write many entries in one round trip lets the write-behind
+ * writer drain its queue in batches.
+ */
 export type StateEntry = { key: string; value: unknown };
 
 export interface MemoryStore {
@@ -9,19 +11,25 @@ export interface MemoryStore {
   listState(threadId: string, prefix: string): Promise<StateEntry[]>;
   deleteState(threadId: string, key: string): Promise<void>;
   putStates?(threadId: string, entries: StateEntry[]): Promise<void>;
-  // Writes value only when the stored value's `version` field equals expectedVersion (undefined = absent).
-  // Returns false when another writer got there first. Used for approval decisions.
+  /**
+   * Writes value only when the stored value's `version` field equals expectedVersion (undefined = absent).
+   * Returns false when another writer got there first. Used for approval decisions.
+   */
   compareAndPut?(threadId: string, key: string, expectedVersion: number | undefined, value: unknown): Promise<boolean>;
-  // A fenced store (one execution's view of a run it claimed) throws LeaseLostError from every write once
-  // the claim is no longer current, and from assertFence. The runner calls assertFence before each tool,
-  // so a worker that stalled past its lease stops before it executes anything more.
+  /**
+   * A fenced store (one execution's view of a run it claimed) throws LeaseLostError from every write once
+   * the claim is no longer current, and from assertFence. The runner calls assertFence before each tool,
+   * so a worker that stalled past its lease stops before it executes anything more.
+   */
   assertFence?(): Promise<void>;
 }
 
 export { checkpointLatestKey, keys, parseKey, type KeyKind, type ParsedKey } from "./keys.ts";
 
-// Values are stored as JSON text by every real store; the in-memory one keeps the same discipline so that
-// tests see exactly what a database would return (no shared object references).
+/**
+ * Values are stored as JSON text by every real store; the in-memory one keeps the same discipline so that
+ * tests see exactly what a database would return (no shared object references).
+ */
 export class InMemoryStore implements MemoryStore {
   private readonly data = new Map<string, Map<string, string>>();
   writes = 0;
@@ -71,7 +79,7 @@ export class InMemoryStore implements MemoryStore {
     return true;
   }
 
-  // Test helper: raw access to the stored text, to corrupt records on purpose.
+  /** Test helper: raw access to the stored text, to corrupt records on purpose. */
   putRaw(threadId: string, key: string, text: string) {
     this.thread(threadId).set(key, text);
   }

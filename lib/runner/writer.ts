@@ -8,10 +8,17 @@
 import { CheckpointWriteError, LeaseLostError } from "./errors.ts";
 import type { MemoryStore, StateEntry } from "./store.ts";
 
+/**
+ * async: write behind (queue) or through; maxQueue: back-pressure bound; coalesce: only the newest runtime snapshot of a key is written.
+ */
 export type WriterOptions = { async: boolean; maxQueue: number; coalesce: boolean };
 
 type Queued = StateEntry & { coalescable: boolean };
 
+/**
+ * The write-behind writer (checkpoint-schema.md, "Write-behind"): one background drain of a bounded queue, batches through putStates,
+ * flush() for durable points and a bounded terminal flush.
+ */
 export class CheckpointWriter {
   private queue: Queued[] = [];
   private draining: Promise<void> | null = null;
@@ -35,7 +42,7 @@ export class CheckpointWriter {
     return this.queue.length;
   }
 
-  // coalescable: a runtime snapshot, which a newer snapshot of the same key may replace while queued.
+  /** coalescable: a runtime snapshot, which a newer snapshot of the same key may replace while queued. */
   async enqueue(key: string, value: unknown, coalescable = false): Promise<void> {
     this.throwIfFailed();
     if (!this.opts.async) return this.writeBatch([{ key, value }]);
@@ -56,8 +63,10 @@ export class CheckpointWriter {
     this.kick();
   }
 
-  // Resolves when every queued entry is durable; throws the write failure if there was one.
-  // With a timeout, resolves false when the deadline passes first (the drain goes on).
+  /**
+   * Resolves when every queued entry is durable; throws the write failure if there was one.
+   * With a timeout, resolves false when the deadline passes first (the drain goes on).
+   */
   async flush(timeoutMs?: number): Promise<boolean> {
     const done = (async () => {
       while (this.draining || this.queue.length) {
