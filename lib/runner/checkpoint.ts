@@ -30,7 +30,7 @@ export const checkpointRecordSchema = z.object({
   step: z.number().int().nonnegative(),
   phase: z.enum(PHASES),
   timestamp_ms: z.number().int().nonnegative(),
-  /** Write order within the run, across restarts (not in the seed; legacy records have none). */
+  /** Write order within the run, across restarts (not in checkpoint-schema.md; legacy records have none). */
   seq: z.number().int().nonnegative().default(0),
   payload: z.record(z.string(), z.unknown()),
 });

@@ -1,4 +1,4 @@
-// The runtime snapshot: everything needed to resume a run (every key of the seed's table).
+// The runtime snapshot: everything needed to resume a run (every key of checkpoint-schema.md's runtime snapshot table).
 // In storage, the three lists that only ever grow — messages, tool_executions, subagent_executions — are
 // kept in append-only logs (one entry per key) and the stored snapshot holds a reference {count, digest}
 // to each. A snapshot therefore costs the same at step 200 as at step 1, and storage grows linearly.

@@ -1,5 +1,5 @@
 /**
- * The storage contract of the runner, as in the seed: state values scoped by thread and key.
+ * The storage contract of the runner, as in checkpoint-schema.md (memory.get_state/put_state): state values scoped by thread and key.
  * putStates is optional: a store that can write many entries in one round trip lets the write-behind
  * writer drain its queue in batches.
  */

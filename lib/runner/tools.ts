@@ -30,7 +30,7 @@ export function defineTool<A extends z.ZodType>(t: Tool<A>): Tool<A> {
   return t;
 }
 
-/** Tool output goes back to the model as untrusted text, capped in size (as the reference does). */
+/** Tool output goes back to the model as untrusted text, capped in size (as the reference does, afk-runtime.md). */
 export function renderToolOutput(output: unknown, maxChars: number): string {
   const text = typeof output === "string" ? output : JSON.stringify(output ?? null);
   return text.length > maxChars ? `${text.slice(0, maxChars)}…[truncated ${text.length - maxChars} chars]` : text;
