@@ -12,7 +12,6 @@ import { listApprovals } from "./approvals.ts";
 import { validateEffects } from "./effects.ts";
 import { listStored } from "./read.ts";
 import { type MemoryStore, checkpointLatestKey, keys } from "./store.ts";
-import type { Phase } from "./checkpoint.ts";
 import { normalizeCheckpointRecord } from "./checkpoint.ts";
 import type { Failpoint } from "./failpoints.ts";
 

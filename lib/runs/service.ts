@@ -10,7 +10,6 @@ import { ConflictError, CorruptRecordError, ForbiddenError, NotFoundError, Unaut
 import { appendAudit } from "../audit/queries.ts";
 import { intParam, parseOr400 } from "../validation.ts";
 import {
-  type Agent,
   AgentCheckpointCorruptionError,
   ApprovalDecisionError,
   type CheckpointRecord,
@@ -251,7 +250,7 @@ async function readRun(ctx: AppContext, run: RunRow): Promise<{ conversation: Co
 }
 
 export async function getRunView(ctx: AppContext, actor: Actor | null, runId: string): Promise<RunView> {
-  const { db, executor: ex } = ctx;
+  const { db } = ctx;
   let run = await visibleRun(db, actor, runId);
   let read: Awaited<ReturnType<typeof readRun>> = { conversation: null, approvals: [] };
   let corruption: CorruptionDto | null = null;

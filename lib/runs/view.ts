@@ -4,10 +4,7 @@
 import { z } from "zod";
 import {
   type Agent,
-  type ApprovalRecord,
-  type Message,
   type MemoryStore,
-  type ToolExecution,
   childRunId,
   isDelegateTool,
   keys,

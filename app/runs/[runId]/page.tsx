@@ -1,5 +1,4 @@
 import { notFound } from "next/navigation";
-import { db } from "@/lib/db/client";
 import { pageActor } from "@/lib/auth/server";
 import { NotFoundError } from "@/lib/auth/errors";
 import { appContext } from "@/lib/runs/instance";

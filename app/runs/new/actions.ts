@@ -1,5 +1,4 @@
 "use server";
-import { db } from "@/lib/db/client";
 import { currentActor } from "@/lib/auth/server";
 import { runAction } from "@/lib/http";
 import { appContext } from "@/lib/runs/instance";

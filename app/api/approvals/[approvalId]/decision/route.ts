@@ -1,4 +1,3 @@
-import { db } from "@/lib/db/client";
 import { apiRoute } from "@/lib/http";
 import { appContext } from "@/lib/runs/instance";
 import { decide } from "@/lib/runs/service";
