@@ -2,7 +2,7 @@
 // step) with no store, in memory, on SQLite and on PostgreSQL (BENCH_POSTGRES_URL or TEST_POSTGRES_URL);
 // bytes stored, time to resume, and time to list the whole history. Prints a table.
 import { z } from "zod";
-import type { Db } from "../lib/db/client.ts";
+import { type Db, driverOf } from "../lib/db/client.ts";
 import { scratchDatabase } from "../tests/helpers/scratch.ts";
 import { benchWorkers } from "./bench-workers.ts";
 import { PrismaStore } from "../lib/store/prisma-store.ts";
@@ -106,6 +106,61 @@ const dbBytes = (db: Db) => async (runId: string) => {
   return rows.reduce((n, r) => n + Buffer.byteLength(r.key) + Buffer.byteLength(r.value), 0);
 };
 
+// Resume of a long run to its first new checkpoint: the run crashed at its last step; the clock runs from
+// resume() until the store has durably written the first record of the resumed execution.
+async function resumeToFirstCheckpoint(store: MemoryStore, steps: number): Promise<number> {
+  const runId = `bench-resume-${steps}-${Date.now()}`;
+  await new Runner(store, { demo: model(steps) }, { failpoint: { at: "step_started", step: steps, action: "throw" } })
+    .run(benchAgent(steps), { userMessage: "go", runId })
+    .catch((e) => {
+      if (!(e instanceof FailpointError)) throw e;
+    });
+  let firstWrite = 0;
+  const watched: MemoryStore = Object.create(store);
+  watched.putStates = async (t, entries) => {
+    await store.putStates!(t, entries);
+    firstWrite ||= performance.now();
+  };
+  watched.putState = async (t, k, v) => {
+    await store.putState(t, k, v);
+    firstWrite ||= performance.now();
+  };
+  const t0 = performance.now();
+  const r = await new Runner(watched, { demo: model(steps) }).resume(benchAgent(steps), { runId, threadId: runId });
+  if (r.state !== "completed") throw new Error(`resume ended ${r.state}`);
+  return firstWrite - t0;
+}
+
+// Where the time of a write goes: the same statements through Prisma and straight through the driver.
+async function prismaVsDriver(
+  db: Db,
+): Promise<{ prismaBatchMs: number; driverBatchMs: number; prismaReadMs: number; driverReadMs: number }> {
+  const prisma = new PrismaStore(db);
+  if (!driverOf(db)) throw new Error("no driver");
+  const batch = (i: number) =>
+    Array.from({ length: 6 }, (_, k) => ({
+      key: `checkpoint:pvd:${String(i).padStart(6, "0")}:${String(k).padStart(4, "0")}:pre_llm`,
+      value: { i, k, pad: "x".repeat(300) },
+    }));
+  const time = async (n: number, f: (i: number) => Promise<unknown>) => {
+    await f(-1);
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) await f(i);
+    return (performance.now() - t0) / n;
+  };
+  // The Prisma path: the same store on a client without a driver (as a transaction client is).
+  const viaPrisma = new PrismaStore(new Proxy(db, {}));
+  const prismaBatchMs = await time(300, (i) => viaPrisma.putStates("pvd", batch(i)));
+  const driverBatchMs = await time(300, (i) => prisma.putStates("pvd", batch(1000 + i)));
+  const prismaReadMs = await time(300, () => viaPrisma.getState("pvd", "checkpoint:pvd:000001:0001:pre_llm"));
+  const driverReadMs = await time(300, () => prisma.getState("pvd", "checkpoint:pvd:000001:0001:pre_llm"));
+  return { prismaBatchMs, driverBatchMs, prismaReadMs, driverReadMs };
+}
+
+type Target = { what: string; value: number; target: number; unit: string };
+const verdict = (t: Target) =>
+  `${t.what.padEnd(46)} ${t.value.toFixed(t.unit === "MB" ? 2 : 2).padStart(8)} ${t.unit.padEnd(8)} target ≤ ${t.target} ${t.unit}: ${t.value <= t.target ? "met" : "NOT met"}`;
+
 async function main() {
   const rows: Row[] = [];
   const sizes = [10, 50, 200];
@@ -118,28 +173,50 @@ async function main() {
       ),
     );
   }
+  const resume: Record<string, number> = {};
+  const pvd: Record<string, Awaited<ReturnType<typeof prismaVsDriver>>> = {};
   const sq = await scratchDatabase("sqlite", undefined, "afk_bench");
   for (const n of sizes) rows.push(await measure("sqlite", new PrismaStore(sq.db), n, dbBytes(sq.db)));
+  resume.sqlite = await resumeToFirstCheckpoint(new PrismaStore(sq.db), 1000);
+  pvd.sqlite = await prismaVsDriver(sq.db);
   await sq.drop();
   const pgUrl = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL;
   if (pgUrl) {
     const p = await scratchDatabase("postgresql", pgUrl, "afk_bench");
     for (const n of sizes) rows.push(await measure("postgresql", new PrismaStore(p.db), n, dbBytes(p.db)));
+    resume.postgresql = await resumeToFirstCheckpoint(new PrismaStore(p.db), 1000);
+    pvd.postgresql = await prismaVsDriver(p.db);
     await p.drop();
   } else console.log("(PostgreSQL skipped: set BENCH_POSTGRES_URL or TEST_POSTGRES_URL)");
 
   const fmt = (v: number | null, d = 2) => (v === null ? "-" : v.toFixed(d));
-  console.log("\nstore       steps  ms/step   bytes stored   checkpoints  resume ms  history ms");
+  const none200 = rows.find((r) => r.store === "none" && r.steps === 200)!;
+  console.log("\nstore       steps  ms/step  × no store   bytes stored   checkpoints  reload ms  history ms");
   for (const r of rows) {
+    const ratio = r.store === "none" ? "-" : `${(r.msPerStep / none200.msPerStep).toFixed(1)}×`;
     console.log(
-      `${r.store.padEnd(11)} ${String(r.steps).padStart(5)}  ${fmt(r.msPerStep, 3).padStart(7)}   ${(r.bytes === null ? "-" : `${(r.bytes / 1024).toFixed(1)} KB`).padStart(12)}   ${String(r.checkpoints ?? "-").padStart(10)}  ${fmt(r.resumeMs).padStart(9)}  ${fmt(r.historyMs).padStart(10)}`,
+      `${r.store.padEnd(11)} ${String(r.steps).padStart(5)}  ${fmt(r.msPerStep, 3).padStart(7)}  ${ratio.padStart(10)}   ${(r.bytes === null ? "-" : `${(r.bytes / 1024).toFixed(1)} KB`).padStart(12)}   ${String(r.checkpoints ?? "-").padStart(10)}  ${fmt(r.resumeMs).padStart(9)}  ${fmt(r.historyMs).padStart(10)}`,
     );
   }
-  const s200 = rows.find((r) => r.store === "sqlite" && r.steps === 200)!;
-  console.log(
-    `\ntargets at 200 steps on SQLite: per-step ${s200.msPerStep.toFixed(3)} ms (≤ 2), stored ${(s200.bytes! / 1048576).toFixed(2)} MB (≤ 1.5), history ${s200.historyMs!.toFixed(1)} ms (≤ 100)`,
-  );
-  if (pgUrl) await benchWorkers(pgUrl);
+  console.log("\nPrisma vs driver, per statement (ms): batch upsert of 6 records / point read");
+  for (const [k, v] of Object.entries(pvd))
+    console.log(
+      `${k.padEnd(11)} Prisma ${v.prismaBatchMs.toFixed(3)} / ${v.prismaReadMs.toFixed(3)}   driver ${v.driverBatchMs.toFixed(3)} / ${v.driverReadMs.toFixed(3)}`,
+    );
+  const at = (store: string) => rows.find((r) => r.store === store && r.steps === 200);
+  const targets: Target[] = [];
+  const s200 = at("sqlite")!;
+  targets.push({ what: "SQLite, per step at 200 steps", value: s200.msPerStep, target: 0.8, unit: "ms" });
+  const p200 = at("postgresql");
+  if (p200) targets.push({ what: "PostgreSQL (fsync on), per step at 200 steps", value: p200.msPerStep, target: 1.5, unit: "ms" });
+  targets.push({ what: "stored at 200 steps (SQLite)", value: s200.bytes! / 1048576, target: 0.5, unit: "MB" });
+  targets.push({ what: "full history at 200 steps (SQLite)", value: s200.historyMs!, target: 10, unit: "ms" });
+  if (p200) targets.push({ what: "full history at 200 steps (PostgreSQL)", value: p200.historyMs!, target: 10, unit: "ms" });
+  for (const [k, v] of Object.entries(resume))
+    targets.push({ what: `resume 1,000-step run to first new record (${k})`, value: v, target: 10, unit: "ms" });
+  console.log(`\ntargets (no store: ${none200.msPerStep.toFixed(3)} ms/step)`);
+  for (const t of targets) console.log(verdict(t));
+  if (pgUrl && !process.argv.includes("--runner")) await benchWorkers(pgUrl);
 }
 
 process.env.LOG_LEVEL ??= "warn";

@@ -6,7 +6,10 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import path from "node:path";
 import { PrismaClient as SqliteClient } from "../generated/sqlite/client.ts";
 import { PrismaClient as PostgresClient } from "../generated/postgres/client.ts";
+import pg from "pg";
+import type BetterSqlite3 from "better-sqlite3";
 import { env, isPostgresUrl } from "../env.ts";
+import { type Driver, postgresDriver, sqliteDriver } from "./driver.ts";
 
 export type Db = SqliteClient;
 
@@ -16,11 +19,19 @@ const providers = new WeakMap<object, "sqlite" | "postgresql">();
 // unknown objects count as SQLite, whose SQL is the common subset.
 export const providerOf = (db: Db): "sqlite" | "postgresql" => providers.get(db) ?? "sqlite";
 
+const drivers = new WeakMap<object, Driver>();
+
+/** The driver behind a top-level client (lib/db/driver.ts); null for a transaction client. */
+export const driverOf = (db: Db): Driver | null => drivers.get(db) ?? null;
+
 export function createDb(url: string = env().DATABASE_URL): Db {
   if (isPostgresUrl(url)) {
-    const adapter = new PrismaPg({ connectionString: url, max: 10 });
+    // One pool, shared by Prisma and the driver; Prisma ends it on $disconnect.
+    const pool = new pg.Pool({ connectionString: url, max: 10 });
+    const adapter = new PrismaPg(pool, { disposeExternalPool: true });
     const client = new PostgresClient({ adapter }) as unknown as Db;
     providers.set(client, "postgresql");
+    drivers.set(client, postgresDriver(pool));
     return client;
   }
   const client = sqliteClient(url);
@@ -42,14 +53,23 @@ function sqliteClient(url: string): SqliteClient {
     // Transactions take the write lock when they begin (BEGIN IMMEDIATE, waiting up to the busy timeout).
     // A deferred BEGIN whose first write waits for another connection's commit finds its snapshot stale
     // and fails at once with SQLITE_BUSY, without waiting.
-    const raw = (conn as unknown as { client?: { prepare: (sql: string) => unknown } }).client;
+    const raw = (conn as unknown as { client?: BetterSqlite3.Database }).client;
     if (raw) {
+      connected = raw;
       const prepare = raw.prepare.bind(raw);
       raw.prepare = (sql: string) => prepare(sql === "BEGIN" ? "BEGIN IMMEDIATE" : sql);
     }
     return gated(conn, gateOf(url));
   };
-  return new SqliteClient({ adapter });
+  let connected: BetterSqlite3.Database | null = null;
+  const client = new SqliteClient({ adapter });
+  const connection = async () => {
+    if (!connected?.open) await client.$connect();
+    if (!connected) throw new Error("the SQLite adapter exposes no connection");
+    return connected;
+  };
+  drivers.set(client, sqliteDriver(connection, gateOf(url)));
+  return client;
 }
 
 // better-sqlite3 is synchronous: an interactive transaction keeps its connection open across awaits, and

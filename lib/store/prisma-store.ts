@@ -2,7 +2,7 @@
 // into indexed columns (kind, run, step, phase, status, time) so timelines and inboxes are one query.
 import "server-only";
 import { Prisma } from "../generated/sqlite/client.ts";
-import { type Db, providerOf } from "../db/client.ts";
+import { type Db, driverOf, providerOf } from "../db/client.ts";
 import { LeaseLostError, type MemoryStore, type StateEntry, parseKey, parseStoredText } from "../runner/index.ts";
 
 type Projection = {
@@ -68,13 +68,23 @@ export class PrismaStore implements MemoryStore {
 
   async assertFence(): Promise<void> {
     if (!this.fence) return;
-    const row = await this.db.run.findUnique({ where: { id: this.fence.runId }, select: { leaseEpoch: true } });
+    const d = driverOf(this.db);
+    const row = d
+      ? ((await d.all(Prisma.sql`SELECT "leaseEpoch" FROM "Run" WHERE "id" = ${this.fence.runId}`))[0] as
+          | { leaseEpoch: number }
+          | undefined)
+      : await this.db.run.findUnique({ where: { id: this.fence.runId }, select: { leaseEpoch: true } });
     if (!row || row.leaseEpoch !== this.fence.epoch) {
       throw new LeaseLostError(`run ${this.fence.runId}: claim epoch ${this.fence.epoch} is stale (now ${row?.leaseEpoch ?? "no row"})`);
     }
   }
 
   async getState(threadId: string, key: string) {
+    const d = driverOf(this.db);
+    if (d) {
+      const [hit] = await d.all(Prisma.sql`SELECT "value" FROM "StateEntry" WHERE "threadId" = ${threadId} AND "key" = ${key}`);
+      return hit ? parseStoredText(hit.value as string, key) : undefined;
+    }
     const row = await this.db.stateEntry.findUnique({ where: { threadId_key: { threadId, key } }, select: { value: true } });
     return row ? parseStoredText(row.value, key) : undefined;
   }
@@ -95,21 +105,37 @@ export class PrismaStore implements MemoryStore {
     const source = this.fence
       ? Prisma.sql`SELECT * FROM (VALUES ${Prisma.join(rows)}) AS v WHERE ${this.held()}`
       : Prisma.sql`VALUES ${Prisma.join(rows)}`;
-    const n = await this.db
-      .$executeRaw`INSERT INTO "StateEntry" ("threadId", "key", "value", "kind", "runId", "step", "phase", "status", "timestampMs")
+    const upsert = Prisma.sql`INSERT INTO "StateEntry" ("threadId", "key", "value", "kind", "runId", "step", "phase", "status", "timestampMs")
       ${source}
       ON CONFLICT ("threadId", "key") DO UPDATE SET "value" = excluded."value", "kind" = excluded."kind", "runId" = excluded."runId",
         "step" = excluded."step", "phase" = excluded."phase", "status" = excluded."status", "timestampMs" = excluded."timestampMs"`;
+    const d = driverOf(this.db);
+    const n = d ? await d.run(upsert) : await this.db.$executeRaw(upsert);
     if (this.fence && n === 0) await this.assertFence();
   }
 
   async listState(threadId: string, prefix: string) {
+    const d = driverOf(this.db);
+    if (d) {
+      // Exactly "starts with": a byte-order range on SQLite (binary collation, uses the key index); on
+      // PostgreSQL, whose collation may not be byte order, LIKE with the pattern characters escaped.
+      const match =
+        d.provider === "sqlite"
+          ? Prisma.sql`"key" >= ${prefix} AND "key" < ${`${prefix}\u{10FFFF}`}`
+          : Prisma.sql`"key" LIKE ${`${prefix.replace(/[\\%_]/g, "\\$&")}%`}`;
+      const rows = await d.all(
+        Prisma.sql`SELECT "key", "value" FROM "StateEntry" WHERE "threadId" = ${threadId} AND ${match} ORDER BY "key" ASC`,
+      );
+      return rows.map((r) => ({ key: r.key as string, value: parseStoredText(r.value as string, r.key as string) }));
+    }
+    // Prisma's startsWith is a LIKE that leaves `_` and `%` unescaped (and is case-insensitive on SQLite),
+    // so it can match other keys: the rows are filtered to the exact prefix here.
     const rows = await this.db.stateEntry.findMany({
       where: { threadId, key: { startsWith: prefix } },
       orderBy: { key: "asc" },
       select: { key: true, value: true },
     });
-    return rows.map((r) => ({ key: r.key, value: parseStoredText(r.value, r.key) }));
+    return rows.filter((r) => r.key.startsWith(prefix)).map((r) => ({ key: r.key, value: parseStoredText(r.value, r.key) }));
   }
 
   async deleteState(threadId: string, key: string) {
