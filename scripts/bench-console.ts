@@ -20,7 +20,17 @@ const ITER = 40;
 const reviewer: Actor = { id: "bench-reviewer", email: "reviewer@example.com", name: "R", role: "reviewer" };
 const submitter: Actor = { id: "bench-submitter-7", email: "sub7@example.com", name: "S", role: "submitter" };
 
-async function seed(db: Db, ex: RunExecutor): Promise<{ longRun: string; midCursor: string; deepRunCursor: string }> {
+/** Seeds `runs` runs (PAUSED of them waiting on an approval) and one run with `checkpoints` checkpoints. */
+export async function seed(
+  db: Db,
+  ex: RunExecutor,
+  runs = RUNS,
+  checkpoints = CHECKPOINTS,
+  paused = PAUSED,
+): Promise<{ longRun: string; midCursor: string; deepRunCursor: string }> {
+  const RUNS = runs;
+  const CHECKPOINTS = checkpoints;
+  const PAUSED = paused;
   const t0 = Date.now();
   const agents = ["refund-desk", "deploy-bot", "release-coordinator", "support-writer"];
   const states = ["completed", "completed", "completed", "failed", "cancelled"];
@@ -188,7 +198,9 @@ async function bench(provider: "sqlite" | "postgresql", pgUrl?: string) {
   }
 }
 
-await bench("sqlite");
-const pgUrl = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL;
-if (pgUrl) await bench("postgresql", pgUrl);
-else console.log("\n(PostgreSQL skipped: set BENCH_POSTGRES_URL or TEST_POSTGRES_URL)");
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await bench("sqlite");
+  const pgUrl = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL;
+  if (pgUrl) await bench("postgresql", pgUrl);
+  else console.log("\n(PostgreSQL skipped: set BENCH_POSTGRES_URL or TEST_POSTGRES_URL)");
+}

@@ -1,0 +1,45 @@
+// The token look-up every API call makes: one statement, through the driver when there is one (Prisma's
+// engine costs more than the query itself on this path; see lib/db/driver.ts).
+import "server-only";
+import { Prisma } from "../generated/sqlite/client.ts";
+import { type Db, driverOf } from "../db/client.ts";
+
+export type TokenWithUser = {
+  id: string;
+  name: string;
+  role: string;
+  userId: string | null;
+  revokedAt: Date | null;
+  lastUsedAt: Date | null;
+  user: { id: string; email: string; name: string; role: string; disabled: boolean } | null;
+};
+
+// SQLite keeps DateTime as milliseconds (or ISO text in older rows); PostgreSQL as timestamps.
+const asDate = (v: unknown): Date | null => (v === null || v === undefined ? null : v instanceof Date ? v : new Date(typeof v === "string" && /^\d+$/.test(v) ? Number(v) : (v as string | number)));
+
+export async function tokenWithUser(db: Db, tokenHash: string): Promise<TokenWithUser | null> {
+  const d = driverOf(db);
+  if (!d) {
+    const t = await db.apiToken.findUnique({ where: { tokenHash } });
+    if (!t) return null;
+    const u = t.userId ? await db.user.findUnique({ where: { id: t.userId } }) : null;
+    return { ...t, user: u };
+  }
+  const [r] = await d.all(Prisma.sql`SELECT t."id", t."name", t."role", t."userId", t."revokedAt", t."lastUsedAt",
+      u."id" AS "uId", u."email" AS "uEmail", u."name" AS "uName", u."role" AS "uRole", u."disabled" AS "uDisabled"
+    FROM "ApiToken" t LEFT JOIN "User" u ON u."id" = t."userId" WHERE t."tokenHash" = ${tokenHash}`);
+  if (!r) return null;
+  return {
+    id: r.id as string,
+    name: r.name as string,
+    role: r.role as string,
+    userId: (r.userId as string | null) ?? null,
+    revokedAt: asDate(r.revokedAt),
+    lastUsedAt: asDate(r.lastUsedAt),
+    user: r.uId
+      ? { id: r.uId as string, email: r.uEmail as string, name: r.uName as string, role: r.uRole as string, disabled: r.uDisabled === true || r.uDisabled === 1 }
+      : null,
+  };
+}
+
+export const touchToken = (db: Db, id: string) => db.apiToken.update({ where: { id }, data: { lastUsedAt: new Date() } });

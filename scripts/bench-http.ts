@@ -1,0 +1,129 @@
+// npm run bench:http — the console's pages and APIs measured over real HTTP against the production
+// server (`next build` first), on a database of BENCH_RUNS runs (default 1,000,000; 800 of them paused on
+// an approval) plus one run with BENCH_CHECKPOINTS checkpoints (default 10,000). SQLite always;
+// PostgreSQL too with BENCH_POSTGRES_URL or TEST_POSTGRES_URL. For each request: 1 client, then 32
+// concurrent clients (keep-alive, each sending the next request when its answer is read), BENCH_SECONDS
+// each (default 4); prints req/s, p50 and p95 next to the targets (p95 ≤ 150 ms at 32 clients; inbox and
+// runs-list APIs ≥ 1,000 req/s). The load generator shares the machine's cores with the server.
+import { type ChildProcess, spawn } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import { scratchDatabase } from "../tests/helpers/scratch.ts";
+import { RunExecutor } from "../lib/runs/executor.ts";
+import { seed } from "./bench-console.ts";
+
+process.env.LOG_LEVEL ??= "warn";
+const RUNS = Number(process.env.BENCH_RUNS ?? 1_000_000);
+const CHECKPOINTS = Number(process.env.BENCH_CHECKPOINTS ?? 10_000);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
+const PORT = 3200;
+const base = `http://127.0.0.1:${PORT}`;
+
+type Result = { rps: number; p50: number; p95: number; errors: number; status: number };
+
+async function load(path: string, clients: number, headers: Record<string, string>): Promise<Result> {
+  const ms: number[] = [];
+  let errors = 0;
+  let status = 0;
+  const until = performance.now() + SECONDS * 1000;
+  const one = async () => {
+    while (performance.now() < until) {
+      const t = performance.now();
+      const res = await fetch(base + path, { headers });
+      await res.arrayBuffer();
+      ms.push(performance.now() - t);
+      status = res.status;
+      if (res.status >= 400) errors++;
+    }
+  };
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: clients }, one));
+  const secs = (performance.now() - t0) / 1000;
+  ms.sort((a, b) => a - b);
+  return { rps: ms.length / secs, p50: ms[Math.floor(ms.length * 0.5)], p95: ms[Math.ceil(ms.length * 0.95) - 1], errors, status };
+}
+
+function startServer(url: string): ChildProcess {
+  return spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-p", String(PORT)], {
+    env: {
+      ...process.env,
+      DATABASE_URL: url,
+      NODE_ENV: "production",
+      NEXTAUTH_SECRET: "bench-secret-0123456789abcdef",
+      NEXTAUTH_URL: base,
+      AFK_DATA_DIR: "data/bench",
+      AFK_SWEEP_INTERVAL_S: "0",
+      AFK_WORKERS: "0",
+      LOG_LEVEL: "error",
+    },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+}
+
+async function waitUp() {
+  for (let i = 0; i < 300; i++) {
+    try {
+      if ((await fetch(`${base}/api/health`)).ok) return;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error("server did not start");
+}
+
+async function bench(provider: "sqlite" | "postgresql", pgUrl?: string) {
+  const s = await scratchDatabase(provider, pgUrl, "afk_bench");
+  let server: ChildProcess | null = null;
+  try {
+    const ex = new RunExecutor(s.db);
+    const t0 = Date.now();
+    const { longRun, midCursor, deepRunCursor } = await seed(s.db, ex, RUNS, CHECKPOINTS, Math.min(800, RUNS));
+    await ex.idle();
+    const admin = await s.db.user.create({ data: { email: "bench-admin@example.com", name: "Admin", role: "admin", passwordHash: "x" } });
+    const token = `afk_${randomBytes(24).toString("base64url")}`;
+    await s.db.apiToken.create({
+      data: { name: "bench", role: "admin", tokenHash: createHash("sha256").update(token).digest("hex"), prefix: token.slice(0, 8), userId: admin.id, createdById: admin.id },
+    });
+    const paused = await s.db.run.findFirst({ where: { state: "paused" }, select: { id: true } });
+    await s.db.$disconnect();
+    console.log(`${provider}: seeded in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+    server = startServer(s.url);
+    await waitUp();
+    const auth = { authorization: `Bearer ${token}` };
+    // Pages are read with the session of a browser; the bench uses the same bearer token as the API.
+    const cases: [string, string, { rps?: number }][] = [
+      ["inbox API", "/api/approvals", { rps: 1000 }],
+      ["pending badge API", "/api/approvals?count=1", {}],
+      ["runs list API, first page", "/api/runs", { rps: 1000 }],
+      [`runs list API, page at run ${Math.floor(RUNS / 2).toLocaleString("en")}`, `/api/runs?cursor=${deepRunCursor}`, {}],
+      ["runs list API, state=failed + agent", "/api/runs?state=failed&agent=deploy-bot", {}],
+      ["run view API (paused run)", `/api/runs/${paused?.id}`, {}],
+      [`run view API (${CHECKPOINTS.toLocaleString("en")} checkpoints)`, `/api/runs/${longRun}`, {}],
+      ["timeline API, first page", `/api/runs/${longRun}/checkpoints`, {}],
+      ["timeline API, middle page", `/api/runs/${longRun}/checkpoints?cursor=${encodeURIComponent(midCursor)}`, {}],
+      ["diff API", `/api/runs/${longRun}/diff?a=0&b=${CHECKPOINTS - 10}`, {}],
+    ];
+    console.log(`\n${provider}, ${RUNS.toLocaleString("en")} runs, over HTTP (${SECONDS} s per cell)`);
+    console.log(`${"request".padEnd(42)}  1 client: req/s   p50    p95  | 32 clients: req/s    p50    p95  | targets`);
+    for (const [name, path, t] of cases) {
+      await load(path, 4, auth); // warm
+      const one = await load(path, 1, auth);
+      const many = await load(path, 32, auth);
+      const met = [many.p95 <= 150 ? "p95 met" : "p95 MISSED", t.rps ? (many.rps >= t.rps ? `≥ ${t.rps}/s met` : `≥ ${t.rps}/s MISSED`) : ""]
+        .filter(Boolean)
+        .join(", ");
+      const errs = one.errors + many.errors ? ` (${one.errors + many.errors} errors, last status ${many.status})` : "";
+      console.log(
+        `${name.padEnd(42)}  ${one.rps.toFixed(0).padStart(14)} ${one.p50.toFixed(1).padStart(6)} ${one.p95.toFixed(1).padStart(6)}  | ${many.rps.toFixed(0).padStart(16)} ${many.p50.toFixed(1).padStart(6)} ${many.p95.toFixed(1).padStart(6)}  | ${met}${errs}`,
+      );
+    }
+  } finally {
+    server?.kill("SIGTERM");
+    await new Promise((r) => setTimeout(r, 500));
+    await s.drop().catch(() => {});
+  }
+}
+
+await bench("sqlite");
+const pgUrl = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL;
+if (pgUrl) await bench("postgresql", pgUrl);
+else console.log("\n(PostgreSQL skipped: set BENCH_POSTGRES_URL or TEST_POSTGRES_URL)");
+process.exit(0);
