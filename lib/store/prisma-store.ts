@@ -129,9 +129,10 @@ export class PrismaStore implements MemoryStore {
       return rows.map((r) => ({ key: r.key as string, value: parseStoredText(r.value as string, r.key as string) }));
     }
     // Prisma's startsWith is a LIKE that leaves `_` and `%` unescaped (and is case-insensitive on SQLite),
-    // so it can match other keys: the rows are filtered to the exact prefix here.
+    // so it can match other keys: the rows are filtered to the exact prefix here. A backslash in the
+    // prefix would escape the next character and miss keys, so such a prefix reads every key after it.
     const rows = await this.db.stateEntry.findMany({
-      where: { threadId, key: { startsWith: prefix } },
+      where: { threadId, key: prefix.includes("\\") ? { gte: prefix } : { startsWith: prefix } },
       orderBy: { key: "asc" },
       select: { key: true, value: true },
     });
