@@ -66,6 +66,12 @@ test("every API response validates against the OpenAPI document", async ({ brows
   const inbox = await call(reviewer, "GET", "/api/approvals");
   expect(inbox.status).toBe(200);
   expect((await call(reviewer, "GET", "/api/approvals?count=1")).status).toBe(200);
+  // A poll with the inbox's ETag is a 304 while nothing pending changed.
+  const etag = (await reviewer.get("/api/approvals")).headers().etag;
+  expect(etag).toMatch(/^".+"$/);
+  const again = await reviewer.get("/api/approvals", { headers: { "if-none-match": etag } });
+  expect(again.status()).toBe(304);
+  expect(v.check("GET", "/api/approvals", 304, null)).toBeNull();
   const approvalsOf = (run: string) => (inbox.body.approvals as { id: string; runId: string }[]).filter((a) => a.runId === run);
   const [deployApproval] = approvalsOf(deploy);
   expect((await call(reviewer, "POST", `/api/approvals/${deployApproval.id}/decision`, { decision: "approve" })).status).toBe(200);

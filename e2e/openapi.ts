@@ -28,6 +28,10 @@ export function responseValidator(doc: Doc) {
       const op = doc.paths[match.t][method.toLowerCase()];
       if (!op) return `${method} ${match.t}: method not in the document`;
       if (!op.responses[String(status)]) return `${method} ${match.t}: status ${status} not documented`;
+      if (!op.responses[String(status)].content) {
+        seen.add(`${method.toUpperCase()} ${match.t} ${status}`);
+        return body === null ? null : `${method} ${match.t} ${status}: documented without a body, but one came`;
+      }
       const validate = ajv.getSchema(
         `openapi#/paths/${pointer(match.t)}/${method.toLowerCase()}/responses/${status}/content/application~1json/schema`,
       );

@@ -63,7 +63,10 @@ export function apiRoute<P = Record<string, never>>(fn: (c: ApiCall<P>) => Promi
       const query: Record<string, string> = {};
       for (const [k, v] of new URL(req.url).searchParams) if (v !== "") query[k] = v;
       const body = async () => (actor ? readJson(req) : null);
-      return NextResponse.json(await fn({ req, actor, params, query, body }), { status: opts.status ?? 200 });
+      const result = await fn({ req, actor, params, query, body });
+      // A handler that shapes its own response (headers, 304) returns it as is.
+      if (result instanceof Response) return result;
+      return NextResponse.json(result, { status: opts.status ?? 200 });
     } catch (e) {
       return errorResponse(e);
     }

@@ -134,13 +134,25 @@ export function openApiDocument(serverUrl: string) {
       "/api/approvals": {
         get: {
           summary: "Pending approvals, oldest first",
-          parameters: [q("agent", "Agent name"), q("tool", "Tool name"), q("count", "1: only the count")],
+          parameters: [
+            q("agent", "Agent name"),
+            q("tool", "Tool name"),
+            q("count", "1: only the count"),
+            {
+              name: "If-None-Match",
+              in: "header",
+              required: false,
+              schema: { type: "string" },
+              description: "The ETag of an earlier answer",
+            },
+          ],
           responses: {
             200: {
               description:
                 "Approvals (each with the argsHash a decision sends back), unreadable records set aside in corrupt; with count=1 only the count",
               content: { "application/json": { schema: { oneOf: [ref("Inbox"), ref("PendingCount")] } } },
             },
+            304: { description: "Not modified: the If-None-Match sent is the inbox's current ETag (the list only)" },
             ...errors,
           },
         },

@@ -40,6 +40,8 @@ describe.each(providers)("API tokens on %s", (provider) => {
     expect((await t.db.apiToken.findUnique({ where: { id: tok.id } }))!.lastUsedAt).toEqual(first);
     await t.db.apiToken.update({ where: { id: tok.id }, data: { lastUsedAt: new Date(Date.now() - 120_000) } });
     await actorFromToken(t.db, tok.token);
-    await expect.poll(async () => (await t.db.apiToken.findUnique({ where: { id: tok.id } }))!.lastUsedAt!.getTime()).toBeGreaterThan(Date.now() - 10_000);
+    await expect
+      .poll(async () => (await t.db.apiToken.findUnique({ where: { id: tok.id } }))!.lastUsedAt!.getTime())
+      .toBeGreaterThan(Date.now() - 10_000);
   });
 });

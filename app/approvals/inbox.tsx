@@ -13,15 +13,17 @@ export function Inbox({ initial, agents }: { initial: InboxData; agents: string[
   const [agent, setAgent] = useState("");
   const [tool, setTool] = useState("");
   const qs = new URLSearchParams({ ...(agent ? { agent } : {}), ...(tool ? { tool } : {}) }).toString();
-  const { data, error, isFetching } = useQuery({
+  const { data, error, isFetching, dataUpdatedAt } = useQuery({
     queryKey: ["inbox", agent, tool],
-    queryFn: () => api<InboxData>(`/api/approvals${qs ? `?${qs}` : ""}`),
+    queryFn: () => api<InboxData>(`/api/approvals${qs ? `?${qs}` : ""}`, { revalidate: true }),
     initialData: agent || tool ? undefined : initial,
+    initialDataUpdatedAt: initial.asOfMs,
     refetchInterval: 3000,
   });
   const tools = [...new Set(initial.approvals.map((a) => a.tool))].sort();
-  // Measured to the server's clock of the answer: the same in the server's HTML and the first render.
-  const now = data?.asOfMs ?? initial.asOfMs;
+  // The first render measures to the server's clock of its answer (the same in the server's HTML); later
+  // ones to the last refresh, which a 304 also counts as (its body, and asOfMs, are the cached ones).
+  const now = data ? Math.max(data.asOfMs, dataUpdatedAt) : initial.asOfMs;
   return (
     <>
       <form className="flex flex-wrap items-end gap-3" aria-label="Filter approvals" onSubmit={(e) => e.preventDefault()}>

@@ -1,6 +1,6 @@
 // Console reads of runner state (inbox, timeline). Every Prisma query of this area lives here.
 import { Prisma } from "../generated/sqlite/client.ts";
-import type { Db } from "../db/client.ts";
+import { type Db, driverOf } from "../db/client.ts";
 import { cursorPage } from "../db/pagination.ts";
 import {
   AgentCheckpointCorruptionError,
@@ -40,16 +40,27 @@ function readAll<T>(
 }
 
 // Pending approvals across runs, oldest first: one indexed query on (kind, status, timestampMs).
-export async function pendingApprovals(
-  db: Db,
-  opts: { agent?: string; tool?: string; take?: number } = {},
-): Promise<{ approvals: ApprovalRecord[]; corrupt: UnreadableRow[] }> {
-  const rows = await db.stateEntry.findMany({
+// Pending approvals, oldest first: one indexed statement ([kind, status, timestampMs]), through the
+// driver when there is one. `rows` are the stored texts (the inbox's ETag is computed from them).
+export async function pendingApprovalRows(db: Db, take = 200): Promise<{ key: string; value: string; runId: string | null }[]> {
+  const limit = Math.min(take, 1000);
+  const d = driverOf(db);
+  if (d)
+    return (await d.all(
+      Prisma.sql`SELECT "key", "value", "runId" FROM "StateEntry" WHERE "kind" = 'approval' AND "status" = 'pending' ORDER BY "timestampMs" ASC, "key" ASC LIMIT ${limit}`,
+    )) as { key: string; value: string; runId: string | null }[];
+  return db.stateEntry.findMany({
     where: { kind: "approval", status: "pending" },
     orderBy: [{ timestampMs: "asc" }, { key: "asc" }],
-    take: Math.min(opts.take ?? 200, 1000),
+    take: limit,
     select: { key: true, value: true, runId: true },
   });
+}
+
+export function readPendingApprovals(
+  rows: { key: string; value: string; runId: string | null }[],
+  opts: { agent?: string; tool?: string } = {},
+): { approvals: ApprovalRecord[]; corrupt: UnreadableRow[] } {
   const { ok, bad } = readAll(rows, parseApproval);
   return {
     approvals: ok.filter((a) => (!opts.agent || a.agent_name === opts.agent) && (!opts.tool || a.tool_name === opts.tool)),
@@ -366,4 +377,11 @@ export async function strandedPendingRunIds(db: Db, createdBeforeMs: number): Pr
   return (
     await db.run.findMany({ where: { state: "pending", createdAt: { lt: new Date(createdBeforeMs) } }, select: { id: true }, take: 100 })
   ).map((r) => r.id);
+}
+
+export async function pendingApprovals(
+  db: Db,
+  opts: { agent?: string; tool?: string; take?: number } = {},
+): Promise<{ approvals: ApprovalRecord[]; corrupt: UnreadableRow[] }> {
+  return readPendingApprovals(await pendingApprovalRows(db, opts.take ?? 200), opts);
 }

@@ -1,7 +1,7 @@
 // Everything a person (or an API token) can do with runs, checked against their role, audited, and mapped
 // to typed HTTP errors. Routes and server actions are thin wrappers around these functions.
 import "server-only";
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { Db } from "../db/client.ts";
 import { type Actor, requirePermission } from "../auth/actor.ts";
@@ -40,7 +40,8 @@ import {
   listRunRows,
   lockRun,
   markRunCorrupt,
-  pendingApprovals,
+  pendingApprovalRows,
+  readPendingApprovals,
   runByIdempotencyKey,
   setRunState,
   snapshotCheckpointAtOrBefore,
@@ -184,9 +185,41 @@ const summarize = (args: Record<string, unknown>) =>
     .slice(0, 300);
 
 export async function listInbox(db: Db, actor: Actor | null, query: unknown): Promise<InboxDto> {
+  return (await inboxPage(db, actor, query)).inbox!;
+}
+
+// The inbox is what every reviewer's browser polls. Its ETag is a hash of the stored pending records,
+// the reviewer and the filters: an unchanged inbox costs one indexed read and a 304, and a changed one is
+// parsed and built once per reviewer (the last few are kept), not on every poll.
+const builtInboxes = new Map<string, Omit<InboxDto, "asOfMs">>();
+
+export async function inboxPage(
+  db: Db,
+  actor: Actor | null,
+  query: unknown,
+  ifNoneMatch: string | null = null,
+): Promise<{ etag: string; inbox: InboxDto | null }> {
   const who = requirePermission(actor, "approvals:decide");
   const f = parseOr400(inboxFiltersSchema, query);
-  const { approvals, corrupt } = await pendingApprovals(db, f);
+  const rows = await pendingApprovalRows(db, 200);
+  const h = createHash("sha256").update(`${who.email}\n${JSON.stringify(f)}\n`);
+  for (const r of rows) h.update(r.key).update("\0").update(r.value).update("\0");
+  const etag = `"${h.digest("base64url").slice(0, 27)}"`;
+  if (ifNoneMatch?.split(/\s*,\s*/).includes(etag)) return { etag, inbox: null };
+  let built = builtInboxes.get(etag);
+  if (!built) {
+    built = await buildInbox(db, who, readPendingApprovals(rows, f));
+    builtInboxes.set(etag, built);
+    if (builtInboxes.size > 16) builtInboxes.delete(builtInboxes.keys().next().value!);
+  }
+  return { etag, inbox: { ...built, asOfMs: Date.now() } };
+}
+
+async function buildInbox(
+  db: Db,
+  who: Actor,
+  { approvals, corrupt }: ReturnType<typeof readPendingApprovals>,
+): Promise<Omit<InboxDto, "asOfMs">> {
   const corruptRoots = corrupt.flatMap((c) => (c.runId ? [rootRunOf(c.runId)] : []));
   const roots = await db.run.findMany({
     where: { id: { in: [...new Set([...approvals.map((a) => a.root_run_id), ...corruptRoots])] } },
@@ -221,7 +254,6 @@ export async function listInbox(db: Db, actor: Actor | null, query: unknown): Pr
       error: "AgentCheckpointCorruptionError" as const,
       message: c.message,
     })),
-    asOfMs: Date.now(),
   };
 }
 

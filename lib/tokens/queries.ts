@@ -15,7 +15,12 @@ export type TokenWithUser = {
 };
 
 // SQLite keeps DateTime as milliseconds (or ISO text in older rows); PostgreSQL as timestamps.
-const asDate = (v: unknown): Date | null => (v === null || v === undefined ? null : v instanceof Date ? v : new Date(typeof v === "string" && /^\d+$/.test(v) ? Number(v) : (v as string | number)));
+const asDate = (v: unknown): Date | null =>
+  v === null || v === undefined
+    ? null
+    : v instanceof Date
+      ? v
+      : new Date(typeof v === "string" && /^\d+$/.test(v) ? Number(v) : (v as string | number));
 
 export async function tokenWithUser(db: Db, tokenHash: string): Promise<TokenWithUser | null> {
   const d = driverOf(db);
@@ -37,7 +42,13 @@ export async function tokenWithUser(db: Db, tokenHash: string): Promise<TokenWit
     revokedAt: asDate(r.revokedAt),
     lastUsedAt: asDate(r.lastUsedAt),
     user: r.uId
-      ? { id: r.uId as string, email: r.uEmail as string, name: r.uName as string, role: r.uRole as string, disabled: r.uDisabled === true || r.uDisabled === 1 }
+      ? {
+          id: r.uId as string,
+          email: r.uEmail as string,
+          name: r.uName as string,
+          role: r.uRole as string,
+          disabled: r.uDisabled === true || r.uDisabled === 1,
+        }
       : null,
   };
 }

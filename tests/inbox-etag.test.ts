@@ -1,0 +1,41 @@
+// The inbox's ETag: unchanged pending records → the same tag and a 304 (no body built); a decision, another
+// reviewer or other filters → another tag. Real database, real runs.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freshDatabase, providers, type TestDb } from "./helpers/databases";
+import { RunExecutor } from "@/lib/runs/executor";
+import { decide, inboxPage, startRun } from "@/lib/runs/service";
+import type { Actor } from "@/lib/auth/actor";
+
+const sub: Actor = { id: "u-sub", email: "sub@example.com", name: "S", role: "submitter" };
+const rev: Actor = { id: "u-rev", email: "rev@example.com", name: "R", role: "reviewer" };
+const rev2: Actor = { id: "u-rev2", email: "rev2@example.com", name: "R2", role: "reviewer" };
+
+describe.each(providers)("inbox ETag on %s", (provider) => {
+  let t: TestDb;
+  let ex: RunExecutor;
+  beforeAll(async () => {
+    t = await freshDatabase(provider);
+    ex = new RunExecutor(t.db);
+  });
+  afterAll(async () => {
+    await ex?.idle();
+    await t?.drop();
+  });
+
+  it("is stable while nothing changes and moves with a decision", async () => {
+    for (const service of ["alpha", "beta"])
+      await startRun(ex.context, sub, { agent: "deploy-bot", input: { service, version: "1.0.0", environment: "staging" } });
+    await ex.idle();
+    const first = await inboxPage(t.db, rev, {});
+    expect(first.inbox!.approvals).toHaveLength(2);
+    const same = await inboxPage(t.db, rev, {}, first.etag);
+    expect(same).toEqual({ etag: first.etag, inbox: null });
+    expect((await inboxPage(t.db, rev, {}, `"other", ${first.etag}`)).inbox).toBeNull();
+    expect((await inboxPage(t.db, rev2, {})).etag).not.toBe(first.etag);
+    expect((await inboxPage(t.db, rev, { agent: "deploy-bot" })).etag).not.toBe(first.etag);
+    await decide(ex.context, rev, first.inbox!.approvals[0].id, { decision: "reject", reason: "no" });
+    const after = await inboxPage(t.db, rev, {}, first.etag);
+    expect(after.etag).not.toBe(first.etag);
+    expect(after.inbox!.approvals.map((a) => a.id)).toEqual([first.inbox!.approvals[1].id]);
+  });
+});
