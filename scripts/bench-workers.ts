@@ -5,6 +5,8 @@
 //    run's `resumed` record is in the database, (a) decided on an instance that works the queue (as every
 //    app instance does by default), (b) decided on a web-only instance (AFK_WORKERS=0) next to a worker.
 import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { cpus } from "node:os";
 import { scratchDatabase } from "../tests/helpers/scratch.ts";
 import type { Db } from "../lib/db/client.ts";
 import { RunExecutor } from "../lib/runs/executor.ts";
@@ -39,7 +41,27 @@ async function waitFor(db: Db, where: Record<string, unknown>, count: number, ti
   }
 }
 
-async function throughput(base: string, n: number, runs = 200): Promise<number> {
+// CPU time a process has used so far (user + system), from /proc; clock ticks are 10 ms on Linux.
+function cpuMs(pid: number | undefined): number {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = f.slice(f.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
+}
+// Busy CPU time of the whole machine (all processes, PostgreSQL included), from /proc/stat.
+function machineBusyMs(): number {
+  const [, ...v] = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).map(Number);
+  return (v[0] + v[1] + v[2] + v[5] + v[6]) * 10;
+}
+
+async function throughput(
+  base: string,
+  n: number,
+  runs = 200,
+): Promise<{ rps: number; workerCpuMsPerRun: number; machineCpuMsPerRun: number }> {
   const s = await scratchDatabase("postgresql", base, "afk_bench");
   const procs = workers(n, s.url);
   try {
@@ -50,14 +72,18 @@ async function throughput(base: string, n: number, runs = 200): Promise<number> 
     // A warm-up run per worker process.
     for (let i = 0; i < n; i++) await startRun(ex.context, sub, { agent: "order-status", input: { order_id: `ORD-${1000 + i}` } });
     await waitFor(s.db, { state: "completed" }, n);
+    const cpu0 = procs.reduce((a, p) => a + cpuMs(p.pid), 0);
+    const busy0 = machineBusyMs();
     const t0 = performance.now();
     await Promise.all(
       Array.from({ length: runs }, (_, i) => startRun(ex.context, sub, { agent: "order-status", input: { order_id: `ORD-${2000 + i}` } })),
     );
     await waitFor(s.db, { state: "completed" }, runs + n);
     const secs = (performance.now() - t0) / 1000;
+    const workerCpu = procs.reduce((a, p) => a + cpuMs(p.pid), 0) - cpu0;
+    const busy = machineBusyMs() - busy0;
     await q.stop(1000);
-    return runs / secs;
+    return { rps: runs / secs, workerCpuMsPerRun: workerCpu / runs, machineCpuMsPerRun: busy / runs };
   } finally {
     for (const p of procs) p.kill("SIGKILL");
     await sleep(300);
@@ -108,8 +134,19 @@ async function latency(base: string, mode: "in-process" | "remote-worker", sampl
 export async function benchWorkers(base: string, only?: "latency") {
   if (only !== "latency") {
     console.log("\nworkers on PostgreSQL (order-status, no approvals, demo model; 200 runs queued at once)");
-    console.log("worker processes  runs/s");
-    for (const n of [1, 2, 4]) console.log(`${String(n).padStart(16)}  ${(await throughput(base, n)).toFixed(1).padStart(6)}`);
+    console.log(`worker processes  runs/s   worker CPU ms/run   machine CPU ms/run (${cpus().length} cores)`);
+    const seen: number[] = [];
+    for (const n of [1, 2, 4]) {
+      const r = await throughput(base, n);
+      seen.push(r.rps);
+      console.log(
+        `${String(n).padStart(16)}  ${r.rps.toFixed(1).padStart(6)}   ${r.workerCpuMsPerRun.toFixed(1).padStart(17)}   ${r.machineCpuMsPerRun.toFixed(1).padStart(18)}`,
+      );
+    }
+    const drop = Math.min(...seen.slice(1)) / seen[0];
+    console.log(
+      `target: runs/s must not drop as workers are added: ${drop >= 0.95 ? "met" : `NOT met (worst ${(drop * 100).toFixed(0)}% of 1 worker)`}`,
+    );
   }
   console.log("\napprove → next checkpoint (deploy-bot resumes itself), 30 samples, ms");
   for (const mode of ["in-process", "remote-worker"] as const) {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, providers, type TestDb } from "./helpers/databases";
 import { createRuntime } from "@/lib/runtime";
 import { listCheckpoints } from "@/lib/runner";
-import { checkpointTimeline, pendingApprovals } from "@/lib/runs/queries";
+import { checkpointTimeline, listRunRows, pendingApprovals } from "@/lib/runs/queries";
 
 describe.each(providers)("console queries on %s", (provider) => {
   let t: TestDb;
@@ -39,5 +39,36 @@ describe.each(providers)("console queries on %s", (provider) => {
       cursor = page.nextCursor;
     }
     expect(seen).toEqual(full);
+  });
+
+  it("pages runs newest first by keyset, ties on createdAt included, with and without filters", async () => {
+    const base = Date.UTC(2026, 0, 1);
+    // 23 runs over 9 distinct instants (ties), two states.
+    const runs = Array.from({ length: 23 }, (_, i) => ({
+      id: `page-${String((i * 7) % 23).padStart(2, "0")}`,
+      threadId: `page-${i}`,
+      agentName: "deploy-bot",
+      input: "{}",
+      state: i % 3 ? "completed" : "failed",
+      createdAt: new Date(base + Math.floor(i / 3) * 1000),
+    }));
+    await t.db.run.createMany({ data: runs });
+    const expected = (state?: string) =>
+      runs
+        .filter((r) => !state || r.state === state)
+        .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1))
+        .map((r) => r.id);
+    for (const state of [undefined, "failed"]) {
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      for (let i = 0; i < 30; i++) {
+        const page = await listRunRows(t.db, { state, q: "page-", take: 4, cursor });
+        seen.push(...page.runs.map((r) => r.id));
+        if (!page.nextCursor) break;
+        cursor = page.nextCursor;
+      }
+      expect(seen).toEqual(expected(state));
+    }
+    expect(await listRunRows(t.db, { cursor: "no-such-run" })).toEqual({ runs: [], nextCursor: null });
   });
 });
