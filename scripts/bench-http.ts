@@ -115,7 +115,8 @@ async function bench(provider: "sqlite" | "postgresql", pgUrl?: string) {
     ];
     console.log(`\n${provider}, ${RUNS.toLocaleString("en")} runs, over HTTP (${SECONDS} s per cell)`);
     console.log(`${"request".padEnd(42)}  1 client: req/s   p50    p95  | 32 clients: req/s    p50    p95  | targets`);
-    for (const [name, path, t] of cases) {
+    // BENCH_ONLY=<text>: only the requests whose name contains it.
+    for (const [name, path, t] of cases.filter(([n]) => !process.env.BENCH_ONLY || n.includes(process.env.BENCH_ONLY))) {
       const h = t.auth === false ? {} : auth;
       await load(path, 4, h, t.conditional); // warm
       const one = await load(path, 1, h, t.conditional);
@@ -139,7 +140,7 @@ async function bench(provider: "sqlite" | "postgresql", pgUrl?: string) {
 }
 
 await bench("sqlite");
-const pgUrl = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL;
+const pgUrl = process.env.BENCH_SQLITE_ONLY ? undefined : (process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL);
 if (pgUrl) await bench("postgresql", pgUrl);
 else console.log("\n(PostgreSQL skipped: set BENCH_POSTGRES_URL or TEST_POSTGRES_URL)");
 process.exit(0);
