@@ -14,6 +14,7 @@ import {
   type MemoryStore,
   Runner,
   defineTool,
+  keys,
   listCheckpoints,
   loadLatestCheckpoint,
   loadSnapshot,
@@ -139,7 +140,7 @@ async function prismaVsDriver(
   if (!driverOf(db)) throw new Error("no driver");
   const batch = (i: number) =>
     Array.from({ length: 6 }, (_, k) => ({
-      key: `checkpoint:pvd:${String(i).padStart(6, "0")}:${String(k).padStart(4, "0")}:pre_llm`,
+      key: keys.checkpoint("pvd", i + 2, k, "pre_llm"),
       value: { i, k, pad: "x".repeat(300) },
     }));
   const time = async (n: number, f: (i: number) => Promise<unknown>) => {
@@ -152,8 +153,8 @@ async function prismaVsDriver(
   const viaPrisma = new PrismaStore(new Proxy(db, {}));
   const prismaBatchMs = await time(300, (i) => viaPrisma.putStates("pvd", batch(i)));
   const driverBatchMs = await time(300, (i) => prisma.putStates("pvd", batch(1000 + i)));
-  const prismaReadMs = await time(300, () => viaPrisma.getState("pvd", "checkpoint:pvd:000001:0001:pre_llm"));
-  const driverReadMs = await time(300, () => prisma.getState("pvd", "checkpoint:pvd:000001:0001:pre_llm"));
+  const prismaReadMs = await time(300, () => viaPrisma.getState("pvd", keys.checkpoint("pvd", 1, 1, "pre_llm")));
+  const driverReadMs = await time(300, () => prisma.getState("pvd", keys.checkpoint("pvd", 1, 1, "pre_llm")));
   return { prismaBatchMs, driverBatchMs, prismaReadMs, driverReadMs };
 }
 
