@@ -1,8 +1,7 @@
 // The inbox's ETag: unchanged pending records → the same tag and a 304 (no body built); a decision, another
 // reviewer or other filters → another tag. Real database, real runs.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase, providers, type TestDb } from "./helpers/databases";
-import { RunExecutor } from "@/lib/runs/executor";
+import { describe, expect, it } from "vitest";
+import { databaseWithExecutor, providers } from "./helpers/databases";
 import { decide, inboxPage, startRun } from "@/lib/runs/service";
 import type { Actor } from "@/lib/auth/actor";
 
@@ -11,18 +10,10 @@ const rev: Actor = { id: "u-rev", email: "rev@example.com", name: "R", role: "re
 const rev2: Actor = { id: "u-rev2", email: "rev2@example.com", name: "R2", role: "reviewer" };
 
 describe.each(providers)("inbox ETag on %s", (provider) => {
-  let t: TestDb;
-  let ex: RunExecutor;
-  beforeAll(async () => {
-    t = await freshDatabase(provider);
-    ex = new RunExecutor(t.db);
-  });
-  afterAll(async () => {
-    await ex?.idle();
-    await t?.drop();
-  });
+  const w = databaseWithExecutor(provider);
 
   it("is stable while nothing changes and moves with a decision", async () => {
+    const { t, ex } = w;
     for (const service of ["alpha", "beta"])
       await startRun(ex.context, sub, { agent: "deploy-bot", input: { service, version: "1.0.0", environment: "staging" } });
     await ex.idle();
