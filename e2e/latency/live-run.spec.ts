@@ -80,6 +80,11 @@ test("a slow model: the run page follows running → paused → resumed → comp
   await expect(reviewer.getByRole("table", { name: "Checkpoints" })).toBeVisible();
   await reviewer.goto("/approvals");
   await expect(reviewer.getByRole("heading", { name: "Approvals" })).toBeVisible();
+  // The inbox's poll revalidates with the ETag it was given (answered 304 while nothing changed).
+  await reviewer.waitForRequest(async (r) => /\/api\/approvals$/.test(r.url()) && !!(await r.allHeaders())["if-none-match"], {
+    timeout: 15_000,
+  });
+  await reviewer.waitForTimeout(3500); // one more poll, still without a console error
 
   expect(w.apiRunningSeen, "the API answered while the run was running").toBeGreaterThan(0);
   expect(w.fiveXx).toEqual([]);
