@@ -12,25 +12,21 @@ import { getRunView, listInbox, listRuns, startRun, timelinePage } from "../lib/
 import { CHECKPOINT_SCHEMA_VERSION, SCHEMA_VERSIONS, type CheckpointRecord, PHASES, keys, listCheckpoints } from "../lib/runner/index.ts";
 
 process.env.LOG_LEVEL ??= "warn";
-const RUNS = Number(process.env.BENCH_RUNS ?? 100_000);
-const CHECKPOINTS = Number(process.env.BENCH_CHECKPOINTS ?? 10_000);
-const PAUSED = Math.min(2_000, RUNS);
+const DEFAULT_RUNS = Number(process.env.BENCH_RUNS ?? 100_000);
+const DEFAULT_CHECKPOINTS = Number(process.env.BENCH_CHECKPOINTS ?? 10_000);
 const ITER = 40;
 
 const reviewer: Actor = { id: "bench-reviewer", email: "reviewer@example.com", name: "R", role: "reviewer" };
 const submitter: Actor = { id: "bench-submitter-7", email: "sub7@example.com", name: "S", role: "submitter" };
 
-/** Seeds `runs` runs (PAUSED of them waiting on an approval) and one run with `checkpoints` checkpoints. */
+/** Seeds RUNS runs (PAUSED of them waiting on an approval) and one run with CHECKPOINTS checkpoints. */
 export async function seed(
   db: Db,
   ex: RunExecutor,
-  runs = RUNS,
-  checkpoints = CHECKPOINTS,
-  paused = PAUSED,
+  RUNS = DEFAULT_RUNS,
+  CHECKPOINTS = DEFAULT_CHECKPOINTS,
+  PAUSED = Math.min(2_000, RUNS),
 ): Promise<{ longRun: string; midCursor: string; deepRunCursor: string }> {
-  const RUNS = runs;
-  const CHECKPOINTS = checkpoints;
-  const PAUSED = paused;
   const t0 = Date.now();
   const agents = ["refund-desk", "deploy-bot", "release-coordinator", "support-writer"];
   const states = ["completed", "completed", "completed", "failed", "cancelled"];

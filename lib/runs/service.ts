@@ -25,8 +25,10 @@ import {
   parseApprovalId,
   rootRunOf,
   storedSnapshotSchema,
+  type ApprovalRecord,
+  type Message,
+  messageSchema,
 } from "../runner/index.ts";
-import { type ApprovalRecord, type Message, messageSchema } from "../runner/index.ts";
 import type { AppContext } from "../context.ts";
 import { PrismaStore } from "../store/prisma-store.ts";
 import {
