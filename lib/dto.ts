@@ -276,9 +276,20 @@ export const pendingCountDto = named("PendingCount", z.object({ pending: z.numbe
 export const agentsDto = named(
   "Agents",
   z.object({
-    agents: z.array(z.object({ name: z.string(), description: z.string(), inputSchema: z.record(z.string(), z.unknown()) })),
+    agents: z.array(
+      z.object({
+        name: z.string(),
+        description: z.string(),
+        model: z.string(),
+        inputSchema: z.record(z.string(), z.unknown()),
+        // null when runs can start; otherwise why not (its model provider is not configured here)
+        unavailable: z.string().nullable(),
+      }),
+    ),
   }),
 );
+
+export type AgentsDto = z.infer<typeof agentsDto>;
 
 // ---- Timeline ----
 

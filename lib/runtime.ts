@@ -1,6 +1,8 @@
-// Composition root: the runner on the configured database, with the demo model and demo agents.
+// Composition root: the runner on the configured database, with the models env configures and the agents
+// of agents/ (the demo ones script the demo model).
 import type { Db } from "./db/client.ts";
-import { createDemoAgents } from "./agents/index.ts";
+import { agentFiles } from "../agents/index.ts";
+import { loadAgents } from "./agents/load.ts";
 import { AgentRegistry } from "./agents/registry.ts";
 import {
   type Agent,
@@ -18,7 +20,7 @@ import { PrismaStore } from "./store/prisma-store.ts";
 import { providerAdapters } from "./models/ai-sdk.ts";
 import { env } from "./env.ts";
 
-// agents: more agents beside the demo ones (tests use agents whose tools count executions).
+// agents: more agents beside the ones in agents/ (tests use agents whose tools count executions).
 export function createRuntime(
   db: Db,
   opts: {
@@ -29,17 +31,12 @@ export function createRuntime(
     demoLatencyMs?: number;
   } = {},
 ) {
-  const demoAgents = createDemoAgents(() => db, { idempotent: env().AFK_DEMO_TOOLS_IDEMPOTENT === "1" });
-  const scripts = demoAgents.scripts;
-  const agents = new AgentRegistry({ ...demoAgents.agents, ...opts.agents });
-  const demo = new DemoModel(scripts, opts.demoLatencyMs ?? env().AFK_DEMO_LATENCY_MS);
+  const files = loadAgents(agentFiles, { db: () => db, idempotentTools: env().AFK_DEMO_TOOLS_IDEMPOTENT === "1" });
+  const demo = new DemoModel(files.scripts, opts.demoLatencyMs ?? env().AFK_DEMO_LATENCY_MS);
+  const models = { ...providerAdapters(env()), demo, ...opts.models };
+  const agents = new AgentRegistry({ ...files.startable, ...opts.agents }, files.all, new Set(Object.keys(models)));
   const store = new PrismaStore(db);
-  const runner = new Runner(
-    store,
-    { ...providerAdapters(env()), demo, ...opts.models },
-    { failpoint: env().AFK_FAILPOINT, ...opts.config },
-    opts.onEvent,
-  );
+  const runner = new Runner(store, models, { failpoint: env().AFK_FAILPOINT, ...opts.config }, opts.onEvent);
   const agent = (name: string): Agent => agents.get(name);
   // The agent a stored run (or subagent run) was executing, from its validated snapshot or latest record.
   const agentForRun = async (threadId: string, runId: string): Promise<Agent> => {

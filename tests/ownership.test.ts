@@ -14,7 +14,7 @@ function sources(dir: string): string[] {
   });
 }
 
-const scanned = ["lib", "app", "components", "scripts", "e2e"].flatMap(sources).concat(["proxy.ts", "instrumentation.ts"]);
+const scanned = ["lib", "agents", "app", "components", "scripts", "e2e"].flatMap(sources).concat(["proxy.ts", "instrumentation.ts"]);
 const lines = (file: string) =>
   readFileSync(path.join(root, file), "utf8")
     .split("\n")

@@ -1,17 +1,36 @@
 // The agents this instance knows: the top-level ones a run can be started with, and every subagent they
 // delegate to. Look-ups by name go through here so nobody casts the agent map.
-import type { Agent, Tool } from "../runner/index.ts";
+import { type Agent, type Tool, failSafeOf, resolveModel } from "../runner/index.ts";
 
 export class AgentRegistry {
   private readonly byName = new Map<string, Agent>();
 
-  constructor(private readonly topLevel: Record<string, Agent>) {
+  /**
+   * topLevel: the startable agents by name; others: agents only reachable as subagents; providers: the
+   * model providers this process has adapters for (undefined: assume all).
+   */
+  constructor(
+    private readonly topLevel: Record<string, Agent>,
+    others: Agent[] = [],
+    private readonly providers?: ReadonlySet<string>,
+  ) {
     const visit = (a: Agent) => {
       if (this.byName.has(a.name)) return;
       this.byName.set(a.name, a);
       for (const s of a.subagents ?? []) visit(s);
     };
-    for (const a of Object.values(topLevel)) visit(a);
+    for (const a of [...Object.values(topLevel), ...others]) visit(a);
+  }
+
+  /**
+   * Why a run of this agent cannot start here, or null: no model of its chain (model, then fallbacks)
+   * has a configured provider, e.g. OPENAI_COMPATIBLE_BASE_URL is not set.
+   */
+  unavailableReason(a: Agent): string | null {
+    if (!this.providers) return null;
+    const chain = [a.model, ...failSafeOf(a).fallbackModelChain].map((m) => resolveModel(m).provider);
+    if (chain.some((p) => this.providers!.has(p))) return null;
+    return `its model provider ${chain[0]} is not configured on this server (${PROVIDER_ENV[chain[0]] ?? "see .env.example"})`;
   }
 
   /** A top-level agent or subagent by name; undefined when there is none. */
@@ -46,3 +65,9 @@ export class AgentRegistry {
     return this.find(agentName)?.tools ?? [];
   }
 }
+
+const PROVIDER_ENV: Record<string, string> = {
+  openai: "set OPENAI_API_KEY",
+  anthropic: "set ANTHROPIC_API_KEY",
+  "openai-compatible": "set OPENAI_COMPATIBLE_BASE_URL",
+};

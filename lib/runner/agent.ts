@@ -61,7 +61,7 @@ export type Agent = {
 export const failSafeOf = (a: Agent): FailSafe => ({ ...DEFAULT_FAIL_SAFE, ...a.failSafe });
 
 /** The tool name under which a parent agent delegates to this subagent (`delegate_to_<name>`). */
-export const delegateToolName = (sub: Agent) => `delegate_to_${sub.name.replace(/[^a-zA-Z0-9_]/g, "_")}`;
+export const delegateToolName = (sub: Pick<Agent, "name">) => `delegate_to_${sub.name.replace(/[^a-zA-Z0-9_]/g, "_")}`;
 
 /** Identifies the agent's shape; resume refuses an agent with a different one. */
 export function agentFingerprint(a: Agent): string {

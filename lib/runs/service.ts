@@ -86,7 +86,9 @@ export function agentCatalog(ctx: AppContext) {
     .map((a) => ({
       name: a.name,
       description: a.description ?? "",
+      model: a.model,
       inputSchema: z.toJSONSchema(a.inputSchema!) as Record<string, unknown>,
+      unavailable: ctx.agents.unavailableReason(a),
     }));
 }
 
@@ -122,6 +124,8 @@ export async function startRun(ctx: AppContext, actor: Actor | null, body: unkno
   const { agent: name, input } = parseOr400(startRunSchema, body);
   const agent = ctx.agents.topLevelAgent(name);
   if (!agent?.inputSchema) throw new ValidationError("agent", `Unknown agent ${name}`);
+  const unavailable = ctx.agents.unavailableReason(agent);
+  if (unavailable) throw new ValidationError("agent", `${name} cannot run here: ${unavailable}`);
   const parsed = agent.inputSchema.strict().safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

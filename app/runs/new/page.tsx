@@ -12,7 +12,10 @@ export default async function NewRunPage({ searchParams }: { searchParams: Promi
   return (
     <div className="space-y-4">
       <h1 className="text-xl font-semibold">Start a run</h1>
-      <StartRunForm agents={agents} initialAgent={agents.some((a) => a.name === agent) ? agent! : agents[0]?.name} />
+      <StartRunForm
+        agents={agents}
+        initialAgent={agents.some((a) => a.name === agent) ? agent! : (agents.find((a) => !a.unavailable) ?? agents[0])?.name}
+      />
     </div>
   );
 }

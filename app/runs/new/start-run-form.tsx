@@ -2,12 +2,13 @@
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { type JsonSchema, SchemaFields, type Values, cleanValues, initialValues } from "@/components/schema-form";
+import type { AgentsDto } from "@/lib/dto";
 import { startRunAction } from "./actions";
 
 // crypto.randomUUID needs a secure context; getRandomValues works on plain-HTTP hosts too.
 const newKey = () => Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
 
-type AgentInfo = { name: string; description: string; inputSchema: Record<string, unknown> };
+type AgentInfo = Pick<AgentsDto["agents"][number], "name" | "description" | "inputSchema" | "unavailable">;
 
 export function StartRunForm({ agents, initialAgent }: { agents: AgentInfo[]; initialAgent?: string }) {
   const router = useRouter();
@@ -47,11 +48,16 @@ export function StartRunForm({ agents, initialAgent }: { agents: AgentInfo[]; in
         <select id="agent" className="input mt-1" value={agentName} onChange={(e) => pick(e.target.value)}>
           {agents.map((a) => (
             <option key={a.name} value={a.name}>
-              {a.name}
+              {a.unavailable ? `${a.name} (not configured)` : a.name}
             </option>
           ))}
         </select>
         {agent && <p className="mt-1 text-xs text-slate-500">{agent.description}</p>}
+        {agent?.unavailable && (
+          <p role="status" className="mt-1 text-sm text-amber-700 dark:text-amber-400">
+            Runs of {agent.name} cannot start: {agent.unavailable}.
+          </p>
+        )}
       </div>
       {agent && (
         <SchemaFields
@@ -64,7 +70,7 @@ export function StartRunForm({ agents, initialAgent }: { agents: AgentInfo[]; in
         />
       )}
       <div className="flex items-center gap-3">
-        <button type="submit" className="btn-primary" disabled={pending || !agent}>
+        <button type="submit" className="btn-primary" disabled={pending || !agent || !!agent.unavailable}>
           {pending ? "Starting…" : "Start run"}
         </button>
         {error && !inputField && (
