@@ -75,7 +75,9 @@ describe("agent files", () => {
     });
 
     it("is available once the provider has an adapter", () => {
-      const ex = new RunExecutor(h.t.db, { models: { "openai-compatible": { provider: "openai-compatible", generate: async () => never() } } });
+      const ex = new RunExecutor(h.t.db, {
+        models: { "openai-compatible": { provider: "openai-compatible", generate: async () => never() } },
+      });
       expect(agentCatalog(ex.context).find((a) => a.name === "ticket-triage")?.unavailable).toBeNull();
     });
   });

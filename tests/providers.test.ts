@@ -3,79 +3,47 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { type Agent, InMemoryStore, Runner, defineTool } from "@/lib/runner";
+import { type Agent, InMemoryStore, Runner, defineTool, keys, parseKey } from "@/lib/runner";
 import { providerAdapters } from "@/lib/models/ai-sdk";
+import { type WireTurn, anthropicEvents, openaiChunks, writeStream } from "./helpers/llm-wire";
 
-type Seen = { path: string; headers: IncomingMessage["headers"]; body: Record<string, unknown> };
+type Seen = { path: string; headers: IncomingMessage["headers"]; body: Record<string, unknown>; closedEarly: () => boolean };
 let server: Server;
 let base: string;
 const seen: Seen[] = [];
-// Per path, a queue of [status, body] to answer with.
-const script = new Map<string, [number, unknown][]>();
+// Per path, a queue of answers: [status, JSON body] for errors, or a streamed turn.
+type Answer = [number, unknown] | { turn: WireTurn; delayMs?: number; cutAfter?: number };
+const script = new Map<string, Answer[]>();
 
 beforeAll(async () => {
   server = createServer(async (req, res) => {
     let text = "";
     for await (const chunk of req) text += chunk;
-    seen.push({ path: req.url ?? "", headers: req.headers, body: JSON.parse(text || "{}") });
+    let finished = false;
+    res.on("finish", () => (finished = true));
+    seen.push({ path: req.url ?? "", headers: req.headers, body: JSON.parse(text || "{}"), closedEarly: () => !finished && res.destroyed });
     const next = script.get(req.url ?? "")?.shift() ?? [404, { error: { message: "no script" } }];
-    res.writeHead(next[0], { "content-type": "application/json" });
-    res.end(JSON.stringify(next[1]));
+    if (Array.isArray(next)) {
+      res.writeHead(next[0], { "content-type": "application/json" });
+      res.end(JSON.stringify(next[1]));
+      return;
+    }
+    const events = req.url?.endsWith("/messages") ? anthropicEvents(next.turn) : openaiChunks(next.turn);
+    await writeStream(res, events, next);
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
-const openaiToolCall = {
-  id: "c1",
-  object: "chat.completion",
-  created: 1,
-  model: "gpt-4o",
-  choices: [
-    {
-      index: 0,
-      message: {
-        role: "assistant",
-        content: null,
-        tool_calls: [{ id: "call_1", type: "function", function: { name: "lookup", arguments: '{"q":"order 7"}' } }],
-      },
-      finish_reason: "tool_calls",
-    },
-  ],
-  usage: { prompt_tokens: 20, completion_tokens: 7, total_tokens: 27 },
+const openaiToolCall: Answer = {
+  turn: { toolCalls: [{ id: "call_1", name: "lookup", args: { q: "order 7" } }], usage: { input: 20, output: 7 } },
 };
-const openaiText = (t: string) => ({
-  id: "c2",
-  object: "chat.completion",
-  created: 2,
-  model: "gpt-4o",
-  choices: [{ index: 0, message: { role: "assistant", content: t }, finish_reason: "stop" }],
-  usage: { prompt_tokens: 40, completion_tokens: 5, total_tokens: 45 },
-});
-const anthropicToolUse = {
-  id: "m1",
-  type: "message",
-  role: "assistant",
-  model: "claude-haiku-4-5",
-  content: [
-    { type: "text", text: "Let me look." },
-    { type: "tool_use", id: "toolu_1", name: "lookup", input: { q: "order 7" } },
-  ],
-  stop_reason: "tool_use",
-  stop_sequence: null,
-  usage: { input_tokens: 30, output_tokens: 9 },
+const openaiText = (t: string): Answer => ({ turn: { text: t, usage: { input: 40, output: 5 } } });
+const anthropicToolUse: Answer = {
+  turn: { text: "Let me look.", toolCalls: [{ id: "toolu_1", name: "lookup", args: { q: "order 7" } }], usage: { input: 30, output: 9 } },
 };
-const anthropicText = {
-  id: "m2",
-  type: "message",
-  role: "assistant",
-  model: "claude-haiku-4-5",
-  content: [{ type: "text", text: "Order 7 shipped." }],
-  stop_reason: "end_turn",
-  stop_sequence: null,
-  usage: { input_tokens: 50, output_tokens: 4 },
-};
+const anthropicText: Answer = { turn: { text: "Order 7 shipped.", usage: { input: 50, output: 4 } } };
 
 const lookup = defineTool({
   name: "lookup",
@@ -98,10 +66,7 @@ const config = { retry: { maxRetries: 2, baseDelayMs: 1 }, failpoint: undefined 
 describe("AI SDK providers over real HTTP", () => {
   it("openai: chat completions wire format, tool call ids carried into tool messages, key never stored", async () => {
     seen.length = 0;
-    script.set("/v1/chat/completions", [
-      [200, openaiToolCall],
-      [200, openaiText("Order 7 is on its way.")],
-    ]);
+    script.set("/v1/chat/completions", [openaiToolCall, openaiText("Order 7 is on its way.")]);
     const store = new InMemoryStore();
     const runner = new Runner(store, providerAdapters({ OPENAI_API_KEY: KEY, OPENAI_BASE_URL: `${base}/v1` }), config);
     const r = await runner.run(agent("openai:gpt-4o"), { userMessage: "Where is order 7?", runId: "o1" });
@@ -110,7 +75,7 @@ describe("AI SDK providers over real HTTP", () => {
     expect(r.usage).toEqual({ inputTokens: 60, outputTokens: 12, totalTokens: 72 });
     expect(r.totalCostUsd).toBeCloseTo((60 * 2.5 + 12 * 10) / 1e6, 12);
     expect(seen[0].headers.authorization).toBe(`Bearer ${KEY}`);
-    expect(seen[0].body).toMatchObject({ model: "gpt-4o", tools: [{ type: "function", function: { name: "lookup" } }] });
+    expect(seen[0].body).toMatchObject({ model: "gpt-4o", stream: true, tools: [{ type: "function", function: { name: "lookup" } }] });
     const second = seen[1].body.messages as Record<string, unknown>[];
     expect(second.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool"]);
     expect(second[3]).toMatchObject({ tool_call_id: "call_1", content: '{"found":"order 7"}' });
@@ -120,26 +85,20 @@ describe("AI SDK providers over real HTTP", () => {
 
   it("anthropic: messages wire format with tool_use / tool_result", async () => {
     seen.length = 0;
-    script.set("/v1/messages", [
-      [200, anthropicToolUse],
-      [200, anthropicText],
-    ]);
+    script.set("/v1/messages", [anthropicToolUse, anthropicText]);
     const runner = new Runner(new InMemoryStore(), providerAdapters({ ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: `${base}/v1` }), config);
     const r = await runner.run(agent("anthropic:claude-haiku-4-5"), { userMessage: "Where is order 7?", runId: "a1" });
     expect(r.state).toBe("completed");
     expect(r.finalText).toBe("Order 7 shipped.");
     expect(seen[0].headers["x-api-key"]).toBe(KEY);
-    expect(seen[0].body).toMatchObject({ model: "claude-haiku-4-5", system: [{ type: "text", text: "Be brief." }] });
+    expect(seen[0].body).toMatchObject({ model: "claude-haiku-4-5", stream: true, system: [{ type: "text", text: "Be brief." }] });
     const msgs = seen[1].body.messages as { role: string; content: { type: string; tool_use_id?: string }[] }[];
     expect(msgs.at(-1)).toMatchObject({ role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1" }] });
   });
 
   it("retries a 500, then falls back from a 401 to an openai-compatible server", async () => {
     seen.length = 0;
-    script.set("/v1/chat/completions", [
-      [500, { error: { message: "boom" } }],
-      [200, openaiText("after retry")],
-    ]);
+    script.set("/v1/chat/completions", [[500, { error: { message: "boom" } }], openaiText("after retry")]);
     let runner = new Runner(new InMemoryStore(), providerAdapters({ OPENAI_API_KEY: KEY, OPENAI_BASE_URL: `${base}/v1` }), config);
     const r1 = await runner.run({ ...agent("openai:gpt-4o"), tools: [] }, { userMessage: "hi", runId: "rt" });
     expect(r1.finalText).toBe("after retry");
@@ -147,7 +106,7 @@ describe("AI SDK providers over real HTTP", () => {
 
     seen.length = 0;
     script.set("/v1/messages", [[401, { type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } }]]);
-    script.set("/compat/chat/completions", [[200, openaiText("from the local server")]]);
+    script.set("/compat/chat/completions", [openaiText("from the local server")]);
     runner = new Runner(
       new InMemoryStore(),
       providerAdapters({ ANTHROPIC_API_KEY: "bad", ANTHROPIC_BASE_URL: `${base}/v1`, OPENAI_COMPATIBLE_BASE_URL: `${base}/compat` }),
@@ -168,5 +127,86 @@ describe("AI SDK providers over real HTTP", () => {
     const r = await runner.run({ ...agent("openai:gpt-4o"), tools: [] }, { userMessage: "hi", runId: "none" });
     expect(r.state).toBe("failed");
     expect(r.error).toMatch(/no adapter for provider openai/);
+  });
+
+  it("streams: text deltas arrive as events, in order, before the response is checkpointed", async () => {
+    script.set("/compat/chat/completions", [{ turn: { text: "Your order left the warehouse on Monday." }, delayMs: 5 }]);
+    const store = new InMemoryStore();
+    const runner = new Runner(store, providerAdapters({ OPENAI_COMPATIBLE_BASE_URL: `${base}/compat` }), config);
+    const h = runner.runHandle({ ...agent("openai-compatible:llama3"), tools: [] }, { userMessage: "Where?", runId: "st" });
+    const seenTypes: string[] = [];
+    const deltas: string[] = [];
+    for await (const e of h.events) {
+      seenTypes.push(e.type === "checkpoint" ? `checkpoint:${String(e.data.phase)}` : e.type);
+      if (e.type === "llm_delta") deltas.push(String(e.data.text));
+    }
+    const r = await h.awaitResult();
+    expect(r.finalText).toBe("Your order left the warehouse on Monday.");
+    expect(deltas.length).toBe(7);
+    expect(deltas.join("")).toBe(r.finalText);
+    const firstDelta = seenTypes.indexOf("llm_delta");
+    expect(firstDelta).toBeGreaterThan(seenTypes.indexOf("checkpoint:pre_llm"));
+    expect(seenTypes.lastIndexOf("llm_delta")).toBeLessThan(seenTypes.indexOf("checkpoint:post_llm"));
+  });
+
+  it("a stream cut off midway is retried; nothing of the cut response is stored", async () => {
+    seen.length = 0;
+    script.set("/compat/chat/completions", [
+      { turn: { text: "HALF-WRITTEN answer that never ends" }, cutAfter: 3 },
+      { turn: { text: "The whole answer." } },
+    ]);
+    const store = new InMemoryStore();
+    const runner = new Runner(store, providerAdapters({ OPENAI_COMPATIBLE_BASE_URL: `${base}/compat` }), config);
+    const r = await runner.run({ ...agent("openai-compatible:llama3"), tools: [] }, { userMessage: "hi", runId: "cut" });
+    expect(r.state).toBe("completed");
+    expect(r.finalText).toBe("The whole answer.");
+    expect(seen.length).toBe(2);
+    expect(JSON.stringify(await store.listState("cut", ""))).not.toContain("HALF-WRITTEN");
+  });
+
+  it("cancel aborts a slow streaming call within a second and the run ends cancelled at pre_llm", async () => {
+    seen.length = 0;
+    // 40 words at 250 ms each: ten seconds of streaming if nobody stops it.
+    const words = Array.from({ length: 40 }, (_, i) => `w${i}`).join(" ");
+    script.set("/compat/chat/completions", [{ turn: { text: words }, delayMs: 250 }]);
+    const store = new InMemoryStore();
+    const runner = new Runner(store, providerAdapters({ OPENAI_COMPATIBLE_BASE_URL: `${base}/compat` }), config);
+    const h = runner.runHandle({ ...agent("openai-compatible:llama3"), tools: [] }, { userMessage: "hi", runId: "cx" });
+    let cancelledAt = 0;
+    for await (const e of h.events) {
+      if (e.type === "llm_delta" && !cancelledAt) {
+        cancelledAt = Date.now();
+        h.cancel();
+      }
+    }
+    const r = await h.awaitResult();
+    const tookMs = Date.now() - cancelledAt;
+    expect(r.state).toBe("cancelled");
+    expect(tookMs).toBeLessThan(1000);
+    expect(seen.length).toBe(1); // no retry, no fallback after a cancel
+    await new Promise((res) => setTimeout(res, 300));
+    expect(seen[0].closedEarly()).toBe(true); // the HTTP request itself was aborted
+    const phases = (await store.listState("cx", keys.checkpointPrefix("cx"))).map((e) => parseKey(e.key)?.phase).filter(Boolean);
+    expect(phases).not.toContain("post_llm");
+    expect(phases).toContain("pre_llm");
+    expect(phases.at(-1)).toBe("run_terminal");
+  });
+
+  it("structured output: the schema is sent as a JSON response format and the answer lands validated in final_structured", async () => {
+    seen.length = 0;
+    const outputSchema = z.object({ order: z.string(), shipped: z.boolean() });
+    script.set("/v1/chat/completions", [openaiText('{"order":"7","shipped":true}'), openaiText('{"order":"7","shipped":"maybe"}')]);
+    const runner = new Runner(new InMemoryStore(), providerAdapters({ OPENAI_API_KEY: KEY, OPENAI_BASE_URL: `${base}/v1` }), config);
+    const a = { ...agent("openai:gpt-4o"), tools: [], outputSchema };
+    const r = await runner.run(a, { userMessage: "Status of 7?", runId: "so" });
+    expect(r.state).toBe("completed");
+    expect(r.finalStructured).toEqual({ order: "7", shipped: true });
+    expect(seen[0].body.response_format).toMatchObject({
+      type: "json_schema",
+      json_schema: { schema: { required: ["order", "shipped"] } },
+    });
+    const bad = await runner.run(a, { userMessage: "Status of 7?", runId: "so2" });
+    expect(bad.state).toBe("failed");
+    expect(bad.error).toMatch(/does not match the output schema at shipped/);
   });
 });

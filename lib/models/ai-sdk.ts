@@ -5,7 +5,7 @@ import "server-only";
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { APICallError, type LanguageModelV2, type LanguageModelV2Prompt } from "@ai-sdk/provider";
+import { APICallError, type LanguageModelV2, type LanguageModelV2Prompt, type LanguageModelV2Usage } from "@ai-sdk/provider";
 import { type LlmRequest, type LlmResponse, type Message, type ModelAdapter, ModelCallError } from "../runner/index.ts";
 
 export function toPrompt(messages: Message[]): LanguageModelV2Prompt {
@@ -55,10 +55,15 @@ export class AiSdkAdapter implements ModelAdapter {
     private readonly model: (id: string) => LanguageModelV2,
   ) {}
 
+  // Streams the call (doStream) and assembles the response the runner checkpoints at post_llm: text
+  // deltas go to req.onText as they arrive; tool calls count only once complete. A stream cut off midway
+  // is a retryable error, so nothing half-received is ever stored.
   async generate(req: LlmRequest): Promise<Omit<LlmResponse, "model">> {
-    let result: Awaited<ReturnType<LanguageModelV2["doGenerate"]>>;
+    let text = "";
+    const calls: { toolCallId: string; toolName: string; input: string }[] = [];
+    let finish: { finishReason: string; usage: LanguageModelV2Usage } | null = null;
     try {
-      result = await this.model(req.model).doGenerate({
+      const { stream } = await this.model(req.model).doStream({
         prompt: toPrompt(req.messages),
         tools: req.tools.map((t) => ({
           type: "function" as const,
@@ -66,42 +71,63 @@ export class AiSdkAdapter implements ModelAdapter {
           description: t.description,
           inputSchema: t.parameters as never,
         })),
+        responseFormat: req.responseSchema ? { type: "json", schema: req.responseSchema as never, name: "output" } : undefined,
         abortSignal: req.signal,
       });
+      const reader = stream.getReader();
+      for (;;) {
+        const { done, value: part } = await reader.read();
+        if (done) break;
+        if (part.type === "text-delta") {
+          text += part.delta;
+          if (part.delta) req.onText?.(part.delta);
+        } else if (part.type === "tool-call") calls.push(part);
+        else if (part.type === "finish") finish = part;
+        else if (part.type === "error") throw part.error;
+      }
     } catch (e) {
+      if (req.signal?.aborted) throw req.signal.reason ?? e;
       if (APICallError.isInstance(e))
         throw new ModelCallError(`${this.provider} ${e.statusCode ?? ""} ${e.message}`.trim(), e.isRetryable, e.statusCode);
       throw new ModelCallError(e instanceof Error ? e.message : String(e), true);
     }
-    const text = result.content
-      .filter((c) => c.type === "text")
-      .map((c) => c.text)
-      .join("");
-    const toolCalls = result.content
-      .filter((c) => c.type === "tool-call")
-      .map((c) => {
-        let args: unknown;
-        try {
-          args = JSON.parse(c.input || "{}");
-        } catch {
-          throw new ModelCallError(`${this.provider} returned tool call arguments that are not JSON`, true);
-        }
-        if (!args || typeof args !== "object" || Array.isArray(args))
-          throw new ModelCallError(`${this.provider} returned non-object tool arguments`, true);
-        return { id: c.toolCallId, name: c.toolName, args: args as Record<string, unknown> };
-      });
-    const input = result.usage.inputTokens ?? 0;
-    const output = result.usage.outputTokens ?? 0;
+    if (!finish) throw new ModelCallError(`${this.provider} stream ended before the response was complete`, true);
+    const toolCalls = calls.map((c) => {
+      let args: unknown;
+      try {
+        args = JSON.parse(c.input || "{}");
+      } catch {
+        throw new ModelCallError(`${this.provider} returned tool call arguments that are not JSON`, true);
+      }
+      if (!args || typeof args !== "object" || Array.isArray(args))
+        throw new ModelCallError(`${this.provider} returned non-object tool arguments`, true);
+      return { id: c.toolCallId, name: c.toolName, args: args as Record<string, unknown> };
+    });
+    const input = finish.usage.inputTokens ?? 0;
+    const output = finish.usage.outputTokens ?? 0;
     return {
       text,
       tool_calls: toolCalls,
-      finish_reason: FINISH[result.finishReason] ?? "other",
-      usage: { input_tokens: input, output_tokens: output, total_tokens: result.usage.totalTokens ?? input + output },
+      finish_reason: FINISH[finish.finishReason] ?? "other",
+      usage: { input_tokens: input, output_tokens: output, total_tokens: finish.usage.totalTokens ?? input + output },
+      // None of these chat APIs keeps a conversation server-side: there is no session token to carry.
       session_token: null,
       checkpoint_token: null,
-      structured: null,
+      structured: req.responseSchema && toolCalls.length === 0 ? parseStructured(text, this.provider) : null,
     };
   }
+}
+
+function parseStructured(text: string, provider: string): Record<string, unknown> {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    throw new ModelCallError(`${provider} answered with text that is not the JSON the agent's output schema asks for`, true);
+  }
+  if (!v || typeof v !== "object" || Array.isArray(v))
+    throw new ModelCallError(`${provider} answered with JSON that is not an object`, true);
+  return v as Record<string, unknown>;
 }
 
 export type ProviderEnv = {

@@ -47,6 +47,8 @@ export type Agent = {
   failSafe?: Partial<FailSafe>;
   /** The form a team fills to start a run; toUserMessage turns its value into the first user message. */
   inputSchema?: z.ZodObject;
+  /** The shape of the final answer: the model is asked for JSON of it, validated into `final_structured`. */
+  outputSchema?: z.ZodObject;
   toUserMessage?: (input: Record<string, unknown>) => string;
   /** Fallback when an approval passes its deadline; default deny. */
   approvalFallback?: "deny" | "allow";

@@ -2,7 +2,7 @@
 // conversation, so the same conversation always yields the same response (and resume can be checked
 // against an uninterrupted run).
 import type { LlmResponse, Message, ToolCall } from "./messages.ts";
-import type { LlmRequest, ModelAdapter } from "./model.ts";
+import { type LlmRequest, type ModelAdapter, abortableSleep } from "./model.ts";
 
 export type DemoTurn = { text?: string; toolCalls?: ToolCall[]; structured?: Record<string, unknown> | null };
 export type DemoScript = (messages: Message[], context: Record<string, unknown>) => DemoTurn;
@@ -26,10 +26,18 @@ export class DemoModel implements ModelAdapter {
     const script = this.scripts[req.model];
     if (!script) throw new Error(`demo model has no script named ${req.model}`);
     this.calls++;
-    if (this.latencyMs > 0) await new Promise((r) => setTimeout(r, this.latencyMs));
     const turn = script(req.messages, req.context);
     const toolCalls = turn.toolCalls ?? [];
     const text = turn.text ?? "";
+    // Like a real provider: half the latency before the first token, the text streamed word by word over
+    // the rest, and the wait ends when the run is cancelled.
+    const words = text.match(/\S+\s*/g) ?? [];
+    await abortableSleep(this.latencyMs / 2, req.signal);
+    for (const w of words) {
+      req.onText?.(w);
+      if (this.latencyMs > 0) await abortableSleep(this.latencyMs / 2 / words.length, req.signal);
+    }
+    if (!words.length) await abortableSleep(this.latencyMs / 2, req.signal);
     const input = req.messages.reduce((n, m) => n + approxTokens(m.content), 0);
     const output = approxTokens(text + JSON.stringify(toolCalls));
     return {

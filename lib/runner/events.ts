@@ -8,6 +8,7 @@ export type RunEventType =
   | "step_started"
   | "policy_decision"
   | "llm_called"
+  | "llm_delta"
   | "llm_completed"
   | "tool_batch_started"
   | "tool_completed"

@@ -313,6 +313,10 @@ export class RunExecution {
 
   private specs: ToolSpec[] | null = null;
 
+  private outputJsonSchema(): Record<string, unknown> | undefined {
+    return this.agent.outputSchema ? (z.toJSONSchema(this.agent.outputSchema) as Record<string, unknown>) : undefined;
+  }
+
   private toolSpecs(): ToolSpec[] {
     if (this.specs) return this.specs;
     const specs: ToolSpec[] = this.agent.tools.map((t) => ({
@@ -360,10 +364,16 @@ export class RunExecution {
               checkpointToken: this.checkpointToken,
               context: this.context,
               signal: this.abort.signal,
+              onText: (delta) => this.event("llm_delta", delta, { text: delta }),
+              responseSchema: this.outputJsonSchema(),
             },
             this.rc.config.retry,
           );
         } catch (e) {
+          // Aborted mid-call: a cancel ends the run at its last durable checkpoint (pre_llm); a lost lease
+          // leaves everything to the new owner.
+          this.assertHeld();
+          if (this.cancelRequested) return this.finish("cancelled");
           if (this.fs.llmFailurePolicy === "retry_then_degrade" && this.state === "running") {
             this.move("degraded");
             this.error = e instanceof Error ? e.message : String(e);
@@ -372,6 +382,14 @@ export class RunExecution {
           throw e;
         }
         const r = outcome.response;
+        // A final answer that is not the agent's output shape is never stored: a retry asks the model again.
+        const out = r.tool_calls.length === 0 ? this.agent.outputSchema?.safeParse(r.structured) : undefined;
+        if (out && !out.success) {
+          const issue = out.error.issues[0];
+          const at = issue.path.join(".") || "(root)";
+          return this.fail(new AgentRunnerError(`the final answer does not match the output schema at ${at}: ${issue.message}`));
+        }
+        if (out?.success) r.structured = out.data as Record<string, unknown>;
         this.llmCalls++;
         this.usage = addUsage(this.usage, r.usage);
         this.cost += costUsd(r.model, r.usage.input_tokens, r.usage.output_tokens);

@@ -13,6 +13,10 @@ export type LlmRequest = {
   checkpointToken: string | null;
   context: Record<string, unknown>;
   signal?: AbortSignal;
+  /** Text as it streams in (not checkpointed: the response counts only when complete, at post_llm). */
+  onText?: (delta: string) => void;
+  /** JSON schema of the agent's structured output: the final answer is JSON of this shape. */
+  responseSchema?: Record<string, unknown>;
 };
 
 /** A model provider behind one method. Adapters for real providers live in lib/models; the DemoModel is one too. */
@@ -80,7 +84,7 @@ export async function callWithFallback(
   req: Omit<LlmRequest, "model">,
   retry: RetryOptions,
 ): Promise<CallOutcome> {
-  const sleep = retry.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms)));
+  const sleep = retry.sleep ?? ((ms: number) => abortableSleep(ms, req.signal));
   const errors: string[] = [];
   let attempts = 0;
   for (const requested of chain) {
@@ -97,13 +101,33 @@ export async function callWithFallback(
         const r = await adapter.generate({ ...req, ...tokens, model: resolved.model });
         return { response: { ...r, model: resolved.normalized }, resolved, attempts, errors };
       } catch (e) {
+        // Cancelled (or the lease was lost): no retry, no fallback; the caller decides what it means.
+        if (req.signal?.aborted) throw req.signal.reason ?? e;
         const err = e instanceof ModelCallError ? e : new ModelCallError(e instanceof Error ? e.message : String(e), true);
         errors.push(`${resolved.normalized}: ${err.message}`);
         tokens = { sessionToken: null, checkpointToken: null };
         if (!err.retryable) break;
         if (attempt < retry.maxRetries) await sleep(retry.baseDelayMs * 2 ** attempt);
+        if (req.signal?.aborted) throw req.signal.reason;
       }
     }
   }
   throw new ModelCallError(`All models failed: ${errors.join("; ")}`, false);
+}
+
+/** Resolves after ms, or rejects with the signal's reason as soon as it aborts. */
+export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (ms <= 0) return signal?.aborted ? Promise.reject(signal.reason) : Promise.resolve();
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const t = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
 }
