@@ -30,6 +30,21 @@ test("every API response validates against the OpenAPI document", async ({ brows
     if (wrong) problems.push(wrong);
     return { status: res.status(), body };
   };
+  // The event stream never ends: read its first chunk, then hang up.
+  const stream = async (c: APIRequestContext, url: string) => {
+    const cookie = (await c.storageState()).cookies.map((k) => `${k.name}=${k.value}`).join("; ");
+    const ctl = new AbortController();
+    const res = await fetch(new URL(url, baseURL), { headers: cookie ? { cookie } : {}, signal: ctl.signal });
+    let body: unknown;
+    if (res.headers.get("content-type")?.startsWith("text/event-stream")) {
+      const { value } = await res.body!.getReader().read();
+      body = new TextDecoder().decode(value);
+      ctl.abort();
+    } else body = await res.json();
+    const wrong = v.check("GET", url, res.status, body);
+    if (wrong) problems.push(wrong);
+    return res.status;
+  };
   const [admin, reviewer, submitter] = [
     await session(browser, "admin"),
     await session(browser, "reviewer"),
@@ -61,6 +76,14 @@ test("every API response validates against the OpenAPI document", async ({ brows
   expect((await call(admin, "GET", `/api/runs/${deploy}/checkpoints?take=3`)).status).toBe(200);
   expect((await call(admin, "GET", `/api/runs/${deploy}/diff?a=0&b=4`)).status).toBe(200);
   expect((await call(admin, "GET", `/api/runs/${deploy}/diff?a=0&b=99999`)).status).toBe(400);
+
+  // Live events: a reviewer follows the inbox and a run; the wrong caller or question is refused.
+  expect(await stream(reviewer, `/api/events?inbox=1&run=${refund}`)).toBe(200);
+  expect(await stream(submitter, `/api/events?run=${refund}`)).toBe(200);
+  expect(await stream(anon, "/api/events?inbox=1")).toBe(401);
+  expect(await stream(submitter, "/api/events?inbox=1")).toBe(403);
+  expect(await stream(reviewer, "/api/events")).toBe(400);
+  expect(await stream(reviewer, "/api/events?run=no-such-run")).toBe(404);
 
   // Decisions: the inbox, the badge count, an approve that auto-resumes, a repeat (409), a rejection.
   const inbox = await call(reviewer, "GET", "/api/approvals");

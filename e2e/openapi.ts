@@ -32,6 +32,13 @@ export function responseValidator(doc: Doc) {
         seen.add(`${method.toUpperCase()} ${match.t} ${status}`);
         return body === null ? null : `${method} ${match.t} ${status}: documented without a body, but one came`;
       }
+      const stream = op.responses[String(status)].content?.["text/event-stream"];
+      if (stream) {
+        seen.add(`${method.toUpperCase()} ${match.t} ${status}`);
+        return typeof body === "string" && /^(event|data|retry|:)/m.test(body)
+          ? null
+          : `${method} ${match.t} ${status}: not an event stream`;
+      }
       const validate = ajv.getSchema(
         `openapi#/paths/${pointer(match.t)}/${method.toLowerCase()}/responses/${status}/content/application~1json/schema`,
       );

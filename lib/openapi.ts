@@ -173,6 +173,20 @@ export function openApiDocument(serverUrl: string) {
           responses: { 200: shaped("Events", "AuditPage"), ...errors },
         },
       },
+      "/api/events": {
+        get: {
+          summary:
+            "Live updates as server-sent events: `run` (the run changed: refetch it), `delta` (text its model is streaming: {runId, step, offset, text}), `inbox` (approvals were created or decided), after a first `ready`",
+          parameters: [q("run", "A run id to follow"), q("inbox", "1: follow the approvals inbox (reviewers)")],
+          responses: {
+            200: {
+              description: "An endless text/event-stream",
+              content: { "text/event-stream": { schema: { type: "string" } } },
+            },
+            ...errors,
+          },
+        },
+      },
       "/api/health": {
         get: {
           summary: "Liveness: the database, the run queue, this instance's work (no auth)",

@@ -11,6 +11,7 @@ import { scratchDatabase } from "../tests/helpers/scratch.ts";
 import type { Db } from "../lib/db/client.ts";
 import { RunExecutor } from "../lib/runs/executor.ts";
 import { PgBossQueue } from "../lib/runs/queue.ts";
+import { PgLiveBus } from "../lib/live/bus.ts";
 import { decide, startRun } from "../lib/runs/service.ts";
 
 const sub = { id: "bench-sub", email: "sub@example.com", name: "S", role: "submitter" as const };
@@ -91,16 +92,24 @@ async function throughput(
   }
 }
 
-async function latency(base: string, mode: "in-process" | "remote-worker", samples = 30): Promise<{ p50: number; p95: number }> {
+async function latency(
+  base: string,
+  mode: "in-process" | "remote-worker",
+  samples = 30,
+): Promise<{ p50: number; p95: number; decideP50: number }> {
   const s = await scratchDatabase("postgresql", base, "afk_bench");
   const procs = mode === "remote-worker" ? workers(1, s.url) : [];
   const q = new PgBossQueue(s.url, mode === "in-process" ? 4 : 0);
   await q.ready();
-  const ex = new RunExecutor(s.db, { queue: q });
+  // As instance.ts builds it: LISTEN/NOTIFY wakes the worker the moment the decision commits.
+  const live = new PgLiveBus(s.url);
+  await live.ready;
+  const ex = new RunExecutor(s.db, { queue: q, live });
   if (mode === "in-process") await q.work(ex);
   else await sleep(3000);
   try {
     const ms: number[] = [];
+    const decideMs: number[] = [];
     for (let i = 0; i < samples + 3; i++) {
       const { id } = await startRun(ex.context, sub, {
         agent: "deploy-bot",
@@ -109,6 +118,7 @@ async function latency(base: string, mode: "in-process" | "remote-worker", sampl
       await waitFor(s.db, { id, state: "paused" }, 1);
       const t0 = performance.now();
       await decide(ex.context, rev(i), `${id}:2:call_deploy`, { decision: "approve" });
+      if (i >= 3) decideMs.push(performance.now() - t0);
       for (;;) {
         const row = await s.db.stateEntry.findFirst({
           where: { threadId: id, runId: id, kind: "checkpoint", phase: "resumed" },
@@ -121,10 +131,16 @@ async function latency(base: string, mode: "in-process" | "remote-worker", sampl
       await waitFor(s.db, { id, state: "completed" }, 1);
     }
     ms.sort((a, b) => a - b);
-    return { p50: ms[Math.floor(ms.length * 0.5)], p95: ms[Math.ceil(ms.length * 0.95) - 1] };
+    decideMs.sort((a, b) => a - b);
+    return {
+      p50: ms[Math.floor(ms.length * 0.5)],
+      p95: ms[Math.ceil(ms.length * 0.95) - 1],
+      decideP50: decideMs[Math.floor(decideMs.length * 0.5)],
+    };
   } finally {
     await q.stop(1000);
     await ex.idle();
+    await live.close();
     for (const p of procs) p.kill("SIGKILL");
     await sleep(300);
     await s.drop();
@@ -148,11 +164,11 @@ export async function benchWorkers(base: string, only?: "latency") {
       `target: runs/s must not drop as workers are added: ${drop >= 0.95 ? "met" : `NOT met (worst ${(drop * 100).toFixed(0)}% of 1 worker)`}`,
     );
   }
-  console.log("\napprove → next checkpoint (deploy-bot resumes itself), 30 samples, ms");
+  console.log("\napprove → next checkpoint (deploy-bot resumes itself), 30 samples, ms; workers woken by LISTEN/NOTIFY");
   for (const mode of ["in-process", "remote-worker"] as const) {
     const r = await latency(base, mode);
     console.log(
-      `${mode === "in-process" ? "decided on an instance that works the queue" : "decided on a web-only instance, 1 worker   "}  p50 ${r.p50.toFixed(1).padStart(6)}  p95 ${r.p95.toFixed(1).padStart(6)}${mode === "in-process" ? `   (target p95 ≤ 100: ${r.p95 <= 100 ? "met" : "MISSED"})` : ""}`,
+      `${mode === "in-process" ? "decided on an instance that works the queue" : "decided on a web-only instance, 1 worker   "}  p50 ${r.p50.toFixed(1).padStart(6)}  p95 ${r.p95.toFixed(1).padStart(6)}   (the decision's transaction p50 ${r.decideP50.toFixed(1)}; target p95 ≤ 50: ${r.p95 <= 50 ? "met" : "MISSED"})`,
     );
   }
 }

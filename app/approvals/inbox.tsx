@@ -1,8 +1,9 @@
 "use client";
 import Link from "next/link";
-import { useQuery } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { api } from "@/components/api";
+import { useLive } from "@/components/live";
 import { Empty, ErrorBox } from "@/components/ui";
 import { fmtDuration, fmtTime } from "@/lib/format";
 import type { InboxDto } from "@/lib/dto";
@@ -12,13 +13,18 @@ type InboxData = InboxDto;
 export function Inbox({ initial, agents }: { initial: InboxData; agents: string[] }) {
   const [agent, setAgent] = useState("");
   const [tool, setTool] = useState("");
+  const qc = useQueryClient();
+  // Pushed: a decision or a new pause anywhere refetches at once (a 304 when this filter did not change).
+  const live = useLive({ inbox: true }, (e) => {
+    if (e.type === "inbox") void qc.invalidateQueries({ queryKey: ["inbox"] });
+  });
   const qs = new URLSearchParams({ ...(agent ? { agent } : {}), ...(tool ? { tool } : {}) }).toString();
   const { data, error, isFetching, dataUpdatedAt } = useQuery({
     queryKey: ["inbox", agent, tool],
     queryFn: () => api<InboxData>(`/api/approvals${qs ? `?${qs}` : ""}`, { revalidate: true }),
     initialData: agent || tool ? undefined : initial,
     initialDataUpdatedAt: initial.asOfMs,
-    refetchInterval: 3000,
+    refetchInterval: live ? 15_000 : 3000,
   });
   const tools = [...new Set(initial.approvals.map((a) => a.tool))].sort();
   // The first render measures to the server's clock of its answer (the same in the server's HTML); later

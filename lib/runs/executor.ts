@@ -49,6 +49,7 @@ import {
 } from "./queries.ts";
 import { type WebhookConfig, notifyPaused } from "../webhooks/pause.ts";
 import { type AuditInput, appendAudit } from "../audit/queries.ts";
+import { LiveBus } from "../live/bus.ts";
 
 type RowPatch = { step?: number; phase?: string };
 
@@ -73,7 +74,12 @@ export type ExecutorOptions = {
   leaseMs?: number;
   heartbeatMs?: number;
   queue?: RunQueue;
+  /** Where live updates go (default: this process only). */
+  live?: LiveBus;
 };
+
+// Streamed text is published at most this often per run (one message carries every delta since).
+const DELTA_FLUSH_MS = 50;
 
 export class RunExecutor {
   // The runner and its store; services use `context`, the executor alone drives the runner.
@@ -95,6 +101,9 @@ export class RunExecutor {
   private readonly patches = new Map<string, RowPatch>();
   private readonly writing = new Map<string, Promise<void>>();
   private heartbeat: NodeJS.Timeout | null = null;
+  readonly live: LiveBus;
+  // Per run: streamed text not yet published, where it starts in the step's text, and the flush timer.
+  private readonly deltas = new Map<string, { step: number; offset: number; text: string; timer: NodeJS.Timeout | null }>();
 
   constructor(
     private readonly db: Db,
@@ -102,6 +111,11 @@ export class RunExecutor {
   ) {
     this.leaseMs = opts.leaseMs ?? 15_000;
     this.queue = opts.queue ?? null;
+    this.live = opts.live ?? new LiveBus();
+    // A cancel asked on any instance stops the run here at once if it executes here.
+    this.live.subscribe((m) => {
+      if (m.topic === "cancel") this.active.get(m.runId)?.cancel();
+    });
     this.rt = createRuntime(db, {
       config: { instanceId: this.instanceId, ...opts.config },
       models: opts.models,
@@ -109,7 +123,7 @@ export class RunExecutor {
       demoLatencyMs: opts.demoLatencyMs,
       onEvent: (e) => this.onEvent(e),
     });
-    this.context = { db, store: this.rt.store, agents: this.rt.agents, executor: this };
+    this.context = { db, store: this.rt.store, agents: this.rt.agents, executor: this, live: this.live };
   }
 
   agent(name: string): Agent {
@@ -127,7 +141,12 @@ export class RunExecutor {
 
   // Hands a reserved run to the queue, or executes it here. With tx, the job is part of that transaction.
   async dispatch(runId: string, tx?: Db): Promise<void> {
-    if (this.queue) return this.queue.send(runId, tx);
+    if (this.queue) {
+      await this.queue.send(runId, tx);
+      // Committed unless in a transaction (then `dispatched` says so after the commit).
+      if (!tx) this.live.publish({ topic: "work" });
+      return;
+    }
     const claim = this.execute(runId).catch((e) => log.error("could not execute run", { run_id: runId, error: String(e) }));
     this.claiming.add(claim);
     void claim.finally(() => this.claiming.delete(claim));
@@ -167,6 +186,7 @@ export class RunExecutor {
     if (!audit) {
       if (!(await this.reserve(runId, from, this.db, opts))) return false;
       await this.dispatch(runId);
+      this.live.publish({ topic: "run", runId });
       return true;
     }
     return this.transaction((_tx, submit) => submit(runId, from, audit, opts));
@@ -174,8 +194,12 @@ export class RunExecutor {
 
   // After the transaction that reserved a run (and, with a queue, enqueued its job) committed.
   private dispatched(runId: string) {
-    if (this.queue) this.queue.kick?.();
-    else void this.dispatch(runId);
+    this.live.publish({ topic: "run", runId }); // reserved: pages show it running
+    if (this.queue) {
+      this.queue.kick?.();
+      // Workers in other processes wake now rather than at their next poll.
+      this.live.publish({ topic: "work" });
+    } else void this.dispatch(runId);
   }
 
   start = (runId: string) => this.submit(runId, "pending");
@@ -207,6 +231,7 @@ export class RunExecutor {
     }
     await setRunState(this.db, runId, { state: "running", error: null, finishedAt: null });
     await this.dispatch(runId);
+    this.live.publish({ topic: "run", runId });
     return true;
   }
 
@@ -240,8 +265,9 @@ export class RunExecutor {
       await appendAudit(tx, audit);
       return true;
     });
-    // Executing here: stop at once. Elsewhere: its worker's heartbeat sees the flag.
-    if (flagged) this.active.get(runId)?.cancel();
+    // Executing here or elsewhere: the message stops it at once (the worker's heartbeat sees the flag too,
+    // should the message be lost).
+    if (flagged) this.live.publish({ topic: "cancel", runId });
     return flagged;
   }
 
@@ -390,6 +416,7 @@ export class RunExecutor {
           () => finishRunRow(this.db, runId, epoch, { state: "failed", error, finishedAt: new Date(), corruptKey }),
           runId,
         );
+        this.live.publish({ topic: "run", runId, state: "failed" });
         return;
       }
       await this.settle(runId);
@@ -409,6 +436,8 @@ export class RunExecutor {
         runId,
       );
       log.info("run stopped", { run_id: runId, state: result.state, step: result.stateSnapshot.step, instance: this.instanceId });
+      this.live.publish({ topic: "run", runId, state: result.state });
+      if (result.state === "paused") this.live.publish({ topic: "inbox" });
       if (result.state === "paused" && this.opts.webhook) await notifyPaused(this.db, this.opts.webhook, runId, result.pendingApprovals);
     })()
       .catch((e) => log.error("run bookkeeping failed", { run_id: runId, error: String(e) }))
@@ -425,10 +454,37 @@ export class RunExecutor {
   private onEvent(e: RunEvent) {
     if (e.type === "checkpoint") log.debug("checkpoint", { run_id: e.runId, phase: e.data.phase, step: e.step });
     if (!this.tracked.has(e.runId)) return; // subagent runs have no Run row
+    if (e.type === "llm_delta") return this.streamed(e.runId, e.step, String(e.data.text ?? ""));
     const patch: RowPatch = { step: e.step };
     if (e.type === "checkpoint" && typeof e.data.phase === "string") patch.phase = e.data.phase;
     this.patches.set(e.runId, { ...this.patches.get(e.runId), ...patch });
     if (!this.writing.has(e.runId)) this.writing.set(e.runId, this.drain(e.runId));
+  }
+
+  // Text a model streams, batched per run: one live message per DELTA_FLUSH_MS.
+  private streamed(runId: string, step: number, text: string) {
+    let d = this.deltas.get(runId);
+    if (d && d.step !== step) {
+      this.flushDeltas(runId);
+      d = undefined;
+    }
+    if (!d) {
+      d = { step, offset: 0, text: "", timer: null };
+      this.deltas.set(runId, d);
+    }
+    d.text += text;
+    d.timer ??= setTimeout(() => this.flushDeltas(runId), DELTA_FLUSH_MS);
+  }
+
+  private flushDeltas(runId: string, done = false) {
+    const d = this.deltas.get(runId);
+    if (!d) return;
+    if (d.timer) clearTimeout(d.timer);
+    d.timer = null;
+    if (d.text) this.live.publish({ topic: "delta", runId, step: d.step, offset: d.offset, text: d.text });
+    d.offset += d.text.length;
+    d.text = "";
+    if (done) this.deltas.delete(runId);
   }
 
   private async drain(runId: string) {
@@ -437,6 +493,12 @@ export class RunExecutor {
         this.patches.delete(runId);
         const epoch = this.epochs.get(runId);
         if (epoch !== undefined) await updateRunProgress(this.db, runId, epoch, p);
+        // The row says where the run is now: pages showing it refetch (and drop the streamed text once
+        // the response is in the snapshot).
+        if (p.phase && p.phase !== "pre_llm") {
+          this.flushDeltas(runId, true);
+          this.live.publish({ topic: "run", runId });
+        }
       }
     } catch (e) {
       log.warn("run row update failed", { run_id: runId, error: String(e) });

@@ -7,6 +7,7 @@ import { env } from "../env.ts";
 import type { AppContext } from "../context.ts";
 import { RunExecutor } from "./executor.ts";
 import { PgBossQueue } from "./queue.ts";
+import { PgLiveBus } from "../live/bus.ts";
 
 const g = globalThis as unknown as { afkExecutor?: RunExecutor; afkQueue?: PgBossQueue | null };
 
@@ -17,8 +18,15 @@ export function executor(): RunExecutor {
       e.AFK_WEBHOOK_URL && e.AFK_WEBHOOK_SECRET
         ? { url: e.AFK_WEBHOOK_URL, secret: e.AFK_WEBHOOK_SECRET, baseUrl: e.NEXTAUTH_URL ?? "http://localhost:3000" }
         : null;
-    g.afkQueue = e.databaseProvider === "postgresql" ? new PgBossQueue(e.DATABASE_URL, e.AFK_WORKERS) : null;
-    g.afkExecutor = new RunExecutor(db(), { webhook, leaseMs: e.AFK_LEASE_S * 1000, queue: g.afkQueue ?? undefined });
+    const pgUrl = e.databaseProvider === "postgresql" ? e.DATABASE_URL : null;
+    g.afkQueue = pgUrl ? new PgBossQueue(pgUrl, e.AFK_WORKERS) : null;
+    g.afkExecutor = new RunExecutor(db(), {
+      webhook,
+      leaseMs: e.AFK_LEASE_S * 1000,
+      queue: g.afkQueue ?? undefined,
+      // SQLite has one instance: in-process delivery is all there is to do.
+      live: pgUrl ? new PgLiveBus(pgUrl) : undefined,
+    });
   }
   return g.afkExecutor;
 }

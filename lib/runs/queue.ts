@@ -52,6 +52,10 @@ export class PgBossQueue implements RunQueue {
   async work(ex: RunExecutor): Promise<void> {
     await this.started;
     this.executor = ex;
+    // Woken when any instance queues a job (LISTEN/NOTIFY); the loops' poll is the fallback.
+    ex.live.subscribe((m) => {
+      if (m.topic === "work") this.kick();
+    });
     for (let i = 0; i < this.concurrency; i++) this.loops.push(this.loop(ex));
   }
 

@@ -98,7 +98,8 @@ function visible(actor: Actor, run: RunRow): boolean {
   return can(actor.role, "runs:read-all") || run.submittedById === actor.id;
 }
 
-async function visibleRun(db: Db, actor: Actor | null, runId: string): Promise<RunRow> {
+/** The run if the actor may see it: 401 without a caller, 404 for a run that is not theirs to see. */
+export async function visibleRun(db: Db, actor: Actor | null, runId: string): Promise<RunRow> {
   if (!actor) throw new UnauthorizedError();
   if (!can(actor.role, "runs:read-all") && !can(actor.role, "runs:start")) throw new ForbiddenError();
   const run = await getRunRow(db, runId);
@@ -388,7 +389,7 @@ export async function decide(ctx: AppContext, actor: Actor | null, approvalId: s
   // The decision, its audit entry and (for agents that resume by themselves) the reservation of the resume
   // and its job commit in one transaction, on SQLite as on PostgreSQL: a crash loses all or nothing. Its
   // first statement takes the run's row lock, so decisions on one run serialize.
-  return onRun(db, root.id, () =>
+  const result = await onRun(db, root.id, () =>
     ex.transaction(async (tx, submit) => {
       await lockRun(tx, root.id);
       const store = new PrismaStore(tx);
@@ -437,6 +438,10 @@ export async function decide(ctx: AppContext, actor: Actor | null, approvalId: s
       return { approval: after, resumed: reserved };
     }),
   );
+  // Committed: every reviewer's inbox and every tab on this run refetch.
+  ctx.live.publish({ topic: "inbox" });
+  ctx.live.publish({ topic: "run", runId: root.id });
+  return result;
 }
 
 // ---- Operator actions ----

@@ -95,5 +95,6 @@ export async function sweep(ctx: AppContext, nowMs = Date.now()): Promise<SweepR
     });
   }
   if (result.expired || result.resumed || result.retried) log.info("sweep", result);
+  if (result.expired) ctx.live.publish({ topic: "inbox" });
   return result;
 }

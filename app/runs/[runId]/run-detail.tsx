@@ -5,6 +5,7 @@ import { useState } from "react";
 import type { RunView } from "@/lib/dto";
 import { ErrorBox, Field, JsonView, StateBadge } from "@/components/ui";
 import { api } from "@/components/api";
+import { useLive } from "@/components/live";
 import { Conversation } from "@/components/conversation";
 import { fmtCost, fmtDuration, fmtTime } from "@/lib/format";
 import { isTerminal } from "@/lib/runner/state";
@@ -14,12 +15,36 @@ type View = RunView;
 export function RunDetail({ initial }: { initial: View }) {
   const id = initial.run.id;
   const qc = useQueryClient();
+  // What the model is writing in the current step, as it streams (gone once the response is checkpointed
+  // and the conversation shows it).
+  const [streaming, setStreaming] = useState<{ step: number; text: string } | null>(null);
+  const live = useLive({ run: id }, (e) => {
+    if (e.type === "run" && e.data.runId === id) {
+      setStreaming(null);
+      void qc.invalidateQueries({ queryKey: ["run", id] });
+    } else if (e.type === "delta" && e.data.runId === id) {
+      const d = e.data;
+      setStreaming((s) => {
+        if (!s || s.step !== d.step || d.offset === 0) return { step: d.step, text: d.text };
+        // Deltas carry their offset: a repeat is skipped, a gap (a message lost between instances) resets.
+        if (d.offset < s.text.length)
+          return d.offset + d.text.length > s.text.length ? { ...s, text: s.text.slice(0, d.offset) + d.text } : s;
+        return d.offset === s.text.length ? { ...s, text: s.text + d.text } : s;
+      });
+    }
+  });
   const { data: view, error } = useQuery({
     queryKey: ["run", id],
     queryFn: () => api<View>(`/api/runs/${encodeURIComponent(id)}`),
     initialData: initial,
-    // Live while it can still change: fast while running, slower while it waits for people.
-    refetchInterval: (q) => (isTerminal(q.state.data?.run.state ?? "") ? false : q.state.data?.run.state === "paused" ? 3000 : 700),
+    // Pushed while the live stream is up (polled slowly as a safety net); polled while it is down: fast
+    // while running, slower while it waits for people.
+    refetchInterval: (q) => {
+      const state = q.state.data?.run.state ?? "";
+      if (isTerminal(state)) return false;
+      if (live) return 10_000;
+      return state === "paused" ? 3000 : 700;
+    },
   });
   const refresh = () => qc.invalidateQueries({ queryKey: ["run", id] });
   const [opError, setOpError] = useState<string | null>(null);
@@ -121,6 +146,15 @@ export function RunDetail({ initial }: { initial: View }) {
         <summary className="cursor-pointer text-sm font-medium">Input</summary>
         <JsonView value={r.input} label="Run input" />
       </details>
+
+      {streaming && !isTerminal(r.state) && r.state !== "paused" && (
+        <section className="card border-sky-300 dark:border-sky-700" aria-label="Model output, streaming" data-testid="streaming">
+          <h2 className="text-sm font-medium text-slate-500">The model is writing (step {streaming.step})…</h2>
+          <p className="mt-1 whitespace-pre-wrap break-words text-sm" aria-live="polite">
+            {streaming.text}
+          </p>
+        </section>
+      )}
 
       {view.conversation ? (
         <Conversation

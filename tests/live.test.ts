@@ -1,0 +1,121 @@
+// Live updates: what a browser tab and a worker hear, on one process (SQLite) and across processes
+// through LISTEN/NOTIFY (PostgreSQL), and a cancel that reaches the instance executing the run.
+import { describe, expect, it } from "vitest";
+import pg from "pg";
+import { LIVE_CHANNEL, type LiveMessage, PgLiveBus } from "@/lib/live/bus";
+import { RunExecutor } from "@/lib/runs/executor";
+import { cancelRun, startRun } from "@/lib/runs/service";
+import type { Actor } from "@/lib/auth/actor";
+import { databaseWithExecutor, freshDatabase } from "./helpers/databases";
+
+const submitter: Actor = { id: "u-sub", email: "submitter@example.com", name: "S", role: "submitter" };
+const operator: Actor = { id: "u-op", email: "operator@example.com", name: "Op", role: "operator" };
+const pgUrl = process.env.TEST_POSTGRES_URL;
+
+const until = async (cond: () => boolean | Promise<boolean>, ms = 10_000) => {
+  const t0 = Date.now();
+  while (!(await cond())) {
+    if (Date.now() - t0 > ms) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 10));
+  }
+};
+
+describe("live updates in one process", () => {
+  // Each demo call takes 600 ms: half before the first word, the words over the rest.
+  const h = databaseWithExecutor("sqlite", { demoLatencyMs: 600 });
+
+  it("a run's streamed text arrives in order with offsets, then the run change that makes it stale", async () => {
+    const got: LiveMessage[] = [];
+    const off = h.ex.live.subscribe((m) => got.push(m));
+    const { id } = await startRun(h.ex.context, submitter, { agent: "order-status", input: { order_id: "ORD-1234" } });
+    await until(() => got.some((m) => m.topic === "delta" && m.runId === id));
+    // Mid-stream, a late subscriber gets the text so far.
+    expect(h.ex.live.liveText(id)?.text.length).toBeGreaterThan(0);
+    await until(async () => (await h.t.db.run.findUnique({ where: { id } }))?.state === "completed");
+    off();
+    const mine = got.filter((m) => "runId" in m && m.runId === id);
+    const deltas = mine.filter((m): m is Extract<LiveMessage, { topic: "delta" }> => m.topic === "delta");
+    const step1 = deltas.filter((d) => d.step === 1);
+    let text = "";
+    for (const d of step1) {
+      expect(d.offset).toBe(text.length);
+      text += d.text;
+    }
+    expect(text).toBe("Looking it up.");
+    const final = deltas
+      .filter((d) => d.step === 2)
+      .map((d) => d.text)
+      .join("");
+    expect(final).toBe("Order ORD-1234 is delivered.");
+    // The run change after the step's text, and the terminal state last.
+    const lastDelta1 = mine.indexOf(step1.at(-1)!);
+    expect(mine.slice(lastDelta1 + 1).some((m) => m.topic === "run")).toBe(true);
+    expect(mine.at(-1)).toEqual({ topic: "run", runId: id, state: "completed" });
+    expect(h.ex.live.liveText(id)).toBeNull();
+  });
+
+  it("a pause and a decision tell the inbox", async () => {
+    const got: LiveMessage[] = [];
+    const off = h.ex.live.subscribe((m) => got.push(m));
+    const { id } = await startRun(h.ex.context, submitter, {
+      agent: "deploy-bot",
+      input: { service: "live-svc", version: "1.0.0", environment: "staging" },
+    });
+    await until(() => got.some((m) => m.topic === "run" && m.runId === id && m.state === "paused"));
+    expect(got.some((m) => m.topic === "inbox")).toBe(true);
+    off();
+  });
+});
+
+describe.skipIf(!pgUrl)("live updates across processes (PostgreSQL LISTEN/NOTIFY)", () => {
+  it("a message published on one bus reaches the other once; a foreign payload is ignored", async () => {
+    const a = new PgLiveBus(pgUrl!);
+    const b = new PgLiveBus(pgUrl!);
+    await Promise.all([a.ready, b.ready]);
+    const atA: LiveMessage[] = [];
+    const atB: LiveMessage[] = [];
+    a.subscribe((m) => atA.push(m));
+    b.subscribe((m) => atB.push(m));
+    const raw = new pg.Client({ connectionString: pgUrl });
+    await raw.connect();
+    await raw.query("SELECT pg_notify($1, $2)", [LIVE_CHANNEL, '{"v":"v9","m":{"topic":"inbox"}}']);
+    await raw.query("SELECT pg_notify($1, $2)", [LIVE_CHANNEL, "not json"]);
+    await raw.end();
+    a.publish({ topic: "inbox" });
+    // 10 kB of streamed text: split below pg_notify's 8000-byte limit, reassembled by the receiver.
+    const long = "x".repeat(10_000);
+    a.publish({ topic: "delta", runId: "r1", step: 1, offset: 0, text: long });
+    await until(() => atB.filter((m) => m.topic === "delta").length === 4);
+    expect(atB.filter((m) => m.topic === "inbox")).toHaveLength(1);
+    expect(atA.filter((m) => m.topic === "inbox")).toHaveLength(1); // its own, once (delivered locally)
+    expect(b.liveText("r1")?.text).toBe(long);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(atB).toHaveLength(5); // nothing from the foreign payloads
+    await a.close();
+    await b.close();
+  });
+
+  it("a cancel asked on another instance aborts the model call in flight within a second", async () => {
+    const t = await freshDatabase("postgresql");
+    // A model that takes 20 s per call, and leases long enough that no heartbeat would notice in time.
+    const busA = new PgLiveBus(t.url);
+    const busB = new PgLiveBus(t.url);
+    await Promise.all([busA.ready, busB.ready]);
+    const a = new RunExecutor(t.db, { demoLatencyMs: 20_000, leaseMs: 60_000, live: busA });
+    const b = new RunExecutor(t.db, { leaseMs: 60_000, live: busB });
+    try {
+      const { id } = await startRun(a.context, submitter, { agent: "order-status", input: { order_id: "ORD-1234" } });
+      await until(async () => (await t.db.run.findUnique({ where: { id } }))?.phase === "pre_llm");
+      const t0 = Date.now();
+      await cancelRun(b.context, operator, id);
+      await until(async () => (await t.db.run.findUnique({ where: { id } }))?.state === "cancelled", 5000);
+      expect(Date.now() - t0).toBeLessThan(1000);
+      expect(a.rt.demo.calls).toBe(1);
+    } finally {
+      await a.idle();
+      await busA.close();
+      await busB.close();
+      await t.drop();
+    }
+  });
+});
