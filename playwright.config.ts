@@ -27,10 +27,14 @@ function safe(f: () => string): string | undefined {
   }
 }
 
+// A local OpenAI-compatible streaming server (e2e/model-server.ts) for agents on "a team's own model".
+const MODEL_PORT = PORT + 99;
+
 const e2eEnv = {
   DATABASE_URL: process.env.E2E_DATABASE_URL ?? "file:./data/e2e.db",
   NEXTAUTH_URL: baseURL,
   AFK_DATA_DIR: "data",
+  OPENAI_COMPATIBLE_BASE_URL: `http://127.0.0.1:${MODEL_PORT}/v1`,
 };
 
 export default defineConfig({
@@ -62,6 +66,13 @@ export default defineConfig({
     },
   },
   webServer: [
+    {
+      command: `node --import tsx e2e/model-server.ts ${MODEL_PORT}`,
+      url: `http://127.0.0.1:${MODEL_PORT}/health`,
+      timeout: 30_000,
+      reuseExistingServer: false,
+      stdout: "pipe",
+    },
     {
       command: `node scripts/db.mjs reset && node_modules/.bin/next start -p ${PORT}`,
       url: `${baseURL}/api/health`,

@@ -94,11 +94,12 @@ export class PgLiveBus extends LiveBus {
   private client: pg.Client | null = null;
   private closed = false;
   private readonly pool: pg.Pool;
+  private sending: Promise<void> = Promise.resolve();
   readonly ready: Promise<void>;
 
   constructor(private readonly url: string) {
     super();
-    this.pool = new pg.Pool({ connectionString: url, max: 2 });
+    this.pool = new pg.Pool({ connectionString: url, max: 1 });
     this.pool.on("error", (e) => log.warn("live publish connection failed", { error: String(e) }));
     this.ready = this.connect(200);
   }
@@ -110,9 +111,15 @@ export class PgLiveBus extends LiveBus {
     }
     this.deliver(m);
     const payload = JSON.stringify({ v: "v1", origin: this.origin, m });
-    this.pool.query("SELECT pg_notify($1, $2)", [LIVE_CHANNEL, payload]).catch((e) => {
-      if (!this.closed) log.warn("live publish failed", { topic: m.topic, error: String(e).slice(0, 200) });
-    });
+    // In order, one after the other: the pieces of a long delta must arrive in the order they were cut.
+    this.sending = this.sending.then(() =>
+      this.pool.query("SELECT pg_notify($1, $2)", [LIVE_CHANNEL, payload]).then(
+        () => {},
+        (e) => {
+          if (!this.closed) log.warn("live publish failed", { topic: m.topic, error: String(e).slice(0, 200) });
+        },
+      ),
+    );
   }
 
   private async connect(delayMs: number): Promise<void> {
@@ -152,6 +159,7 @@ export class PgLiveBus extends LiveBus {
 
   override async close(): Promise<void> {
     this.closed = true;
+    await this.sending;
     await super.close();
     await this.client?.end().catch(() => {});
     await this.pool.end().catch(() => {});

@@ -1,0 +1,95 @@
+// A team's own agent (agents/ticket-triage.ts, one file) on a team's own model: an OpenAI-compatible
+// server on the local network (e2e/model-server.ts) that streams word by word. The run page shows the text
+// as it arrives (pushed over server-sent events), the tool call waits for a reviewer and runs once after
+// the approval, and a cancel stops a slow model call in flight within a second.
+import path from "node:path";
+import Database from "better-sqlite3";
+import { type Page, expect, test } from "@playwright/test";
+import { signInAs } from "../helpers";
+
+const modelServer = `http://127.0.0.1:${Number(process.env.E2E_PORT ?? 3100) + 99}`;
+const dbFile = path.resolve("data/e2e-slow.db");
+
+function watch(page: Page, problems: string[]) {
+  page.on("console", (m) => {
+    if (m.type() === "error" || /hydrat|did not match/i.test(m.text())) problems.push(`console ${m.type()}: ${m.text()}`);
+  });
+  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+  page.on("response", (r) => {
+    if (r.status() >= 400) problems.push(`${r.status()} ${r.request().method()} ${r.url()}`);
+  });
+}
+
+async function startTriage(page: Page, subject: string, body: string): Promise<string> {
+  await page.goto("/runs/new");
+  await page.getByLabel("Agent").selectOption("ticket-triage");
+  await page.locator("#input-subject").fill(subject);
+  await page.locator("#input-body").fill(body);
+  await page.getByRole("button", { name: "Start run" }).click();
+  await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);
+  return page.url().split("/runs/")[1];
+}
+
+test("ticket-triage on a local OpenAI-compatible server: text streams in, the tool waits for approval and runs once", async ({
+  browser,
+}) => {
+  test.setTimeout(90_000);
+  const problems: string[] = [];
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await ctx.newPage();
+  watch(page, problems);
+  await signInAs(page, "admin");
+  const runId = await startTriage(page, "Charged twice for order ORD-7788", "My card was charged twice. Please fix this asap.");
+
+  // The model's words appear while it writes them: the streaming panel grows, the run is running.
+  const streaming = page.getByTestId("streaming");
+  await expect(streaming).toContainText("Reading the ticket", { timeout: 15_000 });
+  const early = (await streaming.textContent()) ?? "";
+  await expect(page.getByTestId("run-state")).toHaveText("running");
+  await expect(streaming).toContainText("filing it there now", { timeout: 15_000 });
+  const later = (await streaming.textContent()) ?? "";
+  expect(later.length).toBeGreaterThan(early.length);
+  await page.screenshot({ path: "public/screenshots/run-page-streaming.png" });
+
+  // Complete, the response is in the conversation and the call waits for a person.
+  await expect(page.getByTestId("run-state")).toHaveText("paused", { timeout: 15_000 });
+  await expect(streaming).toHaveCount(0);
+  const card = page.getByTestId("approval-file_ticket");
+  await expect(card).toContainText("billing");
+  await card.getByRole("button", { name: "Approve", exact: true }).click();
+  await expect(page.getByTestId("approval-status-file_ticket")).toHaveText("approved");
+  await page.getByRole("button", { name: "Resume" }).click();
+  await expect(page.getByTestId("run-state")).toHaveText("completed", { timeout: 20_000 });
+  await expect(page.getByTestId("assistant-text").last()).toContainText("in billing as urgent (ticket");
+
+  // The tool ran once: one ticket row for the run.
+  const db = new Database(dbFile, { readonly: true });
+  const rows = db.prepare("SELECT recipient, body FROM OutboxMessage WHERE runId = ?").all(runId) as { recipient: string; body: string }[];
+  db.close();
+  expect(rows).toEqual([{ recipient: "queue:billing", body: "[urgent] Charged twice for order ORD-7788" }]);
+  expect(problems).toEqual([]);
+  await ctx.close();
+});
+
+test("cancel stops a slow model call in flight within a second", async ({ browser, request }) => {
+  test.setTimeout(60_000);
+  const problems: string[] = [];
+  const ctx = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  const page = await ctx.newPage();
+  watch(page, problems);
+  await signInAs(page, "admin");
+  const before = (await (await request.get(`${modelServer}/stats`)).json()) as { aborted: number };
+  await startTriage(page, "slow: printer offline", "The office printer is down again.");
+  await expect(page.getByTestId("streaming")).toContainText("Reading", { timeout: 15_000 });
+  page.once("dialog", (d) => void d.accept());
+  const t0 = Date.now();
+  await page.getByRole("button", { name: "Cancel" }).click();
+  await expect(page.getByTestId("run-state")).toHaveText("cancelled", { timeout: 5_000 });
+  expect(Date.now() - t0).toBeLessThan(1000); // the click, the API call, the abort and the pushed refresh
+  // The model server saw its client hang up: the call was aborted, not left to finish.
+  await expect
+    .poll(async () => ((await (await request.get(`${modelServer}/stats`)).json()) as { aborted: number }).aborted)
+    .toBe(before.aborted + 1);
+  expect(problems).toEqual([]);
+  await ctx.close();
+});
