@@ -65,6 +65,16 @@ type Case = {
   call: (c: APIRequestContext, t: Targets, actor: Actor) => Promise<number>;
 };
 
+// The event stream never ends: its status comes with the headers, then the caller hangs up. fetch (not
+// the request context, which reads whole bodies) with the context's own headers.
+const headersOf = new WeakMap<APIRequestContext, Record<string, string>>();
+let matrixBase = "";
+const stream = (p: (t: Targets) => string) => async (c: APIRequestContext, t: Targets) => {
+  const ctl = new AbortController();
+  const res = await fetch(new URL(p(t), matrixBase), { headers: headersOf.get(c) ?? {}, signal: ctl.signal });
+  ctl.abort();
+  return res.status;
+};
 const get = (p: (t: Targets) => string) => async (c: APIRequestContext, t: Targets) => (await c.get(p(t))).status();
 const post =
   (p: (t: Targets) => string, body: (t: Targets, a: Actor) => unknown = () => ({})) =>
@@ -124,6 +134,14 @@ const CASES: Case[] = [
     ),
   },
   { name: "GET /api/agents", allowed: ROLES, call: get(() => "/api/agents") },
+  { name: "GET /api/events?run={own}", allowed: ROLES, call: stream((t) => `/api/events?run=${t.own}`) },
+  {
+    name: "GET /api/events?run={another's}",
+    allowed: ROLES,
+    special: { submitter: 404 },
+    call: stream((t) => `/api/events?run=${t.adminRun}`),
+  },
+  { name: "GET /api/events?inbox=1", allowed: ["admin", "reviewer"], call: stream(() => "/api/events?inbox=1") },
   { name: "GET /api/audit", allowed: ["admin", "reviewer", "operator"], call: get(() => "/api/audit") },
   { name: "GET /api/admin/users", allowed: ["admin"], call: get(() => "/api/admin/users") },
   {
@@ -205,7 +223,13 @@ async function sessionContext(
   await expect(page.getByTestId("whoami")).toBeVisible();
   const cookie = (await ctx.cookies()).map((c) => `${c.name}=${c.value}`).join("; ");
   await ctx.close();
-  return playwright.request.newContext({ baseURL, extraHTTPHeaders: { cookie, origin: baseURL } });
+  return withHeaders(playwright, baseURL, { cookie, origin: baseURL });
+}
+
+async function withHeaders(playwright: typeof import("@playwright/test"), baseURL: string, headers: Record<string, string>) {
+  const c = await playwright.request.newContext({ baseURL, extraHTTPHeaders: headers });
+  headersOf.set(c, headers);
+  return c;
 }
 
 test(`role matrix: ${CASES.length} routes and actions × ${ACTORS.length} callers`, async ({ browser, playwright, baseURL }) => {
@@ -213,15 +237,13 @@ test(`role matrix: ${CASES.length} routes and actions × ${ACTORS.length} caller
   const pw = playwright as unknown as typeof import("@playwright/test");
   const ctx: Record<Actor, APIRequestContext> = {} as never;
   for (const r of ROLES) ctx[r] = await sessionContext(browser, pw, baseURL!, undefined, r);
-  ctx.anonymous = await playwright.request.newContext({ baseURL, extraHTTPHeaders: { origin: baseURL! } });
+  matrixBase = baseURL!;
+  ctx.anonymous = await withHeaders(pw, baseURL!, { origin: baseURL! });
 
   const admin = ctx.admin;
   const tokenRes = await (await admin.post("/api/admin/tokens", { data: { name: "matrix-revoked", role: "admin" } })).json();
   await admin.delete(`/api/admin/tokens/${tokenRes.id}`);
-  ctx["revoked-token"] = await playwright.request.newContext({
-    baseURL,
-    extraHTTPHeaders: { authorization: `Bearer ${tokenRes.token}`, origin: baseURL! },
-  });
+  ctx["revoked-token"] = await withHeaders(pw, baseURL!, { authorization: `Bearer ${tokenRes.token}`, origin: baseURL! });
   const disabledEmail = `matrix-disabled-${Date.now()}@example.com`;
   const du = await (
     await admin.post("/api/admin/users", { data: { email: disabledEmail, name: "Disabled", role: "admin", password: "matrix-password-1" } })

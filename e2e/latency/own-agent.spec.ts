@@ -38,7 +38,7 @@ test("ticket-triage on a local OpenAI-compatible server: text streams in, the to
   const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await ctx.newPage();
   watch(page, problems);
-  await signInAs(page, "admin");
+  await signInAs(page, "submitter");
   const runId = await startTriage(page, "Charged twice for order ORD-7788", "My card was charged twice. Please fix this asap.");
 
   // The model's words appear while it writes them: the streaming panel grows, the run is running.
@@ -51,16 +51,23 @@ test("ticket-triage on a local OpenAI-compatible server: text streams in, the to
   expect(later.length).toBeGreaterThan(early.length);
   await page.screenshot({ path: "public/screenshots/run-page-streaming.png" });
 
-  // Complete, the response is in the conversation and the call waits for a person.
+  // Complete, the response is in the conversation and the call waits for a person (not the submitter).
   await expect(page.getByTestId("run-state")).toHaveText("paused", { timeout: 15_000 });
   await expect(streaming).toHaveCount(0);
-  const card = page.getByTestId("approval-file_ticket");
-  await expect(card).toContainText("billing");
-  await card.getByRole("button", { name: "Approve", exact: true }).click();
-  await expect(page.getByTestId("approval-status-file_ticket")).toHaveText("approved");
-  await page.getByRole("button", { name: "Resume" }).click();
+  await expect(page.getByTestId("tool-call-file_ticket")).toContainText("billing");
+  const rctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const reviewer = await rctx.newPage();
+  watch(reviewer, problems);
+  await signInAs(reviewer, "reviewer");
+  await reviewer.goto(`/runs/${runId}`);
+  await reviewer.getByTestId("approval-file_ticket").getByRole("button", { name: "Approve", exact: true }).click();
+  await expect(reviewer.getByTestId("approval-status-file_ticket")).toHaveText("approved");
+  await reviewer.getByRole("button", { name: "Resume" }).click();
+  // The final answer streams into the submitter's page too, then the run completes there.
+  await expect(page.getByTestId("streaming")).toContainText("Filed", { timeout: 15_000 });
   await expect(page.getByTestId("run-state")).toHaveText("completed", { timeout: 20_000 });
   await expect(page.getByTestId("assistant-text").last()).toContainText("in billing as urgent (ticket");
+  await rctx.close();
 
   // The tool ran once: one ticket row for the run.
   const db = new Database(dbFile, { readonly: true });

@@ -1,7 +1,7 @@
 "use client";
 import Link from "next/link";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import type { RunView } from "@/lib/dto";
 import { ErrorBox, Field, JsonView, StateBadge } from "@/components/ui";
 import { api } from "@/components/api";
@@ -58,8 +58,16 @@ export function RunDetail({ initial }: { initial: View }) {
   });
   const r = view.run;
   const started = new Date(r.createdAt).getTime();
-  // A live run's duration runs to the server's clock of this view, so server HTML and hydration agree.
-  const end = r.finishedAt ? new Date(r.finishedAt).getTime() : view.asOfMs;
+  // A live run's duration runs to the server's clock of this view (so server HTML and hydration agree),
+  // then, once mounted, ticks with the browser's clock: updates are pushed, so refetches are rare.
+  const [tick, setTick] = useState<number | null>(null);
+  const ended = !!r.finishedAt || r.state === "paused";
+  useEffect(() => {
+    if (ended) return;
+    const t = setInterval(() => setTick(Date.now()), 1000);
+    return () => clearInterval(t);
+  }, [ended]);
+  const end = r.finishedAt ? new Date(r.finishedAt).getTime() : Math.max(view.asOfMs, r.state === "paused" ? 0 : (tick ?? 0));
 
   return (
     <div className="space-y-6">
@@ -147,15 +155,6 @@ export function RunDetail({ initial }: { initial: View }) {
         <JsonView value={r.input} label="Run input" />
       </details>
 
-      {streaming && !isTerminal(r.state) && r.state !== "paused" && (
-        <section className="card border-sky-300 dark:border-sky-700" aria-label="Model output, streaming" data-testid="streaming">
-          <h2 className="text-sm font-medium text-slate-500">The model is writing (step {streaming.step})…</h2>
-          <p className="mt-1 whitespace-pre-wrap break-words text-sm" aria-live="polite">
-            {streaming.text}
-          </p>
-        </section>
-      )}
-
       {view.conversation ? (
         <Conversation
           conv={view.conversation}
@@ -166,6 +165,15 @@ export function RunDetail({ initial }: { initial: View }) {
         />
       ) : (
         !view.corruption && <p className="card text-sm text-slate-500">The run is starting…</p>
+      )}
+
+      {streaming && !isTerminal(r.state) && r.state !== "paused" && (
+        <section className="card border-sky-300 dark:border-sky-700" aria-label="Model output, streaming" data-testid="streaming">
+          <h2 className="text-sm font-medium text-slate-500">The model is writing (step {streaming.step})…</h2>
+          <p className="mt-1 whitespace-pre-wrap break-words text-sm" aria-live="polite">
+            {streaming.text}
+          </p>
+        </section>
       )}
 
       {view.deliveries.length > 0 && (
