@@ -45,6 +45,7 @@ test("refund-desk: submitter starts from the form, reviewer edits and approves, 
   const submitter = await as(browser, "submitter");
   // Inline validation from the agent's schema first.
   await submitter.goto("/runs/new");
+  await submitter.getByLabel("Agent").selectOption("refund-desk");
   await submitter.locator("#input-order_id").fill("12345");
   await submitter.locator("#input-amount_cents").fill("9000");
   await submitter.locator("#input-reason").fill("Arrived broken");
