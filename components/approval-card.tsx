@@ -64,6 +64,14 @@ export function ApprovalCard({
       <div className="flex flex-wrap items-center gap-2 text-sm">
         <span className="font-semibold">Approval</span>
         <StateBadge state={a.status} testId={`approval-status-${a.tool_name}`} />
+        {a.mcp && (
+          <span
+            className="rounded bg-violet-100 px-1.5 py-0.5 text-xs text-violet-900 dark:bg-violet-900 dark:text-violet-100"
+            data-testid="mcp-origin"
+          >
+            MCP server {a.mcp.server} · tool {a.mcp.tool}
+          </span>
+        )}
         <span>{a.reason}</span>
         {a.quorum > 1 && (
           <span data-testid="quorum">

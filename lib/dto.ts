@@ -219,6 +219,8 @@ export const approvalViewDto = named(
     changes: z.array(argChangeDto),
     argsSchema: z.record(z.string(), z.unknown()).nullable(),
     argsHash: z.string(),
+    // The MCP server and its own name for the tool, when the tool is an MCP server's
+    mcp: z.object({ server: z.string(), tool: z.string() }).nullable(),
   }),
 );
 export type ApprovalView = z.infer<typeof approvalViewDto>;

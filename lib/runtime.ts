@@ -3,6 +3,7 @@
 import type { Db } from "./db/client.ts";
 import { agentFiles } from "../agents/index.ts";
 import { loadAgents } from "./agents/load.ts";
+import { McpConnections, type McpServerConfig } from "./agents/mcp.ts";
 import { AgentRegistry } from "./agents/registry.ts";
 import {
   type Agent,
@@ -29,12 +30,17 @@ export function createRuntime(
     models?: Record<string, ModelAdapter>;
     agents?: Record<string, Agent>;
     demoLatencyMs?: number;
+    /** MCP servers of agents passed in `agents`, by agent name. */
+    mcp?: Record<string, McpServerConfig[]>;
   } = {},
 ) {
   const files = loadAgents(agentFiles, { db: () => db, idempotentTools: env().AFK_DEMO_TOOLS_IDEMPOTENT === "1" });
   const demo = new DemoModel(files.scripts, opts.demoLatencyMs ?? env().AFK_DEMO_LATENCY_MS);
   const models = { ...providerAdapters(env()), demo, ...opts.models };
-  const agents = new AgentRegistry({ ...files.startable, ...opts.agents }, files.all, new Set(Object.keys(models)));
+  const agents = new AgentRegistry({ ...files.startable, ...opts.agents }, files.all, new Set(Object.keys(models)), {
+    servers: { ...files.mcp, ...opts.mcp },
+    connections: mcpConnections(),
+  });
   const store = new PrismaStore(db);
   const runner = new Runner(store, models, { failpoint: env().AFK_FAILPOINT, ...opts.config }, opts.onEvent);
   const agent = (name: string): Agent => agents.get(name);
@@ -46,4 +52,11 @@ export function createRuntime(
     return agents.get(String(parsed?.success ? parsed.data.agent_name : (latest?.payload.agent_name ?? "")));
   };
   return { runner, store, demo, agents, agent, agentForRun };
+}
+
+// One set of MCP connections per process, shared by every runtime in it.
+const g = globalThis as unknown as { afkMcp?: McpConnections };
+export function mcpConnections(): McpConnections {
+  g.afkMcp ??= new McpConnections();
+  return g.afkMcp;
 }

@@ -3,6 +3,7 @@
 // scripts/agents.mjs lists the files in agents/index.ts, so nothing central is edited to add one.
 import type { Db } from "../db/client.ts";
 import type { Agent, DemoScript, Tool } from "../runner/index.ts";
+import type { McpServerConfig } from "./mcp.ts";
 
 /** What the app hands an agent file's factory. */
 export type AgentDeps = {
@@ -20,6 +21,8 @@ export type AgentDefinition = Omit<Agent, "subagents" | "tools"> & {
   subagents?: string[];
   /** Listed on the start form and `POST /api/runs` (default true; false for subagents only). */
   startable?: boolean;
+  /** MCP servers whose tools this agent may call, as `<server>__<tool>` (policy globs match those names). */
+  mcpServers?: McpServerConfig[];
   /** For a `demo:<name>` model: the deterministic script of its turns. */
   demo?: DemoScript;
 };

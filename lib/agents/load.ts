@@ -4,6 +4,7 @@
 // subagent) stop the app at start with the file named.
 import type { Agent, DemoScript } from "../runner/index.ts";
 import { type AgentDeps, type AgentDefinition, isAgentFile } from "./define.ts";
+import type { McpServerConfig } from "./mcp.ts";
 
 export class AgentFileError extends Error {
   constructor(
@@ -22,6 +23,8 @@ export type LoadedAgents = {
   all: Agent[];
   /** Demo model scripts by agent name. */
   scripts: Record<string, DemoScript>;
+  /** MCP servers by agent name (their tools join the agent when it is prepared, see AgentRegistry). */
+  mcp: Record<string, McpServerConfig[]>;
 };
 
 const NAME = /^[a-z][a-z0-9-]{0,62}$/;
@@ -44,18 +47,26 @@ export function loadAgents(files: Record<string, unknown>, deps: AgentDeps): Loa
     if (!entry) throw new AgentFileError(from, `subagent ${JSON.stringify(name)} has no file agents/${name}.ts`);
     if (building.has(name)) throw new AgentFileError(from, `subagent ${name} delegates back to itself (a cycle)`);
     building.add(name);
-    const { subagents = [], startable: _s, demo: _d, tools = [], ...rest } = entry.def;
-    const agent: Agent = { ...rest, tools, subagents: subagents.map((s) => build(s, entry.file)) };
+    const { subagents = [], startable: _s, demo: _d, mcpServers: _m, tools = [], ...rest } = entry.def;
+    const agent: Agent = { ...rest, tools: [...tools], subagents: subagents.map((s) => build(s, entry.file)) };
     building.delete(name);
     built.set(name, agent);
     return agent;
   };
   const startable: Record<string, Agent> = {};
   const scripts: Record<string, DemoScript> = {};
-  for (const [name, { def }] of defs) {
+  const mcp: Record<string, McpServerConfig[]> = {};
+  for (const [name, { def, file }] of defs) {
     const agent = build(name, name);
     if (def.startable !== false) startable[name] = agent;
     if (def.demo) scripts[name] = def.demo;
+    if (def.mcpServers?.length) {
+      const names = def.mcpServers.map((m) => m.name);
+      const bad = names.find((n) => !NAME.test(n));
+      if (bad !== undefined) throw new AgentFileError(file, `MCP server name ${JSON.stringify(bad)} must be lowercase-with-dashes`);
+      if (new Set(names).size !== names.length) throw new AgentFileError(file, "two MCP servers share a name");
+      mcp[name] = def.mcpServers;
+    }
   }
-  return { startable, all: [...built.values()], scripts };
+  return { startable, all: [...built.values()], scripts, mcp };
 }

@@ -1,9 +1,11 @@
 // The agents this instance knows: the top-level ones a run can be started with, and every subagent they
 // delegate to. Look-ups by name go through here so nobody casts the agent map.
 import { type Agent, type Tool, failSafeOf, resolveModel } from "../runner/index.ts";
+import { type McpConnections, type McpServerConfig, McpServerError, mcpToolName } from "./mcp.ts";
 
 export class AgentRegistry {
   private readonly byName = new Map<string, Agent>();
+  private readonly prepared = new Map<string, Promise<void>>();
 
   /**
    * topLevel: the startable agents by name; others: agents only reachable as subagents; providers: the
@@ -13,6 +15,7 @@ export class AgentRegistry {
     private readonly topLevel: Record<string, Agent>,
     others: Agent[] = [],
     private readonly providers?: ReadonlySet<string>,
+    private readonly mcp: { servers: Record<string, McpServerConfig[]>; connections: McpConnections } | null = null,
   ) {
     const visit = (a: Agent) => {
       if (this.byName.has(a.name)) return;
@@ -20,6 +23,42 @@ export class AgentRegistry {
       for (const s of a.subagents ?? []) visit(s);
     };
     for (const a of [...Object.values(topLevel), ...others]) visit(a);
+  }
+
+  /**
+   * Makes the agent (and its subagents) ready to run here: the tools of its MCP servers, listed by each
+   * server on first use, join its own. Idempotent; a server that cannot be reached fails this call (with
+   * McpServerError) and is asked again next time.
+   */
+  async prepare(a: Agent): Promise<void> {
+    for (const s of a.subagents ?? []) await this.prepare(s);
+    const servers = this.mcp?.servers[a.name];
+    if (!servers) return;
+    let p = this.prepared.get(a.name);
+    if (!p) {
+      p = (async () => {
+        const lists = await Promise.all(servers.map((s) => this.mcp!.connections.toolsOf(s)));
+        for (const t of lists.flat()) {
+          const i = a.tools.findIndex((own) => own.name === t.name);
+          // The same server's tool, added by another runtime sharing this agent object: take the newer one.
+          if (i >= 0 && a.tools[i].origin?.mcpServer === t.origin?.mcpServer) a.tools[i] = t;
+          else if (i >= 0) throw new McpServerError(t.origin!.mcpServer, `tool ${t.name} clashes with one of ${a.name}'s`);
+          else a.tools.push(t);
+        }
+      })();
+      this.prepared.set(a.name, p);
+      p.catch(() => this.prepared.delete(a.name));
+    }
+    await p;
+  }
+
+  /** The MCP server and tool behind a tool name of this agent, from its configuration (no connection needed). */
+  mcpOriginOf(agentName: string, toolName: string): { server: string; tool: string } | null {
+    for (const s of this.mcp?.servers[agentName] ?? []) {
+      const prefix = mcpToolName(s.name, "");
+      if (toolName.startsWith(prefix)) return { server: s.name, tool: toolName.slice(prefix.length) };
+    }
+    return null;
   }
 
   /**

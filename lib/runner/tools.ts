@@ -22,6 +22,8 @@ export type Tool<A extends z.ZodType = z.ZodType> = {
   name: string;
   description: string;
   schema: A;
+  /** Where the tool comes from when it is not the agent's own code (an MCP server's tool). */
+  origin?: { mcpServer: string; mcpTool: string };
   execute(args: z.infer<A>, ctx: ToolContext): Promise<unknown>;
 };
 

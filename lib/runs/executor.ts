@@ -50,6 +50,7 @@ import {
 import { type WebhookConfig, notifyPaused } from "../webhooks/pause.ts";
 import { type AuditInput, appendAudit } from "../audit/queries.ts";
 import { LiveBus } from "../live/bus.ts";
+import type { McpServerConfig } from "../agents/mcp.ts";
 
 type RowPatch = { step?: number; phase?: string };
 
@@ -69,6 +70,8 @@ export type ExecutorOptions = {
   config?: Partial<RunnerConfig>;
   models?: Record<string, ModelAdapter>;
   agents?: Record<string, Agent>;
+  /** MCP servers of the agents in `agents`, by agent name. */
+  mcp?: Record<string, McpServerConfig[]>;
   demoLatencyMs?: number;
   webhook?: WebhookConfig | null;
   leaseMs?: number;
@@ -120,6 +123,7 @@ export class RunExecutor {
       config: { instanceId: this.instanceId, ...opts.config },
       models: opts.models,
       agents: opts.agents,
+      mcp: opts.mcp,
       demoLatencyMs: opts.demoLatencyMs,
       onEvent: (e) => this.onEvent(e),
     });
@@ -285,6 +289,8 @@ export class RunExecutor {
     // Every write of this execution is conditional on this claim (see PrismaStore.fenced).
     const store = this.rt.store.fenced({ runId, epoch });
     this.spawn(runId, epoch, async () => {
+      // Its MCP servers' tools, before the agent's shape is checked against the run's.
+      await this.rt.agents.prepare(agent);
       let h: RunHandle;
       if (await readLatestCheckpoint(store, run.threadId, runId))
         h = await this.rt.runner.resumeHandle(agent, { runId, threadId: run.threadId, store });

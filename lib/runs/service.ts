@@ -8,6 +8,7 @@ import { type Actor, requirePermission } from "../auth/actor.ts";
 import { can } from "../auth/roles.ts";
 import { ConflictError, CorruptRecordError, ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from "../auth/errors.ts";
 import { appendAudit } from "../audit/queries.ts";
+import { log } from "../log.ts";
 import { intParam, parseOr400 } from "../validation.ts";
 import {
   AgentCheckpointCorruptionError,
@@ -284,7 +285,13 @@ async function readRun(ctx: AppContext, run: RunRow): Promise<{ conversation: Co
   if (!latest && run.state === "running" && run.step === 0) return { conversation: null, approvals: [] };
   if (!latest) throw new AgentCheckpointCorruptionError(`No checkpoint for run ${run.id}`, checkpointLatestKey(run.id));
   const conversation = await conversationOf(ctx.store, run.threadId, run.id);
-  const approvals = await approvalsOf(ctx.store, run.threadId, run.id, (name: string) => ctx.agents.toolsOf(name));
+  const approvals = await approvalsOf(
+    ctx.store,
+    run.threadId,
+    run.id,
+    (name) => ctx.agents.toolsOf(name),
+    (agent, tool) => ctx.agents.mcpOriginOf(agent, tool),
+  );
   return { conversation, approvals };
 }
 
@@ -383,6 +390,9 @@ export async function decide(ctx: AppContext, actor: Actor | null, approvalId: s
   const before = await onRun(db, root.id, () => getApproval(ctx.store, root.threadId, approvalId));
   if (!before) throw new NotFoundError("No such approval");
   const rootAgent = ctx.agents.find(root.agentName);
+  // An MCP tool's schema (edited arguments are validated by it) comes from its server.
+  const deciding = ctx.agents.find(before.agent_name);
+  if (deciding) await ctx.agents.prepare(deciding).catch((e) => log.warn("MCP tools unavailable for a decision", { error: String(e) }));
   const tool = ctx.agents.toolsOf(before.agent_name).find((t) => t.name === before.tool_name);
   const edited = input.decision === "approve" && !!input.args;
 

@@ -16,6 +16,8 @@ import {
 } from "../runner/index.ts";
 import type { ApprovalView, ArgChange, ConversationView } from "../dto.ts";
 
+type McpOrigin = { server: string; tool: string };
+
 export async function conversationOf(store: MemoryStore, threadId: string, runId: string, depth = 0): Promise<ConversationView> {
   const loaded = await loadSnapshot(store, threadId, runId);
   const children: Record<string, ConversationView> = {};
@@ -53,6 +55,7 @@ export async function approvalsOf(
   threadId: string,
   runId: string,
   toolsOf: (agentName: string) => Agent["tools"],
+  mcpOriginOf: (agentName: string, toolName: string) => McpOrigin | null = () => null,
 ): Promise<ApprovalView[]> {
   const entries = await listStored(store, threadId, keys.approvalPrefix(runId), "approval record");
   const children = await listStored(store, threadId, keys.descendantApprovalPrefix(runId), "approval record");
@@ -66,6 +69,7 @@ export async function approvalsOf(
         changes: argChanges(a.args, a.approved_args),
         argsSchema: tool ? (z.toJSONSchema(tool.schema) as Record<string, unknown>) : null,
         argsHash: reviewedArgsHash(a),
+        mcp: tool?.origin ? { server: tool.origin.mcpServer, tool: tool.origin.mcpTool } : mcpOriginOf(a.agent_name, a.tool_name),
       };
     });
 }
