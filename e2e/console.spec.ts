@@ -1,10 +1,11 @@
 // The review console in Chromium against the production build: start → pause → decide → resume → done,
 // reject, quorum, separation of duties, hostile model output, and the REST API with tokens.
 import path from "node:path";
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import Database from "better-sqlite3";
 import { type Browser, type Page, expect, test } from "@playwright/test";
 import { keys } from "../lib/runner/keys";
+import { toolIdempotencyKey } from "../lib/runner/tools";
 import { signInAs } from "./helpers";
 
 const shots = path.resolve("public/screenshots");
@@ -105,6 +106,33 @@ test("refund-desk: submitter starts from the form, reviewer edits and approves, 
   await operator.goto(`/runs/${runId}`);
   await expect(operator.getByTestId("run-state")).toHaveText("completed");
   await operator.screenshot({ path: path.join(shots, "run-page-dark.png"), fullPage: true });
+});
+
+test("an MCP tool: the write waits for a reviewer, who sees server and tool, and runs once after the approval", async ({ browser }) => {
+  const note = `e2e-${Date.now()}`;
+  const submitter = await as(browser, "submitter");
+  const runId = await startFromForm(submitter, "notebook", { note, text: "Ship on Friday" });
+  await expect(submitter.getByTestId("run-state")).toHaveText("paused", { timeout: 20_000 });
+  const reviewer = await as(browser, "reviewer");
+  await reviewer.goto(`/runs/${runId}`);
+  const card = reviewer.getByTestId("approval-notes__write_note");
+  await expect(card.getByTestId("mcp-origin")).toHaveText("MCP server notes · tool write_note");
+  // Nothing of the batch ran yet: the write waits for its decision.
+  const written = () =>
+    readFileSync(path.resolve("data/notes.jsonl"), "utf8")
+      .split("\n")
+      .filter((l) => l.includes(`"${note}"`));
+  expect(existsSync(path.resolve("data/notes.jsonl")) ? written() : []).toEqual([]);
+  await card.getByRole("button", { name: "Approve", exact: true }).click();
+  await expect(reviewer.getByTestId("approval-status-notes__write_note")).toHaveText("approved");
+  await reviewer.getByRole("button", { name: "Resume" }).click();
+  await expect(reviewer.getByTestId("run-state")).toHaveText("completed", { timeout: 20_000 });
+  await expect(reviewer.getByTestId("assistant-text").last()).toHaveText(`Saved ${note}.`);
+  // The read needed nobody; both results came from the MCP server.
+  await expect(reviewer.getByTestId("tool-call-notes__read_note")).toContainText(`no note ${note}`);
+  await expect(reviewer.getByTestId("tool-call-notes__write_note")).toContainText(`saved ${note}`);
+  expect(written()).toHaveLength(1);
+  expect(JSON.parse(written()[0])).toEqual({ id: note, text: "Ship on Friday", key: toolIdempotencyKey(runId, 1, "call_write") });
 });
 
 test("a rejection's reason is what the model answers with", async ({ browser }) => {

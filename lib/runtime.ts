@@ -1,5 +1,6 @@
 // Composition root: the runner on the configured database, with the models env configures and the agents
 // of agents/ (the demo ones script the demo model).
+import path from "node:path";
 import type { Db } from "./db/client.ts";
 import { agentFiles } from "../agents/index.ts";
 import { loadAgents } from "./agents/load.ts";
@@ -34,7 +35,11 @@ export function createRuntime(
     mcp?: Record<string, McpServerConfig[]>;
   } = {},
 ) {
-  const files = loadAgents(agentFiles, { db: () => db, idempotentTools: env().AFK_DEMO_TOOLS_IDEMPOTENT === "1" });
+  const files = loadAgents(agentFiles, {
+    db: () => db,
+    idempotentTools: env().AFK_DEMO_TOOLS_IDEMPOTENT === "1",
+    dataDir: path.resolve(env().AFK_DATA_DIR),
+  });
   const demo = new DemoModel(files.scripts, opts.demoLatencyMs ?? env().AFK_DEMO_LATENCY_MS);
   const models = { ...providerAdapters(env()), demo, ...opts.models };
   const agents = new AgentRegistry({ ...files.startable, ...opts.agents }, files.all, new Set(Object.keys(models)), {

@@ -14,7 +14,7 @@ import { databaseWithExecutor } from "./helpers/databases";
 import { RunExecutor } from "@/lib/runs/executor";
 
 const root = path.resolve(import.meta.dirname, "..");
-const deps = { db: () => null as never, idempotentTools: true };
+const deps = { db: () => null as never, idempotentTools: true, dataDir: "data" };
 const submitter: Actor = { id: "u-sub", email: "submitter@example.com", name: "S", role: "submitter" };
 
 describe("agent files", () => {
@@ -26,14 +26,9 @@ describe("agent files", () => {
 
   it("builds the demo agents with their subagents resolved by name", () => {
     const loaded = loadAgents(agentFiles, deps);
-    expect(Object.keys(loaded.startable).sort()).toEqual([
-      "deploy-bot",
-      "order-status",
-      "refund-desk",
-      "release-coordinator",
-      "support-writer",
-      "ticket-triage",
-    ]);
+    expect(Object.keys(loaded.startable).sort()).toEqual(
+      ["deploy-bot", "order-status", "refund-desk", "release-coordinator", "notebook", "support-writer", "ticket-triage"].sort(),
+    );
     const coordinator = loaded.startable["release-coordinator"];
     expect(coordinator.subagents?.map((s) => s.name)).toEqual(["changelog-writer", "deploy-bot"]);
     // One object per agent: the subagent is the same deploy-bot a run can start.

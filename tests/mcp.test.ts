@@ -1,4 +1,4 @@
-// MCP tools end to end: a real MCP server (tests/fixtures/mcp-notes-server.ts, official SDK) over stdio
+// MCP tools end to end: a real MCP server (scripts/mcp-notes-server.mjs, official SDK) over stdio
 // and over streamable HTTP. Its write_note does not de-duplicate itself: each execution is a line in its
 // log, so the lines count executions. A policy glob on the MCP tool names asks for approval; the tool
 // runs once after it; the idempotency key reaches the server; a crash between the tool and its effect
@@ -20,7 +20,7 @@ import { freshDatabase, providers } from "./helpers/databases";
 const sub: Actor = { id: "u-sub", email: "submitter@example.com", name: "S", role: "submitter" };
 const rev: Actor = { id: "u-rev", email: "reviewer@example.com", name: "R", role: "reviewer" };
 const op: Actor = { id: "u-op", email: "operator@example.com", name: "Op", role: "operator" };
-const fixture = path.resolve(import.meta.dirname, "fixtures/mcp-notes-server.ts");
+const fixture = path.resolve(import.meta.dirname, "../scripts/mcp-notes-server.mjs");
 const dir = mkdtempSync(path.join(os.tmpdir(), "afk-mcp-"));
 const procs: ChildProcess[] = [];
 afterAll(async () => {
@@ -72,7 +72,7 @@ const agent: Agent = {
 };
 const stdio = (log: string): McpServerConfig => ({
   name: "notes",
-  transport: { type: "stdio", command: process.execPath, args: ["--import", "tsx", fixture, log] },
+  transport: { type: "stdio", command: process.execPath, args: [fixture, log] },
 });
 
 describe.each(providers)("MCP tools on %s", (provider) => {
@@ -145,7 +145,7 @@ describe("MCP over streamable HTTP", () => {
   it("lists and calls the server's tools; a tool error reaches the model as a failed call", async () => {
     const log = path.join(dir, "http.jsonl");
     const port = 20_000 + Math.floor(Math.random() * 20_000);
-    const p = spawn(process.execPath, ["--import", "tsx", fixture, log, "--http", String(port)], { stdio: ["ignore", "pipe", "inherit"] });
+    const p = spawn(process.execPath, [fixture, log, "--http", String(port)], { stdio: ["ignore", "pipe", "inherit"] });
     procs.push(p);
     await new Promise<void>((r) => p.stdout!.once("data", () => r()));
     const t = await freshDatabase("sqlite");

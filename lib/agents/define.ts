@@ -11,6 +11,8 @@ export type AgentDeps = {
   db: () => Db;
   /** False only in tests that count executions: tools then ignore their idempotency key. */
   idempotentTools: boolean;
+  /** The app's data directory (AFK_DATA_DIR), for files an agent's tools or MCP servers keep. */
+  dataDir: string;
 };
 
 /** An agent as a file declares it: the runner's Agent, with subagents named instead of imported. */
