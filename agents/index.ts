@@ -11,7 +11,7 @@ import ticketTriage from "./ticket-triage.ts";
 export const agentFiles: Record<string, unknown> = {
   "changelog-writer": changelogWriter,
   "deploy-bot": deployBot,
-  "notebook": notebook,
+  notebook: notebook,
   "order-status": orderStatus,
   "refund-desk": refundDesk,
   "release-coordinator": releaseCoordinator,

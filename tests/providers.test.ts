@@ -3,16 +3,16 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { type Agent, InMemoryStore, Runner, defineTool, keys, parseKey } from "@/lib/runner";
+import { type Agent, InMemoryStore, Runner, decideApproval, defineTool, keys, parseKey } from "@/lib/runner";
 import { providerAdapters } from "@/lib/models/ai-sdk";
-import { type WireTurn, anthropicEvents, openaiChunks, writeStream } from "./helpers/llm-wire";
+import { type WireTurn, anthropicEvents, openaiChunks, openaiResponsesEvents, writeStream } from "./helpers/llm-wire";
 
 type Seen = { path: string; headers: IncomingMessage["headers"]; body: Record<string, unknown>; closedEarly: () => boolean };
 let server: Server;
 let base: string;
 const seen: Seen[] = [];
 // Per path, a queue of answers: [status, JSON body] for errors, or a streamed turn.
-type Answer = [number, unknown] | { turn: WireTurn; delayMs?: number; cutAfter?: number };
+type Answer = [number, unknown] | { turn: WireTurn; delayMs?: number; cutAfter?: number; responseId?: string };
 const script = new Map<string, Answer[]>();
 
 beforeAll(async () => {
@@ -28,7 +28,11 @@ beforeAll(async () => {
       res.end(JSON.stringify(next[1]));
       return;
     }
-    const events = req.url?.endsWith("/messages") ? anthropicEvents(next.turn) : openaiChunks(next.turn);
+    const events = req.url?.endsWith("/messages")
+      ? anthropicEvents(next.turn)
+      : req.url?.endsWith("/responses")
+        ? openaiResponsesEvents(next.turn, next.responseId)
+        : openaiChunks(next.turn);
     await writeStream(res, events, next);
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -64,9 +68,12 @@ const KEY = "sk-planted-secret-1234567890";
 const config = { retry: { maxRetries: 2, baseDelayMs: 1 }, failpoint: undefined };
 
 describe("AI SDK providers over real HTTP", () => {
-  it("openai: chat completions wire format, tool call ids carried into tool messages, key never stored", async () => {
+  it("openai: Responses wire format; the next call continues from the previous response id; key never stored", async () => {
     seen.length = 0;
-    script.set("/v1/chat/completions", [openaiToolCall, openaiText("Order 7 is on its way.")]);
+    script.set("/v1/responses", [
+      { ...openaiToolCall, responseId: "resp_A" },
+      { ...openaiText("Order 7 is on its way."), responseId: "resp_B" },
+    ]);
     const store = new InMemoryStore();
     const runner = new Runner(store, providerAdapters({ OPENAI_API_KEY: KEY, OPENAI_BASE_URL: `${base}/v1` }), config);
     const r = await runner.run(agent("openai:gpt-4o"), { userMessage: "Where is order 7?", runId: "o1" });
@@ -75,12 +82,47 @@ describe("AI SDK providers over real HTTP", () => {
     expect(r.usage).toEqual({ inputTokens: 60, outputTokens: 12, totalTokens: 72 });
     expect(r.totalCostUsd).toBeCloseTo((60 * 2.5 + 12 * 10) / 1e6, 12);
     expect(seen[0].headers.authorization).toBe(`Bearer ${KEY}`);
-    expect(seen[0].body).toMatchObject({ model: "gpt-4o", stream: true, tools: [{ type: "function", function: { name: "lookup" } }] });
-    const second = seen[1].body.messages as Record<string, unknown>[];
-    expect(second.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool"]);
-    expect(second[3]).toMatchObject({ tool_call_id: "call_1", content: '{"found":"order 7"}' });
+    expect(seen[0].body).toMatchObject({ model: "gpt-4o", stream: true, tools: [{ type: "function", name: "lookup" }] });
+    expect(seen[0].body.previous_response_id).toBeUndefined();
+    // The second call sends the instructions and the tool result only, after resp_A.
+    expect(seen[1].body.previous_response_id).toBe("resp_A");
+    const input = seen[1].body.input as Record<string, unknown>[];
+    expect(input.map((i) => i.role ?? i.type)).toEqual(["system", "function_call_output"]);
+    expect(input[1]).toMatchObject({ call_id: "call_1", output: '{"found":"order 7"}' });
+    // The session token is checkpointed at post_llm (the snapshot carries it for a resume).
     const dump = JSON.stringify(await store.listState("o1", ""));
+    expect(dump).toContain('"session_token":"resp_B"');
     expect(dump).not.toContain(KEY);
+  });
+
+  it("a stale session token on resume: the call fails, the retry goes without it and sends the whole conversation", async () => {
+    seen.length = 0;
+    script.set("/v1/responses", [
+      { ...openaiToolCall, responseId: "resp_old" },
+      [
+        400,
+        {
+          error: {
+            message: "Previous response with id 'resp_old' not found.",
+            type: "invalid_request_error",
+            param: "previous_response_id",
+          },
+        },
+      ],
+      { ...openaiText("Order 7 is on its way."), responseId: "resp_new" },
+    ]);
+    const store = new InMemoryStore();
+    const runner = new Runner(store, providerAdapters({ OPENAI_API_KEY: KEY, OPENAI_BASE_URL: `${base}/v1` }), config);
+    const a = { ...agent("openai:gpt-4o"), policy: [{ id: "ask", tool: "lookup", action: "require_approval" as const }] };
+    const paused = await runner.run(a, { userMessage: "Where is order 7?", runId: "st1" });
+    expect(paused.state).toBe("paused");
+    await decideApproval(store, paused.threadId, paused.pendingApprovals[0], lookup, { by: "r@example.com", decision: "approve" });
+    const r = await runner.resume(a, { runId: "st1", threadId: paused.threadId });
+    expect(r.state).toBe("completed");
+    expect(r.finalText).toBe("Order 7 is on its way.");
+    expect(seen.map((x) => x.body.previous_response_id ?? null)).toEqual([null, "resp_old", null]);
+    const retried = seen[2].body.input as Record<string, unknown>[];
+    expect(retried.map((i) => i.role ?? i.type)).toEqual(["system", "user", "function_call", "function_call_output"]);
   });
 
   it("anthropic: messages wire format with tool_use / tool_result", async () => {
@@ -98,7 +140,7 @@ describe("AI SDK providers over real HTTP", () => {
 
   it("retries a 500, then falls back from a 401 to an openai-compatible server", async () => {
     seen.length = 0;
-    script.set("/v1/chat/completions", [[500, { error: { message: "boom" } }], openaiText("after retry")]);
+    script.set("/v1/responses", [[500, { error: { message: "boom" } }], openaiText("after retry")]);
     let runner = new Runner(new InMemoryStore(), providerAdapters({ OPENAI_API_KEY: KEY, OPENAI_BASE_URL: `${base}/v1` }), config);
     const r1 = await runner.run({ ...agent("openai:gpt-4o"), tools: [] }, { userMessage: "hi", runId: "rt" });
     expect(r1.finalText).toBe("after retry");
@@ -195,16 +237,13 @@ describe("AI SDK providers over real HTTP", () => {
   it("structured output: the schema is sent as a JSON response format and the answer lands validated in final_structured", async () => {
     seen.length = 0;
     const outputSchema = z.object({ order: z.string(), shipped: z.boolean() });
-    script.set("/v1/chat/completions", [openaiText('{"order":"7","shipped":true}'), openaiText('{"order":"7","shipped":"maybe"}')]);
+    script.set("/v1/responses", [openaiText('{"order":"7","shipped":true}'), openaiText('{"order":"7","shipped":"maybe"}')]);
     const runner = new Runner(new InMemoryStore(), providerAdapters({ OPENAI_API_KEY: KEY, OPENAI_BASE_URL: `${base}/v1` }), config);
     const a = { ...agent("openai:gpt-4o"), tools: [], outputSchema };
     const r = await runner.run(a, { userMessage: "Status of 7?", runId: "so" });
     expect(r.state).toBe("completed");
     expect(r.finalStructured).toEqual({ order: "7", shipped: true });
-    expect(seen[0].body.response_format).toMatchObject({
-      type: "json_schema",
-      json_schema: { schema: { required: ["order", "shipped"] } },
-    });
+    expect(seen[0].body.text).toMatchObject({ format: { type: "json_schema", schema: { required: ["order", "shipped"] } } });
     const bad = await runner.run(a, { userMessage: "Status of 7?", runId: "so2" });
     expect(bad.state).toBe("failed");
     expect(bad.error).toMatch(/does not match the output schema at shipped/);

@@ -50,9 +50,16 @@ const FINISH: Record<string, LlmResponse["finish_reason"]> = {
 };
 
 export class AiSdkAdapter implements ModelAdapter {
+  /**
+   * sessions: the provider keeps the conversation server-side (OpenAI Responses): a response's id is the
+   * run's session token, and the next call sends only what came after that response with
+   * `previous_response_id`. A token the provider no longer knows fails the call; the runner retries
+   * without it (the whole conversation again), then goes on down the fallback chain.
+   */
   constructor(
     readonly provider: string,
     private readonly model: (id: string) => LanguageModelV2,
+    private readonly opts: { sessions?: boolean } = {},
   ) {}
 
   // Streams the call (doStream) and assembles the response the runner checkpoints at post_llm: text
@@ -62,9 +69,11 @@ export class AiSdkAdapter implements ModelAdapter {
     let text = "";
     const calls: { toolCallId: string; toolName: string; input: string }[] = [];
     let finish: { finishReason: string; usage: LanguageModelV2Usage } | null = null;
+    let responseId: string | null = null;
+    const session = this.opts.sessions ? req.sessionToken : null;
     try {
       const { stream } = await this.model(req.model).doStream({
-        prompt: toPrompt(req.messages),
+        prompt: toPrompt(session ? sinceLastResponse(req.messages) : req.messages),
         tools: req.tools.map((t) => ({
           type: "function" as const,
           name: t.name,
@@ -72,6 +81,7 @@ export class AiSdkAdapter implements ModelAdapter {
           inputSchema: t.parameters as never,
         })),
         responseFormat: req.responseSchema ? { type: "json", schema: req.responseSchema as never, name: "output" } : undefined,
+        providerOptions: session ? { openai: { previousResponseId: session } } : undefined,
         abortSignal: req.signal,
       });
       const reader = stream.getReader();
@@ -82,6 +92,7 @@ export class AiSdkAdapter implements ModelAdapter {
           text += part.delta;
           if (part.delta) req.onText?.(part.delta);
         } else if (part.type === "tool-call") calls.push(part);
+        else if (part.type === "response-metadata" && part.id) responseId = part.id;
         else if (part.type === "finish") finish = part;
         else if (part.type === "error") throw part.error;
       }
@@ -110,12 +121,21 @@ export class AiSdkAdapter implements ModelAdapter {
       tool_calls: toolCalls,
       finish_reason: FINISH[finish.finishReason] ?? "other",
       usage: { input_tokens: input, output_tokens: output, total_tokens: finish.usage.totalTokens ?? input + output },
-      // None of these chat APIs keeps a conversation server-side: there is no session token to carry.
-      session_token: null,
+      session_token: this.opts.sessions ? responseId : null,
       checkpoint_token: null,
       structured: req.responseSchema && toolCalls.length === 0 ? parseStructured(text, this.provider) : null,
     };
   }
+}
+
+// With a previous response id the provider has everything up to that response: send the system prompt
+// (instructions are not carried over) and what came after the last assistant turn (tool results).
+function sinceLastResponse(messages: Message[]): Message[] {
+  let last = -1;
+  messages.forEach((m, i) => {
+    if (m.role === "assistant") last = i;
+  });
+  return last < 0 ? messages : [...messages.filter((m) => m.role === "system"), ...messages.slice(last + 1)];
 }
 
 function parseStructured(text: string, provider: string): Record<string, unknown> {
@@ -144,7 +164,8 @@ export function providerAdapters(env: ProviderEnv, fetchImpl?: typeof fetch): Re
   const out: Record<string, ModelAdapter> = {};
   if (env.OPENAI_API_KEY) {
     const p = createOpenAI({ apiKey: env.OPENAI_API_KEY, baseURL: env.OPENAI_BASE_URL, fetch: fetchImpl });
-    out.openai = new AiSdkAdapter("openai", (id) => p.chat(id));
+    // The Responses API: it keeps conversations server-side, so runs carry a session token.
+    out.openai = new AiSdkAdapter("openai", (id) => p.responses(id), { sessions: true });
   }
   if (env.ANTHROPIC_API_KEY) {
     const p = createAnthropic({ apiKey: env.ANTHROPIC_API_KEY, baseURL: env.ANTHROPIC_BASE_URL, fetch: fetchImpl });

@@ -105,8 +105,11 @@ export async function callWithFallback(
         if (req.signal?.aborted) throw req.signal.reason ?? e;
         const err = e instanceof ModelCallError ? e : new ModelCallError(e instanceof Error ? e.message : String(e), true);
         errors.push(`${resolved.normalized}: ${err.message}`);
+        // A stale session/checkpoint token fails the call (checkpoint-schema.md, "Stale session tokens"):
+        // the next attempt goes without them, even after an error that is otherwise final.
+        const hadTokens = !!(tokens.sessionToken || tokens.checkpointToken);
         tokens = { sessionToken: null, checkpointToken: null };
-        if (!err.retryable) break;
+        if (!err.retryable && !hadTokens) break;
         if (attempt < retry.maxRetries) await sleep(retry.baseDelayMs * 2 ** attempt);
         if (req.signal?.aborted) throw req.signal.reason;
       }

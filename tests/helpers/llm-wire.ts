@@ -96,3 +96,29 @@ export async function writeStream(res: ServerResponse, events: string[], opts: {
   }
   res.end();
 }
+
+/** OpenAI Responses with `stream: true`: response.created, output items with their deltas, response.completed. */
+export function openaiResponsesEvents(turn: WireTurn, responseId = "resp_1", model = "gpt-4o"): string[] {
+  const ev = (data: Record<string, unknown>) => `event: ${String(data.type)}\ndata: ${JSON.stringify(data)}\n\n`;
+  const out = [ev({ type: "response.created", response: { id: responseId, created_at: 1, model, service_tier: null } })];
+  let index = 0;
+  if (turn.text) {
+    const item = { type: "message", id: `msg_${responseId}` };
+    out.push(ev({ type: "response.output_item.added", output_index: index, item }));
+    for (const p of pieces(turn.text, turn.chunks))
+      out.push(ev({ type: "response.output_text.delta", item_id: item.id, output_index: index, content_index: 0, delta: p }));
+    out.push(ev({ type: "response.output_item.done", output_index: index, item }));
+    index++;
+  }
+  for (const c of turn.toolCalls ?? []) {
+    const args = JSON.stringify(c.args);
+    const item = { type: "function_call", id: `fc_${c.id}`, call_id: c.id, name: c.name, arguments: "" };
+    out.push(ev({ type: "response.output_item.added", output_index: index, item }));
+    out.push(ev({ type: "response.function_call_arguments.delta", item_id: item.id, output_index: index, delta: args }));
+    out.push(ev({ type: "response.output_item.done", output_index: index, item: { ...item, arguments: args, status: "completed" } }));
+    index++;
+  }
+  const u = turn.usage ?? { input: 10, output: 5 };
+  out.push(ev({ type: "response.completed", response: { usage: { input_tokens: u.input, output_tokens: u.output } } }));
+  return out;
+}

@@ -74,15 +74,35 @@ describe("models", () => {
     const out = await callWithFallback(
       { openai: primary, anthropic: second, "openai-compatible": third },
       ["openai:gpt-4o", "anthropic:claude-haiku-4-5", "openai-compatible:llama"],
-      req,
+      { ...req, sessionToken: null, checkpointToken: null },
       noSleep,
     );
     expect(out.response.text).toBe("from local");
     expect(out.resolved.normalized).toBe("openai-compatible:llama");
     expect([primary.requests.length, second.requests.length, third.requests.length]).toEqual([1, 3, 1]);
     await expect(
-      callWithFallback({ openai: new Flaky("openai", [new ModelCallError("no", false)]) }, ["openai:x"], req, noSleep),
+      callWithFallback(
+        { openai: new Flaky("openai", [new ModelCallError("no", false)]) },
+        ["openai:x"],
+        { ...req, sessionToken: null, checkpointToken: null },
+        noSleep,
+      ),
     ).rejects.toThrow(/All models failed/);
+  });
+
+  it("a non-retryable error while tokens were sent is retried once without them (a stale token), then falls back", async () => {
+    const stale = new Flaky("openai", [new ModelCallError("previous response not found", false, 400)], "without the token");
+    const out = await callWithFallback({ openai: stale }, ["openai:gpt-4o"], req, noSleep);
+    expect(out.response.text).toBe("without the token");
+    expect(stale.requests.map((r) => [r.sessionToken, r.checkpointToken])).toEqual([
+      ["stale", "cp"],
+      [null, null],
+    ]);
+    const twice = new Flaky("openai", [new ModelCallError("bad request", false, 400), new ModelCallError("bad request", false, 400)]);
+    const next = new Flaky("anthropic", [], "fallback");
+    const out2 = await callWithFallback({ openai: twice, anthropic: next }, ["openai:gpt-4o", "anthropic:claude-haiku-4-5"], req, noSleep);
+    expect(out2.response.text).toBe("fallback");
+    expect(twice.requests).toHaveLength(2); // once with the tokens, once without: then the chain goes on
   });
 
   it("a run whose models all fail ends failed with the reason, recorded in run_terminal", async () => {
