@@ -18,7 +18,8 @@ export function agentIndex(files = readdirSync(dir)) {
     ...names.map((n) => `import ${ident(n)} from "./${n}.ts";`),
     "",
     "export const agentFiles: Record<string, unknown> = {",
-    ...names.map((n) => `  ${JSON.stringify(n)}: ${ident(n)},`),
+    // Quoted only where a name needs it, as the formatter writes object keys.
+    ...names.map((n) => `  ${/^[A-Za-z_$][\w$]*$/.test(n) ? n : JSON.stringify(n)}: ${ident(n)},`),
     "};",
     "",
   ].join("\n");
