@@ -68,7 +68,9 @@ async function throughput(
   try {
     const q = new PgBossQueue(s.url, 0);
     await q.ready();
-    const ex = new RunExecutor(s.db, { queue: q });
+    const live = new PgLiveBus(s.url);
+    await live.ready;
+    const ex = new RunExecutor(s.db, { queue: q, live });
     await sleep(3000); // workers up and polling
     // A warm-up run per worker process.
     for (let i = 0; i < n; i++) await startRun(ex.context, sub, { agent: "order-status", input: { order_id: `ORD-${1000 + i}` } });
@@ -84,6 +86,7 @@ async function throughput(
     const workerCpu = procs.reduce((a, p) => a + cpuMs(p.pid), 0) - cpu0;
     const busy = machineBusyMs() - busy0;
     await q.stop(1000);
+    await live.close();
     return { rps: runs / secs, workerCpuMsPerRun: workerCpu / runs, machineCpuMsPerRun: busy / runs };
   } finally {
     for (const p of procs) p.kill("SIGKILL");

@@ -52,13 +52,13 @@ import { type AuditInput, appendAudit } from "../audit/queries.ts";
 import { LiveBus } from "../live/bus.ts";
 import type { McpServerConfig } from "../agents/mcp.ts";
 
-type RowPatch = { step?: number; phase?: string };
+// notify: the conversation grew since the last write (survives coalescing, unlike phase).
+type RowPatch = { step?: number; phase?: string; notify?: boolean };
 
 // Where reserved runs go to be executed. The default executes them in this process.
+// A committed job is announced on the live bus ("work"): this process's workers and every other's wake.
 export interface RunQueue {
   send(runId: string, tx?: Db): Promise<void>;
-  // Wakes this process's workers after a job was committed (optional: a queue may poll).
-  kick?(): void;
 }
 
 /** Reserves runId (moving it from `from`), writes its audit entry and enqueues it, in the caller's transaction. */
@@ -80,6 +80,8 @@ export type ExecutorOptions = {
   /** Where live updates go (default: this process only). */
   live?: LiveBus;
 };
+
+const CONVERSATION_PHASES = new Set(["post_llm", "post_tool_batch", "post_subagent_batch"]);
 
 // Streamed text is published at most this often per run (one message carries every delta since).
 const DELTA_FLUSH_MS = 50;
@@ -199,11 +201,9 @@ export class RunExecutor {
   // After the transaction that reserved a run (and, with a queue, enqueued its job) committed.
   private dispatched(runId: string) {
     this.live.publish({ topic: "run", runId }); // reserved: pages show it running
-    if (this.queue) {
-      this.queue.kick?.();
-      // Workers in other processes wake now rather than at their next poll.
-      this.live.publish({ topic: "work" });
-    } else void this.dispatch(runId);
+    // Workers, here and in other processes, wake now rather than at their next poll.
+    if (this.queue) this.live.publish({ topic: "work" });
+    else void this.dispatch(runId);
   }
 
   start = (runId: string) => this.submit(runId, "pending");
@@ -462,8 +462,12 @@ export class RunExecutor {
     if (!this.tracked.has(e.runId)) return; // subagent runs have no Run row
     if (e.type === "llm_delta") return this.streamed(e.runId, e.step, String(e.data.text ?? ""));
     const patch: RowPatch = { step: e.step };
-    if (e.type === "checkpoint" && typeof e.data.phase === "string") patch.phase = e.data.phase;
-    this.patches.set(e.runId, { ...this.patches.get(e.runId), ...patch });
+    if (e.type === "checkpoint" && typeof e.data.phase === "string") {
+      patch.phase = e.data.phase;
+      if (CONVERSATION_PHASES.has(e.data.phase)) patch.notify = true;
+    }
+    const prev = this.patches.get(e.runId);
+    this.patches.set(e.runId, { ...prev, ...patch, notify: prev?.notify || patch.notify });
     if (!this.writing.has(e.runId)) this.writing.set(e.runId, this.drain(e.runId));
   }
 
@@ -498,10 +502,10 @@ export class RunExecutor {
       for (let p = this.patches.get(runId); p; p = this.patches.get(runId)) {
         this.patches.delete(runId);
         const epoch = this.epochs.get(runId);
-        if (epoch !== undefined) await updateRunProgress(this.db, runId, epoch, p);
-        // The row says where the run is now: pages showing it refetch (and drop the streamed text once
-        // the response is in the snapshot).
-        if (p.phase && p.phase !== "pre_llm") {
+        if (epoch !== undefined) await updateRunProgress(this.db, runId, epoch, { step: p.step, phase: p.phase });
+        // The conversation grew (a response, tool results): pages showing the run refetch, and drop the
+        // streamed text once the response is in the snapshot. Other phases change nothing they show.
+        if (p.notify) {
           this.flushDeltas(runId, true);
           this.live.publish({ topic: "run", runId });
         }

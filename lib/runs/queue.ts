@@ -42,9 +42,8 @@ export class PgBossQueue implements RunQueue {
     const db = tx
       ? { executeSql: async (text: string, values: unknown[]) => ({ rows: (await tx.$queryRawUnsafe(text, ...values)) as unknown[] }) }
       : undefined;
+    // Announced by the executor once committed (the live bus's "work"), which wakes the workers.
     await this.boss.send(RUN_QUEUE, { runId } satisfies Job, db ? { db } : {});
-    // This instance works the queue too: take the job now instead of waiting for the next poll.
-    if (!tx) this.kick();
   }
 
   // Start taking jobs for this executor (app instances and worker processes): `concurrency` loops, each
