@@ -1,7 +1,7 @@
 // Checks a service and deploys a version; production needs two reviewers, every deploy at least one.
 import { z } from "zod";
 import { defineAgent } from "../lib/agents/define.ts";
-import { lastUser, once, parseJson, turnOf } from "../lib/agents/demo-kit.ts";
+import { callColumns, lastUser, once, parseJson, turnOf } from "../lib/agents/demo-kit.ts";
 import { defineTool, toolResults } from "../lib/runner/index.ts";
 
 export const deployInput = z.object({
@@ -29,9 +29,7 @@ export default defineAgent(({ db, idempotentTools }) => {
         () =>
           db().deployment.create({
             data: {
-              runId: ctx.runId,
-              toolCallId: ctx.toolCallId,
-              idempotencyKey: idempotentTools ? ctx.idempotencyKey : null,
+              ...callColumns(ctx, idempotentTools),
               service: a.service,
               version: a.version,
               environment: a.environment,

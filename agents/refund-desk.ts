@@ -1,7 +1,7 @@
 // Looks up an order, refunds it (above a threshold a reviewer approves first) and tells the customer.
 import { z } from "zod";
 import { defineAgent } from "../lib/agents/define.ts";
-import { lastUser, lookupOrderTool, once, orderIdSchema, parseJson, turnOf } from "../lib/agents/demo-kit.ts";
+import { callColumns, lastUser, lookupOrderTool, once, orderIdSchema, parseJson, turnOf } from "../lib/agents/demo-kit.ts";
 import { lookupOrder } from "../lib/agents/orders.ts";
 import { defineTool, toolResults } from "../lib/runner/index.ts";
 
@@ -21,9 +21,7 @@ export default defineAgent(({ db, idempotentTools }) => {
         () =>
           db().refund.create({
             data: {
-              runId: ctx.runId,
-              toolCallId: ctx.toolCallId,
-              idempotencyKey: idempotentTools ? ctx.idempotencyKey : null,
+              ...callColumns(ctx, idempotentTools),
               orderId: a.order_id,
               amountCents: a.amount_cents,
               reason: a.reason,
@@ -44,9 +42,7 @@ export default defineAgent(({ db, idempotentTools }) => {
         () =>
           db().outboxMessage.create({
             data: {
-              runId: ctx.runId,
-              toolCallId: ctx.toolCallId,
-              idempotencyKey: idempotentTools ? ctx.idempotencyKey : null,
+              ...callColumns(ctx, idempotentTools),
               recipient: order?.email ?? "unknown",
               body: a.message,
             },

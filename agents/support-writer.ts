@@ -2,7 +2,7 @@
 // it once a reviewer approved it.
 import { z } from "zod";
 import { defineAgent } from "../lib/agents/define.ts";
-import { lastUser, once, parseJson, turnOf } from "../lib/agents/demo-kit.ts";
+import { callColumns, lastUser, once, parseJson, turnOf } from "../lib/agents/demo-kit.ts";
 import { defineTool, toolResults } from "../lib/runner/index.ts";
 
 export default defineAgent(({ db, idempotentTools }) => {
@@ -11,11 +11,10 @@ export default defineAgent(({ db, idempotentTools }) => {
     description: "Send a reply to a customer",
     schema: z.object({ to: z.string().max(320), body: z.string().max(4000) }),
     async execute(a, ctx) {
-      const idempotencyKey = idempotentTools ? ctx.idempotencyKey : null;
       const row = await once(
         () =>
           db().outboxMessage.create({
-            data: { runId: ctx.runId, toolCallId: ctx.toolCallId, idempotencyKey, recipient: a.to, body: a.body },
+            data: { ...callColumns(ctx, idempotentTools), recipient: a.to, body: a.body },
           }),
         () => db().outboxMessage.findUnique({ where: { idempotencyKey: ctx.idempotencyKey } }),
       );

@@ -6,7 +6,7 @@ import Database from "better-sqlite3";
 import { type Browser, type Page, expect, test } from "@playwright/test";
 import { keys } from "../lib/runner/keys";
 import { toolIdempotencyKey } from "../lib/runner/tools";
-import { signInAs } from "./helpers";
+import { signInAs, startFromForm } from "./helpers";
 
 const shots = path.resolve("public/screenshots");
 mkdirSync(shots, { recursive: true });
@@ -25,19 +25,6 @@ async function as(browser: Browser, role: string): Promise<Page> {
   const page = await ctx.newPage();
   await signInAs(page, role);
   return page;
-}
-
-async function startFromForm(page: Page, agent: string, fields: Record<string, string>): Promise<string> {
-  await page.goto("/runs/new");
-  await page.getByLabel("Agent").selectOption(agent);
-  for (const [label, value] of Object.entries(fields)) {
-    const input = page.locator(`#input-${label}`);
-    if ((await input.evaluate((el) => el.tagName)) === "SELECT") await input.selectOption(value);
-    else await input.fill(value);
-  }
-  await page.getByRole("button", { name: "Start run" }).click();
-  await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);
-  return page.url().split("/runs/")[1];
 }
 
 test("refund-desk: submitter starts from the form, reviewer edits and approves, run completes, operator diffs the timeline", async ({

@@ -6,10 +6,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { freshDatabase, providers, type TestDb } from "./helpers/databases";
+import { scriptedModel } from "./helpers/scripted-model";
 import { createDb, type Db } from "@/lib/db/client";
 import { RunExecutor } from "@/lib/runs/executor";
 import { startRun } from "@/lib/runs/service";
-import { type Agent, type LlmRequest, type ModelAdapter, checkpointLatestKey, defineTool, listCheckpoints } from "@/lib/runner";
+import { type Agent, checkpointLatestKey, defineTool, listCheckpoints } from "@/lib/runner";
 import type { Actor } from "@/lib/auth/actor";
 
 const sub: Actor = { id: "u-sub", email: "sub@example.com", name: "S", role: "submitter" };
@@ -34,23 +35,11 @@ function world() {
     toUserMessage: () => "go",
   };
   // Turn 1: bump c1; turn 2: bump c2; turn 3: done. `hold` makes turn 2 wait until released.
-  const model = (hold: Promise<void> | null): ModelAdapter => ({
-    provider: "gate",
-    async generate(req: LlmRequest) {
-      const turn = req.messages.filter((m) => m.role === "assistant").length + 1;
+  const model = (hold: Promise<void> | null) =>
+    scriptedModel("gate", async (turn) => {
       if (turn === 2 && hold) await hold;
-      const calls = turn < 3 ? [{ id: `c${turn}`, name: "bump", args: { n: turn } }] : [];
-      return {
-        text: turn < 3 ? `bump ${turn}` : "done",
-        tool_calls: calls,
-        finish_reason: calls.length ? "tool_calls" : "stop",
-        usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2 },
-        session_token: null,
-        checkpoint_token: null,
-        structured: null,
-      };
-    },
-  });
+      return { text: turn < 3 ? `bump ${turn}` : "done", calls: turn < 3 ? [{ id: `c${turn}`, name: "bump", args: { n: turn } }] : [] };
+    });
   return { executions, agent, model };
 }
 

@@ -13,9 +13,10 @@ import type { McpServerConfig } from "@/lib/agents/mcp";
 import type { Actor } from "@/lib/auth/actor";
 import { RunExecutor } from "@/lib/runs/executor";
 import { decide, getRunView, retryRun, startRun } from "@/lib/runs/service";
-import { type Agent, type LlmRequest, type ModelAdapter, toolIdempotencyKey } from "@/lib/runner";
+import { type Agent, toolIdempotencyKey } from "@/lib/runner";
 import { mcpConnections } from "@/lib/runtime";
 import { freshDatabase, providers } from "./helpers/databases";
+import { scriptedModel } from "./helpers/scripted-model";
 
 const sub: Actor = { id: "u-sub", email: "submitter@example.com", name: "S", role: "submitter" };
 const rev: Actor = { id: "u-rev", email: "reviewer@example.com", name: "R", role: "reviewer" };
@@ -37,29 +38,22 @@ const lines = (file: string) =>
     : [];
 
 // Turn 1 reads a note and writes one; turn 2 says what the tools answered.
-const model: ModelAdapter = {
-  provider: "script",
-  async generate(req: LlmRequest) {
-    const turn = req.messages.filter((m) => m.role === "assistant").length + 1;
-    const calls =
-      turn === 1
-        ? [
-            { id: "c_read", name: "notes__read_note", args: { id: "n1" } },
-            { id: "c_write", name: "notes__write_note", args: { id: "n1", text: "call the customer back" } },
-          ]
-        : [];
-    const results = req.messages.filter((m) => m.role === "tool").map((m) => m.content);
-    return {
-      text: turn === 1 ? "noting it" : `done: ${results.join(" | ")}`,
-      tool_calls: calls,
-      finish_reason: calls.length ? "tool_calls" : "stop",
-      usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2 },
-      session_token: null,
-      checkpoint_token: null,
-      structured: null,
-    };
-  },
-};
+const model = scriptedModel("script", (turn, req) => ({
+  text:
+    turn === 1
+      ? "noting it"
+      : `done: ${req.messages
+          .filter((m) => m.role === "tool")
+          .map((m) => m.content)
+          .join(" | ")}`,
+  calls:
+    turn === 1
+      ? [
+          { id: "c_read", name: "notes__read_note", args: { id: "n1" } },
+          { id: "c_write", name: "notes__write_note", args: { id: "n1", text: "call the customer back" } },
+        ]
+      : [],
+}));
 
 const agent: Agent = {
   name: "note-taker",
@@ -149,31 +143,22 @@ describe("MCP over streamable HTTP", () => {
     procs.push(p);
     await new Promise<void>((r) => p.stdout!.once("data", () => r()));
     const t = await freshDatabase("sqlite");
-    const failing: ModelAdapter = {
-      provider: "script",
-      async generate(req) {
-        const first = !req.messages.some((m) => m.role === "assistant");
-        return {
-          text: first
-            ? "trying"
-            : `result: ${req.messages
-                .filter((m) => m.role === "tool")
-                .map((m) => m.content)
-                .join(" | ")}`,
-          tool_calls: first
-            ? [
-                { id: "w", name: "web__write_note", args: { id: "h1", text: "over http" } },
-                { id: "f", name: "web__fail", args: {} },
-              ]
-            : [],
-          finish_reason: first ? "tool_calls" : "stop",
-          usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2 },
-          session_token: null,
-          checkpoint_token: null,
-          structured: null,
-        };
-      },
-    };
+    const failing = scriptedModel("script", (turn, req) => ({
+      text:
+        turn === 1
+          ? "trying"
+          : `result: ${req.messages
+              .filter((m) => m.role === "tool")
+              .map((m) => m.content)
+              .join(" | ")}`,
+      calls:
+        turn === 1
+          ? [
+              { id: "w", name: "web__write_note", args: { id: "h1", text: "over http" } },
+              { id: "f", name: "web__fail", args: {} },
+            ]
+          : [],
+    }));
     const ex = new RunExecutor(t.db, {
       agents: { "note-taker": { ...agent, tools: [], policy: [] } },
       mcp: { "note-taker": [{ name: "web", transport: { type: "http", url: `http://127.0.0.1:${port}/mcp` } }] },

@@ -4,12 +4,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { freshDatabase, providers, type TestDb } from "./helpers/databases";
+import { scriptedModel } from "./helpers/scripted-model";
 import type { Actor } from "@/lib/auth/actor";
 import { HttpError } from "@/lib/auth/errors";
 import { RunExecutor } from "@/lib/runs/executor";
 import { decide, getRunView, listInbox, resumeRun, startRun } from "@/lib/runs/service";
 import { actorFromToken, createToken } from "@/lib/tokens/service";
-import { type Agent, type LlmRequest, type ModelAdapter, defineTool, getApproval } from "@/lib/runner";
+import { type Agent, defineTool, getApproval } from "@/lib/runner";
 
 const sub: Actor = { id: "u-sub", email: "sub@example.com", name: "S", role: "submitter" };
 const rev1: Actor = { id: "u-r1", email: "r1@example.com", name: "R1", role: "reviewer" };
@@ -160,22 +161,10 @@ describe.each(providers)("real conditions on %s", (provider) => {
         return { paid: true };
       },
     });
-    const model: ModelAdapter = {
-      provider: "script",
-      async generate(req: LlmRequest) {
-        const turn = req.messages.filter((m) => m.role === "assistant").length + 1;
-        const calls = turn === 1 ? [{ id: "p1", name: "pay", args: { amount: 500 } }] : [];
-        return {
-          text: turn === 1 ? "paying" : "done",
-          tool_calls: calls,
-          finish_reason: calls.length ? "tool_calls" : "stop",
-          usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2 },
-          session_token: null,
-          checkpoint_token: null,
-          structured: null,
-        };
-      },
-    };
+    const model = scriptedModel("script", (turn) => ({
+      text: turn === 1 ? "paying" : "done",
+      calls: turn === 1 ? [{ id: "p1", name: "pay", args: { amount: 500 } }] : [],
+    }));
     const strict: Agent = {
       name: "payer",
       model: "script:pay",

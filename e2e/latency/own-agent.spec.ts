@@ -4,8 +4,8 @@
 // the approval, and a cancel stops a slow model call in flight within a second.
 import path from "node:path";
 import Database from "better-sqlite3";
-import { type Page, expect, test } from "@playwright/test";
-import { signInAs } from "../helpers";
+import { type Browser, type Page, expect, test } from "@playwright/test";
+import { signInAs, startFromForm } from "../helpers";
 
 const modelServer = `http://127.0.0.1:${Number(process.env.E2E_PORT ?? 3100) + 99}`;
 const dbFile = path.resolve("data/e2e-slow.db");
@@ -20,14 +20,13 @@ function watch(page: Page, problems: string[]) {
   });
 }
 
-async function startTriage(page: Page, subject: string, body: string): Promise<string> {
-  await page.goto("/runs/new");
-  await page.getByLabel("Agent").selectOption("ticket-triage");
-  await page.locator("#input-subject").fill(subject);
-  await page.locator("#input-body").fill(body);
-  await page.getByRole("button", { name: "Start run" }).click();
-  await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);
-  return page.url().split("/runs/")[1];
+// Its own context at a viewport, signed in, with console errors, page errors and 4xx/5xx collected.
+async function watchedPage(browser: Browser, role: string, viewport: { width: number; height: number }, problems: string[]) {
+  const ctx = await browser.newContext({ viewport });
+  const page = await ctx.newPage();
+  watch(page, problems);
+  await signInAs(page, role);
+  return { ctx, page };
 }
 
 test("ticket-triage on a local OpenAI-compatible server: text streams in, the tool waits for approval and runs once", async ({
@@ -35,11 +34,11 @@ test("ticket-triage on a local OpenAI-compatible server: text streams in, the to
 }) => {
   test.setTimeout(90_000);
   const problems: string[] = [];
-  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const page = await ctx.newPage();
-  watch(page, problems);
-  await signInAs(page, "submitter");
-  const runId = await startTriage(page, "Charged twice for order ORD-7788", "My card was charged twice. Please fix this asap.");
+  const { ctx, page } = await watchedPage(browser, "submitter", { width: 1280, height: 900 }, problems);
+  const runId = await startFromForm(page, "ticket-triage", {
+    subject: "Charged twice for order ORD-7788",
+    body: "My card was charged twice. Please fix this asap.",
+  });
 
   // The model's words appear while it writes them: the streaming panel grows, the run is running.
   const streaming = page.getByTestId("streaming");
@@ -55,10 +54,7 @@ test("ticket-triage on a local OpenAI-compatible server: text streams in, the to
   await expect(page.getByTestId("run-state")).toHaveText("paused", { timeout: 15_000 });
   await expect(streaming).toHaveCount(0);
   await expect(page.getByTestId("tool-call-file_ticket")).toContainText("billing");
-  const rctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const reviewer = await rctx.newPage();
-  watch(reviewer, problems);
-  await signInAs(reviewer, "reviewer");
+  const { ctx: rctx, page: reviewer } = await watchedPage(browser, "reviewer", { width: 1280, height: 900 }, problems);
   await reviewer.goto(`/runs/${runId}`);
   await reviewer.getByTestId("approval-file_ticket").getByRole("button", { name: "Approve", exact: true }).click();
   await expect(reviewer.getByTestId("approval-status-file_ticket")).toHaveText("approved");
@@ -81,12 +77,9 @@ test("ticket-triage on a local OpenAI-compatible server: text streams in, the to
 test("cancel stops a slow model call in flight within a second", async ({ browser, request }) => {
   test.setTimeout(60_000);
   const problems: string[] = [];
-  const ctx = await browser.newContext({ viewport: { width: 390, height: 844 } });
-  const page = await ctx.newPage();
-  watch(page, problems);
-  await signInAs(page, "admin");
+  const { ctx, page } = await watchedPage(browser, "admin", { width: 390, height: 844 }, problems);
   const before = (await (await request.get(`${modelServer}/stats`)).json()) as { aborted: number };
-  await startTriage(page, "slow: printer offline", "The office printer is down again.");
+  await startFromForm(page, "ticket-triage", { subject: "slow: printer offline", body: "The office printer is down again." });
   await expect(page.getByTestId("streaming")).toContainText("Reading", { timeout: 15_000 });
   page.once("dialog", (d) => void d.accept());
   const t0 = Date.now();

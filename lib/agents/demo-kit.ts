@@ -1,7 +1,7 @@
 // Shared by the demo agents in agents/: script helpers for the deterministic demo model, the order
 // catalogue's lookup tool, and `once`, which makes a tool's side effect happen once per idempotency key.
 import { z } from "zod";
-import { type Message, defineTool } from "../runner/index.ts";
+import { type Message, type ToolContext, defineTool } from "../runner/index.ts";
 import { log } from "../log.ts";
 import { lookupOrder } from "./orders.ts";
 
@@ -36,6 +36,16 @@ export async function once<T>(create: () => Promise<T>, existing: () => Promise<
     return row;
   }
 }
+
+/**
+ * The columns a demo tool's row records about the call: run, tool call and the idempotency key (null when
+ * the tools are told to ignore it, so that tests count executions).
+ */
+export const callColumns = (ctx: ToolContext, idempotentTools: boolean) => ({
+  runId: ctx.runId,
+  toolCallId: ctx.toolCallId,
+  idempotencyKey: idempotentTools ? ctx.idempotencyKey : null,
+});
 
 export const lookupOrderTool = defineTool({
   name: "lookup_order",

@@ -9,7 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { z } from "zod";
-import type { Tool } from "../runner/index.ts";
+import { type Tool, matchesToolName } from "../runner/index.ts";
 import { log } from "../log.ts";
 
 export type McpServerConfig = {
@@ -27,14 +27,6 @@ const SEP = "__";
 
 /** The runner tool name of an MCP server's tool. */
 export const mcpToolName = (server: string, tool: string) => `${server}${SEP}${tool}`;
-
-const glob = (pattern: string) =>
-  new RegExp(
-    `^${pattern
-      .split("*")
-      .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
-      .join(".*")}$`,
-  );
 
 type Connected = { client: Client; tools: Tool[] };
 
@@ -79,8 +71,8 @@ async function connect(server: McpServerConfig): Promise<Connected> {
   } catch (e) {
     throw new McpServerError(server.name, `could not connect (${e instanceof Error ? e.message : String(e)})`);
   }
-  const wanted = server.tools?.map(glob);
-  const listed = (await client.listTools()).tools.filter((x) => !wanted || wanted.some((re) => re.test(x.name)));
+  const wanted = server.tools;
+  const listed = (await client.listTools()).tools.filter((x) => !wanted || wanted.some((g) => matchesToolName(g, x.name)));
   log.info("mcp server connected", { server: server.name, tools: listed.length });
   const tools = listed.map((x): Tool => {
     let schema: z.ZodType;

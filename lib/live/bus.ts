@@ -50,9 +50,12 @@ export class LiveBus {
   /** Delivers to this process's listeners (and, on PostgreSQL, to every other process's). */
   publish(m: LiveMessage): void {
     if (m.topic === "delta" && m.text.length > MAX_TEXT) {
-      for (let i = 0; i < m.text.length; i += MAX_TEXT) this.publish({ ...m, offset: m.offset + i, text: m.text.slice(i, i + MAX_TEXT) });
-      return;
-    }
+      for (let i = 0; i < m.text.length; i += MAX_TEXT) this.send({ ...m, offset: m.offset + i, text: m.text.slice(i, i + MAX_TEXT) });
+    } else this.send(m);
+  }
+
+  /** One message small enough to go out as it is. */
+  protected send(m: LiveMessage): void {
     this.deliver(m);
   }
 
@@ -104,11 +107,7 @@ export class PgLiveBus extends LiveBus {
     this.ready = this.connect(200);
   }
 
-  override publish(m: LiveMessage): void {
-    if (m.topic === "delta" && m.text.length > MAX_TEXT) {
-      super.publish(m); // splits, then publishes each piece through here
-      return;
-    }
+  protected override send(m: LiveMessage): void {
     this.deliver(m);
     const payload = JSON.stringify({ v: "v1", origin: this.origin, m });
     // In order, one after the other: the pieces of a long delta must arrive in the order they were cut.

@@ -313,8 +313,13 @@ export class RunExecution {
 
   private specs: ToolSpec[] | null = null;
 
+  private outputSchemaJson: Record<string, unknown> | undefined | null = null;
+
+  // Converted once per execution, like the tool specs, not at every model call.
   private outputJsonSchema(): Record<string, unknown> | undefined {
-    return this.agent.outputSchema ? (z.toJSONSchema(this.agent.outputSchema) as Record<string, unknown>) : undefined;
+    if (this.outputSchemaJson === null)
+      this.outputSchemaJson = this.agent.outputSchema ? (z.toJSONSchema(this.agent.outputSchema) as Record<string, unknown>) : undefined;
+    return this.outputSchemaJson;
   }
 
   private toolSpecs(): ToolSpec[] {

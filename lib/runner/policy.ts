@@ -23,7 +23,8 @@ export type PolicyRule = {
 
 export type PolicyDecision = { action: PolicyAction; ruleId: string | null; reason: string; quorum: number; approvalTimeoutS?: number };
 
-function matches(pattern: string | RegExp, name: string): boolean {
+/** True when a tool name matches a rule's pattern: the exact name, a glob with `*`, or a RegExp. */
+export function matchesToolName(pattern: string | RegExp, name: string): boolean {
   if (pattern instanceof RegExp) return pattern.test(name);
   if (!pattern.includes("*")) return pattern === name;
   const re = new RegExp(
@@ -44,7 +45,7 @@ export function evaluatePolicy(
 ): PolicyDecision {
   const ordered = rules.map((r, i) => ({ r, i })).sort((a, b) => (b.r.priority ?? 0) - (a.r.priority ?? 0) || a.i - b.i);
   for (const { r } of ordered) {
-    if (!matches(r.tool, toolName)) continue;
+    if (!matchesToolName(r.tool, toolName)) continue;
     if (r.when && !r.when(args, context)) continue;
     return {
       action: r.action,

@@ -69,7 +69,7 @@ export async function approvalsOf(
         changes: argChanges(a.args, a.approved_args),
         argsSchema: tool ? (z.toJSONSchema(tool.schema) as Record<string, unknown>) : null,
         argsHash: reviewedArgsHash(a),
-        mcp: tool?.origin ? { server: tool.origin.mcpServer, tool: tool.origin.mcpTool } : mcpOriginOf(a.agent_name, a.tool_name),
+        mcp: mcpOriginOf(a.agent_name, a.tool_name),
       };
     });
 }
