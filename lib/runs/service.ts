@@ -281,8 +281,9 @@ const corruptionOf = (e: unknown): CorruptionDto | null =>
 async function readRun(ctx: AppContext, run: RunRow): Promise<{ conversation: ConversationView | null; approvals: ApprovalView[] }> {
   if (run.state === "pending") return { conversation: null, approvals: [] };
   const latest = await readLatestCheckpoint(ctx.store, run.threadId, run.id);
-  // A run that is executing for the first time may not have written its first checkpoint yet.
-  if (!latest && run.state === "running" && run.step === 0) return { conversation: null, approvals: [] };
+  // A running run may have none stored yet at any step: its row's progress comes from the runner's events,
+  // ahead of the write-behind queue (and a worker taking it over starts it afresh without one).
+  if (!latest && run.state === "running") return { conversation: null, approvals: [] };
   if (!latest) throw new AgentCheckpointCorruptionError(`No checkpoint for run ${run.id}`, checkpointLatestKey(run.id));
   const conversation = await conversationOf(ctx.store, run.threadId, run.id);
   const approvals = await approvalsOf(
