@@ -8,6 +8,7 @@ import { fmtTime } from "@/lib/format";
 import { api } from "./api";
 import { type JsonSchema, SchemaFields, type Values } from "./schema-form";
 import { StateBadge } from "./ui";
+import { approvalAnchor } from "@/lib/runner/ids";
 
 type Body = { decision: "approve" | "reject" | "respond"; reason?: string; args?: Values; argsHash?: string };
 
@@ -61,6 +62,7 @@ export function ApprovalCard({
   return (
     <div
       className="mt-3 rounded-md border border-amber-300 bg-amber-50 p-3 dark:border-amber-700 dark:bg-amber-950"
+      id={approvalAnchor(a.id)}
       data-testid={`approval-${a.tool_name}`}
     >
       <div className="flex flex-wrap items-center gap-2 text-sm">
