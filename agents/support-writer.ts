@@ -45,6 +45,8 @@ export default defineAgent(({ db, idempotentTools }) => {
         };
       }
       const r = toolResults(messages).find((m) => m.tool_call_id === "call_reply");
+      const answered = r?.content.match(/^A reviewer answered instead of running send_reply: ([\s\S]*)$/);
+      if (answered) return { text: `No reply sent; the reviewer answered instead: ${answered[1]}` };
       return {
         text: r?.success
           ? `Replied to ${String(input.customer ?? "")}: ${question}`

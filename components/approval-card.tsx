@@ -1,5 +1,6 @@
 "use client";
-// One approval inline under its tool call: status, quorum, who decided what, and the three decisions.
+// One approval inline under its tool call: status, quorum, who decided what, and the decisions: approve,
+// reject (with a reason), edit the arguments, or respond (answer in the tool's place; it does not run).
 import { useMemo, useState } from "react";
 import { useMutation } from "@tanstack/react-query";
 import type { ApprovalView } from "@/lib/dto";
@@ -7,8 +8,9 @@ import { fmtTime } from "@/lib/format";
 import { api } from "./api";
 import { type JsonSchema, SchemaFields, type Values } from "./schema-form";
 import { StateBadge } from "./ui";
+import { approvalAnchor } from "@/lib/runner/ids";
 
-type Body = { decision: "approve" | "reject"; reason?: string; args?: Values; argsHash?: string };
+type Body = { decision: "approve" | "reject" | "respond"; reason?: string; args?: Values; argsHash?: string };
 
 function diff(before: Values, after: Values) {
   return [...new Set([...Object.keys(before), ...Object.keys(after)])]
@@ -27,8 +29,9 @@ export function ApprovalCard({
   selfForbidden: boolean;
   onDecided: () => void;
 }) {
-  const [mode, setMode] = useState<"idle" | "reject" | "edit">("idle");
+  const [mode, setMode] = useState<"idle" | "reject" | "edit" | "respond">("idle");
   const [reason, setReason] = useState("");
+  const [answer, setAnswer] = useState("");
   const [edited, setEdited] = useState<Values>(a.approved_args ?? a.args);
   const [jsonText, setJsonText] = useState(JSON.stringify(a.approved_args ?? a.args, null, 2));
   const [useJson, setUseJson] = useState(!a.argsSchema);
@@ -59,6 +62,7 @@ export function ApprovalCard({
   return (
     <div
       className="mt-3 rounded-md border border-amber-300 bg-amber-50 p-3 dark:border-amber-700 dark:bg-amber-950"
+      id={approvalAnchor(a.id)}
       data-testid={`approval-${a.tool_name}`}
     >
       <div className="flex flex-wrap items-center gap-2 text-sm">
@@ -88,7 +92,8 @@ export function ApprovalCard({
         <ul className="mt-2 space-y-1 text-xs" aria-label="Decisions">
           {a.decisions.map((d, i) => (
             <li key={i}>
-              <span className="font-medium">{d.by}</span> {d.decision === "approve" ? "approved" : "rejected"} at {fmtTime(d.at_ms)}
+              <span className="font-medium">{d.by}</span>{" "}
+              {d.decision === "approve" ? "approved" : d.decision === "respond" ? "responded" : "rejected"} at {fmtTime(d.at_ms)}
               {d.reason ? (
                 <>
                   {" "}
@@ -134,7 +139,40 @@ export function ApprovalCard({
             >
               Edit arguments…
             </button>
+            <button
+              type="button"
+              className="btn-secondary"
+              aria-expanded={mode === "respond"}
+              onClick={() => setMode(mode === "respond" ? "idle" : "respond")}
+            >
+              Respond…
+            </button>
           </div>
+          {mode === "respond" && (
+            <form
+              className="space-y-2"
+              onSubmit={(e) => {
+                e.preventDefault();
+                if (!answer.trim()) return setErr({ field: "reason", message: "Write the response the model should get" });
+                m.mutate({ decision: "respond", reason: answer });
+              }}
+            >
+              <label className="label" htmlFor={`respond-${a.id}`}>
+                Your response ({a.tool_name} does not run; the model gets this as its result)
+              </label>
+              <textarea
+                id={`respond-${a.id}`}
+                className="input"
+                rows={3}
+                value={answer}
+                onChange={(e) => setAnswer(e.target.value)}
+                aria-invalid={err?.field === "reason"}
+              />
+              <button type="submit" className="btn-primary" disabled={m.isPending}>
+                Send response
+              </button>
+            </form>
+          )}
           {mode === "reject" && (
             <form
               className="space-y-2"

@@ -11,6 +11,7 @@ const stateColors: Record<string, string> = {
   approved: "bg-emerald-100 text-emerald-800 dark:bg-emerald-900 dark:text-emerald-100",
   rejected: "bg-rose-100 text-rose-800 dark:bg-rose-900 dark:text-rose-100",
   expired: "bg-slate-200 text-slate-800 dark:bg-slate-700 dark:text-slate-100",
+  responded: "bg-sky-100 text-sky-900 dark:bg-sky-900 dark:text-sky-100",
 };
 
 export function StateBadge({ state, testId }: { state: string; testId?: string }) {

@@ -122,6 +122,28 @@ test("an MCP tool: the write waits for a reviewer, who sees server and tool, and
   expect(JSON.parse(written()[0])).toEqual({ id: note, text: "Ship on Friday", key: toolIdempotencyKey(runId, 1, "call_write") });
 });
 
+test("respond: the reviewer answers in the tool's place; the tool does not run and the model gets the answer", async ({ browser }) => {
+  const submitter = await as(browser, "submitter");
+  const runId = await startFromForm(submitter, "support-writer", { customer: "Respond Tester", question: "Can I change my address?" });
+  await expect(submitter.getByTestId("run-state")).toHaveText("paused", { timeout: 20_000 });
+  const reviewer = await as(browser, "reviewer");
+  await reviewer.goto(`/runs/${runId}`);
+  const card = reviewer.getByTestId("approval-send_reply");
+  await card.getByRole("button", { name: "Respond…" }).click();
+  await card.getByRole("button", { name: "Send response" }).click();
+  await expect(card.getByText("Write the response the model should get")).toBeVisible();
+  await card.getByLabel(/Your response/).fill("Address changes go through the account page; I will tell them by phone.");
+  await card.getByRole("button", { name: "Send response" }).click();
+  await expect(reviewer.getByTestId("approval-status-send_reply")).toHaveText("responded");
+  // support-writer resumes by itself; the reply was never sent.
+  await expect(reviewer.getByTestId("run-state")).toHaveText("completed", { timeout: 20_000 });
+  await expect(reviewer.getByTestId("assistant-text").last()).toHaveText(
+    "No reply sent; the reviewer answered instead: Address changes go through the account page; I will tell them by phone.",
+  );
+  expect(sql("SELECT id FROM OutboxMessage WHERE runId = ?", runId)).toEqual([]);
+  expect(sql<{ n: number }>("SELECT count(*) AS n FROM AuditEvent WHERE targetId = ? AND action = 'approval.respond'", runId)[0].n).toBe(1);
+});
+
 test("a rejection's reason is what the model answers with", async ({ browser }) => {
   const submitter = await as(browser, "submitter");
   const runId = await startFromForm(submitter, "refund-desk", { order_id: "ORD-5151", amount_cents: "7000", reason: "Late delivery" });

@@ -6,7 +6,16 @@ import { AgentCheckpointCorruptionError } from "./runner/index.ts";
 // An unreadable record that reached a route unhandled is still that run's problem, not a server error.
 const asHttp = (e: unknown) => (e instanceof AgentCheckpointCorruptionError ? new CorruptRecordError(e.message, e.key ?? null) : e);
 
+// Prisma's "transaction expired" (P2028): the process stalled or the database was too slow past the
+// transaction's timeout, and everything in it rolled back. Nothing happened; the caller may retry.
+const expiredTransaction = (e: unknown) => (e as { code?: string } | null)?.code === "P2028";
+const RETRY_LATER = "The database did not finish this request in time and nothing was changed; try again";
+
 export function errorResponse(err: unknown): NextResponse {
+  if (expiredTransaction(err)) {
+    console.warn(JSON.stringify({ level: "warn", msg: "transaction expired; answered 503", error: String(err).slice(0, 300) }));
+    return NextResponse.json({ error: RETRY_LATER }, { status: 503, headers: { "retry-after": "1" } });
+  }
   const e = asHttp(err);
   if (e instanceof CorruptRecordError) return NextResponse.json(e.body(), { status: 409 });
   if (e instanceof HttpError) {
@@ -33,6 +42,7 @@ export async function runAction<T>(fn: () => Promise<T>): Promise<ActionResult<T
   try {
     return { ok: true, data: await fn() };
   } catch (err) {
+    if (expiredTransaction(err)) return { ok: false, status: 503, error: RETRY_LATER };
     const e = asHttp(err);
     if (e instanceof CorruptRecordError)
       return { ok: false, status: 409, error: `AgentCheckpointCorruptionError: ${e.message}`, key: e.key };

@@ -27,7 +27,8 @@ const json = (schema: z.ZodType) => {
   return { content: { "application/json": { schema: rest } } };
 };
 const error = shaped("Error", "Error");
-const errors = { 400: error, 401: error, 403: error, 404: error, 409: error };
+// 503: a transaction that could not finish in time (a stalled instance, a slow database) changed nothing.
+const errors = { 400: error, 401: error, 403: error, 404: error, 409: error, 503: error };
 const runId = { name: "runId", in: "path", required: true, schema: { type: "string" } };
 const q = (name: string, description: string) => ({ name, in: "query", required: false, schema: { type: "string" }, description });
 

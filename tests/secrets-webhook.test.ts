@@ -74,7 +74,11 @@ describe("secrets and the pause webhook", () => {
       expect(received).toHaveLength(3);
       const last = received[2];
       const payload = JSON.parse(last.body);
-      expect(Object.keys(payload).sort()).toEqual(["agent", "approval_ids", "at", "run_id", "type", "url"]);
+      expect(Object.keys(payload).sort()).toEqual(["agent", "approval_ids", "approvals", "at", "run_id", "type", "url"]);
+      expect(payload.approvals).toContainEqual({
+        id: `${id}:2:call_refund`,
+        url: `https://afk.example/runs/${id}#approval-${encodeURIComponent(`${id}:2:call_refund`)}`,
+      });
       expect(payload).toMatchObject({ type: "run.paused", run_id: id, agent: "refund-desk", url: `https://afk.example/runs/${id}` });
       expect(payload.approval_ids.sort()).toEqual([`${id}:2:call_notify`, `${id}:2:call_refund`]);
       const sig = String(last.headers["x-afk-signature"]);

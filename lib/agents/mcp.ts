@@ -5,9 +5,6 @@
 // `_meta["afk/idempotency_key"]`: a server that keys its side effects on it does them once even when a
 // call is executed again after a crash (the one window the effect journal cannot close; README "Exactly
 // once"). The AI SDK's MCP client does not send `_meta` with a call, which is why this one is used.
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { z } from "zod";
 import { type Tool, matchesToolName } from "../runner/index.ts";
 import { log } from "../log.ts";
@@ -28,7 +25,7 @@ const SEP = "__";
 /** The runner tool name of an MCP server's tool. */
 export const mcpToolName = (server: string, tool: string) => `${server}${SEP}${tool}`;
 
-type Connected = { client: Client; tools: Tool[] };
+type Connected = { client: { close(): Promise<void> }; tools: Tool[] };
 
 /** One client per server for the process, connected on first use; a failed connection is retried on the next. */
 export class McpConnections {
@@ -60,6 +57,12 @@ export class McpServerError extends Error {
 }
 
 async function connect(server: McpServerConfig): Promise<Connected> {
+  // Loaded on first use: most processes never talk to an MCP server, and a restart should not pay for it.
+  const [{ Client }, { StdioClientTransport }, { StreamableHTTPClientTransport }] = await Promise.all([
+    import("@modelcontextprotocol/sdk/client/index.js"),
+    import("@modelcontextprotocol/sdk/client/stdio.js"),
+    import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
+  ]);
   const client = new Client({ name: "afk-console", version: "1" });
   const t = server.transport;
   const transport =

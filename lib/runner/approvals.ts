@@ -14,7 +14,8 @@ export const APPROVAL_SCHEMA_VERSION = SCHEMA_VERSIONS.approval;
 
 export const decisionSchema = z.object({
   by: z.string(),
-  decision: z.enum(["approve", "reject"]),
+  // respond: the reviewer answers in the tool's place; reason holds the answer the model sees.
+  decision: z.enum(["approve", "reject", "respond"]),
   reason: z.string().nullable(),
   args: z.record(z.string(), z.unknown()),
   args_hash: z.string(),
@@ -50,7 +51,7 @@ export const approvalRecordSchema = z.object({
   deadline_ms: z.number().int().nullable(),
   fallback: z.enum(["deny", "allow"]),
   requested_by: z.string().nullable(),
-  status: z.enum(["pending", "approved", "rejected", "expired"]),
+  status: z.enum(["pending", "approved", "rejected", "expired", "responded"]),
   decisions: z.array(decisionSchema),
   approved_args: z.record(z.string(), z.unknown()).nullable(),
   decided_at_ms: z.number().int().nullable(),
@@ -138,7 +139,8 @@ export async function createApprovalRequest(
 
 export type DecisionInput = {
   by: string;
-  decision: "approve" | "reject";
+  decision: "approve" | "reject" | "respond";
+  /** Why (reject), or the answer the model gets instead of the tool's result (respond). */
   reason?: string | null;
   /** Edited arguments (approve only); validated against the tool's schema. */
   args?: Record<string, unknown>;
@@ -179,6 +181,8 @@ export async function decideApproval(
       throw new ApprovalDecisionError("You already decided this approval", "already_decided");
     if (input.decision === "reject" && !input.reason?.trim())
       throw new ApprovalDecisionError("A reason is required to reject", "invalid_args", "reason");
+    if (input.decision === "respond" && !input.reason?.trim())
+      throw new ApprovalDecisionError("Write the response the model should get", "invalid_args", "reason");
     const current = reviewedArgsHash(rec);
     if (input.expectedArgsHash !== undefined && input.expectedArgsHash !== current) {
       throw new ApprovalDecisionError("The arguments changed since you looked (another reviewer edited them); review them again", "stale");
@@ -220,6 +224,9 @@ export async function decideApproval(
     const next: ApprovalRecord = { ...rec, version: rec.version + 1, decisions };
     if (input.decision === "reject") {
       Object.assign(next, { status: "rejected", decided_at_ms: now });
+    } else if (input.decision === "respond") {
+      // One reviewer's answer settles it (no quorum: nothing runs).
+      Object.assign(next, { status: "responded", decided_at_ms: now });
     } else {
       // Only approvals of the same final arguments count towards the quorum.
       const agreeing = decisions.filter((d) => d.decision === "approve" && d.args_hash === decision.args_hash).length;

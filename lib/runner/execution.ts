@@ -555,6 +555,10 @@ export class RunExecution {
       rec = await expireIfDue(this.rc.store, rec!, nowMs());
       if (rec.status === "pending") return { waiting: rec.id };
       const deciders = rec.decisions.map((d) => d.by);
+      if (rec.status === "responded") {
+        const answer = rec.decisions.findLast((d) => d.decision === "respond")?.reason ?? "";
+        return this.recordResponse(c, answer, deciders);
+      }
       if (rec.status !== "approved") {
         const why = rec.decisions.findLast((d) => d.decision === "reject")?.reason ?? "no reason given";
         if (this.fs.approvalDenialPolicy === "fail_run") throw new AgentRunnerError(`Approval denied for ${c.name}: ${why}`);
@@ -564,6 +568,25 @@ export class RunExecution {
       approvedBy = deciders;
     }
     return this.executeTool(c, tool, args, approvedBy);
+  }
+
+  // A reviewer answered in the tool's place: the tool does not run; the model gets the answer as its result.
+  private async recordResponse(c: ToolCall, answer: string, by: string[]): Promise<ToolOutcome> {
+    const output = { reviewer_response: answer };
+    const i = this.toolExecutions.append({
+      tool_name: c.name,
+      tool_call_id: c.id,
+      success: true,
+      output,
+      error: null,
+      latency_ms: 0,
+      agent_path: this.init.agentPath,
+      replayed: false,
+      approved_by: by,
+    });
+    await this.writer.enqueue(keys.toolExecution(this.runId, i), this.toolExecutions.items[i]);
+    this.event("tool_completed", "answered by a reviewer", { tool_call_id: c.id, tool_name: c.name, success: true, responded: true });
+    return this.toolMessage(c, true, `A reviewer answered instead of running ${c.name}: ${answer}`);
   }
 
   private async recordSkipped(c: ToolCall, error: string, by: string[] = []): Promise<ToolOutcome> {

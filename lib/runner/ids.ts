@@ -23,3 +23,6 @@ export function parseApprovalId(id: string): ParsedApprovalId | null {
   if (!m) return null;
   return { runId: m[1], rootRunId: rootRunOf(m[1]), step: m[2] === undefined ? null : Number(m[2]), toolCallId: m[3] };
 }
+
+/** The run page's anchor of an approval's card (the pause webhook's deep links point at it). */
+export const approvalAnchor = (approvalId: string) => `approval-${encodeURIComponent(approvalId)}`;

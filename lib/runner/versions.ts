@@ -10,6 +10,9 @@
 // - snapshot, approval, effect v1: written as the number 1 by AFK Console 0.1 (until 2026-12-03), as
 //   "v1" since; both read as v1.
 // - event v1: run events as webhooks and the CLI see them (not stored); the number 1 until 2026-12-03.
+// - approval v2 (2026-12-03): a reviewer may respond in the tool's place — decision "respond", status
+//   "responded". v1 records read as they are (they hold neither); a v1 reader refuses v2 records as an
+//   unsupported version instead of misreading a status it does not know.
 import { z } from "zod";
 
 export type SchemaVersion = `v${number}`;
@@ -17,7 +20,7 @@ export type SchemaVersion = `v${number}`;
 export const SCHEMA_VERSIONS = {
   checkpoint: "v1",
   snapshot: "v1",
-  approval: "v1",
+  approval: "v2",
   effect: "v1",
   event: "v1",
 } as const satisfies Record<string, SchemaVersion>;
@@ -27,7 +30,7 @@ export type RecordKind = keyof typeof SCHEMA_VERSIONS;
 const READABLE: Record<RecordKind, readonly (string | number)[]> = {
   checkpoint: ["v1"],
   snapshot: ["v1", 1],
-  approval: ["v1", 1],
+  approval: ["v2", "v1", 1],
   effect: ["v1", 1],
   event: ["v1"],
 };

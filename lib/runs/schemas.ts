@@ -10,7 +10,8 @@ export const startRunSchema = z.strictObject({
 
 export const decisionSchema = z
   .strictObject({
-    decision: z.enum(["approve", "reject"], { message: 'decision must be "approve" or "reject"' }),
+    decision: z.enum(["approve", "reject", "respond"], { message: 'decision must be "approve", "reject" or "respond"' }),
+    // reject: why (the model sees it); respond: the answer the model gets instead of the tool's result.
     reason: z.string().max(2000).optional(),
     args: z.record(z.string(), z.unknown()).optional(),
     // What the reviewer saw (the inbox and run page give it): a decision on arguments that changed since is 409.
@@ -19,7 +20,8 @@ export const decisionSchema = z
       .regex(/^[0-9a-f]{64}$/, "argsHash is the sha256 hex the inbox or run page gave")
       .optional(),
   })
-  .refine((d) => d.decision === "approve" || !!d.reason?.trim(), { message: "A reason is required to reject", path: ["reason"] })
+  .refine((d) => d.decision !== "reject" || !!d.reason?.trim(), { message: "A reason is required to reject", path: ["reason"] })
+  .refine((d) => d.decision !== "respond" || !!d.reason?.trim(), { message: "Write the response the model should get", path: ["reason"] })
   .refine((d) => d.decision === "approve" || d.args === undefined, { message: "Arguments can only be edited on approve", path: ["args"] });
 
 // The Idempotency-Key header of a start: any visible ASCII, as the IETF draft allows, up to 200 characters.

@@ -1,6 +1,7 @@
 // The pause webhook: when a run waits for a human, POST a JSON event to the configured URL, signed with
 // HMAC-SHA256 over "<timestamp>.<body>" (header X-AFK-Signature: t=<unix s>,v1=<hex>). Each delivery and
 // its attempts are a WebhookDelivery row, shown on the run page. The secret is never sent or displayed.
+import { approvalAnchor } from "../runner/ids.ts";
 import { createHmac } from "node:crypto";
 import type { Db } from "../db/client.ts";
 import { log } from "../log.ts";
@@ -13,12 +14,15 @@ export function signature(secret: string, timestampS: number, body: string): str
 
 export async function notifyPaused(db: Db, cfg: WebhookConfig, runId: string, approvalIds: string[]): Promise<void> {
   const run = await db.run.findUnique({ where: { id: runId }, select: { agentName: true } });
+  const runUrl = `${cfg.baseUrl.replace(/\/$/, "")}/runs/${encodeURIComponent(runId)}`;
   const payload = {
     type: "run.paused",
     run_id: runId,
     agent: run?.agentName ?? null,
     approval_ids: approvalIds,
-    url: `${cfg.baseUrl.replace(/\/$/, "")}/runs/${encodeURIComponent(runId)}`,
+    // A deep link per approval: the run page scrolled to that approval's card.
+    approvals: approvalIds.map((id) => ({ id, url: `${runUrl}#${approvalAnchor(id)}` })),
+    url: runUrl,
     at: new Date().toISOString(),
   };
   const body = JSON.stringify(payload);
