@@ -4,6 +4,7 @@
 import type { ApprovalView, ConversationView } from "@/lib/dto";
 import { JsonView, StateBadge } from "./ui";
 import { ApprovalCard } from "./approval-card";
+import { QuestionCard } from "./question-card";
 
 type Props = {
   conv: ConversationView;
@@ -72,7 +73,10 @@ export function Conversation({ conv, approvals, canDecide, selfForbidden, onDeci
                         <span className="font-mono text-xs text-slate-500">{c.id}</span>
                       </p>
                       <JsonView value={c.args} label={`Arguments of ${c.name}`} />
-                      {approval && (
+                      {approval?.kind === "question" && (
+                        <QuestionCard approval={approval} canDecide={canDecide} selfForbidden={selfForbidden} onDecided={onDecided} />
+                      )}
+                      {approval && approval.kind !== "question" && (
                         <ApprovalCard approval={approval} canDecide={canDecide} selfForbidden={selfForbidden} onDecided={onDecided} />
                       )}
                       {child && (

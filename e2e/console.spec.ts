@@ -144,6 +144,35 @@ test("respond: the reviewer answers in the tool's place; the tool does not run a
   expect(sql<{ n: number }>("SELECT count(*) AS n FROM AuditEvent WHERE targetId = ? AND action = 'approval.respond'", runId)[0].n).toBe(1);
 });
 
+test("ask a human: the question is in the inbox; the reviewer answers on a form built from its schema; the model gets the answer", async ({
+  browser,
+}) => {
+  const submitter = await as(browser, "submitter");
+  const runId = await startFromForm(submitter, "account-setup", { company: "Globex" });
+  await expect(submitter.getByTestId("run-state")).toHaveText("paused", { timeout: 20_000 });
+  const reviewer = await as(browser, "reviewer");
+  await reviewer.goto("/approvals");
+  const row = reviewer.locator("tr", { hasText: "Which plan and how many seats should Globex start with?" });
+  await expect(row).toContainText("Question");
+  await row.getByRole("link").click();
+  await expect(reviewer).toHaveURL(new RegExp(`/runs/${runId}$`));
+  const card = reviewer.getByTestId("question-call_ask");
+  await expect(card).toContainText("Which plan and how many seats should Globex start with?");
+  await card.getByLabel("Plan").selectOption("enterprise");
+  await card.getByLabel("Seats").fill("0");
+  await card.getByRole("button", { name: "Send answer" }).click();
+  await expect(card.locator("#answer-call_ask-seats")).toHaveAttribute("aria-invalid", "true");
+  await card.getByLabel("Seats").fill("40");
+  await card.getByLabel(/Note/).fill("Paid yearly");
+  await reviewer.screenshot({ path: path.join(shots, "question.png"), fullPage: true });
+  await card.getByRole("button", { name: "Send answer" }).click();
+  await expect(reviewer.getByTestId("question-status-call_ask")).toHaveText("responded");
+  await expect(reviewer.getByTestId("run-state")).toHaveText("completed", { timeout: 20_000 });
+  await expect(reviewer.getByTestId("assistant-text").last()).toHaveText("Set up Globex on enterprise with 40 seats; welcome sent.");
+  await expect(card.getByTestId("question-outcome")).toContainText('{"plan":"enterprise","seats":40,"note":"Paid yearly"}');
+  expect(sql("SELECT id FROM OutboxMessage WHERE runId = ?", runId)).toHaveLength(1);
+});
+
 test("a rejection's reason is what the model answers with", async ({ browser }) => {
   const submitter = await as(browser, "submitter");
   const runId = await startFromForm(submitter, "refund-desk", { order_id: "ORD-5151", amount_cents: "7000", reason: "Late delivery" });

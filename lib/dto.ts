@@ -149,6 +149,8 @@ export const inboxItemDto = named(
     agent: z.string(),
     rootAgent: z.string(),
     tool: z.string(),
+    // question: the model asked a reviewer (summary is the question); tool: a tool call waits.
+    kind: z.enum(["tool", "question"]),
     summary: z.string(),
     reason: z.string(),
     requestedBy: z.string().nullable(),
@@ -219,6 +221,8 @@ export const approvalViewDto = named(
     changes: z.array(argChangeDto),
     argsSchema: z.record(z.string(), z.unknown()).nullable(),
     argsHash: z.string(),
+    // A question's answer form (JSON schema of its answer object); null for a text answer or a tool call.
+    answerSchema: z.record(z.string(), z.unknown()).nullable(),
     // The MCP server and its own name for the tool, when the tool is an MCP server's
     mcp: z.object({ server: z.string(), tool: z.string() }).nullable(),
   }),

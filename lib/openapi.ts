@@ -161,7 +161,7 @@ export function openApiDocument(serverUrl: string) {
       "/api/approvals/{approvalId}/decision": {
         post: {
           summary:
-            "Approve (optionally with edited args) or reject (reason required). Send the argsHash you were shown: a decision on arguments edited since is 409",
+            "Approve (optionally with edited args), reject (reason required) or respond (the tool does not run; reason is what the model gets). A question (kind question) is answered with respond (reason, or answer: an object of its answerSchema) or declined with reject; approve is 400. Send the argsHash you were shown: a decision on arguments edited since is 409",
           parameters: [{ name: "approvalId", in: "path", required: true, schema: { type: "string" } }],
           requestBody: json(decisionSchema),
           responses: { 200: shaped("The approval after the decision; resumed: the run was resumed with it", "DecisionResult"), ...errors },

@@ -119,7 +119,14 @@ export function Inbox({ initial, agents }: { initial: InboxData; agents: string[
                     {a.agent}
                     {a.subRunId ? <span className="block text-xs text-slate-500">in {a.rootAgent}</span> : null}
                   </td>
-                  <td className="font-mono">{a.tool}</td>
+                  <td className="font-mono">
+                    {a.kind === "question" && (
+                      <span className="mr-1 rounded bg-sky-100 px-1.5 py-0.5 font-sans text-xs text-sky-900 dark:bg-sky-900 dark:text-sky-100">
+                        Question
+                      </span>
+                    )}
+                    {a.tool}
+                  </td>
                   <td className="max-w-xs whitespace-pre-wrap break-words">{a.summary}</td>
                   <td>
                     <Link className="font-mono text-indigo-600 underline" href={`/runs/${encodeURIComponent(a.runId)}`}>

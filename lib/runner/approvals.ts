@@ -20,6 +20,8 @@ export const decisionSchema = z.object({
   args: z.record(z.string(), z.unknown()),
   args_hash: z.string(),
   at_ms: z.number().int(),
+  /** A question's answer filled from its answer schema (respond only; text answers are in reason). */
+  answer: z.record(z.string(), z.unknown()).nullable().default(null),
 });
 export type Decision = z.infer<typeof decisionSchema>;
 
@@ -32,6 +34,8 @@ export const isSystemDecision = (d: { by: string }) => d.by.startsWith("system:"
 export const approvalRecordSchema = z.object({
   schema_version: versionField("approval"),
   version: z.number().int().nonnegative(),
+  /** tool: a tool call waits for a decision; question: the model asked a reviewer (askHuman). */
+  kind: z.enum(["tool", "question"]).default("tool"),
   id: z.string(),
   run_id: z.string(),
   /** The top-level run to resume (differs from run_id for a subagent's approval). */
@@ -118,9 +122,12 @@ async function save(store: MemoryStore, rec: ApprovalRecord, expectedVersion: nu
 /** Stores a new pending approval request for a tool call (idempotent: an existing request is returned as is). */
 export async function createApprovalRequest(
   store: MemoryStore,
-  rec: Omit<ApprovalRecord, "schema_version" | "version" | "status" | "decisions" | "approved_args" | "decided_at_ms" | "id">,
+  rec: Omit<ApprovalRecord, "schema_version" | "version" | "status" | "decisions" | "approved_args" | "decided_at_ms" | "id" | "kind"> & {
+    kind?: ApprovalRecord["kind"];
+  },
 ): Promise<ApprovalRecord> {
   const full: ApprovalRecord = {
+    kind: "tool",
     ...rec,
     schema_version: APPROVAL_SCHEMA_VERSION,
     version: 0,
@@ -144,6 +151,8 @@ export type DecisionInput = {
   reason?: string | null;
   /** Edited arguments (approve only); validated against the tool's schema. */
   args?: Record<string, unknown>;
+  /** A question's answer as an object of its answer schema (respond only). */
+  answer?: Record<string, unknown>;
   nowMs?: number;
   /** Separation of duties: who may not decide (e.g. the run's submitter). */
   forbiddenDeciders?: string[];
@@ -166,7 +175,7 @@ export async function decideApproval(
   store: MemoryStore,
   threadId: string,
   id: string,
-  tool: Pick<Tool, "schema"> | undefined,
+  tool: Pick<Tool, "schema" | "asksHuman"> | undefined,
   input: DecisionInput,
 ): Promise<ApprovalRecord> {
   const now = input.nowMs ?? Date.now();
@@ -181,7 +190,10 @@ export async function decideApproval(
       throw new ApprovalDecisionError("You already decided this approval", "already_decided");
     if (input.decision === "reject" && !input.reason?.trim())
       throw new ApprovalDecisionError("A reason is required to reject", "invalid_args", "reason");
-    if (input.decision === "respond" && !input.reason?.trim())
+    const answer = rec.kind === "question" ? parseAnswer(rec, tool, input) : null;
+    if (rec.kind === "tool" && input.answer !== undefined)
+      throw new ApprovalDecisionError("Only a question takes an answer", "invalid_args", "answer");
+    if (input.decision === "respond" && !answer && !input.reason?.trim())
       throw new ApprovalDecisionError("Write the response the model should get", "invalid_args", "reason");
     const current = reviewedArgsHash(rec);
     if (input.expectedArgsHash !== undefined && input.expectedArgsHash !== current) {
@@ -219,6 +231,7 @@ export async function decideApproval(
       args,
       args_hash: argsHash(args),
       at_ms: now,
+      answer,
     };
     const decisions = [...rec.decisions, decision];
     const next: ApprovalRecord = { ...rec, version: rec.version + 1, decisions };
@@ -238,6 +251,30 @@ export async function decideApproval(
   throw new ApprovalDecisionError("Approval changed concurrently; try again", "already_decided");
 }
 
+// A question is answered (respond) or declined (reject), never approved; with an answer schema the answer
+// is an object that fits it exactly, named field by field when it does not.
+function parseAnswer(rec: ApprovalRecord, tool: Pick<Tool, "asksHuman"> | undefined, input: DecisionInput): Record<string, unknown> | null {
+  if (input.decision === "approve")
+    throw new ApprovalDecisionError("A question is answered or declined, not approved", "invalid_args", "decision");
+  if (input.decision !== "respond") return null;
+  const schema = tool?.asksHuman?.answerSchema;
+  if (!schema) {
+    if (input.answer !== undefined) throw new ApprovalDecisionError(`${rec.tool_name} takes a text answer`, "invalid_args", "answer");
+    return null;
+  }
+  const parsed = schema.strict().safeParse(input.answer ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const path = issue.path.join(".");
+    throw new ApprovalDecisionError(
+      `Answer is invalid: ${path ? `${path}: ` : ""}${issue.message}`,
+      "invalid_args",
+      path ? `answer.${path}` : "answer",
+    );
+  }
+  return parsed.data as Record<string, unknown>;
+}
+
 /**
  * Past its deadline a pending approval takes the fallback (deny by default). `applied` says whether this
  * caller made the change (the compare-and-put lets exactly one of several concurrent sweeps win).
@@ -248,21 +285,24 @@ export async function expireApproval(
   nowMs: number,
 ): Promise<{ record: ApprovalRecord; applied: boolean }> {
   if (rec.status !== "pending" || rec.deadline_ms === null || nowMs <= rec.deadline_ms) return { record: rec, applied: false };
+  // Nothing can answer a question in a reviewer's place: it expires whatever the fallback says.
+  const allow = rec.fallback === "allow" && rec.kind === "tool";
   const next: ApprovalRecord = {
     ...rec,
     version: rec.version + 1,
-    status: rec.fallback === "allow" ? "approved" : "expired",
-    approved_args: rec.fallback === "allow" ? rec.args : null,
+    status: allow ? "approved" : "expired",
+    approved_args: allow ? rec.args : null,
     decided_at_ms: nowMs,
     decisions: [
       ...rec.decisions,
       {
         by: DEADLINE_DECIDER,
-        decision: rec.fallback === "allow" ? "approve" : "reject",
+        decision: allow ? "approve" : "reject",
         reason: "Approval deadline passed",
         args: rec.args,
         args_hash: argsHash(rec.args),
         at_ms: nowMs,
+        answer: null,
       },
     ],
   };

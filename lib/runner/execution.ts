@@ -519,7 +519,12 @@ export class RunExecution {
       ? null
       : await findApproval(this.rc.store, this.threadId, this.runId, this.step, c.id);
     let approvedBy: string[] = [];
-    const decision = rec ? null : evaluatePolicy(this.agent.policy ?? [], c.name, args, this.context);
+    // A question always goes to a reviewer; the policy has nothing to allow or deny.
+    const decision = rec
+      ? null
+      : tool.asksHuman
+        ? { action: "require_approval" as const, ruleId: null, reason: "The agent asks a reviewer", quorum: 1, approvalTimeoutS: undefined }
+        : evaluatePolicy(this.agent.policy ?? [], c.name, args, this.context);
     if (decision)
       this.event("policy_decision", decision.action, {
         tool_call_id: c.id,
@@ -532,6 +537,7 @@ export class RunExecution {
       if (!rec && decision) {
         const timeoutS = decision.approvalTimeoutS ?? this.agent.approvalTimeoutS ?? this.rc.config.approvalTimeoutS;
         rec = await createApprovalRequest(this.rc.store, {
+          kind: tool.asksHuman ? "question" : "tool",
           run_id: this.runId,
           root_run_id: this.init.rootRunId,
           thread_id: this.threadId,
@@ -547,7 +553,7 @@ export class RunExecution {
           quorum: decision.quorum,
           requested_at_ms: nowMs(),
           deadline_ms: timeoutS > 0 ? nowMs() + timeoutS * 1000 : null,
-          fallback: this.agent.approvalFallback ?? this.rc.config.approvalFallback,
+          fallback: tool.asksHuman ? "deny" : (this.agent.approvalFallback ?? this.rc.config.approvalFallback),
           requested_by: typeof this.context.submitted_by === "string" ? this.context.submitted_by : null,
         });
         this.event("tool_deferred", `${c.name} needs approval`, { approval_id: rec.id, tool_call_id: c.id });
@@ -555,6 +561,7 @@ export class RunExecution {
       rec = await expireIfDue(this.rc.store, rec!, nowMs());
       if (rec.status === "pending") return { waiting: rec.id };
       const deciders = rec.decisions.map((d) => d.by);
+      if (rec.kind === "question") return this.recordAnswer(c, rec, deciders);
       if (rec.status === "responded") {
         const answer = rec.decisions.findLast((d) => d.decision === "respond")?.reason ?? "";
         return this.recordResponse(c, answer, deciders);
@@ -587,6 +594,38 @@ export class RunExecution {
     await this.writer.enqueue(keys.toolExecution(this.runId, i), this.toolExecutions.items[i]);
     this.event("tool_completed", "answered by a reviewer", { tool_call_id: c.id, tool_name: c.name, success: true, responded: true });
     return this.toolMessage(c, true, `A reviewer answered instead of running ${c.name}: ${answer}`);
+  }
+
+  // A question's outcome is the call's result: the answer, or why there is none (declined, deadline).
+  // Not a tool failure either way: the model asked and learned something.
+  private async recordAnswer(c: ToolCall, rec: ApprovalRecord, by: string[]): Promise<ToolOutcome> {
+    const d = rec.decisions.at(-1);
+    const output =
+      rec.status === "responded"
+        ? { answered: true, answer: d?.answer ?? d?.reason ?? "", by: d?.by ?? null }
+        : {
+            answered: false,
+            reason: rec.status === "expired" ? "No answer before the deadline" : `Declined: ${d?.reason ?? "no reason given"}`,
+          };
+    const i = this.toolExecutions.append({
+      tool_name: c.name,
+      tool_call_id: c.id,
+      success: true,
+      output,
+      error: null,
+      latency_ms: 0,
+      agent_path: this.init.agentPath,
+      replayed: false,
+      approved_by: by,
+    });
+    await this.writer.enqueue(keys.toolExecution(this.runId, i), this.toolExecutions.items[i]);
+    this.event("tool_completed", "answered" in output && output.answered ? "answered by a reviewer" : "not answered", {
+      tool_call_id: c.id,
+      tool_name: c.name,
+      success: true,
+      responded: rec.status === "responded",
+    });
+    return this.toolMessage(c, true, output);
   }
 
   private async recordSkipped(c: ToolCall, error: string, by: string[] = []): Promise<ToolOutcome> {

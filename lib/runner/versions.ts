@@ -13,6 +13,9 @@
 // - approval v2 (2026-12-03): a reviewer may respond in the tool's place — decision "respond", status
 //   "responded". v1 records read as they are (they hold neither); a v1 reader refuses v2 records as an
 //   unsupported version instead of misreading a status it does not know.
+// - approval v3 (2026-12-03): `kind` ("tool" | "question", a question asked with askHuman) and a
+//   decision's `answer` (the object a reviewer filled from the question's answer schema). v1/v2 records
+//   read as kind "tool" with no answers.
 import { z } from "zod";
 
 export type SchemaVersion = `v${number}`;
@@ -20,7 +23,7 @@ export type SchemaVersion = `v${number}`;
 export const SCHEMA_VERSIONS = {
   checkpoint: "v1",
   snapshot: "v1",
-  approval: "v2",
+  approval: "v3",
   effect: "v1",
   event: "v1",
 } as const satisfies Record<string, SchemaVersion>;
@@ -30,7 +33,7 @@ export type RecordKind = keyof typeof SCHEMA_VERSIONS;
 const READABLE: Record<RecordKind, readonly (string | number)[]> = {
   checkpoint: ["v1"],
   snapshot: ["v1", 1],
-  approval: ["v2", "v1", 1],
+  approval: ["v3", "v2", "v1", 1],
   effect: ["v1", 1],
   event: ["v1"],
 };

@@ -14,6 +14,8 @@ export const decisionSchema = z
     // reject: why (the model sees it); respond: the answer the model gets instead of the tool's result.
     reason: z.string().max(2000).optional(),
     args: z.record(z.string(), z.unknown()).optional(),
+    // respond on a question with an answer schema: the answer as an object of it.
+    answer: z.record(z.string(), z.unknown()).optional(),
     // What the reviewer saw (the inbox and run page give it): a decision on arguments that changed since is 409.
     argsHash: z
       .string()
@@ -21,7 +23,11 @@ export const decisionSchema = z
       .optional(),
   })
   .refine((d) => d.decision !== "reject" || !!d.reason?.trim(), { message: "A reason is required to reject", path: ["reason"] })
-  .refine((d) => d.decision !== "respond" || !!d.reason?.trim(), { message: "Write the response the model should get", path: ["reason"] })
+  .refine((d) => d.decision !== "respond" || !!d.reason?.trim() || d.answer !== undefined, {
+    message: "Write the response the model should get",
+    path: ["reason"],
+  })
+  .refine((d) => d.decision === "respond" || d.answer === undefined, { message: "An answer goes with respond", path: ["answer"] })
   .refine((d) => d.decision === "approve" || d.args === undefined, { message: "Arguments can only be edited on approve", path: ["args"] });
 
 // The Idempotency-Key header of a start: any visible ASCII, as the IETF draft allows, up to 200 characters.

@@ -69,6 +69,7 @@ export async function approvalsOf(
         changes: argChanges(a.args, a.approved_args),
         argsSchema: tool ? (z.toJSONSchema(tool.schema) as Record<string, unknown>) : null,
         argsHash: reviewedArgsHash(a),
+        answerSchema: tool?.asksHuman?.answerSchema ? (z.toJSONSchema(tool.asksHuman.answerSchema) as Record<string, unknown>) : null,
         mcp: mcpOriginOf(a.agent_name, a.tool_name),
       };
     });

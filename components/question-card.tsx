@@ -1,0 +1,152 @@
+"use client";
+// A question the agent asked (askHuman): the question, what the agent knows, and an answer: the form built
+// from its answer schema, or text. Declining needs a reason; the model gets either as the call's result.
+import { useState } from "react";
+import { useMutation } from "@tanstack/react-query";
+import type { ApprovalView } from "@/lib/dto";
+import { fmtTime } from "@/lib/format";
+import { approvalAnchor } from "@/lib/runner/ids";
+import { api } from "./api";
+import { cleanValues, initialValues, type JsonSchema, SchemaFields, type Values } from "./schema-form";
+import { StateBadge } from "./ui";
+
+type Body = { decision: "respond" | "reject"; reason?: string; answer?: Values };
+
+const text = (v: unknown) => (typeof v === "string" ? v : "");
+
+export function QuestionCard({
+  approval: a,
+  canDecide,
+  selfForbidden,
+  onDecided,
+}: {
+  approval: ApprovalView;
+  canDecide: boolean;
+  selfForbidden: boolean;
+  onDecided: () => void;
+}) {
+  const schema = a.answerSchema as JsonSchema | null;
+  const [values, setValues] = useState<Values>(() => (schema ? initialValues(schema) : {}));
+  const [answer, setAnswer] = useState("");
+  const [declining, setDeclining] = useState(false);
+  const [reason, setReason] = useState("");
+  const [err, setErr] = useState<{ field?: string; message: string } | null>(null);
+  const m = useMutation({
+    mutationFn: (body: Body) => api(`/api/approvals/${encodeURIComponent(a.id)}/decision`, { body: { ...body, argsHash: a.argsHash } }),
+    onSuccess: () => {
+      setErr(null);
+      onDecided();
+    },
+    onError: (e: Error & { field?: string }) => setErr({ field: e.field, message: e.message }),
+  });
+  const given = a.decisions.at(-1);
+  const pending = a.status === "pending";
+  return (
+    <div
+      className="mt-3 rounded-md border border-sky-300 bg-sky-50 p-3 dark:border-sky-700 dark:bg-sky-950"
+      id={approvalAnchor(a.id)}
+      data-testid={`question-${a.tool_call_id}`}
+    >
+      <div className="flex flex-wrap items-center gap-2 text-sm">
+        <span className="font-semibold">Question</span>
+        <StateBadge state={a.status} testId={`question-status-${a.tool_call_id}`} />
+        {a.deadline_ms && pending && <span className="text-xs text-slate-500">answer by {fmtTime(a.deadline_ms)}</span>}
+      </div>
+      <p className="mt-2 whitespace-pre-wrap break-words text-sm font-medium">{text(a.args.question)}</p>
+      {text(a.args.context) && (
+        <p className="mt-1 whitespace-pre-wrap break-words text-xs text-slate-600 dark:text-slate-300">{text(a.args.context)}</p>
+      )}
+      {given && (
+        <p className="mt-2 text-xs" data-testid="question-outcome">
+          <span className="font-medium">{given.by}</span> {given.decision === "respond" ? "answered" : "declined"} at {fmtTime(given.at_ms)}
+          {" — "}
+          <span className="whitespace-pre-wrap font-mono">{given.answer ? JSON.stringify(given.answer) : (given.reason ?? "")}</span>
+        </p>
+      )}
+      {pending && canDecide && selfForbidden && <p className="mt-2 text-xs">You started this run, so someone else must answer.</p>}
+      {pending && canDecide && !selfForbidden && (
+        <div className="mt-3 space-y-3">
+          <form
+            className="space-y-2"
+            aria-label="Answer"
+            onSubmit={(e) => {
+              e.preventDefault();
+              if (schema) return m.mutate({ decision: "respond", answer: cleanValues(values) });
+              if (!answer.trim()) return setErr({ field: "reason", message: "Write your answer" });
+              m.mutate({ decision: "respond", reason: answer });
+            }}
+          >
+            {schema ? (
+              <div className="grid gap-2 md:grid-cols-2">
+                <SchemaFields
+                  schema={schema}
+                  values={values}
+                  onChange={(v) => {
+                    setValues(v);
+                    setErr(null);
+                  }}
+                  idPrefix={`answer-${a.tool_call_id}`}
+                  errorField={err?.field?.replace(/^answer\./, "")}
+                  errorMessage={err?.message}
+                />
+              </div>
+            ) : (
+              <>
+                <label className="label" htmlFor={`answer-${a.id}`}>
+                  Your answer (the model gets it as the result)
+                </label>
+                <textarea
+                  id={`answer-${a.id}`}
+                  className="input"
+                  rows={3}
+                  value={answer}
+                  onChange={(e) => setAnswer(e.target.value)}
+                  aria-invalid={err?.field === "reason"}
+                />
+              </>
+            )}
+            <div className="flex flex-wrap gap-2">
+              <button type="submit" className="btn-primary" disabled={m.isPending}>
+                Send answer
+              </button>
+              <button type="button" className="btn-secondary" aria-expanded={declining} onClick={() => setDeclining(!declining)}>
+                Decline…
+              </button>
+            </div>
+          </form>
+          {declining && (
+            <form
+              className="space-y-2"
+              aria-label="Decline"
+              onSubmit={(e) => {
+                e.preventDefault();
+                if (!reason.trim()) return setErr({ field: "reason", message: "Say why you decline" });
+                m.mutate({ decision: "reject", reason });
+              }}
+            >
+              <label className="label" htmlFor={`decline-${a.id}`}>
+                Why not (the model sees it)
+              </label>
+              <textarea
+                id={`decline-${a.id}`}
+                className="input"
+                rows={2}
+                value={reason}
+                onChange={(e) => setReason(e.target.value)}
+                aria-invalid={err?.field === "reason"}
+              />
+              <button type="submit" className="btn-danger" disabled={m.isPending}>
+                Decline
+              </button>
+            </form>
+          )}
+        </div>
+      )}
+      {err && (
+        <p role="alert" className="mt-2 text-xs text-rose-700 dark:text-rose-300">
+          {err.message}
+        </p>
+      )}
+    </div>
+  );
+}
