@@ -27,7 +27,16 @@ describe("agent files", () => {
   it("builds the demo agents with their subagents resolved by name", () => {
     const loaded = loadAgents(agentFiles, deps);
     expect(Object.keys(loaded.startable).sort()).toEqual(
-      ["deploy-bot", "order-status", "refund-desk", "release-coordinator", "notebook", "support-writer", "ticket-triage"].sort(),
+      [
+        "account-setup",
+        "deploy-bot",
+        "order-status",
+        "refund-desk",
+        "release-coordinator",
+        "notebook",
+        "support-writer",
+        "ticket-triage",
+      ].sort(),
     );
     const coordinator = loaded.startable["release-coordinator"];
     expect(coordinator.subagents?.map((s) => s.name)).toEqual(["changelog-writer", "deploy-bot"]);
