@@ -106,11 +106,17 @@ describe.each(providers)("MCP tools on %s", (provider) => {
   it("a crash after the MCP call and before its effect record calls it again on retry, with the same key", async () => {
     const t = await freshDatabase(provider);
     const log = path.join(dir, `${provider}-crash.jsonl`);
+    // Only the write: with the read beside it in one parallel batch, the failpoint could fire after the read
+    // and before the write started.
+    const writeOnly = scriptedModel("script", (turn) => ({
+      text: turn === 1 ? "noting it" : "done",
+      calls: turn === 1 ? [{ id: "c_write", name: "notes__write_note", args: { id: "n1", text: "call the customer back" } }] : [],
+    }));
     const lax = { ...agent, tools: [], policy: [] };
     const crashing = new RunExecutor(t.db, {
       agents: { "note-taker": lax },
       mcp: { "note-taker": [stdio(log)] },
-      models: { script: model },
+      models: { script: writeOnly },
       config: { failpoint: { at: "tool_executed", action: "throw" } },
     });
     const { id } = await startRun(crashing.context, sub, { agent: "note-taker", input: {} });
@@ -121,7 +127,7 @@ describe.each(providers)("MCP tools on %s", (provider) => {
     const healthy = new RunExecutor(t.db, {
       agents: { "note-taker": lax },
       mcp: { "note-taker": [stdio(log)] },
-      models: { script: model },
+      models: { script: writeOnly },
     });
     await retryRun(healthy.context, op, id);
     await healthy.idle();

@@ -466,9 +466,18 @@ export class RunExecution {
       this.event("tool_batch_started", `${toolCalls.length} tool calls`);
       const queue = [...toolCalls];
       const workers = Array.from({ length: Math.min(this.fs.maxParallelTools, queue.length) }, async () => {
-        for (let c = queue.shift(); c; c = queue.shift()) outcomes.set(c.id, await this.runTool(c));
+        try {
+          for (let c = queue.shift(); c; c = queue.shift()) outcomes.set(c.id, await this.runTool(c));
+        } catch (e) {
+          queue.length = 0; // no new tool starts once one failed the step
+          throw e;
+        }
       });
-      await Promise.all(workers);
+      // Tools already in flight finish and record their effects before the step fails, so a retry replays
+      // them instead of running them a second time.
+      const settled = await Promise.allSettled(workers);
+      const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
+      if (failed) throw failed.reason;
     }
 
     const waiting = calls.map((c) => outcomes.get(c.id)!).filter((o): o is { waiting: string } => "waiting" in o);

@@ -15,6 +15,8 @@ import {
   transition,
   effectRecordSchema,
 } from "@/lib/runner";
+import { z } from "zod";
+import { type Agent, DemoModel, type DemoScript, InMemoryStore, LeaseLostError, Runner, defineTool } from "@/lib/runner";
 import { makeWorld } from "./fixtures";
 
 const T = "t1";
@@ -292,6 +294,45 @@ describe("effect replay", () => {
     // No effect recorded it, so it ran again; the lookup of step 1 was not repeated.
     expect(ran(first)).toBe(2);
     expect(ran("c1")).toBe(1);
+  });
+
+  it("a call that fails the step lets the tools in flight record their effects and starts no new one", async () => {
+    const ran: string[] = [];
+    let lost = true;
+    const tool = (name: string, ms: number) =>
+      defineTool({
+        name,
+        description: name,
+        schema: z.object({}),
+        async execute() {
+          await new Promise((r) => setTimeout(r, ms));
+          ran.push(name);
+          // As a worker learns mid-call that its lease is gone: the step fails, not the tool.
+          if (name === "fast" && lost) throw new LeaseLostError("lease lost");
+          return { ok: name };
+        },
+      });
+    const script: DemoScript = (m) =>
+      m.some((x) => x.role === "assistant")
+        ? { text: "done" }
+        : { text: "three at once", toolCalls: ["fast", "slow", "later"].map((name) => ({ id: name, name, args: {} })) };
+    const agent: Agent = {
+      name: "batch",
+      model: "demo:batch",
+      instructions: "",
+      tools: [tool("fast", 0), tool("slow", 40), tool("later", 0)],
+      failSafe: { maxParallelTools: 2 },
+    };
+    const store = new InMemoryStore();
+    const runner = new Runner(store, { demo: new DemoModel({ batch: script }) }, { failpoint: undefined });
+    await expect(runner.run(agent, { userMessage: "go", runId: "r", threadId: T })).rejects.toBeInstanceOf(LeaseLostError);
+    // slow was in flight and finished with its effect stored; later never started.
+    expect(ran).toEqual(["fast", "slow"]);
+    expect((await store.listState(T, keys.effectPrefix("r"))).map((e) => e.key)).toEqual([keys.effect("r", 1, "slow")]);
+    lost = false;
+    const r = await runner.resume(agent, { runId: "r", threadId: T });
+    expect(r.state).toBe("completed");
+    expect(ran.sort()).toEqual(["fast", "fast", "later", "slow"]);
   });
 
   it("counts replays in replayed_effect_count", async () => {
