@@ -1,12 +1,16 @@
 "use client";
 import Link from "next/link";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useRouter } from "next/navigation";
+import { useEffect, useMemo, useState } from "react";
 import { api } from "@/components/api";
 import { useLive } from "@/components/live";
 import { Empty, ErrorBox } from "@/components/ui";
 import { fmtDuration, fmtTime } from "@/lib/format";
-import type { InboxDto } from "@/lib/dto";
+import type { InboxDto, InboxItemDto } from "@/lib/dto";
+import { approvalAnchor } from "@/lib/runner/ids";
+import { type ManyResult, decideMany } from "./decide-many";
+import { INBOX_KEYS, useInboxKeys } from "./use-inbox-keys";
 
 type InboxData = InboxDto;
 
@@ -27,6 +31,57 @@ export function Inbox({ initial, agents }: { initial: InboxData; agents: string[
     refetchInterval: live ? 15_000 : 3000,
   });
   const tools = [...new Set(initial.approvals.map((a) => a.tool))].sort();
+  const items = data?.approvals ?? [];
+  const router = useRouter();
+  const [cursor, setCursor] = useState(0);
+  const [selected, setSelected] = useState<string[]>([]);
+  const [rejecting, setRejecting] = useState(false);
+  const [reason, setReason] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [result, setResult] = useState<ManyResult | null>(null);
+  const [help, setHelp] = useState(false);
+  const current: InboxItemDto | undefined = items[Math.min(cursor, items.length - 1)];
+  const chosen = useMemo(() => items.filter((a) => selected.includes(a.id)), [items, selected]);
+  const selectedTool = chosen[0]?.tool ?? null;
+  // What a/r act on: the selection, else the current row (a question is answered on its page, not here).
+  const targets = chosen.length ? chosen : current && current.kind !== "question" ? [current] : [];
+  useEffect(() => {
+    // Decided approvals leave the list: the selection keeps only those still waiting.
+    setSelected((s) => s.filter((id) => items.some((a) => a.id === id)));
+  }, [items]);
+  useEffect(() => {
+    if (current) document.getElementById(`inbox-row-${current.id}`)?.scrollIntoView({ block: "nearest" });
+  }, [current]);
+  const toggle = (a: InboxItemDto | undefined) => {
+    if (!a || a.kind === "question") return;
+    setSelected((s) => (s.includes(a.id) ? s.filter((x) => x !== a.id) : selectedTool && a.tool !== selectedTool ? s : [...s, a.id]));
+  };
+  const open = (a: InboxItemDto | undefined) => {
+    if (a) router.push(`/runs/${encodeURIComponent(a.runId)}#${approvalAnchor(a.id)}`);
+  };
+  const run = async (decision: "approve" | "reject") => {
+    if (!targets.length || busy) return;
+    setBusy(true);
+    const r = await decideMany(targets, decision, reason);
+    setBusy(false);
+    setResult(r);
+    setRejecting(false);
+    setReason("");
+    setSelected([]);
+    await qc.invalidateQueries({ queryKey: ["inbox"] });
+  };
+  // Rebuilt each render: the handlers read the current rows, cursor and selection.
+  useInboxKeys(
+    {
+      move: (by) => setCursor((c) => Math.max(0, Math.min(items.length - 1, Math.min(c, items.length - 1) + by))),
+      toggle: () => toggle(current),
+      approve: () => (current?.kind === "question" && !chosen.length ? open(current) : void run("approve")),
+      reject: () => targets.length > 0 && setRejecting(true),
+      open: () => open(current),
+      help: () => setHelp((h) => !h),
+    },
+    !rejecting,
+  );
   // The first render measures to the server's clock of its answer (the same in the server's HTML); later
   // ones to the last refresh, which a 304 also counts as (its body, and asOfMs, are the cached ones).
   const now = data ? Math.max(data.asOfMs, dataUpdatedAt) : initial.asOfMs;
@@ -68,6 +123,89 @@ export function Inbox({ initial, agents }: { initial: InboxData; agents: string[
           {isFetching ? "refreshing…" : `${data?.approvals.length ?? 0} waiting`}
         </span>
       </form>
+      <p className="hidden text-xs text-slate-500 sm:block">
+        Keys: <kbd>j</kbd>/<kbd>k</kbd> move, <kbd>x</kbd> select, <kbd>a</kbd> approve, <kbd>r</kbd> reject, <kbd>o</kbd> open,{" "}
+        <button type="button" className="underline" onClick={() => setHelp(!help)} aria-expanded={help}>
+          <kbd>?</kbd> all keys
+        </button>
+      </p>
+      {help && (
+        <section className="card text-sm" aria-label="Keyboard shortcuts">
+          <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1">
+            {INBOX_KEYS.map(([k, what]) => (
+              <div key={k} className="contents">
+                <dt className="font-mono">{k}</dt>
+                <dd>{what}</dd>
+              </div>
+            ))}
+          </dl>
+        </section>
+      )}
+      {(chosen.length > 0 || rejecting) && (
+        <section className="card flex flex-wrap items-end gap-2" aria-label="Decide selected">
+          <span className="text-sm" data-testid="selection">
+            {targets.length} selected{selectedTool ? ` · ${selectedTool}` : ""}
+          </span>
+          {!rejecting ? (
+            <>
+              <button type="button" className="btn-primary" disabled={busy} onClick={() => void run("approve")}>
+                Approve {targets.length}
+              </button>
+              <button type="button" className="btn-secondary" disabled={busy} onClick={() => setRejecting(true)}>
+                Reject {targets.length}…
+              </button>
+              <button type="button" className="btn-secondary" onClick={() => setSelected([])}>
+                Clear
+              </button>
+            </>
+          ) : (
+            <form
+              className="flex flex-wrap items-end gap-2"
+              onSubmit={(e) => {
+                e.preventDefault();
+                if (reason.trim()) void run("reject");
+              }}
+            >
+              <div>
+                <label className="label" htmlFor="bulk-reason">
+                  Reason for rejecting {targets.length} (the model sees it)
+                </label>
+                <input
+                  id="bulk-reason"
+                  className="input mt-1"
+                  ref={(el) => el?.focus()}
+                  value={reason}
+                  onChange={(e) => setReason(e.target.value)}
+                  onKeyDown={(e) => e.key === "Escape" && setRejecting(false)}
+                />
+              </div>
+              <button type="submit" className="btn-danger" disabled={busy || !reason.trim()}>
+                Reject {targets.length}
+              </button>
+              <button type="button" className="btn-secondary" onClick={() => setRejecting(false)}>
+                Cancel
+              </button>
+            </form>
+          )}
+        </section>
+      )}
+      {result && (
+        <div role="status" className="text-sm" data-testid="bulk-result">
+          {result.decided.length} decided
+          {result.failed.length > 0 && (
+            <>
+              ; {result.failed.length} failed:
+              <ul className="list-disc pl-5 text-rose-700 dark:text-rose-300">
+                {result.failed.map((f) => (
+                  <li key={f.id}>
+                    <span className="font-mono">{f.id}</span> ({f.tool}): {f.message}
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+        </div>
+      )}
       {error && <ErrorBox title="Could not load approvals">{error.message}</ErrorBox>}
       {data && data.corrupt.length > 0 && (
         <div className="card border-rose-300" role="status" aria-label="Unreadable approvals">
@@ -102,6 +240,9 @@ export function Inbox({ initial, agents }: { initial: InboxData; agents: string[
           <table className="table-afk" aria-label="Pending approvals">
             <thead>
               <tr>
+                <th>
+                  <span className="sr-only">Select</span>
+                </th>
                 <th>Agent</th>
                 <th>Tool</th>
                 <th>Arguments</th>
@@ -113,8 +254,30 @@ export function Inbox({ initial, agents }: { initial: InboxData; agents: string[
               </tr>
             </thead>
             <tbody>
-              {data.approvals.map((a) => (
-                <tr key={a.id} data-testid={`inbox-${a.id}`}>
+              {data.approvals.map((a, i) => (
+                <tr
+                  key={a.id}
+                  id={`inbox-row-${a.id}`}
+                  data-testid={`inbox-${a.id}`}
+                  aria-current={a.id === current?.id ? "true" : undefined}
+                  className={
+                    a.id === current?.id
+                      ? "bg-indigo-50 outline outline-2 -outline-offset-2 outline-indigo-400 dark:bg-indigo-950"
+                      : undefined
+                  }
+                  onClick={() => setCursor(i)}
+                >
+                  <td>
+                    {a.kind !== "question" && (
+                      <input
+                        type="checkbox"
+                        aria-label={`Select ${a.tool} of run ${a.runId.slice(0, 8)}`}
+                        checked={selected.includes(a.id)}
+                        disabled={!!selectedTool && a.tool !== selectedTool}
+                        onChange={() => toggle(a)}
+                      />
+                    )}
+                  </td>
                   <td>
                     {a.agent}
                     {a.subRunId ? <span className="block text-xs text-slate-500">in {a.rootAgent}</span> : null}
@@ -127,7 +290,7 @@ export function Inbox({ initial, agents }: { initial: InboxData; agents: string[
                     )}
                     {a.tool}
                   </td>
-                  <td className="max-w-xs whitespace-pre-wrap break-words">{a.summary}</td>
+                  <td className="min-w-56 max-w-xs whitespace-pre-wrap break-words">{a.summary}</td>
                   <td>
                     <Link className="font-mono text-indigo-600 underline" href={`/runs/${encodeURIComponent(a.runId)}`}>
                       {a.runId.slice(0, 8)}

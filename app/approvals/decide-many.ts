@@ -1,0 +1,22 @@
+// Decides several approvals one by one through the same endpoint as a single decision: each is validated,
+// decided and audited on its own, so one that fails (decided meanwhile, edited, expired) stops nothing
+// else and is named in the result.
+import { api } from "@/components/api";
+import type { InboxItemDto } from "@/lib/dto";
+
+export type ManyResult = { decided: string[]; failed: { id: string; tool: string; message: string }[] };
+
+export async function decideMany(items: InboxItemDto[], decision: "approve" | "reject", reason?: string): Promise<ManyResult> {
+  const out: ManyResult = { decided: [], failed: [] };
+  for (const a of items) {
+    try {
+      await api(`/api/approvals/${encodeURIComponent(a.id)}/decision`, {
+        body: { decision, argsHash: a.argsHash, ...(decision === "reject" ? { reason } : {}) },
+      });
+      out.decided.push(a.id);
+    } catch (e) {
+      out.failed.push({ id: a.id, tool: a.tool, message: e instanceof Error ? e.message : String(e) });
+    }
+  }
+  return out;
+}
