@@ -6,7 +6,7 @@
 // may put one into a response.
 import { z } from "zod";
 import type { Run } from "./generated/sqlite/client.ts";
-import { approvalRecordSchema, messageSchema, toolExecutionSchema } from "./runner/index.ts";
+import { APPROVAL_KINDS, approvalRecordSchema, messageSchema, toolExecutionSchema } from "./runner/index.ts";
 
 /** Every response shape by the name the OpenAPI document gives it. */
 export const apiSchemas = z.registry<{ id: string }>();
@@ -149,8 +149,9 @@ export const inboxItemDto = named(
     agent: z.string(),
     rootAgent: z.string(),
     tool: z.string(),
-    // question: the model asked a reviewer (summary is the question); tool: a tool call waits.
-    kind: z.enum(["tool", "question"]),
+    // tool: a tool call waits; question: the model asked a reviewer (summary is the question); llm: the
+    // model call of a step waits (summary: the model and the run's use so far); subagent: a delegation.
+    kind: z.enum(APPROVAL_KINDS),
     summary: z.string(),
     reason: z.string(),
     requestedBy: z.string().nullable(),

@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import { z } from "zod";
 import { hashOf } from "./canonical.ts";
 import type { PolicyRule } from "./policy.ts";
 import type { Tool } from "./tools.ts";
@@ -61,6 +61,9 @@ export type Agent = {
 
 /** The agent's limits with the defaults filled in. */
 export const failSafeOf = (a: Agent): FailSafe => ({ ...DEFAULT_FAIL_SAFE, ...a.failSafe });
+
+/** The arguments of a delegation: the task the subagent gets as its user message (a reviewer may edit it). */
+export const delegateTaskSchema = z.object({ task: z.string().min(1) });
 
 /** The tool name under which a parent agent delegates to this subagent (`delegate_to_<name>`). */
 export const delegateToolName = (sub: Pick<Agent, "name">) => `delegate_to_${sub.name.replace(/[^a-zA-Z0-9_]/g, "_")}`;

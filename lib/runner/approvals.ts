@@ -9,6 +9,7 @@ import { AgentCheckpointCorruptionError, ApprovalDecisionError } from "./errors.
 import { type MemoryStore, keys } from "./store.ts";
 import { approvalId, parseApprovalId } from "./ids.ts";
 import type { Tool } from "./tools.ts";
+import { delegateTaskSchema } from "./agent.ts";
 
 export const APPROVAL_SCHEMA_VERSION = SCHEMA_VERSIONS.approval;
 
@@ -31,11 +32,17 @@ const DEADLINE_DECIDER = "system:deadline";
 /** True when a decision was taken by the runtime (a deadline's fallback), not by a person. */
 export const isSystemDecision = (d: { by: string }) => d.by.startsWith("system:");
 
+/** What waits: a tool call, a question (askHuman), a model call (gate "llm"), a delegation (gate "subagent"). */
+export const APPROVAL_KINDS = ["tool", "question", "llm", "subagent"] as const;
+
 export const approvalRecordSchema = z.object({
   schema_version: versionField("approval"),
   version: z.number().int().nonnegative(),
-  /** tool: a tool call waits for a decision; question: the model asked a reviewer (askHuman). */
-  kind: z.enum(["tool", "question"]).default("tool"),
+  /**
+   * tool: a tool call waits for a decision; question: the model asked a reviewer (askHuman); llm: the model
+   * call of a step waits (a gate before the model); subagent: a delegation waits (a gate before a subagent).
+   */
+  kind: z.enum(APPROVAL_KINDS).default("tool"),
   id: z.string(),
   run_id: z.string(),
   /** The top-level run to resume (differs from run_id for a subagent's approval). */
@@ -191,8 +198,12 @@ export async function decideApproval(
     if (input.decision === "reject" && !input.reason?.trim())
       throw new ApprovalDecisionError("A reason is required to reject", "invalid_args", "reason");
     const answer = rec.kind === "question" ? parseAnswer(rec, tool, input) : null;
-    if (rec.kind === "tool" && input.answer !== undefined)
+    if (rec.kind !== "question" && input.answer !== undefined)
       throw new ApprovalDecisionError("Only a question takes an answer", "invalid_args", "answer");
+    if (rec.kind === "llm" && input.decision === "respond")
+      throw new ApprovalDecisionError("A model call is approved or rejected; nobody answers in its place", "invalid_args", "decision");
+    if (rec.kind === "llm" && input.args)
+      throw new ApprovalDecisionError("A model call is approved as it is; its facts are not edited", "invalid_args", "args");
     if (input.decision === "respond" && !answer && !input.reason?.trim())
       throw new ApprovalDecisionError("Write the response the model should get", "invalid_args", "reason");
     const current = reviewedArgsHash(rec);
@@ -211,15 +222,19 @@ export async function decideApproval(
 
     let args = rec.approved_args ?? rec.args;
     if (input.decision === "approve" && input.args) {
-      // Edited arguments must fit the tool exactly: an unknown field is an error, not silently dropped.
-      const schema = tool?.schema instanceof z.ZodObject ? tool.schema.strict() : tool?.schema;
+      // Edited arguments must fit the tool exactly: an unknown field is an error, not silently dropped. A
+      // delegation's task is edited against the delegation's own schema.
+      const own = rec.kind === "subagent" ? delegateTaskSchema : tool?.schema;
+      const schema = own instanceof z.ZodObject ? own.strict() : own;
       const parsed = schema?.safeParse(input.args);
       if (!parsed?.success) {
         const issue = parsed?.error.issues[0];
+        // An unknown field is named by itself (its issue's path is the object's).
+        const at = issue ? [...issue.path, ...(issue.code === "unrecognized_keys" ? issue.keys.slice(0, 1) : [])].join(".") : "";
         throw new ApprovalDecisionError(
-          `Edited arguments are invalid: ${issue ? `${issue.path.join(".")}: ${issue.message}` : "unknown tool"}`,
+          `Edited arguments are invalid: ${issue ? `${at}: ${issue.message}` : "unknown tool"}`,
           "invalid_args",
-          issue ? `args.${issue.path.join(".")}` : "args",
+          at ? `args.${at}` : "args",
         );
       }
       args = parsed.data as Record<string, unknown>;
@@ -286,7 +301,7 @@ export async function expireApproval(
 ): Promise<{ record: ApprovalRecord; applied: boolean }> {
   if (rec.status !== "pending" || rec.deadline_ms === null || nowMs <= rec.deadline_ms) return { record: rec, applied: false };
   // Nothing can answer a question in a reviewer's place: it expires whatever the fallback says.
-  const allow = rec.fallback === "allow" && rec.kind === "tool";
+  const allow = rec.fallback === "allow" && rec.kind !== "question";
   const next: ApprovalRecord = {
     ...rec,
     version: rec.version + 1,

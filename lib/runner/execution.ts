@@ -1,6 +1,6 @@
 // One run's execution loop: step → LLM → tools, a checkpoint at every phase boundary, durable pauses.
 import { z } from "zod";
-import { type Agent, agentFingerprint, delegateToolName, failSafeOf, instructionsFor } from "./agent.ts";
+import { type Agent, agentFingerprint, delegateTaskSchema, delegateToolName, failSafeOf, instructionsFor } from "./agent.ts";
 import { type ApprovalRecord, argsHash, createApprovalRequest, expireIfDue, findApproval, listApprovals } from "./approvals.ts";
 import { CHECKPOINT_SCHEMA_VERSION, type CheckpointRecord, type Phase } from "./checkpoint.ts";
 import { effectInputHash, findReplayableEffect, makeEffect } from "./effects.ts";
@@ -15,7 +15,8 @@ import {
 import { EVENT_SCHEMA_VERSION, type RunEvent, type RunEventType } from "./events.ts";
 import { type LlmResponse, type Message, type ToolCall, type Usage, addUsage, zeroUsage } from "./messages.ts";
 import { callWithFallback, costUsd, resolveModel, type ToolSpec } from "./model.ts";
-import { evaluatePolicy } from "./policy.ts";
+import { type LlmGateFacts, type PolicyDecision, evaluatePolicy, hasGate } from "./policy.ts";
+import { LLM_GATE_CALL_ID } from "./ids.ts";
 import type { AgentResult } from "./result.ts";
 import {
   AppendLog,
@@ -56,6 +57,9 @@ export type ExecutionInit = {
 type ToolOutcome = { message: Extract<Message, { role: "tool" }>; failed: boolean } | { waiting: string };
 
 const nowMs = () => Date.now();
+
+// Phases after which a run with no pending response resumes inside the same step, before its model call.
+const REENTERED = new Set<Phase>(["step_started", "pre_llm", "paused", "resumed"]);
 
 /**
  * One execution of one run, from its first or restored step until it pauses or ends. Writes every checkpoint through the write-behind
@@ -141,7 +145,8 @@ export class RunExecution {
         subagentExecutions: r.subagentExecutions,
         seq: r.latest.seq + 1,
       });
-      this.reenterStep = !r.pending && s.step > 0 && (r.latest.phase === "step_started" || r.latest.phase === "pre_llm");
+      // A pause with no pending response is a model-call gate's: its step has not called the model yet.
+      this.reenterStep = !r.pending && s.step > 0 && REENTERED.has(r.latest.phase);
       this.context = { ...this.agent.contextDefaults, ...s.context, ...init.context };
     }
   }
@@ -347,10 +352,13 @@ export class RunExecution {
       if (!this.pending) {
         const limit = this.limitExceeded();
         if (limit) return this.fail(new AgentRunnerError(limit));
+        const reentered = this.reenterStep;
         if (this.reenterStep) this.reenterStep = false;
         else this.step++;
         await this.checkpoint("step_started", { state: this.state, message_count: this.messages.items.length }, { snapshot: true });
         this.event("step_started", `step ${this.step}`);
+        const gated = await this.llmGate(reentered);
+        if (gated) return gated;
         await this.checkpoint("pre_llm", {
           model: this.model.normalized,
           provider: this.model.provider,
@@ -431,6 +439,70 @@ export class RunExecution {
     }
   }
 
+  // The gate before the model call of this step. A request made for this step binds whatever the policy
+  // says now (it is looked up whenever the step is re-entered); with no model-call rule and no request,
+  // nothing is read. Returns a result when the run pauses or a rejection ends it.
+  private async llmGate(reentered: boolean): Promise<AgentResult | null> {
+    const rules = this.agent.policy ?? [];
+    if (!reentered && !hasGate(rules, "llm")) return null;
+    let rec = reentered ? await findApproval(this.rc.store, this.threadId, this.runId, this.step, LLM_GATE_CALL_ID) : null;
+    if (!rec) {
+      const facts: LlmGateFacts = {
+        model: this.model.normalized,
+        step: this.step,
+        llm_calls: this.llmCalls,
+        total_cost_usd: this.cost,
+        total_tokens: this.usage.total_tokens,
+        message_count: this.messages.items.length,
+      };
+      const d = evaluatePolicy(rules, this.model.normalized, facts, this.context, "llm");
+      if (d.action === "allow") return null;
+      this.event("policy_decision", d.action, { gate: "llm", rule_id: d.ruleId, reason: d.reason });
+      if (d.action === "deny")
+        return this.fail(new AgentRunnerError(`The model call of step ${this.step} was denied by policy: ${d.reason}`));
+      rec = await this.requestApproval("llm", LLM_GATE_CALL_ID, "llm_call", facts, d);
+    }
+    rec = await expireIfDue(this.rc.store, rec, nowMs());
+    if (rec.status === "pending") return this.pause([rec.id]);
+    if (rec.status === "approved") return null;
+    const why = rec.decisions.findLast((x) => x.decision === "reject")?.reason ?? "no reason given";
+    return this.fail(new AgentRunnerError(`The model call of step ${this.step} was rejected: ${why}`));
+  }
+
+  // Stores the request for a human's decision at a gate (idempotent: a request made before a crash is
+  // returned as it is).
+  private async requestApproval(
+    kind: ApprovalRecord["kind"],
+    callId: string,
+    name: string,
+    args: Record<string, unknown>,
+    d: PolicyDecision,
+  ): Promise<ApprovalRecord> {
+    const timeoutS = d.approvalTimeoutS ?? this.agent.approvalTimeoutS ?? this.rc.config.approvalTimeoutS;
+    const rec = await createApprovalRequest(this.rc.store, {
+      kind,
+      run_id: this.runId,
+      root_run_id: this.init.rootRunId,
+      thread_id: this.threadId,
+      step: this.step,
+      tool_call_id: callId,
+      tool_name: name,
+      agent_name: this.agent.name,
+      agent_path: this.init.agentPath,
+      args,
+      input_hash: effectInputHash(name, args),
+      reason: d.reason,
+      rule_id: d.ruleId,
+      quorum: d.quorum,
+      requested_at_ms: nowMs(),
+      deadline_ms: timeoutS > 0 ? nowMs() + timeoutS * 1000 : null,
+      fallback: kind === "question" ? "deny" : (this.agent.approvalFallback ?? this.rc.config.approvalFallback),
+      requested_by: typeof this.context.submitted_by === "string" ? this.context.submitted_by : null,
+    });
+    this.event("tool_deferred", `${name} needs approval`, { approval_id: rec.id, tool_call_id: callId, kind });
+    return rec;
+  }
+
   // Runs one response's subagent and tool calls. Returns a result when the run pauses.
   private async runBatch(calls: ToolCall[]): Promise<AgentResult | null> {
     const subs = new Map((this.agent.subagents ?? []).map((s) => [delegateToolName(s), s]));
@@ -452,7 +524,7 @@ export class RunExecution {
           );
           continue;
         }
-        outcomes.set(c.id, await this.runSubagent(subs.get(c.name)!, c));
+        outcomes.set(c.id, await this.gatedSubagent(subs.get(c.name)!, c));
       }
       await this.checkpoint("post_subagent_batch", {
         subagent_count: subCalls.length,
@@ -543,30 +615,7 @@ export class RunExecution {
       });
     if (decision?.action === "deny") return this.recordSkipped(c, `Denied by policy: ${decision.reason}`);
     if (rec || decision?.action === "require_approval") {
-      if (!rec && decision) {
-        const timeoutS = decision.approvalTimeoutS ?? this.agent.approvalTimeoutS ?? this.rc.config.approvalTimeoutS;
-        rec = await createApprovalRequest(this.rc.store, {
-          kind: tool.asksHuman ? "question" : "tool",
-          run_id: this.runId,
-          root_run_id: this.init.rootRunId,
-          thread_id: this.threadId,
-          step: this.step,
-          tool_call_id: c.id,
-          tool_name: c.name,
-          agent_name: this.agent.name,
-          agent_path: this.init.agentPath,
-          args,
-          input_hash: effectInputHash(c.name, args),
-          reason: decision.reason,
-          rule_id: decision.ruleId,
-          quorum: decision.quorum,
-          requested_at_ms: nowMs(),
-          deadline_ms: timeoutS > 0 ? nowMs() + timeoutS * 1000 : null,
-          fallback: tool.asksHuman ? "deny" : (this.agent.approvalFallback ?? this.rc.config.approvalFallback),
-          requested_by: typeof this.context.submitted_by === "string" ? this.context.submitted_by : null,
-        });
-        this.event("tool_deferred", `${c.name} needs approval`, { approval_id: rec.id, tool_call_id: c.id });
-      }
+      if (!rec && decision) rec = await this.requestApproval(tool.asksHuman ? "question" : "tool", c.id, c.name, args, decision);
       rec = await expireIfDue(this.rc.store, rec!, nowMs());
       if (rec.status === "pending") return { waiting: rec.id };
       const deciders = rec.decisions.map((d) => d.by);
@@ -729,7 +778,41 @@ export class RunExecution {
     return this.toolMessage(c, success, success ? output : { success: false, error });
   }
 
-  private async runSubagent(sub: Agent, c: ToolCall): Promise<ToolOutcome> {
+  // The gate before a delegation. As for a tool call, a request made once binds whatever the policy says
+  // now; an approval may have edited the task; a response answers in the subagent's place.
+  private async gatedSubagent(sub: Agent, c: ToolCall): Promise<ToolOutcome> {
+    const task = typeof c.args.task === "string" ? c.args.task : JSON.stringify(c.args);
+    if (this.subagentExecutions.items.some((x) => x.tool_call_id === c.id)) return this.runSubagent(sub, c, task);
+    const rules = this.agent.policy ?? [];
+    let rec = this.freshResponse ? null : await findApproval(this.rc.store, this.threadId, this.runId, this.step, c.id);
+    if (!rec) {
+      const d = hasGate(rules, "subagent") ? evaluatePolicy(rules, sub.name, { task }, this.context, "subagent") : null;
+      if (!d || d.action === "allow") return this.runSubagent(sub, c, task);
+      this.event("policy_decision", d.action, {
+        gate: "subagent",
+        tool_call_id: c.id,
+        tool_name: c.name,
+        rule_id: d.ruleId,
+        reason: d.reason,
+      });
+      if (d.action === "deny") return this.recordSkipped(c, `Denied by policy: ${d.reason}`);
+      rec = await this.requestApproval("subagent", c.id, c.name, { task }, d);
+    }
+    rec = await expireIfDue(this.rc.store, rec, nowMs());
+    if (rec.status === "pending") return { waiting: rec.id };
+    const by = rec.decisions.map((d) => d.by);
+    if (rec.status === "responded")
+      return this.recordResponse(c, rec.decisions.findLast((d) => d.decision === "respond")?.reason ?? "", by);
+    if (rec.status !== "approved") {
+      const why = rec.decisions.findLast((d) => d.decision === "reject")?.reason ?? "no reason given";
+      if (this.fs.approvalDenialPolicy === "fail_run") throw new AgentRunnerError(`Approval denied for ${c.name}: ${why}`);
+      return this.recordSkipped(c, `Approval denied: ${why}`, by);
+    }
+    const approved = delegateTaskSchema.safeParse(rec.approved_args ?? rec.args);
+    return this.runSubagent(sub, c, approved.success ? approved.data.task : task);
+  }
+
+  private async runSubagent(sub: Agent, c: ToolCall, task: string): Promise<ToolOutcome> {
     const childId = `${this.runId}.${c.id}`;
     // A subagent that finished before the parent paused is not counted again when the batch is re-entered.
     const done = this.subagentExecutions.items.find((x) => x.tool_call_id === c.id);
@@ -739,7 +822,6 @@ export class RunExecution {
         done.success,
         done.success ? { result: done.final_text } : { success: false, error: `subagent ${done.state}` },
       );
-    const task = typeof c.args.task === "string" ? c.args.task : JSON.stringify(c.args);
     this.event("subagent_started", sub.name, { child_run_id: childId, tool_call_id: c.id });
     const started = nowMs();
     const child = await this.rc.runChild(sub, {

@@ -24,5 +24,11 @@ export function parseApprovalId(id: string): ParsedApprovalId | null {
   return { runId: m[1], rootRunId: rootRunOf(m[1]), step: m[2] === undefined ? null : Number(m[2]), toolCallId: m[3] };
 }
 
+/**
+ * The tool call id of a model-call gate's approval (`<run>:<step>:model_call`): one model call per step, and
+ * no provider names a tool call so.
+ */
+export const LLM_GATE_CALL_ID = "model_call";
+
 /** The run page's anchor of an approval's card (the pause webhook's deep links point at it). */
 export const approvalAnchor = (approvalId: string) => `approval-${encodeURIComponent(approvalId)}`;

@@ -1,17 +1,25 @@
 /**
- * Policy rules decide, before each tool call, whether it runs, is denied, or waits for a human.
- * Highest priority first; the first matching rule wins; no match means allow.
+ * Policy rules decide at three gates, as the reference does: before each tool call, before a model call
+ * and before a delegation to a subagent. At each gate the matching rule of highest priority wins (then
+ * the first listed); no match means allow.
  */
 export type PolicyAction = "allow" | "deny" | "require_approval";
 
-/**
- * A policy rule: which tool calls (by name glob and argument conditions) are allowed, denied or need approval, and by how many reviewers.
- */
-export type PolicyRule = {
+/** Where a rule applies: a tool call (the default), a model call, a delegation to a subagent. */
+export type PolicyGate = "tool" | "llm" | "subagent";
+
+/** What a model-call rule sees before the call: the run so far and the model about to be called. */
+export type LlmGateFacts = {
+  model: string;
+  step: number;
+  llm_calls: number;
+  total_cost_usd: number;
+  total_tokens: number;
+  message_count: number;
+};
+
+type RuleCommon = {
   id: string;
-  /** Exact tool name, a glob with `*`, or a RegExp. */
-  tool: string | RegExp;
-  when?: (args: Record<string, unknown>, context: Record<string, unknown>) => boolean;
   action: PolicyAction;
   priority?: number;
   reason?: string;
@@ -20,6 +28,18 @@ export type PolicyRule = {
   /** How long a human has to decide, after which the fallback applies. */
   approvalTimeoutS?: number;
 };
+
+/**
+ * A policy rule. A tool rule matches tool calls by name (exact, a glob with `*`, or a RegExp) and
+ * arguments; a model-call rule (`gate: "llm"`) matches the model and the run's facts before the call; a
+ * subagent rule (`gate: "subagent"`) matches the subagent's name and the task it is given.
+ */
+export type PolicyRule = RuleCommon &
+  (
+    | { gate?: "tool"; tool: string | RegExp; when?: (args: Record<string, unknown>, context: Record<string, unknown>) => boolean }
+    | { gate: "llm"; model?: string | RegExp; when?: (facts: LlmGateFacts, context: Record<string, unknown>) => boolean }
+    | { gate: "subagent"; subagent?: string | RegExp; when?: (args: { task: string }, context: Record<string, unknown>) => boolean }
+  );
 
 export type PolicyDecision = { action: PolicyAction; ruleId: string | null; reason: string; quorum: number; approvalTimeoutS?: number };
 
@@ -36,17 +56,35 @@ export function matchesToolName(pattern: string | RegExp, name: string): boolean
   return re.test(name);
 }
 
-/** The matching rule of highest priority (then the first listed) decides a tool call; with no match the call is allowed. */
+const gateOf = (r: PolicyRule): PolicyGate => r.gate ?? "tool";
+
+function patternOf(r: PolicyRule): string | RegExp {
+  if (r.gate === "llm") return r.model ?? "*";
+  if (r.gate === "subagent") return r.subagent ?? "*";
+  return r.tool;
+}
+
+/** True when some rule applies at this gate (a gate without rules costs nothing). */
+export const hasGate = (rules: PolicyRule[] | undefined, gate: PolicyGate) => !!rules?.some((r) => gateOf(r) === gate);
+
+/**
+ * Decides at one gate: `name` is the tool's, the model's or the subagent's name, `args` the tool's
+ * arguments, the LlmGateFacts or `{task}`.
+ */
 export function evaluatePolicy(
   rules: PolicyRule[],
-  toolName: string,
+  name: string,
   args: Record<string, unknown>,
   context: Record<string, unknown>,
+  gate: PolicyGate = "tool",
 ): PolicyDecision {
-  const ordered = rules.map((r, i) => ({ r, i })).sort((a, b) => (b.r.priority ?? 0) - (a.r.priority ?? 0) || a.i - b.i);
+  const ordered = rules
+    .map((r, i) => ({ r, i }))
+    .filter(({ r }) => gateOf(r) === gate)
+    .sort((a, b) => (b.r.priority ?? 0) - (a.r.priority ?? 0) || a.i - b.i);
   for (const { r } of ordered) {
-    if (!matchesToolName(r.tool, toolName)) continue;
-    if (r.when && !r.when(args, context)) continue;
+    if (!matchesToolName(patternOf(r), name)) continue;
+    if (r.when && !(r.when as (a: unknown, c: Record<string, unknown>) => boolean)(args, context)) continue;
     return {
       action: r.action,
       ruleId: r.id,

@@ -16,6 +16,8 @@
 // - approval v3 (2026-12-03): `kind` ("tool" | "question", a question asked with askHuman) and a
 //   decision's `answer` (the object a reviewer filled from the question's answer schema). v1/v2 records
 //   read as kind "tool" with no answers.
+// - approval v4 (2026-12-04): kinds "llm" (a gate before a model call; its args are the run's facts) and
+//   "subagent" (a gate before a delegation; its args are `{task}`). v1–v3 records read as they are.
 import { z } from "zod";
 
 export type SchemaVersion = `v${number}`;
@@ -23,7 +25,7 @@ export type SchemaVersion = `v${number}`;
 export const SCHEMA_VERSIONS = {
   checkpoint: "v1",
   snapshot: "v1",
-  approval: "v3",
+  approval: "v4",
   effect: "v1",
   event: "v1",
 } as const satisfies Record<string, SchemaVersion>;
@@ -33,7 +35,7 @@ export type RecordKind = keyof typeof SCHEMA_VERSIONS;
 const READABLE: Record<RecordKind, readonly (string | number)[]> = {
   checkpoint: ["v1"],
   snapshot: ["v1", 1],
-  approval: ["v3", "v2", "v1", 1],
+  approval: ["v4", "v3", "v2", "v1", 1],
   effect: ["v1", 1],
   event: ["v1"],
 };

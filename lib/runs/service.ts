@@ -193,6 +193,15 @@ const summarize = (args: Record<string, unknown>) =>
     .join(" · ")
     .slice(0, 300);
 
+function summaryOf(a: ApprovalRecord): string {
+  if (a.kind === "question") return questionOf(a.args);
+  if (a.kind === "llm") {
+    const f = a.args;
+    return `Model call of step ${a.step} with ${String(f.model)}: ${String(f.llm_calls)} calls, ${String(f.total_tokens)} tokens, $${Number(f.total_cost_usd).toFixed(4)} so far`;
+  }
+  return summarize(a.approved_args ?? a.args);
+}
+
 export async function listInbox(db: Db, actor: Actor | null, query: unknown): Promise<InboxDto> {
   return (await inboxPage(db, actor, query)).inbox!;
 }
@@ -247,7 +256,7 @@ async function buildInbox(
       rootAgent: byId.get(a.root_run_id)?.agentName ?? a.agent_name,
       tool: a.tool_name,
       kind: a.kind,
-      summary: a.kind === "question" ? questionOf(a.args) : summarize(a.approved_args ?? a.args),
+      summary: summaryOf(a),
       reason: a.reason,
       requestedBy: a.requested_by ?? byId.get(a.root_run_id)?.submittedByEmail ?? null,
       requestedAtMs: a.requested_at_ms,

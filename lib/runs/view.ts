@@ -6,6 +6,7 @@ import {
   type Agent,
   type MemoryStore,
   childRunId,
+  delegateTaskSchema,
   isDelegateTool,
   keys,
   listStored,
@@ -64,10 +65,12 @@ export async function approvalsOf(
     .sort((a, b) => a.requested_at_ms - b.requested_at_ms)
     .map((a) => {
       const tool = toolsOf(a.agent_name).find((t) => t.name === a.tool_name);
+      // A delegation's task is edited on its own schema; a model call's facts are not edited at all.
+      const schema = a.kind === "subagent" ? delegateTaskSchema : a.kind === "llm" ? undefined : tool?.schema;
       return {
         ...a,
         changes: argChanges(a.args, a.approved_args),
-        argsSchema: tool ? (z.toJSONSchema(tool.schema) as Record<string, unknown>) : null,
+        argsSchema: schema ? (z.toJSONSchema(schema) as Record<string, unknown>) : null,
         argsHash: reviewedArgsHash(a),
         answerSchema: tool?.asksHuman?.answerSchema ? (z.toJSONSchema(tool.asksHuman.answerSchema) as Record<string, unknown>) : null,
         mcp: mcpOriginOf(a.agent_name, a.tool_name),
