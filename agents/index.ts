@@ -6,6 +6,7 @@ import notebook from "./notebook.ts";
 import orderStatus from "./order-status.ts";
 import refundDesk from "./refund-desk.ts";
 import releaseCoordinator from "./release-coordinator.ts";
+import releasePlanner from "./release-planner.ts";
 import supportWriter from "./support-writer.ts";
 import ticketTriage from "./ticket-triage.ts";
 
@@ -17,6 +18,7 @@ export const agentFiles: Record<string, unknown> = {
   "order-status": orderStatus,
   "refund-desk": refundDesk,
   "release-coordinator": releaseCoordinator,
+  "release-planner": releasePlanner,
   "support-writer": supportWriter,
   "ticket-triage": ticketTriage,
 };

@@ -58,6 +58,9 @@ export function ApprovalCard({
   }, [useJson, edited, jsonText]);
   const preview = editedArgs ? diff(a.args, editedArgs) : [];
   const pending = a.status === "pending";
+  // A model call is approved or rejected as it stands; a delegation's task can be edited or answered.
+  const isModelCall = a.kind === "llm";
+  const title = isModelCall ? `Approve the model call of step ${a.step}` : a.kind === "subagent" ? "Approve the delegation" : "Approval";
 
   return (
     <div
@@ -66,7 +69,7 @@ export function ApprovalCard({
       data-testid={`approval-${a.tool_name}`}
     >
       <div className="flex flex-wrap items-center gap-2 text-sm">
-        <span className="font-semibold">Approval</span>
+        <span className="font-semibold">{title}</span>
         <StateBadge state={a.status} testId={`approval-status-${a.tool_name}`} />
         {a.mcp && (
           <span
@@ -131,22 +134,26 @@ export function ApprovalCard({
             >
               Reject…
             </button>
-            <button
-              type="button"
-              className="btn-secondary"
-              aria-expanded={mode === "edit"}
-              onClick={() => setMode(mode === "edit" ? "idle" : "edit")}
-            >
-              Edit arguments…
-            </button>
-            <button
-              type="button"
-              className="btn-secondary"
-              aria-expanded={mode === "respond"}
-              onClick={() => setMode(mode === "respond" ? "idle" : "respond")}
-            >
-              Respond…
-            </button>
+            {!isModelCall && (
+              <>
+                <button
+                  type="button"
+                  className="btn-secondary"
+                  aria-expanded={mode === "edit"}
+                  onClick={() => setMode(mode === "edit" ? "idle" : "edit")}
+                >
+                  {a.kind === "subagent" ? "Edit the task…" : "Edit arguments…"}
+                </button>
+                <button
+                  type="button"
+                  className="btn-secondary"
+                  aria-expanded={mode === "respond"}
+                  onClick={() => setMode(mode === "respond" ? "idle" : "respond")}
+                >
+                  Respond…
+                </button>
+              </>
+            )}
           </div>
           {mode === "respond" && (
             <form

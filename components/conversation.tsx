@@ -113,6 +113,18 @@ export function Conversation({ conv, approvals, canDecide, selfForbidden, onDeci
           </li>
         );
       })}
+      {approvals
+        .filter((a) => a.run_id === conv.runId && a.kind === "llm")
+        .map((a) => (
+          // A gate before a model call belongs to no tool call: it comes after the conversation so far.
+          <li key={a.id} className="card border-l-4 border-l-amber-400" data-testid={`model-call-gate-${a.step}`}>
+            <p className="text-xs font-semibold uppercase text-slate-500">
+              Before the model call of step {a.step} · {conv.agent}
+            </p>
+            <JsonView value={a.args} label={`The run before the model call of step ${a.step}`} />
+            <ApprovalCard approval={a} canDecide={canDecide} selfForbidden={selfForbidden} onDecided={onDecided} />
+          </li>
+        ))}
     </ol>
   );
 }

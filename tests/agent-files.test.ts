@@ -33,6 +33,7 @@ describe("agent files", () => {
         "order-status",
         "refund-desk",
         "release-coordinator",
+        "release-planner",
         "notebook",
         "support-writer",
         "ticket-triage",

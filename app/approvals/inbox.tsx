@@ -14,6 +14,13 @@ import { INBOX_KEYS, useInboxKeys } from "./use-inbox-keys";
 
 type InboxData = InboxDto;
 
+const KIND_LABEL: Record<InboxItemDto["kind"], string> = {
+  tool: "Tool call",
+  question: "Question",
+  llm: "Model call",
+  subagent: "Subagent",
+};
+
 export function Inbox({ initial, agents }: { initial: InboxData; agents: string[] }) {
   const [agent, setAgent] = useState("");
   const [tool, setTool] = useState("");
@@ -283,9 +290,9 @@ export function Inbox({ initial, agents }: { initial: InboxData; agents: string[
                     {a.subRunId ? <span className="block text-xs text-slate-500">in {a.rootAgent}</span> : null}
                   </td>
                   <td className="font-mono">
-                    {a.kind === "question" && (
+                    {a.kind !== "tool" && (
                       <span className="mr-1 rounded bg-sky-100 px-1.5 py-0.5 font-sans text-xs text-sky-900 dark:bg-sky-900 dark:text-sky-100">
-                        Question
+                        {KIND_LABEL[a.kind]}
                       </span>
                     )}
                     {a.tool}

@@ -1,0 +1,60 @@
+// Gates in Chromium: release-planner's delegation waits on the run page (the task edited on a form), then
+// its second model call waits in a card of its own after the conversation; the inbox labels both kinds;
+// approved and resumed, the run completes on the edited task. Desktop and phone width, no console errors.
+import path from "node:path";
+import { type Browser, type Page, expect, test } from "@playwright/test";
+import { signInAs, startFromForm } from "./helpers";
+
+const shots = path.resolve(import.meta.dirname, "../public/screenshots");
+
+async function as(browser: Browser, role: string, width = 1280): Promise<Page> {
+  const ctx = await browser.newContext({ viewport: { width, height: 900 } });
+  const page = await ctx.newPage();
+  await signInAs(page, role);
+  return page;
+}
+
+test("a reviewed delegation (task edited) and a reviewed model call, decided on the run page", async ({ browser }) => {
+  const submitter = await as(browser, "submitter");
+  const id = await startFromForm(submitter, "release-planner", { service: "billing", version: "2.4.0" });
+  const reviewer = await as(browser, "reviewer");
+  const errors: string[] = [];
+  reviewer.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+
+  await reviewer.goto("/approvals");
+  const delegation = reviewer.getByTestId(`inbox-${id}:1:call_notes`);
+  await expect(delegation).toContainText("Subagent");
+  await expect(delegation).toContainText("task: Notes for billing 2.4.0");
+  await delegation.getByRole("link").click();
+
+  const card = reviewer.getByTestId("approval-delegate_to_changelog_writer");
+  await expect(card).toContainText("Approve the delegation");
+  await card.getByRole("button", { name: "Edit the task…" }).click();
+  await card.getByLabel("Task").fill("Notes for billing 2.4.0, security fixes first");
+  await card.getByRole("button", { name: "Approve with these arguments" }).click();
+  await expect(reviewer.getByTestId("approval-status-delegate_to_changelog_writer")).toHaveText("approved");
+  await reviewer.getByRole("button", { name: "Resume" }).click();
+
+  const gate = reviewer.getByTestId("model-call-gate-2");
+  await expect(gate).toContainText("Before the model call of step 2", { timeout: 15_000 });
+  await expect(gate).toContainText("Model calls after the first are reviewed");
+  await expect(gate.getByRole("button", { name: "Respond…" })).toHaveCount(0);
+  await expect(gate.getByRole("button", { name: /Edit/ })).toHaveCount(0);
+  await expect(reviewer.getByTestId("run-state")).toHaveText("paused");
+  await reviewer.screenshot({ path: path.join(shots, "model-call-gate.png"), fullPage: true });
+
+  const phone = await as(browser, "reviewer", 390);
+  phone.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+  await phone.goto("/approvals");
+  await expect(phone.getByTestId(`inbox-${id}:2:model_call`)).toContainText("Model call");
+  await phone.goto(`/runs/${id}`);
+  const phoneGate = phone.getByTestId("model-call-gate-2");
+  await phoneGate.getByRole("button", { name: "Approve", exact: true }).click();
+  await expect(phone.getByTestId("approval-status-llm_call")).toHaveText("approved");
+  // The card fits the phone's width: nothing to scroll sideways.
+  expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  await phone.getByRole("button", { name: "Resume" }).click();
+  await expect(phone.getByTestId("run-state")).toHaveText("completed", { timeout: 15_000 });
+  await expect(phone.getByTestId("assistant-text").last()).toContainText("security fixes first");
+  expect(errors).toEqual([]);
+});
