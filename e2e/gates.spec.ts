@@ -3,7 +3,11 @@
 // approved and resumed, the run completes on the edited task. Desktop and phone width, no console errors.
 import path from "node:path";
 import { type Browser, type Page, expect, test } from "@playwright/test";
+import { delegateToolName } from "../lib/runner/agent";
+import { LLM_GATE_CALL_ID, approvalId } from "../lib/runner/ids";
 import { signInAs, startFromForm } from "./helpers";
+
+const delegation = delegateToolName({ name: "changelog-writer" });
 
 const shots = path.resolve(import.meta.dirname, "../public/screenshots");
 
@@ -22,17 +26,17 @@ test("a reviewed delegation (task edited) and a reviewed model call, decided on 
   reviewer.on("console", (m) => m.type() === "error" && errors.push(m.text()));
 
   await reviewer.goto("/approvals");
-  const delegation = reviewer.getByTestId(`inbox-${id}:1:call_notes`);
-  await expect(delegation).toContainText("Subagent");
-  await expect(delegation).toContainText("task: Notes for billing 2.4.0");
-  await delegation.getByRole("link").click();
+  const row = reviewer.getByTestId(`inbox-${approvalId(id, 1, "call_notes")}`);
+  await expect(row).toContainText("Subagent");
+  await expect(row).toContainText("task: Notes for billing 2.4.0");
+  await row.getByRole("link").click();
 
-  const card = reviewer.getByTestId("approval-delegate_to_changelog_writer");
+  const card = reviewer.getByTestId(`approval-${delegation}`);
   await expect(card).toContainText("Approve the delegation");
   await card.getByRole("button", { name: "Edit the task…" }).click();
   await card.getByLabel("Task").fill("Notes for billing 2.4.0, security fixes first");
   await card.getByRole("button", { name: "Approve with these arguments" }).click();
-  await expect(reviewer.getByTestId("approval-status-delegate_to_changelog_writer")).toHaveText("approved");
+  await expect(reviewer.getByTestId(`approval-status-${delegation}`)).toHaveText("approved");
   await reviewer.getByRole("button", { name: "Resume" }).click();
 
   const gate = reviewer.getByTestId("model-call-gate-2");
@@ -46,7 +50,7 @@ test("a reviewed delegation (task edited) and a reviewed model call, decided on 
   const phone = await as(browser, "reviewer", 390);
   phone.on("console", (m) => m.type() === "error" && errors.push(m.text()));
   await phone.goto("/approvals");
-  await expect(phone.getByTestId(`inbox-${id}:2:model_call`)).toContainText("Model call");
+  await expect(phone.getByTestId(`inbox-${approvalId(id, 2, LLM_GATE_CALL_ID)}`)).toContainText("Model call");
   await phone.goto(`/runs/${id}`);
   const phoneGate = phone.getByTestId("model-call-gate-2");
   await phoneGate.getByRole("button", { name: "Approve", exact: true }).click();
