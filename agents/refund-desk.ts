@@ -59,8 +59,18 @@ export default defineAgent(({ db, idempotentTools }) => {
     model: "demo:refund-desk",
     instructions: (ctx) => `You are a refund desk agent. Refunds above ${Number(ctx.refund_approval_threshold_cents) / 100} need approval.`,
     tools: [lookupOrderTool, issue_refund, notify_customer],
-    contextDefaults: { refund_approval_threshold_cents: 5000 },
+    contextDefaults: { refund_approval_threshold_cents: 5000, finance_approval_threshold_cents: 100_000 },
     policy: [
+      // Routing: a large refund is decided by finance only (the API answers 403 to other reviewers).
+      {
+        id: "refund-large",
+        tool: "issue_refund",
+        when: (args, ctx) => Number(args.amount_cents) > Number(ctx.finance_approval_threshold_cents),
+        action: "require_approval",
+        reason: "Large refund: finance decides",
+        priority: 20,
+        groups: ["finance"],
+      },
       {
         id: "refund-above-threshold",
         tool: "issue_refund",

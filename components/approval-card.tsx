@@ -3,7 +3,7 @@
 // reject (with a reason), edit the arguments, or respond (answer in the tool's place; it does not run).
 import { useMemo, useState } from "react";
 import { useMutation } from "@tanstack/react-query";
-import type { ApprovalView } from "@/lib/dto";
+import type { RunApproval } from "@/lib/dto";
 import { fmtTime } from "@/lib/format";
 import { api } from "./api";
 import { type JsonSchema, SchemaFields, type Values } from "./schema-form";
@@ -24,7 +24,7 @@ export function ApprovalCard({
   selfForbidden,
   onDecided,
 }: {
-  approval: ApprovalView;
+  approval: RunApproval;
   canDecide: boolean;
   selfForbidden: boolean;
   onDecided: () => void;
@@ -119,8 +119,16 @@ export function ApprovalCard({
           </ul>
         </div>
       )}
-      {pending && canDecide && selfForbidden && <p className="mt-2 text-xs">You started this run, so someone else must decide.</p>}
-      {pending && canDecide && !selfForbidden && (
+      {a.groups.length > 0 && (
+        <p className="mt-2 text-xs" data-testid="routed-to">
+          Routed to {a.groups.join(", ")}
+          {pending && canDecide && !a.canDecide ? ": you are in none of these groups, so you may read it but not decide it." : ""}
+        </p>
+      )}
+      {pending && canDecide && a.canDecide && selfForbidden && (
+        <p className="mt-2 text-xs">You started this run, so someone else must decide.</p>
+      )}
+      {pending && canDecide && a.canDecide && !selfForbidden && (
         <div className="mt-3 space-y-3">
           <div className="flex flex-wrap gap-2">
             <button type="button" className="btn-primary" disabled={m.isPending} onClick={() => m.mutate({ decision: "approve" })}>

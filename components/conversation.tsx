@@ -1,14 +1,14 @@
 "use client";
 // The conversation of a run as the snapshot holds it. Model output and tool output are untrusted: they are
 // rendered as text nodes only (whitespace kept), never as HTML or markdown-to-HTML.
-import type { ApprovalView, ConversationView } from "@/lib/dto";
+import type { ConversationView, RunApproval } from "@/lib/dto";
 import { JsonView, StateBadge } from "./ui";
 import { ApprovalCard } from "./approval-card";
 import { QuestionCard } from "./question-card";
 
 type Props = {
   conv: ConversationView;
-  approvals: ApprovalView[];
+  approvals: RunApproval[];
   canDecide: boolean;
   selfForbidden: boolean;
   onDecided: () => void;

@@ -3,7 +3,7 @@
 // from its answer schema, or text. Declining needs a reason; the model gets either as the call's result.
 import { useState } from "react";
 import { useMutation } from "@tanstack/react-query";
-import type { ApprovalView } from "@/lib/dto";
+import type { RunApproval } from "@/lib/dto";
 import { fmtTime } from "@/lib/format";
 import { approvalAnchor } from "@/lib/runner/ids";
 import { api } from "./api";
@@ -20,7 +20,7 @@ export function QuestionCard({
   selfForbidden,
   onDecided,
 }: {
-  approval: ApprovalView;
+  approval: RunApproval;
   canDecide: boolean;
   selfForbidden: boolean;
   onDecided: () => void;
@@ -63,8 +63,16 @@ export function QuestionCard({
           <span className="whitespace-pre-wrap font-mono">{given.answer ? JSON.stringify(given.answer) : (given.reason ?? "")}</span>
         </p>
       )}
-      {pending && canDecide && selfForbidden && <p className="mt-2 text-xs">You started this run, so someone else must answer.</p>}
-      {pending && canDecide && !selfForbidden && (
+      {a.groups.length > 0 && (
+        <p className="mt-2 text-xs" data-testid="routed-to">
+          Routed to {a.groups.join(", ")}
+          {pending && canDecide && !a.canDecide ? ": you are in none of these groups, so you may read it but not answer it." : ""}
+        </p>
+      )}
+      {pending && canDecide && a.canDecide && selfForbidden && (
+        <p className="mt-2 text-xs">You started this run, so someone else must answer.</p>
+      )}
+      {pending && canDecide && a.canDecide && !selfForbidden && (
         <div className="mt-3 space-y-3">
           <form
             className="space-y-2"

@@ -6,6 +6,7 @@
 // may put one into a response.
 import { z } from "zod";
 import type { Run } from "./generated/sqlite/client.ts";
+import { storedGroups } from "./users/schemas.ts";
 import { APPROVAL_KINDS, approvalRecordSchema, messageSchema, toolExecutionSchema } from "./runner/index.ts";
 
 /** Every response shape by the name the OpenAPI document gives it. */
@@ -158,6 +159,9 @@ export const inboxItemDto = named(
     requestedAtMs: z.number().int(),
     deadlineMs: z.number().int().nullable(),
     quorum: z.number().int(),
+    // Routing: the groups whose members may decide (empty: any reviewer), and whether this reviewer may.
+    groups: z.array(z.string()),
+    canDecide: z.boolean(),
     approvals: z.number().int(),
     decidedByMe: z.boolean(),
     // The reviewer must see this to decide: the stored arguments hash and record version they saw.
@@ -184,6 +188,8 @@ export const inboxDto = named(
   z.object({
     approvals: z.array(inboxItemDto),
     corrupt: z.array(inboxCorruptDto),
+    // The next page's cursor (`?cursor=`), null on the last page.
+    nextCursor: z.string().nullable(),
     // The server's clock when the answer was built: "waiting for" is computed from it, so the server's
     // HTML and the browser's first render agree (no hydration mismatch) and refreshes move it on.
     asOfMs: z.number().int(),
@@ -228,6 +234,9 @@ export const approvalViewDto = named(
     mcp: z.object({ server: z.string(), tool: z.string() }).nullable(),
   }),
 );
+// On the run page each approval also says whether routing lets this reader decide it.
+export const runApprovalDto = named("RunApproval", approvalViewDto.extend({ canDecide: z.boolean() }));
+export type RunApproval = z.infer<typeof runApprovalDto>;
 export type ApprovalView = z.infer<typeof approvalViewDto>;
 
 // The conversation rebuilt from the latest runtime snapshot; subagent conversations under the tool call
@@ -253,7 +262,7 @@ export const runViewDto = named(
     run: runDto,
     corruption: corruptionDto.nullable(),
     conversation: conversationDto.nullable(),
-    approvals: z.array(approvalViewDto),
+    approvals: z.array(runApprovalDto),
     checkpointCount: z.number().int(),
     canResume: z.boolean(),
     permissions: z.object({ decide: z.boolean(), operate: z.boolean() }),
@@ -401,15 +410,26 @@ export const userDto = z.object({
   name: z.string(),
   role: z.string(),
   disabled: z.boolean(),
+  /** Routing groups: which routed approvals the user may decide. */
+  groups: z.array(z.string()),
   createdAt: iso,
 });
 export type UserDto = z.infer<typeof userDto>;
-export const toUserDto = (u: { id: string; email: string; name: string; role: string; disabled: boolean; createdAt: Date }): UserDto => ({
+export const toUserDto = (u: {
+  id: string;
+  email: string;
+  name: string;
+  role: string;
+  disabled: boolean;
+  groups: string;
+  createdAt: Date;
+}): UserDto => ({
   id: u.id,
   email: u.email,
   name: u.name,
   role: u.role,
   disabled: u.disabled,
+  groups: storedGroups(u.groups),
   createdAt: u.createdAt.toISOString(),
 });
 export const usersDto = named("Users", z.object({ users: z.array(userDto) }));

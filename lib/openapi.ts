@@ -134,10 +134,11 @@ export function openApiDocument(serverUrl: string) {
       },
       "/api/approvals": {
         get: {
-          summary: "Pending approvals, oldest first",
+          summary: "Pending approvals, oldest first, 200 per page; canDecide says whether routing lets the caller decide each",
           parameters: [
             q("agent", "Agent name"),
             q("tool", "Tool name"),
+            q("cursor", "nextCursor of the previous page"),
             q("count", "1: only the count"),
             {
               name: "If-None-Match",

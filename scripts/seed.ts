@@ -1,4 +1,5 @@
-// Seeds one demo user per role on first start; existing users are never touched.
+// Seeds one demo user per role on first start (the reviewer in group finance, which large refunds are
+// routed to); existing users are never touched.
 import { createDb } from "../lib/db/client.ts";
 import { env } from "../lib/env.ts";
 import { hashPassword } from "../lib/auth/password.ts";
@@ -13,7 +14,13 @@ for (const role of ROLES) {
   const email = `${role}@example.com`;
   if (await db.user.findUnique({ where: { email } })) continue;
   await db.user.create({
-    data: { email, name: `Demo ${role}`, role, passwordHash: await hashPassword(password) },
+    data: {
+      email,
+      name: `Demo ${role}`,
+      role,
+      groups: JSON.stringify(role === "reviewer" ? ["finance"] : []),
+      passwordHash: await hashPassword(password),
+    },
   });
   created++;
 }

@@ -20,7 +20,13 @@ describe.each(providers)("API tokens on %s", (provider) => {
     expect(await actorFromToken(t.db, plain.token)).toMatchObject({ id: `token:${plain.id}`, role: "operator" });
     const rev = await t.db.user.create({ data: { email: "rev@example.com", name: "R", role: "reviewer", passwordHash: "x" } });
     const asUser = await createToken(t.db, admin, { name: "bot", role: "reviewer", userId: rev.id });
-    expect(await actorFromToken(t.db, asUser.token)).toEqual({ id: rev.id, email: "rev@example.com", name: "R", role: "reviewer" });
+    expect(await actorFromToken(t.db, asUser.token)).toEqual({
+      id: rev.id,
+      email: "rev@example.com",
+      name: "R",
+      role: "reviewer",
+      groups: [],
+    });
     await t.db.user.update({ where: { id: rev.id }, data: { role: "operator" } });
     expect(await actorFromToken(t.db, asUser.token)).toBeNull();
     await t.db.user.update({ where: { id: rev.id }, data: { role: "reviewer", disabled: true } });

@@ -2,7 +2,7 @@
 import Link from "next/link";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useEffect, useMemo, useState } from "react";
+import { Fragment, useEffect, useMemo, useState } from "react";
 import { api } from "@/components/api";
 import { useLive } from "@/components/live";
 import { Empty, ErrorBox } from "@/components/ui";
@@ -24,21 +24,29 @@ const KIND_LABEL: Record<InboxItemDto["kind"], string> = {
 export function Inbox({ initial, agents }: { initial: InboxData; agents: string[] }) {
   const [agent, setAgent] = useState("");
   const [tool, setTool] = useState("");
+  // Cursor pages: the cursors of the pages before this one, so "Previous" goes back without a reverse query.
+  const [pages, setPages] = useState<string[]>([]);
+  const page = pages.at(-1) ?? null;
   const qc = useQueryClient();
   // Pushed: a decision or a new pause anywhere refetches at once (a 304 when this filter did not change).
   const live = useLive({ inbox: true }, (e) => {
     if (e.type === "inbox") void qc.invalidateQueries({ queryKey: ["inbox"] });
   });
-  const qs = new URLSearchParams({ ...(agent ? { agent } : {}), ...(tool ? { tool } : {}) }).toString();
+  const qs = new URLSearchParams({ ...(agent ? { agent } : {}), ...(tool ? { tool } : {}), ...(page ? { cursor: page } : {}) }).toString();
   const { data, error, isFetching, dataUpdatedAt } = useQuery({
-    queryKey: ["inbox", agent, tool],
+    queryKey: ["inbox", agent, tool, page],
     queryFn: () => api<InboxData>(`/api/approvals${qs ? `?${qs}` : ""}`, { revalidate: true }),
-    initialData: agent || tool ? undefined : initial,
+    initialData: agent || tool || page ? undefined : initial,
     initialDataUpdatedAt: initial.asOfMs,
     refetchInterval: live ? 15_000 : 3000,
   });
   const tools = [...new Set(initial.approvals.map((a) => a.tool))].sort();
-  const items = data?.approvals ?? [];
+  // Routing: what this reviewer may decide comes first; the rest is listed read-only below it.
+  const items = useMemo(() => {
+    const all = data?.approvals ?? [];
+    return [...all.filter((a) => a.canDecide), ...all.filter((a) => !a.canDecide)];
+  }, [data]);
+  const firstReadOnly = items.findIndex((a) => !a.canDecide);
   const router = useRouter();
   const [cursor, setCursor] = useState(0);
   const [selected, setSelected] = useState<string[]>([]);
@@ -51,7 +59,7 @@ export function Inbox({ initial, agents }: { initial: InboxData; agents: string[
   const chosen = useMemo(() => items.filter((a) => selected.includes(a.id)), [items, selected]);
   const selectedTool = chosen[0]?.tool ?? null;
   // What a/r act on: the selection, else the current row (a question is answered on its page, not here).
-  const targets = chosen.length ? chosen : current && current.kind !== "question" ? [current] : [];
+  const targets = chosen.length ? chosen : current && current.kind !== "question" && current.canDecide ? [current] : [];
   useEffect(() => {
     // Decided approvals leave the list: the selection keeps only those still waiting.
     setSelected((s) => s.filter((id) => items.some((a) => a.id === id)));
@@ -60,7 +68,7 @@ export function Inbox({ initial, agents }: { initial: InboxData; agents: string[
     if (current) document.getElementById(`inbox-row-${current.id}`)?.scrollIntoView({ block: "nearest" });
   }, [current]);
   const toggle = (a: InboxItemDto | undefined) => {
-    if (!a || a.kind === "question") return;
+    if (!a || a.kind === "question" || !a.canDecide) return;
     setSelected((s) => (s.includes(a.id) ? s.filter((x) => x !== a.id) : selectedTool && a.tool !== selectedTool ? s : [...s, a.id]));
   };
   const open = (a: InboxItemDto | undefined) => {
@@ -82,7 +90,7 @@ export function Inbox({ initial, agents }: { initial: InboxData; agents: string[
     {
       move: (by) => setCursor((c) => Math.max(0, Math.min(items.length - 1, Math.min(c, items.length - 1) + by))),
       toggle: () => toggle(current),
-      approve: () => (current?.kind === "question" && !chosen.length ? open(current) : void run("approve")),
+      approve: () => (current?.kind === "question" && current.canDecide && !chosen.length ? open(current) : void run("approve")),
       reject: () => targets.length > 0 && setRejecting(true),
       open: () => open(current),
       help: () => setHelp((h) => !h),
@@ -99,7 +107,15 @@ export function Inbox({ initial, agents }: { initial: InboxData; agents: string[
           <label className="label" htmlFor="f-agent">
             Agent
           </label>
-          <select id="f-agent" className="input mt-1" value={agent} onChange={(e) => setAgent(e.target.value)}>
+          <select
+            id="f-agent"
+            className="input mt-1"
+            value={agent}
+            onChange={(e) => {
+              setAgent(e.target.value);
+              setPages([]);
+            }}
+          >
             <option value="">All agents</option>
             {agents.map((a) => (
               <option key={a} value={a}>
@@ -117,7 +133,10 @@ export function Inbox({ initial, agents }: { initial: InboxData; agents: string[
             list="tools"
             className="input mt-1"
             value={tool}
-            onChange={(e) => setTool(e.target.value.trim())}
+            onChange={(e) => {
+              setTool(e.target.value.trim());
+              setPages([]);
+            }}
             placeholder="any tool"
           />
           <datalist id="tools">
@@ -127,7 +146,9 @@ export function Inbox({ initial, agents }: { initial: InboxData; agents: string[
           </datalist>
         </div>
         <span className="text-xs text-slate-500" aria-live="polite">
-          {isFetching ? "refreshing…" : `${data?.approvals.length ?? 0} waiting`}
+          {isFetching
+            ? "refreshing…"
+            : `${data?.approvals.length ?? 0} waiting${page ? " on this page" : ""}${data?.nextCursor ? ", more on the next page" : ""}`}
         </span>
       </form>
       <p className="hidden text-xs text-slate-500 sm:block">
@@ -241,7 +262,7 @@ export function Inbox({ initial, agents }: { initial: InboxData; agents: string[
       {!data ? (
         <p className="text-sm text-slate-500">Loading…</p>
       ) : data.approvals.length === 0 ? (
-        <Empty>No approvals are waiting.</Empty>
+        <Empty>{page ? "No more approvals on this page." : "No approvals are waiting."}</Empty>
       ) : (
         <div className="card overflow-x-auto p-0">
           <table className="table-afk" aria-label="Pending approvals">
@@ -261,60 +282,102 @@ export function Inbox({ initial, agents }: { initial: InboxData; agents: string[
               </tr>
             </thead>
             <tbody>
-              {data.approvals.map((a, i) => (
-                <tr
-                  key={a.id}
-                  id={`inbox-row-${a.id}`}
-                  data-testid={`inbox-${a.id}`}
-                  aria-current={a.id === current?.id ? "true" : undefined}
-                  className={
-                    a.id === current?.id
-                      ? "bg-indigo-50 outline outline-2 -outline-offset-2 outline-indigo-400 dark:bg-indigo-950"
-                      : undefined
-                  }
-                  onClick={() => setCursor(i)}
-                >
-                  <td>
-                    {a.kind !== "question" && (
-                      <input
-                        type="checkbox"
-                        aria-label={`Select ${a.tool} of run ${a.runId.slice(0, 8)}`}
-                        checked={selected.includes(a.id)}
-                        disabled={!!selectedTool && a.tool !== selectedTool}
-                        onChange={() => toggle(a)}
-                      />
-                    )}
-                  </td>
-                  <td>
-                    {a.agent}
-                    {a.subRunId ? <span className="block text-xs text-slate-500">in {a.rootAgent}</span> : null}
-                  </td>
-                  <td className="font-mono">
-                    {a.kind !== "tool" && (
-                      <span className="mr-1 rounded bg-sky-100 px-1.5 py-0.5 font-sans text-xs text-sky-900 dark:bg-sky-900 dark:text-sky-100">
-                        {KIND_LABEL[a.kind]}
-                      </span>
-                    )}
-                    {a.tool}
-                  </td>
-                  <td className="min-w-56 max-w-xs whitespace-pre-wrap break-words">{a.summary}</td>
-                  <td>
-                    <Link className="font-mono text-indigo-600 underline" href={`/runs/${encodeURIComponent(a.runId)}`}>
-                      {a.runId.slice(0, 8)}
-                    </Link>
-                  </td>
-                  <td>{a.requestedBy ?? "—"}</td>
-                  <td title={fmtTime(a.requestedAtMs)}>{fmtDuration(now - a.requestedAtMs)}</td>
-                  <td>{a.deadlineMs ? fmtTime(a.deadlineMs) : "none"}</td>
-                  <td>
-                    {a.quorum > 1 ? `${a.approvals} of ${a.quorum} approvals` : a.approvals ? "1 of 1" : "—"}
-                    {a.decidedByMe ? <span className="block text-xs text-slate-500">you approved</span> : null}
-                  </td>
-                </tr>
+              {items.map((a, i) => (
+                <Fragment key={a.id}>
+                  {i === firstReadOnly && (
+                    <tr className="bg-slate-50 dark:bg-slate-900">
+                      <th colSpan={9} scope="colgroup" className="text-left text-xs font-medium text-slate-600 dark:text-slate-300">
+                        Routed to groups you are not in: read-only
+                      </th>
+                    </tr>
+                  )}
+                  <tr
+                    id={`inbox-row-${a.id}`}
+                    data-testid={`inbox-${a.id}`}
+                    aria-current={a.id === current?.id ? "true" : undefined}
+                    className={
+                      a.id === current?.id
+                        ? "bg-indigo-50 outline outline-2 -outline-offset-2 outline-indigo-400 dark:bg-indigo-950"
+                        : undefined
+                    }
+                    onClick={() => setCursor(i)}
+                  >
+                    <td>
+                      {a.kind !== "question" && a.canDecide && (
+                        <input
+                          type="checkbox"
+                          aria-label={`Select ${a.tool} of run ${a.runId.slice(0, 8)}`}
+                          checked={selected.includes(a.id)}
+                          disabled={!!selectedTool && a.tool !== selectedTool}
+                          onChange={() => toggle(a)}
+                        />
+                      )}
+                    </td>
+                    <td>
+                      {a.agent}
+                      {a.subRunId ? <span className="block text-xs text-slate-500">in {a.rootAgent}</span> : null}
+                    </td>
+                    <td className="font-mono">
+                      {a.kind !== "tool" && (
+                        <span className="mr-1 rounded bg-sky-100 px-1.5 py-0.5 font-sans text-xs text-sky-900 dark:bg-sky-900 dark:text-sky-100">
+                          {KIND_LABEL[a.kind]}
+                        </span>
+                      )}
+                      {a.tool}
+                      {a.groups.length > 0 && (
+                        <span className="block font-sans text-xs text-slate-500" data-testid={`routed-${a.id}`}>
+                          {a.canDecide ? "for" : "read-only · for"} {a.groups.join(", ")}
+                        </span>
+                      )}
+                    </td>
+                    <td className="min-w-56 max-w-xs whitespace-pre-wrap break-words">{a.summary}</td>
+                    <td>
+                      <Link className="font-mono text-indigo-600 underline" href={`/runs/${encodeURIComponent(a.runId)}`}>
+                        {a.runId.slice(0, 8)}
+                      </Link>
+                    </td>
+                    <td>{a.requestedBy ?? "—"}</td>
+                    <td title={fmtTime(a.requestedAtMs)}>{fmtDuration(now - a.requestedAtMs)}</td>
+                    <td>{a.deadlineMs ? fmtTime(a.deadlineMs) : "none"}</td>
+                    <td>
+                      {a.quorum > 1 ? `${a.approvals} of ${a.quorum} approvals` : a.approvals ? "1 of 1" : "—"}
+                      {a.decidedByMe ? <span className="block text-xs text-slate-500">you approved</span> : null}
+                    </td>
+                  </tr>
+                </Fragment>
               ))}
             </tbody>
           </table>
         </div>
+      )}
+      {(page || data?.nextCursor) && (
+        <nav className="flex gap-2" aria-label="Inbox pages">
+          {page && (
+            <button
+              type="button"
+              className="btn-secondary"
+              onClick={() => {
+                setPages((p) => p.slice(0, -1));
+                setCursor(0);
+              }}
+            >
+              ← Previous page
+            </button>
+          )}
+          {data?.nextCursor && (
+            <button
+              type="button"
+              className="btn-secondary"
+              onClick={() => {
+                const next = data.nextCursor;
+                if (next) setPages((p) => [...p, next]);
+                setCursor(0);
+              }}
+            >
+              Next page →
+            </button>
+          )}
+        </nav>
       )}
     </>
   );

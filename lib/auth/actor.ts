@@ -3,8 +3,13 @@
 import type { Db } from "../db/client.ts";
 import { type Permission, type Role, can, roleSchema } from "./roles.ts";
 import { ForbiddenError, UnauthorizedError } from "./errors.ts";
+import { storedGroups } from "../users/schemas.ts";
 
-export type Actor = { id: string; email: string; name: string; role: Role };
+/** `groups`: the user's routing groups (absent: none). */
+export type Actor = { id: string; email: string; name: string; role: Role; groups?: string[] };
+
+/** The groups routing checks a decider against; null for admins, whom routing does not bind. */
+export const routingGroupsOf = (actor: Actor): string[] | null => (actor.role === "admin" ? null : (actor.groups ?? []));
 
 export type SessionClaims = { sub?: string; sessionVersion?: number } | null | undefined;
 
@@ -14,7 +19,7 @@ export async function actorFromClaims(db: Db, claims: SessionClaims): Promise<Ac
   if (!user || user.disabled || user.sessionVersion !== (claims.sessionVersion ?? 0)) return null;
   const role = roleSchema.safeParse(user.role);
   if (!role.success) return null;
-  return { id: user.id, email: user.email, name: user.name, role: role.data };
+  return { id: user.id, email: user.email, name: user.name, role: role.data, groups: storedGroups(user.groups) };
 }
 
 export function requirePermission(actor: Actor | null, permission: Permission): Actor {

@@ -58,6 +58,8 @@ export const approvalRecordSchema = z.object({
   reason: z.string(),
   rule_id: z.string().nullable(),
   quorum: z.number().int().positive(),
+  /** Routing: the groups whose members may decide (any of them); empty: anyone who may decide approvals. */
+  groups: z.array(z.string()).default([]),
   requested_at_ms: z.number().int(),
   deadline_ms: z.number().int().nullable(),
   fallback: z.enum(["deny", "allow"]),
@@ -164,12 +166,22 @@ export type DecisionInput = {
   /** Separation of duties: who may not decide (e.g. the run's submitter). */
   forbiddenDeciders?: string[];
   /**
+   * Routing: the groups the decider belongs to, checked against the record's `groups`; null for a decider
+   * not bound by routing (the console's admins).
+   */
+  deciderGroups?: string[] | null;
+  /**
    * The hash of the arguments the reviewer saw (argsHash of approved_args ?? args). When it no longer
    * matches (another reviewer edited them meanwhile), the decision is refused as stale. A plain approve
    * without it is refused once someone has edited the arguments: it must say which arguments it approves.
    */
   expectedArgsHash?: string;
 };
+
+/** Routing: true when a decider in these groups (null: not bound by routing) may decide this request. */
+export function mayDecide(rec: Pick<ApprovalRecord, "groups">, deciderGroups: readonly string[] | null): boolean {
+  return deciderGroups === null || rec.groups.length === 0 || rec.groups.some((g) => deciderGroups.includes(g));
+}
 
 /** The hash a reviewer must send back with a decision: of the arguments currently up for approval. */
 export const reviewedArgsHash = (rec: ApprovalRecord) => argsHash(rec.approved_args ?? rec.args);
@@ -193,6 +205,8 @@ export async function decideApproval(
     if (rec.deadline_ms !== null && now > rec.deadline_ms) throw new ApprovalDecisionError("Approval deadline has passed", "expired");
     if (input.forbiddenDeciders?.includes(input.by))
       throw new ApprovalDecisionError("You may not decide an approval for a run you started", "forbidden");
+    if (!mayDecide(rec, input.deciderGroups ?? null))
+      throw new ApprovalDecisionError(`This approval is routed to ${rec.groups.join(", ")}; you are in none of them`, "forbidden");
     if (rec.decisions.some((d) => d.by === input.by))
       throw new ApprovalDecisionError("You already decided this approval", "already_decided");
     if (input.decision === "reject" && !input.reason?.trim())

@@ -20,6 +20,8 @@ export type AskHumanOptions = {
   description?: string;
   /** The answer's shape: the reviewer fills a form built from it and the model gets the object. */
   answerSchema?: z.ZodObject;
+  /** Routing: the groups whose members may answer (default: anyone who may decide approvals). */
+  groups?: string[];
 };
 
 /** A tool that pauses the run with a question for a reviewer; the answer is the call's result. */
@@ -28,7 +30,7 @@ export function askHuman(opts: AskHumanOptions = {}): Tool<typeof questionArgs> 
     name: opts.name ?? ASK_HUMAN_TOOL,
     description: opts.description ?? "Ask a human reviewer a question and wait for the answer",
     schema: questionArgs,
-    asksHuman: { answerSchema: opts.answerSchema },
+    asksHuman: { answerSchema: opts.answerSchema, groups: opts.groups },
     async execute() {
       throw new Error("A question is answered by a reviewer, never executed");
     },

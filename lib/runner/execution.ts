@@ -494,6 +494,7 @@ export class RunExecution {
       reason: d.reason,
       rule_id: d.ruleId,
       quorum: d.quorum,
+      groups: d.groups,
       requested_at_ms: nowMs(),
       deadline_ms: timeoutS > 0 ? nowMs() + timeoutS * 1000 : null,
       fallback: kind === "question" ? "deny" : (this.agent.approvalFallback ?? this.rc.config.approvalFallback),
@@ -604,7 +605,14 @@ export class RunExecution {
     const decision = rec
       ? null
       : tool.asksHuman
-        ? { action: "require_approval" as const, ruleId: null, reason: "The agent asks a reviewer", quorum: 1, approvalTimeoutS: undefined }
+        ? {
+            action: "require_approval" as const,
+            ruleId: null,
+            reason: "The agent asks a reviewer",
+            quorum: 1,
+            approvalTimeoutS: undefined,
+            groups: tool.asksHuman.groups ?? [],
+          }
         : evaluatePolicy(this.agent.policy ?? [], c.name, args, this.context);
     if (decision)
       this.event("policy_decision", decision.action, {

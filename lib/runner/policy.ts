@@ -27,6 +27,11 @@ type RuleCommon = {
   quorum?: number;
   /** How long a human has to decide, after which the fallback applies. */
   approvalTimeoutS?: number;
+  /**
+   * Routing: the groups whose members may decide (any of them). Absent or empty: anyone who may decide
+   * approvals. The names are the console's user groups (lowercase letters, digits and dashes).
+   */
+  groups?: string[];
 };
 
 /**
@@ -41,7 +46,15 @@ export type PolicyRule = RuleCommon &
     | { gate: "subagent"; subagent?: string | RegExp; when?: (args: { task: string }, context: Record<string, unknown>) => boolean }
   );
 
-export type PolicyDecision = { action: PolicyAction; ruleId: string | null; reason: string; quorum: number; approvalTimeoutS?: number };
+export type PolicyDecision = {
+  action: PolicyAction;
+  ruleId: string | null;
+  reason: string;
+  quorum: number;
+  approvalTimeoutS?: number;
+  /** Who may decide the request this decision makes (empty: anyone who may decide approvals). */
+  groups: string[];
+};
 
 /** True when a tool name matches a rule's pattern: the exact name, a glob with `*`, or a RegExp. */
 export function matchesToolName(pattern: string | RegExp, name: string): boolean {
@@ -91,7 +104,8 @@ export function evaluatePolicy(
       reason: r.reason ?? `rule ${r.id}`,
       quorum: Math.max(1, r.quorum ?? 1),
       approvalTimeoutS: r.approvalTimeoutS,
+      groups: [...new Set(r.groups ?? [])],
     };
   }
-  return { action: "allow", ruleId: null, reason: "default allow", quorum: 1 };
+  return { action: "allow", ruleId: null, reason: "default allow", quorum: 1, groups: [] };
 }

@@ -25,7 +25,7 @@ export type Tool<A extends z.ZodType = z.ZodType> = {
   /** Where the tool comes from when it is not the agent's own code (an MCP server's tool). */
   origin?: { mcpServer: string; mcpTool: string };
   /** Set by askHuman(): the call is a question for a reviewer, never executed. */
-  asksHuman?: { answerSchema?: z.ZodObject };
+  asksHuman?: { answerSchema?: z.ZodObject; groups?: string[] };
   execute(args: z.infer<A>, ctx: ToolContext): Promise<unknown>;
 };
 

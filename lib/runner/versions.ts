@@ -18,6 +18,8 @@
 //   read as kind "tool" with no answers.
 // - approval v4 (2026-12-04): kinds "llm" (a gate before a model call; its args are the run's facts) and
 //   "subagent" (a gate before a delegation; its args are `{task}`). v1–v3 records read as they are.
+// - approval v5 (2026-12-04): `groups`, the groups whose members may decide (routing). v1–v4 records
+//   read with no groups: anyone who may decide approvals decides them, as before.
 import { z } from "zod";
 
 export type SchemaVersion = `v${number}`;
@@ -25,7 +27,7 @@ export type SchemaVersion = `v${number}`;
 export const SCHEMA_VERSIONS = {
   checkpoint: "v1",
   snapshot: "v1",
-  approval: "v4",
+  approval: "v5",
   effect: "v1",
   event: "v1",
 } as const satisfies Record<string, SchemaVersion>;
@@ -35,7 +37,7 @@ export type RecordKind = keyof typeof SCHEMA_VERSIONS;
 const READABLE: Record<RecordKind, readonly (string | number)[]> = {
   checkpoint: ["v1"],
   snapshot: ["v1", 1],
-  approval: ["v4", "v3", "v2", "v1", 1],
+  approval: ["v5", "v4", "v3", "v2", "v1", 1],
   effect: ["v1", 1],
   event: ["v1"],
 };

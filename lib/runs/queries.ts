@@ -39,22 +39,35 @@ function readAll<T>(
   return { ok, bad };
 }
 
-// Pending approvals across runs, oldest first: one indexed query on (kind, status, timestampMs).
-// Pending approvals, oldest first: one indexed statement ([kind, status, timestampMs]), through the
-// driver when there is one. `rows` are the stored texts (the inbox's ETag is computed from them).
-export async function pendingApprovalRows(db: Db, take = 200): Promise<{ key: string; value: string; runId: string | null }[]> {
-  const limit = Math.min(take, 1000);
+// Pending approvals, oldest first: one indexed statement ([kind, status, timestampMs]) per chunk, through
+// the driver when there is one, seeking past `after` (keyset on timestampMs, then key). `value` is the
+// stored text (the inbox's ETag is computed from it).
+export type PendingRow = { key: string; value: string; runId: string | null; timestampMs: number };
+export type InboxCursor = { ts: number; key: string };
+
+export async function pendingApprovalRows(db: Db, take = 200, after: InboxCursor | null = null): Promise<PendingRow[]> {
+  const limit = Math.min(take, 1001);
   const d = driverOf(db);
-  if (d)
-    return (await d.all(
-      Prisma.sql`SELECT "key", "value", "runId" FROM "StateEntry" WHERE "kind" = 'approval' AND "status" = 'pending' ORDER BY "timestampMs" ASC, "key" ASC LIMIT ${limit}`,
-    )) as { key: string; value: string; runId: string | null }[];
-  return db.stateEntry.findMany({
-    where: { kind: "approval", status: "pending" },
-    orderBy: [{ timestampMs: "asc" }, { key: "asc" }],
-    take: limit,
-    select: { key: true, value: true, runId: true },
-  });
+  const rows = d
+    ? ((await d.all(
+        after
+          ? Prisma.sql`SELECT "key", "value", "runId", "timestampMs" FROM "StateEntry" WHERE "kind" = 'approval' AND "status" = 'pending'
+              AND ("timestampMs" > ${after.ts} OR ("timestampMs" = ${after.ts} AND "key" > ${after.key}))
+              ORDER BY "timestampMs" ASC, "key" ASC LIMIT ${limit}`
+          : Prisma.sql`SELECT "key", "value", "runId", "timestampMs" FROM "StateEntry" WHERE "kind" = 'approval' AND "status" = 'pending' ORDER BY "timestampMs" ASC, "key" ASC LIMIT ${limit}`,
+      )) as { key: string; value: string; runId: string | null; timestampMs: unknown }[])
+    : await db.stateEntry.findMany({
+        where: {
+          kind: "approval",
+          status: "pending",
+          ...(after ? { OR: [{ timestampMs: { gt: BigInt(after.ts) } }, { timestampMs: BigInt(after.ts), key: { gt: after.key } }] } : {}),
+        },
+        orderBy: [{ timestampMs: "asc" }, { key: "asc" }],
+        take: limit,
+        select: { key: true, value: true, runId: true, timestampMs: true },
+      });
+  // node-postgres answers BIGINT as text, Prisma as bigint.
+  return rows.map((r) => ({ key: r.key, value: r.value, runId: r.runId, timestampMs: Number(r.timestampMs ?? 0) }));
 }
 
 export function readPendingApprovals(
@@ -66,6 +79,45 @@ export function readPendingApprovals(
     approvals: ok.filter((a) => (!opts.agent || a.agent_name === opts.agent) && (!opts.tool || a.tool_name === opts.tool)),
     corrupt: bad,
   };
+}
+
+export const encodeInboxCursor = (c: InboxCursor) => Buffer.from(JSON.stringify([c.ts, c.key])).toString("base64url");
+
+/** The position an inbox cursor names; null when it is not one this module wrote. */
+export function decodeInboxCursor(cursor: string): InboxCursor | null {
+  try {
+    const v: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+    if (Array.isArray(v) && v.length === 2 && Number.isSafeInteger(v[0]) && typeof v[1] === "string") return { ts: v[0], key: v[1] };
+  } catch {}
+  return null;
+}
+
+// Filters (agent, tool) are in the stored JSON, not in indexed columns, so a filtered page reads chunks until
+// it has `take` matches, at most `maxScan` rows; a page cut short by that bound still gives a cursor.
+export async function pendingApprovalPage(
+  db: Db,
+  opts: { after?: InboxCursor | null; take?: number; agent?: string; tool?: string; maxScan?: number },
+): Promise<{ rows: PendingRow[]; approvals: ApprovalRecord[]; corrupt: UnreadableRow[]; nextCursor: string | null }> {
+  const take = opts.take ?? 200;
+  const maxScan = opts.maxScan ?? 5000;
+  const rows: PendingRow[] = [];
+  const approvals: ApprovalRecord[] = [];
+  const corrupt: UnreadableRow[] = [];
+  let after = opts.after ?? null;
+  while (rows.length < maxScan) {
+    const chunk = await pendingApprovalRows(db, take + 1, after);
+    for (const r of chunk) {
+      // A row beyond a full page: there is a next page, and it starts after the last row read.
+      if (approvals.length === take) return { rows, approvals, corrupt, nextCursor: after && encodeInboxCursor(after) };
+      const read = readPendingApprovals([r], opts);
+      rows.push(r);
+      approvals.push(...read.approvals);
+      corrupt.push(...read.corrupt);
+      after = { ts: r.timestampMs, key: r.key };
+    }
+    if (chunk.length <= take) return { rows, approvals, corrupt, nextCursor: null };
+  }
+  return { rows, approvals, corrupt, nextCursor: after && encodeInboxCursor(after) };
 }
 
 export type TimelinePage = { checkpoints: CheckpointRecord[]; corrupt: UnreadableRow[]; nextCursor: string | null };
@@ -391,5 +443,6 @@ export async function pendingApprovals(
   db: Db,
   opts: { agent?: string; tool?: string; take?: number } = {},
 ): Promise<{ approvals: ApprovalRecord[]; corrupt: UnreadableRow[] }> {
-  return readPendingApprovals(await pendingApprovalRows(db, opts.take ?? 200), opts);
+  const { approvals, corrupt } = await pendingApprovalPage(db, opts);
+  return { approvals, corrupt };
 }

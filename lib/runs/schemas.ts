@@ -46,7 +46,12 @@ export const runFiltersSchema = z.strictObject({
   take: intParam(1, 200).optional(),
 });
 
-export const inboxFiltersSchema = z.strictObject({ agent: z.string().max(100).optional(), tool: z.string().max(100).optional() });
+export const inboxFiltersSchema = z.strictObject({
+  agent: z.string().max(100).optional(),
+  tool: z.string().max(100).optional(),
+  /** The nextCursor of the previous page. */
+  cursor: z.string().max(600).optional(),
+});
 
 export const timelineQuerySchema = z.strictObject({ cursor: z.string().max(300).optional(), take: intParam(1, 500).optional() });
 

@@ -4,7 +4,7 @@ import "server-only";
 import { createHash, randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { Db } from "../db/client.ts";
-import { type Actor, requirePermission } from "../auth/actor.ts";
+import { type Actor, requirePermission, routingGroupsOf } from "../auth/actor.ts";
 import { can } from "../auth/roles.ts";
 import { ConflictError, CorruptRecordError, ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from "../auth/errors.ts";
 import { appendAudit } from "../audit/queries.ts";
@@ -16,6 +16,7 @@ import {
   type CheckpointRecord,
   RunRewindError,
   argsHash,
+  mayDecide,
   decideApproval,
   getApproval,
   keys,
@@ -44,8 +45,8 @@ import {
   listRunRows,
   lockRun,
   markRunCorrupt,
-  pendingApprovalRows,
-  readPendingApprovals,
+  decodeInboxCursor,
+  pendingApprovalPage,
   runByIdempotencyKey,
   setRunState,
   snapshotCheckpointAtOrBefore,
@@ -210,6 +211,8 @@ export async function listInbox(db: Db, actor: Actor | null, query: unknown): Pr
 // the reviewer and the filters: an unchanged inbox costs one indexed read and a 304, and a changed one is
 // parsed and built once per reviewer (the last few are kept), not on every poll.
 const builtInboxes = new Map<string, Omit<InboxDto, "asOfMs">>();
+/** Approvals per inbox page; the rest are on the pages its nextCursor leads to. */
+export const INBOX_PAGE = 200;
 
 export async function inboxPage(
   db: Db,
@@ -219,14 +222,18 @@ export async function inboxPage(
 ): Promise<{ etag: string; inbox: InboxDto | null }> {
   const who = requirePermission(actor, "approvals:decide");
   const f = parseOr400(inboxFiltersSchema, query);
-  const rows = await pendingApprovalRows(db, 200);
-  const h = createHash("sha256").update(`${who.email}\n${JSON.stringify(f)}\n`);
-  for (const r of rows) h.update(r.key).update("\0").update(r.value).update("\0");
+  const after = f.cursor === undefined ? null : decodeInboxCursor(f.cursor);
+  if (f.cursor !== undefined && !after) throw new ValidationError("cursor", "Not a cursor of this inbox: use the nextCursor of a page");
+  const page = await pendingApprovalPage(db, { after, take: INBOX_PAGE, agent: f.agent, tool: f.tool });
+  // Routing decides what this reviewer may decide: their groups are part of what the answer depends on.
+  const groups = routingGroupsOf(who);
+  const h = createHash("sha256").update(`${who.email}\n${JSON.stringify(groups)}\n${JSON.stringify(f)}\n`);
+  for (const r of page.rows) h.update(r.key).update("\0").update(r.value).update("\0");
   const etag = `"${h.digest("base64url").slice(0, 27)}"`;
   if (ifNoneMatch?.split(/\s*,\s*/).includes(etag)) return { etag, inbox: null };
   let built = builtInboxes.get(etag);
   if (!built) {
-    built = await buildInbox(db, who, readPendingApprovals(rows, f));
+    built = await buildInbox(db, who, page);
     builtInboxes.set(etag, built);
     if (builtInboxes.size > 16) builtInboxes.delete(builtInboxes.keys().next().value!);
   }
@@ -236,8 +243,9 @@ export async function inboxPage(
 async function buildInbox(
   db: Db,
   who: Actor,
-  { approvals, corrupt }: ReturnType<typeof readPendingApprovals>,
+  { approvals, corrupt, nextCursor }: Awaited<ReturnType<typeof pendingApprovalPage>>,
 ): Promise<Omit<InboxDto, "asOfMs">> {
+  const groups = routingGroupsOf(who);
   const corruptRoots = corrupt.flatMap((c) => (c.runId ? [rootRunOf(c.runId)] : []));
   const roots = await db.run.findMany({
     where: { id: { in: [...new Set([...approvals.map((a) => a.root_run_id), ...corruptRoots])] } },
@@ -262,6 +270,8 @@ async function buildInbox(
       requestedAtMs: a.requested_at_ms,
       deadlineMs: a.deadline_ms,
       quorum: a.quorum,
+      groups: a.groups,
+      canDecide: mayDecide(a, groups),
       approvals: a.decisions.filter((d) => d.decision === "approve").length,
       decidedByMe: a.decisions.some((d) => d.by === who.email),
       argsHash: argsHash(a.approved_args ?? a.args),
@@ -273,6 +283,7 @@ async function buildInbox(
       error: "AgentCheckpointCorruptionError" as const,
       message: c.message,
     })),
+    nextCursor,
   };
 }
 
@@ -331,7 +342,7 @@ export async function getRunView(ctx: AppContext, actor: Actor | null, runId: st
     run: toRunDto(run),
     corruption,
     conversation: read.conversation,
-    approvals: read.approvals,
+    approvals: read.approvals.map((a) => ({ ...a, canDecide: mayDecide(a, routingGroupsOf(actor!)) })),
     checkpointCount: await countCheckpoints(db, run.threadId, run.id),
     canResume: !corruption && run.state === "paused" && read.approvals.every((a) => a.status !== "pending"),
     permissions: { decide: can(actor!.role, "approvals:decide"), operate: can(actor!.role, "runs:operate") },
@@ -425,6 +436,7 @@ export async function decide(ctx: AppContext, actor: Actor | null, approvalId: s
           answer: input.answer,
           expectedArgsHash: input.argsHash,
           forbiddenDeciders: rootAgent?.allowSelfApproval || !root.submittedByEmail ? [] : [root.submittedByEmail],
+          deciderGroups: routingGroupsOf(who),
         });
       } catch (e) {
         approvalError(e, await getApproval(store, root.threadId, approvalId));

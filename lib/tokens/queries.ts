@@ -11,7 +11,7 @@ export type TokenWithUser = {
   userId: string | null;
   revokedAt: Date | null;
   lastUsedAt: Date | null;
-  user: { id: string; email: string; name: string; role: string; disabled: boolean } | null;
+  user: { id: string; email: string; name: string; role: string; disabled: boolean; groups: string } | null;
 };
 
 // SQLite keeps DateTime as milliseconds (or ISO text in older rows); PostgreSQL as timestamps.
@@ -31,7 +31,7 @@ export async function tokenWithUser(db: Db, tokenHash: string): Promise<TokenWit
     return { ...t, user: u };
   }
   const [r] = await d.all(Prisma.sql`SELECT t."id", t."name", t."role", t."userId", t."revokedAt", t."lastUsedAt",
-      u."id" AS "uId", u."email" AS "uEmail", u."name" AS "uName", u."role" AS "uRole", u."disabled" AS "uDisabled"
+      u."id" AS "uId", u."email" AS "uEmail", u."name" AS "uName", u."role" AS "uRole", u."disabled" AS "uDisabled", u."groups" AS "uGroups"
     FROM "ApiToken" t LEFT JOIN "User" u ON u."id" = t."userId" WHERE t."tokenHash" = ${tokenHash}`);
   if (!r) return null;
   return {
@@ -48,6 +48,7 @@ export async function tokenWithUser(db: Db, tokenHash: string): Promise<TokenWit
           name: r.uName as string,
           role: r.uRole as string,
           disabled: r.uDisabled === true || r.uDisabled === 1,
+          groups: r.uGroups as string,
         }
       : null,
   };

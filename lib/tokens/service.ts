@@ -9,6 +9,7 @@ import { type TokenView, toTokenDto } from "../dto.ts";
 import { tokenWithUser, touchToken } from "./queries.ts";
 import type { Db } from "../db/client.ts";
 import { type Actor, requirePermission } from "../auth/actor.ts";
+import { storedGroups } from "../users/schemas.ts";
 import { roleSchema } from "../auth/roles.ts";
 import { NotFoundError, ValidationError } from "../auth/errors.ts";
 import { appendAudit } from "../audit/queries.ts";
@@ -90,7 +91,7 @@ export async function actorFromToken(db: Db, token: string): Promise<Actor | nul
   let actor: Actor = { id: `token:${row.id}`, email: `token:${row.name}`, name: row.name, role: role.data };
   if (row.userId) {
     if (!row.user || row.user.disabled || row.user.role !== row.role) return null;
-    actor = { id: row.user.id, email: row.user.email, name: row.user.name, role: role.data };
+    actor = { id: row.user.id, email: row.user.email, name: row.user.name, role: role.data, groups: storedGroups(row.user.groups) };
   }
   // A write per request would serialize every API call on SQLite's write lock: a minute is precise enough.
   if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > 60_000) void touchToken(db, row.id).catch(() => undefined);

@@ -5,10 +5,10 @@ import { ConflictError, NotFoundError, ValidationError } from "../auth/errors.ts
 import { hashPassword } from "../auth/password.ts";
 import { appendAudit } from "../audit/queries.ts";
 import { parseOr400 } from "../validation.ts";
-import { newUserSchema, userPatchSchema } from "./schemas.ts";
+import { newUserSchema, storedGroups, userPatchSchema } from "./schemas.ts";
 import { type UserDto, toUserDto } from "../dto.ts";
 
-const publicFields = { id: true, email: true, name: true, role: true, disabled: true, createdAt: true } as const;
+const publicFields = { id: true, email: true, name: true, role: true, disabled: true, groups: true, createdAt: true } as const;
 
 export async function listUsers(db: Db, actor: Actor | null): Promise<UserDto[]> {
   requirePermission(actor, "users:manage");
@@ -24,7 +24,7 @@ export async function createUser(db: Db, actor: Actor | null, input: unknown): P
   const passwordHash = await hashPassword(data.password);
   return db.$transaction(async (tx) => {
     const user = await tx.user.create({
-      data: { email: data.email, name: data.name, role: data.role, passwordHash },
+      data: { email: data.email, name: data.name, role: data.role, groups: JSON.stringify(data.groups ?? []), passwordHash },
       select: publicFields,
     });
     await appendAudit(tx, {
@@ -32,7 +32,7 @@ export async function createUser(db: Db, actor: Actor | null, input: unknown): P
       action: "user.create",
       targetType: "user",
       targetId: user.id,
-      data: { email: user.email, role: user.role },
+      data: { email: user.email, role: user.role, groups: data.groups ?? [] },
     });
     return toUserDto(user);
   });
@@ -49,8 +49,14 @@ export async function updateUser(db: Db, actor: Actor | null, userId: string, in
   return db.$transaction(async (tx) => {
     const user = await tx.user.update({
       where: { id: userId },
-      // A new sessionVersion ends the user's live sessions at once.
-      data: { ...patch, sessionVersion: { increment: 1 } },
+      // A new sessionVersion ends the user's live sessions at once (not needed for groups: every request
+      // reads them from this row).
+      data: {
+        ...(patch.role !== undefined ? { role: patch.role } : {}),
+        ...(patch.disabled !== undefined ? { disabled: patch.disabled } : {}),
+        ...(patch.groups !== undefined ? { groups: JSON.stringify(patch.groups) } : {}),
+        ...(patch.role !== undefined || patch.disabled !== undefined ? { sessionVersion: { increment: 1 } } : {}),
+      },
       select: publicFields,
     });
     await appendAudit(tx, {
@@ -58,7 +64,10 @@ export async function updateUser(db: Db, actor: Actor | null, userId: string, in
       action: "user.update",
       targetType: "user",
       targetId: userId,
-      data: { before: { role: before.role, disabled: before.disabled }, after: { role: user.role, disabled: user.disabled } },
+      data: {
+        before: { role: before.role, disabled: before.disabled, groups: storedGroups(before.groups) },
+        after: { role: user.role, disabled: user.disabled, groups: storedGroups(user.groups) },
+      },
     });
     return toUserDto(user);
   });

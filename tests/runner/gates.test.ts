@@ -189,3 +189,42 @@ describe("the gate before a subagent", () => {
     expect(w.calls).toEqual(["lead:1", "researcher:1", "lead:2"]);
   });
 });
+
+describe("routing (a rule's groups)", () => {
+  it("the request carries the rule's groups; a decider in none of them is refused and nothing is recorded", async () => {
+    const w = world([
+      { ...delegations, groups: ["research-leads", "research-leads", "legal"] },
+      { ...costly, groups: ["finance"] },
+    ]);
+    await w.start();
+    const [rec] = await listApprovals(w.store, T, "r");
+    expect([rec.kind, rec.groups]).toEqual(["subagent", ["research-leads", "legal"]]);
+    const refused = await w.decide(rec.id, { by: "ops", decision: "approve", deciderGroups: ["ops"] }).catch((e) => e);
+    expect(refused).toBeInstanceOf(ApprovalDecisionError);
+    expect([refused.code, refused.message]).toEqual([
+      "forbidden",
+      "This approval is routed to research-leads, legal; you are in none of them",
+    ]);
+    // No groups at all is no exemption; only a decider not bound by routing (null) is.
+    expect((await w.decide(rec.id, { by: "x", decision: "approve", deciderGroups: [] }).catch((e) => e)).code).toBe("forbidden");
+    expect((await getApproval(w.store, T, rec.id))?.decisions).toEqual([]);
+    expect((await w.decide(rec.id, { by: "lee", decision: "approve", deciderGroups: ["legal"] })).status).toBe("approved");
+    // The model-call gate of step 2 is routed to finance.
+    await w.resume();
+    const llm = await getApproval(w.store, T, approvalId("r", 2, "model_call"));
+    expect(llm?.groups).toEqual(["finance"]);
+    expect((await w.decide(llm!.id, { by: "root", decision: "approve", deciderGroups: null })).status).toBe("approved");
+    expect((await w.resume()).state).toBe("completed");
+  });
+
+  it("a v4 record (before routing) reads with no groups: anyone may decide it", async () => {
+    const w = world([delegations]);
+    await w.start();
+    const [rec] = await listApprovals(w.store, T, "r");
+    const { groups: _, ...v4 } = { ...rec, schema_version: "v4" };
+    await w.store.putState(T, keys.approval("r", rec.step, rec.tool_call_id), v4);
+    const read = await getApproval(w.store, T, rec.id);
+    expect([read?.schema_version, read?.groups]).toEqual(["v5", []]);
+    expect((await w.decide(rec.id, { by: "anyone", decision: "approve", deciderGroups: ["ops"] })).status).toBe("approved");
+  });
+});

@@ -18,6 +18,7 @@ export default async function UsersPage() {
               <th>Email</th>
               <th>Name</th>
               <th>Role</th>
+              <th>Groups</th>
               <th>Status</th>
               <th>
                 <span className="sr-only">Actions</span>
@@ -28,7 +29,7 @@ export default async function UsersPage() {
             {users.map((u) => (
               <UserRow
                 key={u.id}
-                user={{ id: u.id, email: u.email, name: u.name, role: u.role, disabled: u.disabled }}
+                user={{ id: u.id, email: u.email, name: u.name, role: u.role, disabled: u.disabled, groups: u.groups }}
                 self={u.id === actor.id}
               />
             ))}

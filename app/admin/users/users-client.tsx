@@ -3,12 +3,18 @@ import { useState, useTransition } from "react";
 import { ROLES } from "@/lib/auth/roles";
 import { createUserAction, updateUserAction } from "./actions";
 
-type U = { id: string; email: string; name: string; role: string; disabled: boolean };
+type U = { id: string; email: string; name: string; role: string; disabled: boolean; groups: string[] };
+
+// "finance, legal ops" → ["finance", "legal", "ops"]; the server validates each name.
+const groupList = (text: FormDataEntryValue | string | null) =>
+  String(text ?? "")
+    .split(/[\s,]+/)
+    .filter(Boolean);
 
 export function UserRow({ user, self }: { user: U; self: boolean }) {
   const [pending, start] = useTransition();
   const [error, setError] = useState<string | null>(null);
-  const update = (patch: { role?: string; disabled?: boolean }) =>
+  const update = (patch: { role?: string; disabled?: boolean; groups?: string[] }) =>
     start(async () => {
       const r = await updateUserAction(user.id, patch);
       setError(r.ok ? null : r.error);
@@ -34,6 +40,32 @@ export function UserRow({ user, self }: { user: U; self: boolean }) {
             </option>
           ))}
         </select>
+      </td>
+      <td>
+        <form
+          className="flex gap-1"
+          aria-label={`Groups of ${user.email}`}
+          onSubmit={(e) => {
+            e.preventDefault();
+            update({ groups: groupList(new FormData(e.currentTarget).get("groups")) });
+          }}
+        >
+          <label className="sr-only" htmlFor={`groups-${user.id}`}>
+            Groups of {user.email}
+          </label>
+          <input
+            id={`groups-${user.id}`}
+            name="groups"
+            className="input w-40"
+            defaultValue={user.groups.join(", ")}
+            key={user.groups.join(",")}
+            placeholder="no group"
+            disabled={pending}
+          />
+          <button type="submit" className="btn-secondary" disabled={pending}>
+            Save
+          </button>
+        </form>
       </td>
       <td>{user.disabled ? <span className="text-rose-600">disabled</span> : <span className="text-emerald-600">active</span>}</td>
       <td className="text-right">
@@ -61,7 +93,13 @@ export function NewUserForm() {
     e.preventDefault();
     const formEl = e.currentTarget;
     const f = new FormData(formEl);
-    const input = { email: f.get("email"), name: f.get("name"), role: f.get("role"), password: f.get("password") };
+    const input = {
+      email: f.get("email"),
+      name: f.get("name"),
+      role: f.get("role"),
+      password: f.get("password"),
+      groups: groupList(f.get("groups")),
+    };
     start(async () => {
       const r = await createUserAction(input);
       if (r.ok) {
@@ -118,6 +156,19 @@ export function NewUserForm() {
         <input id="new-password" name="password" type="password" className="input mt-1" aria-invalid={error?.field === "password"} />
         {fieldError("password")}
       </div>
+      <div className="col-span-2">
+        <label className="label" htmlFor="new-groups">
+          Groups (who may decide routed approvals; comma-separated, optional)
+        </label>
+        <input
+          id="new-groups"
+          name="groups"
+          className="input mt-1"
+          placeholder="e.g. finance"
+          aria-invalid={!!error?.field?.startsWith("groups")}
+        />
+        {error?.field?.startsWith("groups") && <p className="mt-1 text-xs text-rose-600">{error.error}</p>}
+      </div>
       <div className="col-span-2 flex items-center gap-3">
         <button type="submit" className="btn-primary" disabled={pending}>
           Add user
@@ -127,7 +178,7 @@ export function NewUserForm() {
             {done}
           </p>
         )}
-        {error && !["email", "name", "password"].includes(error.field ?? "") && (
+        {error && !["email", "name", "password"].includes(error.field ?? "") && !error.field?.startsWith("groups") && (
           <p role="status" className="text-sm text-rose-600">
             {error.error}
           </p>

@@ -1,0 +1,167 @@
+// Routing: a rule names the groups whose members may decide its approvals. The API refuses everyone else
+// (403, nothing recorded), the inbox and the run page tell each reviewer what they may decide, admins are
+// not bound, and a token acting as a user carries the user's groups. The inbox pages past 200 by cursor.
+import { describe, expect, it } from "vitest";
+import type { Actor } from "@/lib/auth/actor";
+import { HttpError } from "@/lib/auth/errors";
+import { actorFromToken, createToken } from "@/lib/tokens/service";
+import { createUser, updateUser } from "@/lib/users/service";
+import { decide, getRunView, inboxPage, listInbox, resumeRun, startRun } from "@/lib/runs/service";
+import { decodeInboxCursor, type InboxCursor, pendingApprovalPage } from "@/lib/runs/queries";
+import { PrismaStore } from "@/lib/store/prisma-store";
+import { createApprovalRequest } from "@/lib/runner";
+import { databaseWithExecutor, providers } from "./helpers/databases";
+
+const sub: Actor = { id: "u-sub", email: "submitter@example.com", name: "S", role: "submitter" };
+const finance: Actor = { id: "u-fin", email: "fin@example.com", name: "F", role: "reviewer", groups: ["finance"] };
+const ops: Actor = { id: "u-ops", email: "ops@example.com", name: "O", role: "reviewer", groups: ["ops"] };
+const nobody: Actor = { id: "u-none", email: "none@example.com", name: "N", role: "reviewer" };
+const admin: Actor = { id: "u-admin", email: "admin@example.com", name: "A", role: "admin" };
+
+const error = (p: Promise<unknown>) =>
+  p.then(
+    () => null,
+    (e: unknown) => e as HttpError,
+  );
+
+describe.each(providers)("routing on %s", (provider) => {
+  const h = databaseWithExecutor(provider);
+
+  it("a large refund is decided by finance only: others get 403 and read it; finance decides; the run resumes", async () => {
+    const { id } = await startRun(h.ex.context, sub, {
+      agent: "refund-desk",
+      input: { order_id: "ORD-1001", amount_cents: 250_000, reason: "Whole order lost" },
+    });
+    await h.ex.idle();
+    const view = await getRunView(h.ex.context, ops, id);
+    const refund = view.approvals.find((a) => a.tool_name === "issue_refund")!;
+    expect([refund.rule_id, refund.groups, refund.canDecide]).toEqual(["refund-large", ["finance"], false]);
+    // The notification's rule names no group: anyone who decides approvals may decide it.
+    const notify = view.approvals.find((a) => a.tool_name === "notify_customer")!;
+    expect([notify.groups, notify.canDecide]).toEqual([[], true]);
+    expect((await getRunView(h.ex.context, finance, id)).approvals.find((a) => a.id === refund.id)?.canDecide).toBe(true);
+
+    const inbox = await listInbox(h.t.db, ops, {});
+    expect(inbox.approvals.find((a) => a.id === refund.id)).toMatchObject({ groups: ["finance"], canDecide: false });
+    expect(inbox.approvals.find((a) => a.id === notify.id)).toMatchObject({ groups: [], canDecide: true });
+
+    for (const who of [ops, nobody]) {
+      const refused = await error(decide(h.ex.context, who, refund.id, { decision: "approve", argsHash: refund.argsHash }));
+      expect(refused).toBeInstanceOf(HttpError);
+      expect(refused!.status).toBe(403);
+      expect(refused!.message).toBe("This approval is routed to finance; you are in none of them");
+    }
+    // Nothing was recorded for the refused ones.
+    expect((await getRunView(h.ex.context, finance, id)).approvals.find((a) => a.id === refund.id)?.decisions).toEqual([]);
+    expect(await h.t.db.auditEvent.count({ where: { targetId: id, action: { startsWith: "approval." } } })).toBe(0);
+
+    await decide(h.ex.context, ops, notify.id, { decision: "approve", argsHash: notify.argsHash });
+    const r = await decide(h.ex.context, finance, refund.id, { decision: "approve", argsHash: refund.argsHash });
+    expect(r.approval.status).toBe("approved");
+    // refund-desk resumes when a reviewer says so.
+    await resumeRun(h.ex.context, finance, id);
+    await h.ex.idle();
+    expect((await getRunView(h.ex.context, finance, id)).run.state).toBe("completed");
+    expect(await h.t.db.refund.count({ where: { runId: id } })).toBe(1);
+  });
+
+  it("an admin is not bound by routing; a small refund is not routed", async () => {
+    const { id } = await startRun(h.ex.context, sub, {
+      agent: "refund-desk",
+      input: { order_id: "ORD-1002", amount_cents: 150_000, reason: "Damaged" },
+    });
+    const { id: small } = await startRun(h.ex.context, sub, {
+      agent: "refund-desk",
+      input: { order_id: "ORD-1003", amount_cents: 9000, reason: "Damaged" },
+    });
+    await h.ex.idle();
+    const refund = (await getRunView(h.ex.context, admin, id)).approvals.find((a) => a.tool_name === "issue_refund")!;
+    expect(refund.canDecide).toBe(true);
+    expect((await decide(h.ex.context, admin, refund.id, { decision: "reject", reason: "Not this one" })).approval.status).toBe("rejected");
+    const smallRefund = (await getRunView(h.ex.context, nobody, small)).approvals.find((a) => a.tool_name === "issue_refund")!;
+    expect([smallRefund.rule_id, smallRefund.groups, smallRefund.canDecide]).toEqual(["refund-above-threshold", [], true]);
+  });
+
+  it("groups are set on users (validated by field), reach a session's actor and a token acting as the user", async () => {
+    const created = await createUser(h.t.db, admin, {
+      email: "Lena@example.com",
+      name: "Lena",
+      role: "reviewer",
+      password: "a-long-password",
+      groups: ["Finance", "ops", "finance"],
+    });
+    expect(created.groups).toEqual(["finance", "ops"]);
+    const bad = await error(updateUser(h.t.db, admin, created.id, { groups: ["ok", "not a group!"] }));
+    expect([bad?.status, bad?.field]).toEqual([400, "groups.1"]);
+    const updated = await updateUser(h.t.db, admin, created.id, { groups: ["legal"] });
+    expect(updated.groups).toEqual(["legal"]);
+    const audit = await h.t.db.auditEvent.findFirst({ where: { targetId: created.id, action: "user.update" } });
+    expect(JSON.parse(audit!.data)).toMatchObject({ before: { groups: ["finance", "ops"] }, after: { groups: ["legal"] } });
+    // Changing groups does not end the user's sessions (each request reads them), a role change does.
+    const row = await h.t.db.user.findUniqueOrThrow({ where: { id: created.id } });
+    expect(row.sessionVersion).toBe(0);
+    const { token } = await createToken(h.t.db, admin, { name: "lena-cli", role: "reviewer", userId: created.id });
+    expect((await actorFromToken(h.t.db, token))?.groups).toEqual(["legal"]);
+  });
+});
+
+describe.each(providers)("inbox pages on %s", (provider) => {
+  const h = databaseWithExecutor(provider);
+
+  it("pages 450 pending approvals by cursor (ties on the millisecond included): each once, oldest first", async () => {
+    const store = new PrismaStore(h.t.db);
+    for (let i = 0; i < 450; i++)
+      await createApprovalRequest(store, {
+        run_id: `page-run-${String(i).padStart(3, "0")}`,
+        root_run_id: `page-run-${String(i).padStart(3, "0")}`,
+        thread_id: `page-run-${String(i).padStart(3, "0")}`,
+        step: 1,
+        tool_call_id: "call_1",
+        tool_name: i % 5 === 0 ? "notify_customer" : "issue_refund",
+        agent_name: "refund-desk",
+        agent_path: "refund-desk",
+        args: { i },
+        input_hash: `h${i}`,
+        reason: "test",
+        rule_id: null,
+        quorum: 1,
+        groups: [],
+        // Three approvals per millisecond: the cursor must order ties by key.
+        requested_at_ms: 1_000_000 + Math.floor(i / 3),
+        deadline_ms: null,
+        fallback: "deny",
+        requested_by: null,
+      });
+    const seen: number[] = [];
+    let cursor: string | undefined;
+    const sizes: number[] = [];
+    for (;;) {
+      const { inbox } = await inboxPage(h.t.db, finance, cursor ? { cursor } : {});
+      sizes.push(inbox!.approvals.length);
+      seen.push(...inbox!.approvals.map((a) => Number(a.runId.slice("page-run-".length))));
+      if (!inbox!.nextCursor) break;
+      cursor = inbox!.nextCursor;
+    }
+    expect(sizes).toEqual([200, 200, 50]);
+    expect(seen).toEqual(Array.from({ length: 450 }, (_, i) => i));
+
+    // A filtered page reads on until it is full or the store is exhausted; a scan bound still yields a cursor.
+    const filtered: number[] = [];
+    let after: InboxCursor | null = null;
+    let pages = 0;
+    for (;;) {
+      const page = await pendingApprovalPage(h.t.db, { after, take: 200, tool: "notify_customer", maxScan: 100 });
+      pages++;
+      filtered.push(...page.approvals.map((a) => Number(a.args.i)));
+      if (!page.nextCursor) break;
+      after = decodeInboxCursor(page.nextCursor);
+    }
+    expect(filtered).toEqual(Array.from({ length: 90 }, (_, i) => i * 5));
+    expect(pages).toBeGreaterThan(1);
+    const one = await inboxPage(h.t.db, finance, { tool: "notify_customer" });
+    expect([one.inbox!.approvals.length, one.inbox!.nextCursor]).toEqual([90, null]);
+
+    const bad = await error(inboxPage(h.t.db, finance, { cursor: "not-a-cursor" }));
+    expect([bad?.status, bad?.field]).toEqual([400, "cursor"]);
+  });
+});
