@@ -86,7 +86,7 @@ export function ApprovalCard({
           </span>
         )}
         {a.deadline_ms && pending && (
-          <span className="text-xs text-slate-500">
+          <span className="text-xs text-slate-600 dark:text-slate-400">
             deadline {fmtTime(a.deadline_ms)} (then {a.fallback})
           </span>
         )}

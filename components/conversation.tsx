@@ -31,7 +31,7 @@ export function Conversation({ conv, approvals, canDecide, selfForbidden, onDeci
           return (
             <li key={i}>
               <details className="card">
-                <summary className="cursor-pointer text-xs font-semibold uppercase text-slate-500">System</summary>
+                <summary className="cursor-pointer text-xs font-semibold uppercase text-slate-500 dark:text-slate-400">System</summary>
                 <Text>{m.content}</Text>
               </details>
             </li>
@@ -39,7 +39,7 @@ export function Conversation({ conv, approvals, canDecide, selfForbidden, onDeci
         if (m.role === "user")
           return (
             <li key={i} className="card border-l-4 border-l-indigo-400">
-              <p className="text-xs font-semibold uppercase text-slate-500">User</p>
+              <p className="text-xs font-semibold uppercase text-slate-500 dark:text-slate-400">User</p>
               <Text>{m.content}</Text>
             </li>
           );
@@ -47,14 +47,14 @@ export function Conversation({ conv, approvals, canDecide, selfForbidden, onDeci
           if (called.has(m.tool_call_id)) return null; // shown under its call
           return (
             <li key={i} className="card">
-              <p className="text-xs font-semibold uppercase text-slate-500">Tool result · {m.name}</p>
+              <p className="text-xs font-semibold uppercase text-slate-500 dark:text-slate-400">Tool result · {m.name}</p>
               <Text>{m.content}</Text>
             </li>
           );
         }
         return (
           <li key={i} className="card border-l-4 border-l-emerald-400">
-            <p className="text-xs font-semibold uppercase text-slate-500">Assistant · {conv.agent}</p>
+            <p className="text-xs font-semibold uppercase text-slate-500 dark:text-slate-400">Assistant · {conv.agent}</p>
             {m.content && <Text testId="assistant-text">{m.content}</Text>}
             {m.tool_calls.length > 0 && (
               <ul className="mt-3 space-y-3">
@@ -70,7 +70,7 @@ export function Conversation({ conv, approvals, canDecide, selfForbidden, onDeci
                     >
                       <p className="text-sm font-medium">
                         Tool call <span className="font-mono">{c.name}</span>{" "}
-                        <span className="font-mono text-xs text-slate-500">{c.id}</span>
+                        <span className="font-mono text-xs text-slate-500 dark:text-slate-400">{c.id}</span>
                       </p>
                       <JsonView value={c.args} label={`Arguments of ${c.name}`} />
                       {approval?.kind === "question" && (
@@ -99,7 +99,7 @@ export function Conversation({ conv, approvals, canDecide, selfForbidden, onDeci
                       )}
                       {result && (
                         <div className="mt-2">
-                          <p className="text-xs font-semibold uppercase text-slate-500">
+                          <p className="text-xs font-semibold uppercase text-slate-500 dark:text-slate-400">
                             Result {result.success ? "" : "(failed)"} · untrusted tool output
                           </p>
                           <Text testId={`tool-result-${c.name}`}>{result.content}</Text>
@@ -118,7 +118,7 @@ export function Conversation({ conv, approvals, canDecide, selfForbidden, onDeci
         .map((a) => (
           // A gate before a model call belongs to no tool call: it comes after the conversation so far.
           <li key={a.id} className="card border-l-4 border-l-amber-400" data-testid={`model-call-gate-${a.step}`}>
-            <p className="text-xs font-semibold uppercase text-slate-500">
+            <p className="text-xs font-semibold uppercase text-slate-500 dark:text-slate-400">
               Before the model call of step {a.step} · {conv.agent}
             </p>
             <JsonView value={a.args} label={`The run before the model call of step ${a.step}`} />

@@ -50,7 +50,7 @@ export function QuestionCard({
       <div className="flex flex-wrap items-center gap-2 text-sm">
         <span className="font-semibold">Question</span>
         <StateBadge state={a.status} testId={`question-status-${a.tool_call_id}`} />
-        {a.deadline_ms && pending && <span className="text-xs text-slate-500">answer by {fmtTime(a.deadline_ms)}</span>}
+        {a.deadline_ms && pending && <span className="text-xs text-slate-600 dark:text-slate-400">answer by {fmtTime(a.deadline_ms)}</span>}
       </div>
       <p className="mt-2 whitespace-pre-wrap break-words text-sm font-medium">{text(a.args.question)}</p>
       {text(a.args.context) && (

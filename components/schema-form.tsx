@@ -88,9 +88,9 @@ export function SchemaFields({
               {schema.required?.includes(key) ? "" : " (optional)"}
             </label>
             {control}
-            {p.description && <p className="mt-1 text-xs text-slate-500">{p.description}</p>}
+            {p.description && <p className="mt-1 text-xs text-slate-500 dark:text-slate-400">{p.description}</p>}
             {invalid && (
-              <p id={`${id}-error`} className="mt-1 text-xs text-rose-600">
+              <p id={`${id}-error`} className="mt-1 text-xs text-rose-700 dark:text-rose-400">
                 {errorMessage}
               </p>
             )}

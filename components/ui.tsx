@@ -55,7 +55,7 @@ export function ErrorBox({ title, children }: { title: string; children?: React.
 export function Field({ label, value, testId }: { label: string; value: React.ReactNode; testId?: string }) {
   return (
     <div>
-      <dt className="text-xs uppercase tracking-wide text-slate-500">{label}</dt>
+      <dt className="text-xs uppercase tracking-wide text-slate-500 dark:text-slate-400">{label}</dt>
       <dd data-testid={testId} className="text-sm">
         {value}
       </dd>

@@ -145,13 +145,13 @@ export function Inbox({ initial, agents }: { initial: InboxData; agents: string[
             ))}
           </datalist>
         </div>
-        <span className="text-xs text-slate-500" aria-live="polite">
+        <span className="text-xs text-slate-500 dark:text-slate-400" aria-live="polite">
           {isFetching
             ? "refreshing…"
             : `${data?.approvals.length ?? 0} waiting${page ? " on this page" : ""}${data?.nextCursor ? ", more on the next page" : ""}`}
         </span>
       </form>
-      <p className="hidden text-xs text-slate-500 sm:block">
+      <p className="hidden text-xs text-slate-500 dark:text-slate-400 sm:block">
         Keys: <kbd>j</kbd>/<kbd>k</kbd> move, <kbd>x</kbd> select, <kbd>a</kbd> approve, <kbd>r</kbd> reject, <kbd>o</kbd> open,{" "}
         <button type="button" className="underline" onClick={() => setHelp(!help)} aria-expanded={help}>
           <kbd>?</kbd> all keys
@@ -248,7 +248,10 @@ export function Inbox({ initial, agents }: { initial: InboxData; agents: string[
                   <>
                     {" "}
                     · run{" "}
-                    <Link className="font-mono text-indigo-600 underline" href={`/runs/${encodeURIComponent(c.runId)}`}>
+                    <Link
+                      className="font-mono text-indigo-600 underline dark:text-indigo-400"
+                      href={`/runs/${encodeURIComponent(c.runId)}`}
+                    >
                       {c.runId.slice(0, 8)}
                     </Link>
                   </>
@@ -260,7 +263,7 @@ export function Inbox({ initial, agents }: { initial: InboxData; agents: string[
         </div>
       )}
       {!data ? (
-        <p className="text-sm text-slate-500">Loading…</p>
+        <p className="text-sm text-slate-500 dark:text-slate-400">Loading…</p>
       ) : data.approvals.length === 0 ? (
         <Empty>{page ? "No more approvals on this page." : "No approvals are waiting."}</Empty>
       ) : (
@@ -315,7 +318,7 @@ export function Inbox({ initial, agents }: { initial: InboxData; agents: string[
                     </td>
                     <td>
                       {a.agent}
-                      {a.subRunId ? <span className="block text-xs text-slate-500">in {a.rootAgent}</span> : null}
+                      {a.subRunId ? <span className="block text-xs text-slate-500 dark:text-slate-400">in {a.rootAgent}</span> : null}
                     </td>
                     <td className="font-mono">
                       {a.kind !== "tool" && (
@@ -325,14 +328,17 @@ export function Inbox({ initial, agents }: { initial: InboxData; agents: string[
                       )}
                       {a.tool}
                       {a.groups.length > 0 && (
-                        <span className="block font-sans text-xs text-slate-500" data-testid={`routed-${a.id}`}>
+                        <span className="block font-sans text-xs text-slate-500 dark:text-slate-400" data-testid={`routed-${a.id}`}>
                           {a.canDecide ? "for" : "read-only · for"} {a.groups.join(", ")}
                         </span>
                       )}
                     </td>
                     <td className="min-w-56 max-w-xs whitespace-pre-wrap break-words">{a.summary}</td>
                     <td>
-                      <Link className="font-mono text-indigo-600 underline" href={`/runs/${encodeURIComponent(a.runId)}`}>
+                      <Link
+                        className="font-mono text-indigo-600 underline dark:text-indigo-400"
+                        href={`/runs/${encodeURIComponent(a.runId)}`}
+                      >
                         {a.runId.slice(0, 8)}
                       </Link>
                     </td>
@@ -341,7 +347,7 @@ export function Inbox({ initial, agents }: { initial: InboxData; agents: string[
                     <td>{a.deadlineMs ? fmtTime(a.deadlineMs) : "none"}</td>
                     <td>
                       {a.quorum > 1 ? `${a.approvals} of ${a.quorum} approvals` : a.approvals ? "1 of 1" : "—"}
-                      {a.decidedByMe ? <span className="block text-xs text-slate-500">you approved</span> : null}
+                      {a.decidedByMe ? <span className="block text-xs text-slate-500 dark:text-slate-400">you approved</span> : null}
                     </td>
                   </tr>
                 </Fragment>

@@ -39,7 +39,7 @@ export function LoginForm() {
         <input id="password" name="password" type="password" autoComplete="current-password" required className="input mt-1" />
       </div>
       {error && (
-        <p data-testid="login-error" className="text-sm text-rose-600">
+        <p data-testid="login-error" className="text-sm text-rose-700 dark:text-rose-400">
           {error}
         </p>
       )}

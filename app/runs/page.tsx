@@ -126,7 +126,7 @@ export default async function RunsPage({ searchParams }: { searchParams: SP }) {
               {page.runs.map((r) => (
                 <tr key={r.id} data-testid={`run-row-${r.id}`}>
                   <td>
-                    <Link className="font-mono text-indigo-600 underline" href={`/runs/${encodeURIComponent(r.id)}`}>
+                    <Link className="font-mono text-indigo-600 underline dark:text-indigo-400" href={`/runs/${encodeURIComponent(r.id)}`}>
                       {r.id.slice(0, 8)}
                     </Link>
                   </td>

@@ -98,7 +98,7 @@ export function TokensClient({ initial, users }: { initial: Token[]; users: User
           Create token
         </button>
         {error && (
-          <p role="alert" className="text-sm text-rose-600">
+          <p role="alert" className="text-sm text-rose-700 dark:text-rose-400">
             {error.message}
           </p>
         )}
@@ -139,7 +139,13 @@ export function TokensClient({ initial, users }: { initial: Token[]; users: User
                   <td className="font-mono">{t.prefix}…</td>
                   <td>{fmtTime(t.createdAt)}</td>
                   <td>{fmtTime(t.lastUsedAt)}</td>
-                  <td>{t.revokedAt ? <span className="text-rose-600">revoked</span> : <span className="text-emerald-600">active</span>}</td>
+                  <td>
+                    {t.revokedAt ? (
+                      <span className="text-rose-700 dark:text-rose-400">revoked</span>
+                    ) : (
+                      <span className="text-emerald-700 dark:text-emerald-400">active</span>
+                    )}
+                  </td>
                   <td>
                     {!t.revokedAt && (
                       <button type="button" className="btn-secondary" onClick={() => revoke.mutate(t.id)} aria-label={`Revoke ${t.name}`}>

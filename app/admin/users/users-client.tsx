@@ -44,7 +44,6 @@ export function UserRow({ user, self }: { user: U; self: boolean }) {
       <td>
         <form
           className="flex gap-1"
-          aria-label={`Groups of ${user.email}`}
           onSubmit={(e) => {
             e.preventDefault();
             update({ groups: groupList(new FormData(e.currentTarget).get("groups")) });
@@ -67,7 +66,13 @@ export function UserRow({ user, self }: { user: U; self: boolean }) {
           </button>
         </form>
       </td>
-      <td>{user.disabled ? <span className="text-rose-600">disabled</span> : <span className="text-emerald-600">active</span>}</td>
+      <td>
+        {user.disabled ? (
+          <span className="text-rose-700 dark:text-rose-400">disabled</span>
+        ) : (
+          <span className="text-emerald-700 dark:text-emerald-400">active</span>
+        )}
+      </td>
       <td className="text-right">
         {!self && (
           <button type="button" className="btn-secondary" disabled={pending} onClick={() => update({ disabled: !user.disabled })}>
@@ -75,7 +80,7 @@ export function UserRow({ user, self }: { user: U; self: boolean }) {
           </button>
         )}
         {error && (
-          <p role="status" className="text-xs text-rose-600">
+          <p role="status" className="text-xs text-rose-700 dark:text-rose-400">
             {error}
           </p>
         )}
@@ -115,7 +120,7 @@ export function NewUserForm() {
 
   const fieldError = (name: string) =>
     error?.field === name ? (
-      <p id={`${name}-error`} className="mt-1 text-xs text-rose-600">
+      <p id={`${name}-error`} className="mt-1 text-xs text-rose-700 dark:text-rose-400">
         {error.error}
       </p>
     ) : null;
@@ -167,19 +172,19 @@ export function NewUserForm() {
           placeholder="e.g. finance"
           aria-invalid={!!error?.field?.startsWith("groups")}
         />
-        {error?.field?.startsWith("groups") && <p className="mt-1 text-xs text-rose-600">{error.error}</p>}
+        {error?.field?.startsWith("groups") && <p className="mt-1 text-xs text-rose-700 dark:text-rose-400">{error.error}</p>}
       </div>
       <div className="col-span-2 flex items-center gap-3">
         <button type="submit" className="btn-primary" disabled={pending}>
           Add user
         </button>
         {done && (
-          <p role="status" className="text-sm text-emerald-600">
+          <p role="status" className="text-sm text-emerald-700 dark:text-emerald-400">
             {done}
           </p>
         )}
         {error && !["email", "name", "password"].includes(error.field ?? "") && !error.field?.startsWith("groups") && (
-          <p role="status" className="text-sm text-rose-600">
+          <p role="status" className="text-sm text-rose-700 dark:text-rose-400">
             {error.error}
           </p>
         )}

@@ -73,11 +73,11 @@ export function RunDetail({ initial }: { initial: View }) {
     <div className="space-y-6">
       <div className="flex flex-wrap items-center gap-3">
         <h1 className="text-xl font-semibold">
-          {r.agentName} <span className="font-mono text-sm text-slate-500">{r.id}</span>
+          {r.agentName} <span className="font-mono text-sm text-slate-500 dark:text-slate-400">{r.id}</span>
         </h1>
         <StateBadge state={r.state} testId="run-state" />
         {!isTerminal(r.state) && r.state !== "paused" && (
-          <span className="text-xs text-slate-500" aria-live="polite">
+          <span className="text-xs text-slate-500 dark:text-slate-400" aria-live="polite">
             live · step {r.step} · {r.phase ?? "starting"}
           </span>
         )}
@@ -135,7 +135,7 @@ export function RunDetail({ initial }: { initial: View }) {
             }
           />
         )}
-        {r.error && <Field label="Error" value={<span className="text-rose-600">{r.error}</span>} />}
+        {r.error && <Field label="Error" value={<span className="text-rose-700 dark:text-rose-400">{r.error}</span>} />}
       </dl>
 
       {view.corruption && (
@@ -164,12 +164,12 @@ export function RunDetail({ initial }: { initial: View }) {
           onDecided={refresh}
         />
       ) : (
-        !view.corruption && <p className="card text-sm text-slate-500">The run is starting…</p>
+        !view.corruption && <p className="card text-sm text-slate-500 dark:text-slate-400">The run is starting…</p>
       )}
 
       {streaming && !isTerminal(r.state) && r.state !== "paused" && (
         <section className="card border-sky-300 dark:border-sky-700" aria-label="Model output, streaming" data-testid="streaming">
-          <h2 className="text-sm font-medium text-slate-500">The model is writing (step {streaming.step})…</h2>
+          <h2 className="text-sm font-medium text-slate-500 dark:text-slate-400">The model is writing (step {streaming.step})…</h2>
           <p className="mt-1 whitespace-pre-wrap break-words text-sm" aria-live="polite">
             {streaming.text}
           </p>

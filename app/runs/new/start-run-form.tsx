@@ -52,7 +52,7 @@ export function StartRunForm({ agents, initialAgent }: { agents: AgentInfo[]; in
             </option>
           ))}
         </select>
-        {agent && <p className="mt-1 text-xs text-slate-500">{agent.description}</p>}
+        {agent && <p className="mt-1 text-xs text-slate-500 dark:text-slate-400">{agent.description}</p>}
         {agent?.unavailable && (
           <p role="status" className="mt-1 text-sm text-amber-700 dark:text-amber-400">
             Runs of {agent.name} cannot start: {agent.unavailable}.
@@ -74,7 +74,7 @@ export function StartRunForm({ agents, initialAgent }: { agents: AgentInfo[]; in
           {pending ? "Starting…" : "Start run"}
         </button>
         {error && !inputField && (
-          <p role="alert" className="text-sm text-rose-600">
+          <p role="alert" className="text-sm text-rose-700 dark:text-rose-400">
             {error.error}
           </p>
         )}

@@ -25,7 +25,7 @@ export function ForkButton({ runId, seq }: { runId: string; seq: number }) {
         Fork from here
       </button>
       {error && (
-        <p role="alert" className="text-xs text-rose-600">
+        <p role="alert" className="text-xs text-rose-700 dark:text-rose-400">
           {error}
         </p>
       )}

@@ -47,7 +47,7 @@ export default async function TimelinePage({
     <div className="space-y-4">
       <div className="flex flex-wrap items-center gap-3">
         <h1 className="text-xl font-semibold">Timeline · {page.run.agentName}</h1>
-        <Link className="font-mono text-sm text-indigo-600 underline" href={`/runs/${rid}`}>
+        <Link className="font-mono text-sm text-indigo-600 underline dark:text-indigo-400" href={`/runs/${rid}`}>
           {runId}
         </Link>
         <StateBadge state={page.run.state} />
@@ -83,7 +83,7 @@ export default async function TimelinePage({
         <button type="submit" className="btn-secondary">
           Compare selected
         </button>
-        <span className="text-xs text-slate-500">Pick a “from” and a “to” checkpoint.</span>
+        <span className="text-xs text-slate-500 dark:text-slate-400">Pick a “from” and a “to” checkpoint.</span>
       </form>
       <div className="card overflow-x-auto p-0">
         <table className="table-afk" aria-label="Checkpoints">
@@ -232,7 +232,7 @@ function DiffView({ diff }: { diff: Awaited<ReturnType<typeof diffCheckpoints>> 
         </ol>
       </div>
       {diff.from.snapshotFromSeq !== diff.from.seq && (
-        <p className="text-xs text-slate-500">
+        <p className="text-xs text-slate-500 dark:text-slate-400">
           Counters of a checkpoint without its own snapshot come from the snapshot at seq {diff.from.snapshotFromSeq ?? "—"}.
         </p>
       )}

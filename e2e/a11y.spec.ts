@@ -1,0 +1,80 @@
+// Accessibility: axe-core (WCAG 2.1 A and AA rules) on every page of the console, in light and dark
+// colours, at desktop and phone width, in the states a user meets them (a paused run with its approval
+// card open for editing, a question, a timeline, the inbox with a selection). Zero serious or critical
+// violations; the report names each rule and the elements it found.
+import { AxeBuilder } from "@axe-core/playwright";
+import { type Browser, type Page, expect, test } from "@playwright/test";
+import { signInAs, startFromForm } from "./helpers";
+
+async function as(browser: Browser, role: string | null, opts: { width?: number; dark?: boolean } = {}): Promise<Page> {
+  const ctx = await browser.newContext({
+    viewport: { width: opts.width ?? 1280, height: 900 },
+    colorScheme: opts.dark ? "dark" : "light",
+  });
+  const page = await ctx.newPage();
+  if (role) await signInAs(page, role);
+  return page;
+}
+
+async function audit(page: Page, what: string) {
+  const { violations } = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  const bad = violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map(
+      (v) =>
+        `${what}: ${v.id} (${v.impact}) ${v.help} — ${v.nodes.map((n) => `${n.target.join(" ")} ${n.html} (${n.failureSummary})`).join(", ")}`,
+    );
+  expect(bad, bad.join("\n")).toEqual([]);
+}
+
+test("every page has no serious or critical axe violations, light and dark, desktop and phone", async ({ browser }) => {
+  test.setTimeout(180_000);
+  const submitter = await as(browser, "submitter");
+  const refund = await startFromForm(submitter, "refund-desk", { order_id: "ORD-1001", amount_cents: "9000", reason: "axe check" });
+  const question = await startFromForm(submitter, "account-setup", { company: "Axe Ltd" });
+  for (const id of [refund, question])
+    await expect
+      .poll(async () => (await (await submitter.request.get(`/api/runs/${id}`)).json()).run.state, { timeout: 20_000 })
+      .toBe("paused");
+
+  for (const variant of [{}, { dark: true }, { width: 390 }] as const) {
+    const label = (p: string) => `${p} ${JSON.stringify(variant)}`;
+    const anon = await as(browser, null, variant);
+    await anon.goto("/login");
+    await audit(anon, label("/login"));
+
+    const sub = await as(browser, "submitter", variant);
+    await sub.goto("/runs/new");
+    await sub.getByLabel("Agent").selectOption("refund-desk");
+    await sub.getByRole("button", { name: "Start run" }).click();
+    // An invalid form shows its field errors: those are audited too.
+    await expect(sub.locator("[aria-invalid=true]").first()).toBeVisible();
+    await audit(sub, label("/runs/new with errors"));
+
+    const rev = await as(browser, "reviewer", variant);
+    await rev.goto("/approvals");
+    await expect(rev.getByRole("table", { name: "Pending approvals" })).toBeVisible();
+    await rev.keyboard.press("?");
+    await audit(rev, label("/approvals"));
+    await rev.goto(`/runs/${refund}`);
+    await rev.getByTestId("approval-issue_refund").getByRole("button", { name: "Edit arguments…" }).click();
+    await audit(rev, label("/runs/[id] editing"));
+    await rev.goto(`/runs/${question}`);
+    await expect(rev.getByTestId("run-state")).toHaveText("paused");
+    await audit(rev, label("/runs/[id] question"));
+
+    const op = await as(browser, "operator", variant);
+    await op.goto("/runs");
+    await audit(op, label("/runs"));
+    await op.goto(`/runs/${refund}/timeline`);
+    await expect(op.getByRole("heading", { level: 1 })).toBeVisible();
+    await audit(op, label("/runs/[id]/timeline"));
+
+    const admin = await as(browser, "admin", variant);
+    for (const p of ["/admin/users", "/admin/tokens", "/audit"]) {
+      await admin.goto(p);
+      await audit(admin, label(p));
+    }
+    for (const p of [anon, sub, rev, op, admin]) await p.context().close();
+  }
+});

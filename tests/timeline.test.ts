@@ -1,0 +1,100 @@
+// The timeline picture's axis: a five-minute pause is cut to a fixed width so the steps next to it keep
+// their size; idle gaps are cut only when long and unusual; work (model calls, tools) is never cut.
+import { describe, expect, it } from "vitest";
+import { type TimelinePoint, timelineLayout } from "@/lib/timeline";
+
+/** One step: step_started, a model call of `llm` ms, a tool batch of `tool` ms. */
+function step(seq: number, step: number, t: number, llm = 40, tool = 20): TimelinePoint[] {
+  return [
+    { seq, phase: "step_started", step, t },
+    { seq: seq + 1, phase: "pre_llm", step, t: t + 2 },
+    { seq: seq + 2, phase: "post_llm", step, t: t + 2 + llm },
+    { seq: seq + 3, phase: "pre_tool_batch", step, t: t + 4 + llm },
+    { seq: seq + 4, phase: "post_tool_batch", step, t: t + 4 + llm + tool },
+  ];
+}
+
+const opts = { left: 70, right: 880 };
+const width = (l: ReturnType<typeof timelineLayout>, kind: string) => l.spans.filter((s) => s.kind === kind).map((s) => s.x2 - s.x1);
+
+describe("timeline layout", () => {
+  const FIVE_MIN = 5 * 60_000;
+  const t0 = 1_700_000_000_000;
+  const before = step(1, 1, t0);
+  const paused = { seq: 6, phase: "paused", step: 2, t: t0 + 70 };
+  const resumed = { seq: 7, phase: "resumed", step: 2, t: t0 + 70 + FIVE_MIN };
+  const after = step(8, 2, resumed.t + 1);
+  const run = [...before, paused, resumed, ...after, { seq: 13, phase: "run_terminal", step: 2, t: resumed.t + 70 }];
+
+  it("cuts a five-minute pause to a fixed width and labels it with its real length", () => {
+    const l = timelineLayout(run, opts);
+    expect(l.breaks).toHaveLength(1);
+    expect(l.breaks[0]).toMatchObject({ ms: FIVE_MIN, paused: true });
+    expect(l.breaks[0].x2 - l.breaks[0].x1).toBe(28);
+    expect(l.cutMs).toBe(FIVE_MIN);
+    expect(l.totalMs).toBe(FIVE_MIN + 140);
+    // Each 40 ms model call takes a visible share of the remaining 782 px (to scale it would be 0.1 px).
+    for (const w of width(l, "llm")) expect(w).toBeGreaterThan(150);
+    // The axis keeps its order and ends at the right edge.
+    const xs = l.ticks.map((t) => t.x);
+    expect(xs).toEqual([...xs].sort((a, b) => a - b));
+    expect(xs.at(-1)).toBeCloseTo(880, 6);
+    expect(xs[0]).toBe(70);
+    // The pause span covers the break.
+    const p = l.spans.find((s) => s.kind === "paused")!;
+    expect(p.ms).toBe(FIVE_MIN);
+    expect(p.x1).toBeLessThanOrEqual(l.breaks[0].x1);
+    expect(p.x2).toBeGreaterThanOrEqual(l.breaks[0].x2);
+  });
+
+  it("draws a run without waits to scale, as before", () => {
+    const l = timelineLayout(before, opts);
+    expect(l.breaks).toEqual([]);
+    const scale = 810 / l.totalMs;
+    expect(width(l, "llm")[0]).toBeCloseTo(40 * scale, 6);
+    expect(width(l, "tools")[0]).toBeCloseTo(20 * scale, 6);
+  });
+
+  it("never cuts work: a 30-second model call is drawn to scale", () => {
+    const slow = [...step(1, 1, t0, 30_000), ...step(6, 2, t0 + 30_030)];
+    const l = timelineLayout(slow, opts);
+    expect(l.breaks).toEqual([]);
+    expect(width(l, "llm")[0]).toBeGreaterThan(700);
+  });
+
+  it("cuts a long idle gap that no work covers (a run waiting for a worker), not a short one", () => {
+    const idle = [...step(1, 1, t0), ...step(6, 2, t0 + 64 + 90_000)];
+    const l = timelineLayout(idle, opts);
+    expect(l.breaks).toHaveLength(1);
+    expect(l.breaks[0]).toMatchObject({ ms: 90_000, paused: false });
+    // 900 ms between steps whose checkpoints are a few ms apart: under the one-second floor, kept.
+    expect(timelineLayout([...step(1, 1, t0), ...step(6, 2, t0 + 64 + 900)], opts).breaks).toEqual([]);
+  });
+
+  it("a run paused now (open span at the end of the page) and many pauses keep the steps visible", () => {
+    const open = timelineLayout([...before, paused, { ...paused, seq: 7, phase: "resumed", t: paused.t + 1 }], opts);
+    expect(open.breaks).toEqual([]);
+    const stillPaused = timelineLayout([...before, paused], opts);
+    const now = stillPaused.spans.find((s) => s.kind === "paused")!;
+    expect(now).toMatchObject({ ms: null, x2: 880 });
+    expect(now.x1).toBeCloseTo(852, 6);
+    // 40 pauses on one page: breaks share at most half the width.
+    const many: TimelinePoint[] = [];
+    let t = t0;
+    for (let i = 0; i < 40; i++) {
+      many.push(...step(i * 7, i, t), { seq: i * 7 + 5, phase: "paused", step: i, t: t + 70 });
+      t += 70 + 60_000;
+      many.push({ seq: i * 7 + 6, phase: "resumed", step: i, t });
+    }
+    const l = timelineLayout(many, opts);
+    expect(l.breaks).toHaveLength(40);
+    expect(l.breaks.reduce((n, b) => n + b.x2 - b.x1, 0)).toBeCloseTo(405, 6);
+    for (const w of width(l, "llm")) expect(w).toBeGreaterThan(5);
+  });
+
+  it("an empty page and a single checkpoint lay out without NaN", () => {
+    expect(timelineLayout([], opts)).toMatchObject({ spans: [], ticks: [], breaks: [], totalMs: 0 });
+    const one = timelineLayout([{ seq: 1, phase: "run_started", step: 0, t: t0 }], opts);
+    expect(one.ticks[0].x).toBe(70);
+  });
+});
