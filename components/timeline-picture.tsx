@@ -44,6 +44,7 @@ export function TimelinePicture({ checkpoints }: { checkpoints: TimelinePoint[] 
             key={`${s.kind}-${i}`}
             data-testid={`span-${s.kind}`}
             data-step={s.step}
+            data-interrupted={s.interrupted}
             x={s.x1}
             y={8 + ROW[s.kind] * 22}
             width={s.x2 - s.x1}
@@ -51,7 +52,7 @@ export function TimelinePicture({ checkpoints }: { checkpoints: TimelinePoint[] 
             fill={COLOR[s.kind]}
             rx={2}
           >
-            <title>{`${s.label} step ${s.step}: ${s.ms == null ? "open" : fmtDuration(s.ms)}`}</title>
+            <title>{`${s.label} step ${s.step}: ${s.ms == null ? "open" : fmtDuration(s.ms)}${s.interrupted ? " (interrupted)" : ""}`}</title>
           </rect>
         ))}
         <line x1={70} x2={W - 20} y1={AXIS_Y} y2={AXIS_Y} stroke="currentColor" strokeWidth={0.5} />

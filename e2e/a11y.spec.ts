@@ -78,3 +78,41 @@ test("every page has no serious or critical axe violations, light and dark, desk
     for (const p of [anon, sub, rev, op, admin]) await p.context().close();
   }
 });
+
+/** Presses Tab until `target` has focus (at most `max` times): proves it is reachable in tab order. */
+async function tabTo(page: Page, target: ReturnType<Page["locator"]>, max = 120) {
+  for (let i = 0; i < max; i++) {
+    if (await target.evaluate((el) => el === document.activeElement).catch(() => false)) return;
+    await page.keyboard.press("Tab");
+  }
+  throw new Error(`not reachable by Tab in ${max} presses: ${target}`);
+}
+
+test("a run page's decisions by keyboard only: approve, reject with a reason, resume", async ({ browser }) => {
+  const submitter = await as(browser, "submitter");
+  const id = await startFromForm(submitter, "refund-desk", { order_id: "ORD-1001", amount_cents: "9000", reason: "keyboard" });
+  const rev = await as(browser, "reviewer", { width: 390 });
+  const errors: string[] = [];
+  rev.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+  await rev.goto(`/runs/${id}`);
+  await expect(rev.getByTestId("run-state")).toHaveText("paused", { timeout: 20_000 });
+
+  const refund = rev.getByTestId("approval-issue_refund");
+  await tabTo(rev, refund.getByRole("button", { name: "Approve", exact: true }));
+  await rev.keyboard.press("Enter");
+  await expect(rev.getByTestId("approval-status-issue_refund")).toHaveText("approved");
+
+  const notify = rev.getByTestId("approval-notify_customer");
+  await tabTo(rev, notify.getByRole("button", { name: "Reject…" }));
+  await rev.keyboard.press("Enter");
+  await tabTo(rev, notify.getByLabel("Reason (the model sees it)"));
+  await rev.keyboard.type("Not by e-mail, by phone");
+  await tabTo(rev, notify.getByRole("button", { name: "Reject", exact: true }));
+  await rev.keyboard.press("Enter");
+  await expect(rev.getByTestId("approval-status-notify_customer")).toHaveText("rejected");
+
+  await tabTo(rev, rev.getByRole("button", { name: "Resume" }));
+  await rev.keyboard.press("Enter");
+  await expect(rev.getByTestId("run-state")).toHaveText("completed", { timeout: 20_000 });
+  expect(errors).toEqual([]);
+});

@@ -7,7 +7,7 @@ import type { Phase } from "./runner/checkpoint";
 
 export type TimelinePoint = { seq: number; phase: string; step: number; t: number };
 export type SpanKind = "llm" | "tools" | "subagents" | "paused";
-export type Span = { kind: SpanKind; step: number; x1: number; x2: number; ms: number | null; label: string };
+export type Span = { kind: SpanKind; step: number; x1: number; x2: number; ms: number | null; interrupted: boolean; label: string };
 export type AxisBreak = { from: number; to: number; x1: number; x2: number; ms: number; paused: boolean };
 export type Tick = { seq: number; x: number; label: string };
 export type TimelineLayout = { spans: Span[]; ticks: Tick[]; breaks: AxisBreak[]; totalMs: number; cutMs: number };
@@ -30,23 +30,39 @@ export type LayoutOptions = {
   gapFactor?: number;
 };
 
-type Interval = { from: number; to: number; kind: SpanKind; step: number; open: boolean };
+type Interval = { from: number; to: number; kind: SpanKind; step: number; open: boolean; interrupted: boolean };
+
+// A boundary of the run's life ends whatever work was open: a tool batch that paused for an approval, a
+// model call the process died in (re-entered after a takeover), a batch of a run that then failed.
+const BOUNDARIES = new Set<string>(["paused", "resumed", "run_started", "step_started", "run_terminal"]);
 
 function intervals(points: TimelinePoint[]): Interval[] {
   const out: Interval[] = [];
-  const last = points[points.length - 1];
-  for (const s of SPAN_KINDS) {
-    let open: TimelinePoint | null = null;
-    for (const c of points) {
-      if (c.phase === s.start && !open) open = c;
-      else if (c.phase === s.end && open) {
-        out.push({ from: open.t, to: c.t, kind: s.kind, step: open.step, open: false });
-        open = null;
+  const open = new Map<SpanKind, TimelinePoint>();
+  const close = (kind: SpanKind, at: TimelinePoint, interrupted: boolean) => {
+    const from = open.get(kind);
+    if (!from) return;
+    out.push({ from: from.t, to: at.t, kind, step: from.step, open: false, interrupted });
+    open.delete(kind);
+  };
+  for (const c of points) {
+    for (const s of SPAN_KINDS) {
+      if (c.phase === s.end) close(s.kind, c, false);
+      else if (s.kind === "paused") {
+        // A pause ends when the run resumes or ends (cancelled, expired).
+        if (c.phase === "run_terminal") close(s.kind, c, false);
+      } else if (BOUNDARIES.has(c.phase) || c.phase === s.start || (s.kind === "llm" && open.has("llm"))) {
+        // Nothing is checkpointed inside a model call, so anything after pre_llm but post_llm means no
+        // answer came (a re-entered step that replays a stored response, or a crash).
+        close(s.kind, c, true);
       }
+      // One `paused` checkpoint per pending approval: the pause starts at the first.
+      if (c.phase === s.start && !open.has(s.kind)) open.set(s.kind, c);
     }
-    // Still open at the end of the page (a run paused now, or the next page closes it).
-    if (open) out.push({ from: open.t, to: last.t, kind: s.kind, step: open.step, open: true });
   }
+  // Still open at the end of the page (a run paused now, or the next page closes it).
+  const last = points[points.length - 1];
+  for (const [kind, from] of open) out.push({ from: from.t, to: last.t, kind, step: from.step, open: true, interrupted: false });
   return out;
 }
 
@@ -61,7 +77,7 @@ function cuts(times: number[], spans: Interval[], o: Required<Omit<LayoutOptions
   const gaps = times.slice(1).map((t, i) => ({ from: times[i], to: t }));
   const typical = median(gaps.map((g) => g.to - g.from).filter((d) => d > 0));
   const within = (g: { from: number; to: number }, kinds: SpanKind[]) =>
-    spans.some((s) => kinds.includes(s.kind) && s.from <= g.from && g.to <= s.to);
+    spans.some((s) => kinds.includes(s.kind) && !s.interrupted && s.from <= g.from && g.to <= s.to);
   return gaps
     .filter((g) => g.to - g.from >= o.minGapMs)
     .filter((g) => !within(g, ["llm", "tools", "subagents"]))
@@ -106,6 +122,7 @@ export function timelineLayout(points: TimelinePoint[], opts: LayoutOptions): Ti
       // A span shorter than a pixel stays visible.
       x2: Math.max(s.open ? o.right : x(s.to), x(s.from) + 2),
       ms: s.open ? null : s.to - s.from,
+      interrupted: s.interrupted,
       label: label[s.kind],
     })),
     ticks: points.map((p) => ({ seq: p.seq, x: x(p.t), label: `#${p.seq} ${p.phase} (step ${p.step})` })),

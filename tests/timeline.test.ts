@@ -98,3 +98,62 @@ describe("timeline layout", () => {
     expect(one.ticks[0].x).toBe(70);
   });
 });
+
+describe("timeline layout of the phases a paused run really writes", () => {
+  const t0 = 1_700_000_000_000;
+  // What the runner writes for a tool call that waits for an approval: the batch starts, the run pauses
+  // (one `paused` per pending approval), and on resume the step is re-entered with the stored response
+  // (pre_llm again, no model call) before the batch runs.
+  const phases: [string, number, number][] = [
+    ["run_started", 0, 0],
+    ["step_started", 1, 1],
+    ["pre_llm", 1, 2],
+    ["post_llm", 1, 802],
+    ["pre_tool_batch", 1, 803],
+    ["paused", 1, 805],
+    ["paused", 1, 806],
+    ["resumed", 1, 300_806],
+    ["step_started", 1, 300_807],
+    ["pre_llm", 1, 300_808],
+    ["pre_tool_batch", 1, 300_809],
+    ["post_tool_batch", 1, 300_830],
+    ["step_started", 2, 300_831],
+    ["pre_llm", 2, 300_832],
+    ["post_llm", 2, 301_632],
+    ["run_terminal", 2, 301_640],
+  ];
+  const points = phases.map(([phase, step, t], seq) => ({ seq, phase, step, t: t0 + t }));
+
+  it("the pause interrupts the tool batch, is cut, and a re-entered pre_llm is no model call", () => {
+    const l = timelineLayout(points, { left: 70, right: 880 });
+    expect(l.breaks).toEqual([expect.objectContaining({ ms: 300_000, paused: true })]);
+    const kinds = l.spans.map((s) => [s.kind, s.step, s.ms, s.interrupted]);
+    expect(kinds).toEqual(
+      expect.arrayContaining([
+        ["llm", 1, 800, false],
+        ["llm", 2, 800, false],
+        ["tools", 1, 2, true],
+        ["tools", 1, 21, false],
+        ["paused", 1, 300_001, false],
+      ]),
+    );
+    // The re-entered pre_llm (no call) is 1 ms, ended by the batch that followed it.
+    expect(l.spans.filter((s) => s.kind === "llm" && s.interrupted).map((s) => s.ms)).toEqual([1]);
+    for (const s of l.spans.filter((x) => x.kind === "llm" && !x.interrupted)) expect(s.x2 - s.x1).toBeGreaterThan(300);
+  });
+
+  it("a crash inside a model call leaves a gap that is cut, not drawn as a 40-second call", () => {
+    const crashed = [
+      { seq: 0, phase: "step_started", step: 1, t: t0 },
+      { seq: 1, phase: "pre_llm", step: 1, t: t0 + 1 },
+      // The process died here; another instance took the run over after its lease.
+      { seq: 2, phase: "step_started", step: 1, t: t0 + 40_001 },
+      { seq: 3, phase: "pre_llm", step: 1, t: t0 + 40_002 },
+      { seq: 4, phase: "post_llm", step: 1, t: t0 + 40_802 },
+      { seq: 5, phase: "run_terminal", step: 1, t: t0 + 40_810 },
+    ];
+    const l = timelineLayout(crashed, { left: 70, right: 880 });
+    expect(l.breaks).toEqual([expect.objectContaining({ ms: 40_000, paused: false })]);
+    expect(l.spans.find((s) => s.kind === "llm" && !s.interrupted)?.ms).toBe(800);
+  });
+});
