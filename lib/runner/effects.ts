@@ -51,8 +51,14 @@ function parseEffect(raw: unknown, key: string): EffectRecord {
 }
 
 /** Every effect of a run, validated: resume checks them all before it writes or calls anything. */
-export async function validateEffects(store: MemoryStore, threadId: string, runId: string): Promise<number> {
-  const entries = await listStored(store, threadId, keys.effectPrefix(runId), "effect record");
+/**
+ * Validates the stored effects of a run, or of one step: a resume reads only the effects of the step it
+ * re-enters (the latest checkpoint's; the post_llm snapshot is durable before a step's tools run, so no
+ * effect is newer than the latest checkpoint's step).
+ */
+export async function validateEffects(store: MemoryStore, threadId: string, runId: string, step?: number): Promise<number> {
+  const prefix = step === undefined ? keys.effectPrefix(runId) : keys.effectStepPrefix(runId, step);
+  const entries = await listStored(store, threadId, prefix, "effect record");
   for (const e of entries) parseEffect(e.value, e.key);
   return entries.length;
 }

@@ -17,6 +17,7 @@ export const keys = {
   subagentExecutionPrefix: (runId: string) => `subexec:${runId}:`,
   effect: (runId: string, step: number, toolCallId: string) => `effect:${runId}:${pad(step)}:${toolCallId}`,
   effectPrefix: (runId: string) => `effect:${runId}:`,
+  effectStepPrefix: (runId: string, step: number) => `effect:${runId}:${pad(step)}:`,
   /** One approval request: scoped by step, because providers reuse tool call ids across steps. */
   approval: (runId: string, step: number, toolCallId: string) => `approval:${runId}:${pad(step)}:${toolCallId}`,
   /** Written before approvals were scoped by step; still read (see approvals.ts findApproval). */

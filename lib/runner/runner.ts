@@ -146,7 +146,7 @@ export class Runner {
     // Everything resume may read later is validated now, so an unreadable record stops it before any
     // write or model call.
     await listApprovals(store, opts.threadId, opts.runId);
-    await validateEffects(store, opts.threadId, opts.runId);
+    await validateEffects(store, opts.threadId, opts.runId, latest.step);
     const started = (await runStartedPayload(store, opts.threadId, opts.runId)) ?? {};
     checkAgent(agent, loaded.snapshot.agent_name, typeof started.agent_fingerprint === "string" ? started.agent_fingerprint : null);
     return this.handle(ctx, {

@@ -389,6 +389,39 @@ describe("effect replay", () => {
   });
 });
 
+describe("effects read on resume", () => {
+  // Crash at post_tool_batch of step 2: step 1's effect (the lookup) and step 2's (two charges) are stored.
+  async function crashed() {
+    const w = makeWorld({ threshold: 1_000_000, config: { failpoint: { at: "post_tool_batch", step: 2, action: "throw" } } });
+    await expect(w.runner.run(w.agent, { userMessage: "buy", runId: "r", threadId: T })).rejects.toBeInstanceOf(FailpointError);
+    const putRaw = (key: string, text: string) =>
+      (w.store as unknown as { putRaw(t: string, k: string, s: string): void }).putRaw(T, key, text);
+    let writes = 0;
+    const put = w.store.putState.bind(w.store);
+    w.store.putState = (...a) => (writes++, put(...a));
+    const putMany = w.store.putStates!.bind(w.store);
+    w.store.putStates = (...a) => (writes++, putMany(...a));
+    return { w, putRaw, writes: () => writes };
+  }
+
+  it("a malformed effect of the step resume re-enters stops it before any write or tool call", async () => {
+    const { w, putRaw, writes } = await crashed();
+    putRaw(keys.effect("r", 2, "c2"), '{"schema_version":"v1","run_id":"r"}');
+    await expect(w.restarted().resume(w.agent, { runId: "r", threadId: T })).rejects.toBeInstanceOf(AgentCheckpointCorruptionError);
+    expect(writes()).toBe(0);
+    expect(w.effects.filter((e) => e.tool === "charge")).toHaveLength(2);
+  });
+
+  it("an effect of an earlier step is not read: resume of a long run validates one step's effects, not all", async () => {
+    const { w, putRaw } = await crashed();
+    putRaw(keys.effect("r", 1, "c1"), '{"schema_version":"v1","run_id":"r"}');
+    const r = await w.restarted().resume(w.agent, { runId: "r", threadId: T });
+    expect(r.state).toBe("completed");
+    // Nothing ran twice: step 2's charges replayed from their effects.
+    expect(w.effects.filter((e) => e.tool === "charge")).toHaveLength(2);
+  });
+});
+
 describe("durable approvals", () => {
   it("stores the request, ends the execution paused, and binds the approved (edited) args", async () => {
     const w = makeWorld();
