@@ -28,7 +28,7 @@ async function audit(page: Page, what: string) {
 }
 
 test("every page has no serious or critical axe violations, light and dark, desktop and phone", async ({ browser }) => {
-  test.setTimeout(180_000);
+  test.setTimeout(300_000);
   const submitter = await as(browser, "submitter");
   const refund = await startFromForm(submitter, "refund-desk", { order_id: "ORD-1001", amount_cents: "9000", reason: "axe check" });
   const question = await startFromForm(submitter, "account-setup", { company: "Axe Ltd" });

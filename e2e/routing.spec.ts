@@ -18,6 +18,7 @@ async function page(browser: Browser, width = 1280): Promise<Page> {
 const state = async (p: Page, id: string) => (await (await p.request.get(`/api/runs/${id}`)).json()).run.state as string;
 
 test("a routed approval: read-only for a reviewer outside its group (403 from the API), decided by its group", async ({ browser }) => {
+  test.setTimeout(120_000);
   const tag = randomBytes(3).toString("hex");
   const email = `ops-${tag}@example.com`;
   const errors: string[] = [];
@@ -98,6 +99,8 @@ test("a routed approval: read-only for a reviewer outside its group (403 from th
 });
 
 test("the inbox pages past its first 200 by cursor, and back", async ({ browser }) => {
+  // 205 runs to start, pause and cancel again: minutes on two cores in the full suite.
+  test.setTimeout(300_000);
   const tag = randomBytes(3).toString("hex");
   const submitter = await page(browser);
   await signInAs(submitter, "submitter");
@@ -110,7 +113,7 @@ test("the inbox pages past its first 200 by cursor, and back", async ({ browser 
     ids.push((await res.json()).id);
   }
   try {
-    for (const id of ids) await expect.poll(() => state(submitter, id), { timeout: 60_000 }).toBe("paused");
+    for (const id of ids) await expect.poll(() => state(submitter, id), { timeout: 120_000 }).toBe("paused");
     const reviewer = await page(browser);
     const errors: string[] = [];
     reviewer.on("console", (m) => m.type() === "error" && errors.push(m.text()));
