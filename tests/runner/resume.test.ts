@@ -398,9 +398,15 @@ describe("effects read on resume", () => {
       (w.store as unknown as { putRaw(t: string, k: string, s: string): void }).putRaw(T, key, text);
     let writes = 0;
     const put = w.store.putState.bind(w.store);
-    w.store.putState = (...a) => (writes++, put(...a));
+    w.store.putState = (...a) => {
+      writes++;
+      return put(...a);
+    };
     const putMany = w.store.putStates!.bind(w.store);
-    w.store.putStates = (...a) => (writes++, putMany(...a));
+    w.store.putStates = (...a) => {
+      writes++;
+      return putMany(...a);
+    };
     return { w, putRaw, writes: () => writes };
   }
 
