@@ -95,6 +95,34 @@ describe.skipIf(!pgUrl)("live updates across processes (PostgreSQL LISTEN/NOTIFY
     await b.close();
   });
 
+  it("text streamed word by word goes to other processes in a few messages, in order, before the run change", async () => {
+    const a = new PgLiveBus(pgUrl!);
+    const b = new PgLiveBus(pgUrl!);
+    await Promise.all([a.ready, b.ready]);
+    const atA: LiveMessage[] = [];
+    const atB: LiveMessage[] = [];
+    a.subscribe((m) => atA.push(m));
+    b.subscribe((m) => atB.push(m));
+    const words = Array.from({ length: 300 }, (_, i) => `word${i} `);
+    let offset = 0;
+    for (const w of words) {
+      a.publish({ topic: "delta", runId: "r2", step: 3, offset, text: w });
+      offset += w.length;
+      if (offset % 7 === 0) await new Promise((r) => setTimeout(r, 1));
+    }
+    a.publish({ topic: "run", runId: "r2", state: "completed" });
+    await until(() => atB.some((m) => m.topic === "run"));
+    // This process saw every word at once; the other got the same text in far fewer messages.
+    expect(atA.filter((m) => m.topic === "delta")).toHaveLength(300);
+    const deltas = atB.filter((m) => m.topic === "delta");
+    expect(deltas.length).toBeLessThanOrEqual(10);
+    expect(deltas.map((m) => m.text).join("")).toBe(words.join(""));
+    expect(deltas.map((m) => m.offset)).toEqual(deltas.map((_, i) => deltas.slice(0, i).reduce((n, m) => n + m.text.length, 0)));
+    expect(atB.at(-1)).toEqual({ topic: "run", runId: "r2", state: "completed" });
+    await a.close();
+    await b.close();
+  });
+
   it("a cancel asked on another instance aborts the model call in flight within a second", async () => {
     const t = await freshDatabase("postgresql");
     // A model that takes 20 s per call, and leases long enough that no heartbeat would notice in time.

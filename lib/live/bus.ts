@@ -36,6 +36,8 @@ const envelopeSchema = z.object({ v: z.literal("v1"), origin: z.string(), m: liv
 export const LIVE_CHANNEL = "afk_live";
 // pg_notify's payload limit is 8000 bytes; deltas are split well below it.
 const MAX_TEXT = 3000;
+// How long streamed text waits to go to other processes with what follows it.
+const DELTA_MS = 50;
 
 type Listener = (m: LiveMessage) => void;
 
@@ -107,8 +109,41 @@ export class PgLiveBus extends LiveBus {
     this.ready = this.connect(200);
   }
 
+  /** Deltas waiting to go out, per run: a model streams word by word, other processes get them in bunches. */
+  private readonly buffered = new Map<string, Extract<LiveMessage, { topic: "delta" }>>();
+  private flushTimer: NodeJS.Timeout | null = null;
+
   protected override send(m: LiveMessage): void {
     this.deliver(m);
+    if (m.topic === "delta") {
+      this.buffer(m);
+      return;
+    }
+    // Anything else may make the text stale (a run change) or be about it: the text goes out first.
+    this.flushDeltas();
+    this.notify(m);
+  }
+
+  // A model streams word by word: one NOTIFY per word would cost a round trip here and a parse in every
+  // other process per word. Coalesced for DELTA_MS, text stays live and goes out in a few messages.
+  private buffer(m: Extract<LiveMessage, { topic: "delta" }>) {
+    const b = this.buffered.get(m.runId);
+    if (b && b.step === m.step && b.offset + b.text.length === m.offset && b.text.length + m.text.length <= MAX_TEXT) b.text += m.text;
+    else {
+      if (b) this.notify(b);
+      this.buffered.set(m.runId, { ...m });
+    }
+    this.flushTimer ??= setTimeout(() => this.flushDeltas(), DELTA_MS);
+  }
+
+  private flushDeltas() {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
+    for (const b of this.buffered.values()) this.notify(b);
+    this.buffered.clear();
+  }
+
+  private notify(m: LiveMessage): void {
     const payload = JSON.stringify({ v: "v1", origin: this.origin, m });
     // In order, one after the other: the pieces of a long delta must arrive in the order they were cut.
     this.sending = this.sending.then(() =>
@@ -157,6 +192,7 @@ export class PgLiveBus extends LiveBus {
   }
 
   override async close(): Promise<void> {
+    this.flushDeltas();
     this.closed = true;
     await this.sending;
     await super.close();

@@ -14,9 +14,10 @@ export class PgBossQueue implements RunQueue {
   private readonly boss: PgBoss;
   private readonly started: Promise<void>;
   private executor: RunExecutor | null = null;
-  private busy = 0;
   private stopping = false;
   private readonly loops: Promise<void>[] = [];
+  /** Loops asleep between polls; a wake-up ends one's sleep early. */
+  private readonly sleepers: (() => void)[] = [];
 
   constructor(
     url: string,
@@ -47,7 +48,8 @@ export class PgBossQueue implements RunQueue {
   }
 
   // Start taking jobs for this executor (app instances and worker processes): `concurrency` loops, each
-  // fetching the next job as soon as it finished one and polling every half second when idle.
+  // fetching the next job as soon as it finished one and polling every half second when idle. Only the
+  // loops take jobs, so at most `concurrency` runs execute here however many wake-ups arrive.
   async work(ex: RunExecutor): Promise<void> {
     await this.started;
     this.executor = ex;
@@ -64,30 +66,41 @@ export class PgBossQueue implements RunQueue {
         if (!this.stopping) log.warn("queue fetch failed", { error: String(e) });
         return false;
       });
-      if (!took) await new Promise((r) => setTimeout(r, 500));
+      if (!took) await this.sleep(500);
     }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        const i = this.sleepers.indexOf(done);
+        if (i >= 0) this.sleepers.splice(i, 1);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.sleepers.push(done);
+    });
   }
 
   private async takeOne(ex: RunExecutor): Promise<boolean> {
     const [job] = await this.boss.fetch<Job>(RUN_QUEUE, { batchSize: 1 });
     if (!job) return false;
-    this.busy++;
     try {
       await ex.runJob(job.data.runId);
       await this.boss.complete(RUN_QUEUE, job.id);
     } catch (e) {
       await this.boss.fail(RUN_QUEUE, job.id, { error: String(e) });
-    } finally {
-      this.busy--;
     }
     return true;
   }
 
-  // Take a job at once when there is spare capacity (low latency after a decision on this instance).
+  // A job was queued somewhere: wake one idle loop to fetch it now (low latency after a decision). Every
+  // instance hears every wake-up; a fetch of its own per wake-up (as before) let a burst of 200 jobs start
+  // far more than `concurrency` runs at once in every process.
   kick() {
-    const ex = this.executor;
-    if (!ex || this.stopping || this.busy >= this.concurrency) return;
-    void this.takeOne(ex).catch((e) => log.warn("queue fetch failed", { error: String(e) }));
+    if (!this.executor || this.stopping) return;
+    this.sleepers.shift()?.();
   }
 
   async depth(): Promise<number> {
