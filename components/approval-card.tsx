@@ -1,7 +1,7 @@
 "use client";
 // One approval inline under its tool call: status, quorum, who decided what, and the decisions: approve,
 // reject (with a reason), edit the arguments, or respond (answer in the tool's place; it does not run).
-import { useMemo, useState } from "react";
+import { useEffect, useMemo, useState } from "react";
 import { useMutation } from "@tanstack/react-query";
 import type { RunApproval } from "@/lib/dto";
 import { fmtTime } from "@/lib/format";
@@ -60,6 +60,13 @@ export function ApprovalCard({
   const pending = a.status === "pending";
   // A model call is approved or rejected as it stands; a delegation's task can be edited or answered.
   const isModelCall = a.kind === "llm";
+  const editable = pending && canDecide && a.canDecide && !selfForbidden && !isModelCall;
+  // Opened from the inbox with `e` (?edit=1#<this card>): start with the editor open. Read after
+  // hydration, so the server's HTML and the first client render agree.
+  useEffect(() => {
+    const url = new URL(window.location.href);
+    if (editable && url.searchParams.get("edit") === "1" && url.hash === `#${approvalAnchor(a.id)}`) setMode("edit");
+  }, [editable, a.id]);
   const title = isModelCall ? `Approve the model call of step ${a.step}` : a.kind === "subagent" ? "Approve the delegation" : "Approval";
 
   return (

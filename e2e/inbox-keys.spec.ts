@@ -100,6 +100,19 @@ test("keyboard and bulk: select one tool's approvals, approve them together, a f
   await reviewer.keyboard.press("o");
   await expect(reviewer).toHaveURL(new RegExp(`/runs/${d}#approval-`));
   await expect(reviewer.getByTestId("approval-send_reply")).toBeVisible();
+  await expect(reviewer.getByTestId("approval-send_reply").getByRole("button", { name: "Edit arguments…" })).toHaveAttribute(
+    "aria-expanded",
+    "false",
+  );
+  // e opens the same card with its argument editor open.
+  await reviewer.goto("/approvals");
+  await reviewer.getByLabel("Agent").selectOption("support-writer");
+  await row(reviewer, "D").locator("td").nth(1).click();
+  await reviewer.keyboard.press("e");
+  await expect(reviewer).toHaveURL(new RegExp(`/runs/${d}\\?edit=1#approval-`));
+  const card = reviewer.getByTestId("approval-send_reply");
+  await expect(card.getByRole("button", { name: "Edit arguments…" })).toHaveAttribute("aria-expanded", "true");
+  await expect(card.getByRole("button", { name: "Approve with these arguments" })).toBeVisible();
   // Chromium logs every 4xx answer to fetch as a console error: the refused decision is the one expected.
   expect(errors).toEqual(["Failed to load resource: the server responded with a status of 403 (Forbidden)"]);
 });

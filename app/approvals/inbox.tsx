@@ -71,8 +71,8 @@ export function Inbox({ initial, agents }: { initial: InboxData; agents: string[
     if (!a || a.kind === "question" || !a.canDecide) return;
     setSelected((s) => (s.includes(a.id) ? s.filter((x) => x !== a.id) : selectedTool && a.tool !== selectedTool ? s : [...s, a.id]));
   };
-  const open = (a: InboxItemDto | undefined) => {
-    if (a) router.push(`/runs/${encodeURIComponent(a.runId)}#${approvalAnchor(a.id)}`);
+  const open = (a: InboxItemDto | undefined, edit = false) => {
+    if (a) router.push(`/runs/${encodeURIComponent(a.runId)}${edit ? "?edit=1" : ""}#${approvalAnchor(a.id)}`);
   };
   const run = async (decision: "approve" | "reject") => {
     if (!targets.length || busy) return;
@@ -93,6 +93,7 @@ export function Inbox({ initial, agents }: { initial: InboxData; agents: string[
       approve: () => (current?.kind === "question" && current.canDecide && !chosen.length ? open(current) : void run("approve")),
       reject: () => targets.length > 0 && setRejecting(true),
       open: () => open(current),
+      edit: () => open(current, true),
       help: () => setHelp((h) => !h),
     },
     !rejecting,

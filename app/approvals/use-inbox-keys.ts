@@ -1,6 +1,6 @@
 "use client";
 // Keyboard control of the inbox, as mail clients do it: j/k move, x selects, a approves, r rejects (asks
-// for a reason), e and o open the approval on its run page, ? shows the keys. Keys typed into a text field,
+// for a reason), o opens the approval on its run page and e opens it with its editor open, ? shows the keys. Keys typed into a text field,
 // or with a modifier, are the field's.
 import { useEffect } from "react";
 
@@ -20,6 +20,7 @@ export type InboxKeyHandlers = {
   approve: () => void;
   reject: () => void;
   open: () => void;
+  edit: () => void;
   help: () => void;
 };
 
@@ -43,7 +44,7 @@ export function useInboxKeys(h: InboxKeyHandlers, enabled: boolean) {
         x: h.toggle,
         a: h.approve,
         r: h.reject,
-        e: h.open,
+        e: h.edit,
         o: h.open,
         Enter: h.open,
         "?": h.help,
