@@ -13,6 +13,7 @@ import {
   getRunView,
   listInbox,
   listRuns,
+  pendingCount,
   resumeRun,
   retryRun,
   startRun,
@@ -173,10 +174,23 @@ describe.each(providers)("run operations on %s", (provider) => {
       input: { service: "db", version: "3.0.0", environment: "staging" },
     });
     await ex.idle();
+    expect((await listInbox(t.db, reviewer, {})).approvals.map((a) => a.runId)).toContain(id);
+    const waiting = (await pendingCount(t.db, reviewer)).pending;
     expect(await status(cancelRun(ex.context, reviewer, id))).toBe(403);
     await cancelRun(ex.context, operator, id);
     await ex.idle();
-    expect((await getRunView(ex.context, operator, id)).run.state).toBe("cancelled");
+    const cancelled = await getRunView(ex.context, operator, id);
+    expect(cancelled.run.state).toBe("cancelled");
+    // Its request no longer waits in any inbox: the cancel closed it and says why; no decision lands on it.
+    expect(cancelled.approvals).toEqual([
+      expect.objectContaining({
+        status: "expired",
+        decisions: [expect.objectContaining({ by: "system:run-ended", reason: "The run was cancelled" })],
+      }),
+    ]);
+    expect((await listInbox(t.db, reviewer, {})).approvals.map((a) => a.runId)).not.toContain(id);
+    expect((await pendingCount(t.db, reviewer)).pending).toBe(waiting - 1);
+    expect(await status(decide(ex.context, reviewer, cancelled.approvals[0].id, { decision: "approve" }))).toBe(409);
 
     const tl = await timelinePage(t.db, operator, id, { take: 3 });
     expect(tl.checkpoints).toHaveLength(3);

@@ -28,6 +28,7 @@ export type Decision = z.infer<typeof decisionSchema>;
 
 // Decisions the runtime takes by itself are made by "system:<why>", never by a person.
 const DEADLINE_DECIDER = "system:deadline";
+const RUN_ENDED_DECIDER = "system:run-ended";
 
 /** True when a decision was taken by the runtime (a deadline's fallback), not by a person. */
 export const isSystemDecision = (d: { by: string }) => d.by.startsWith("system:");
@@ -337,6 +338,39 @@ export async function expireApproval(
   };
   if (await save(store, next, rec.version)) return { record: next, applied: true };
   return { record: (await getApproval(store, rec.thread_id, rec.id)) ?? next, applied: false };
+}
+
+/**
+ * A run cancelled while requests wait closes them, its subagents' included: expired, with a system decision
+ * saying why, so no inbox lists them and no decision can land on a run that will not resume. Returns how
+ * many this caller closed.
+ */
+export async function closePendingApprovals(
+  store: MemoryStore,
+  threadId: string,
+  runId: string,
+  nowMs: number,
+  reason: string,
+): Promise<number> {
+  const own = await listApprovals(store, threadId, runId);
+  const children = await listStored(store, threadId, keys.descendantApprovalPrefix(runId), "approval record");
+  let closed = 0;
+  for (const rec of [...own, ...children.map((e) => parseApproval(e.value, e.key))]) {
+    if (rec.status !== "pending") continue;
+    const next: ApprovalRecord = {
+      ...rec,
+      version: rec.version + 1,
+      status: "expired",
+      approved_args: null,
+      decided_at_ms: nowMs,
+      decisions: [
+        ...rec.decisions,
+        { by: RUN_ENDED_DECIDER, decision: "reject", reason, args: rec.args, args_hash: argsHash(rec.args), at_ms: nowMs, answer: null },
+      ],
+    };
+    if (await save(store, next, rec.version)) closed++;
+  }
+  return closed;
 }
 
 /** Applies the deadline's fallback to a pending request whose deadline has passed; returns the record as it now stands. */

@@ -1,7 +1,15 @@
 // One run's execution loop: step → LLM → tools, a checkpoint at every phase boundary, durable pauses.
 import { z } from "zod";
 import { type Agent, agentFingerprint, delegateTaskSchema, delegateToolName, failSafeOf, instructionsFor } from "./agent.ts";
-import { type ApprovalRecord, argsHash, createApprovalRequest, expireIfDue, findApproval, listApprovals } from "./approvals.ts";
+import {
+  type ApprovalRecord,
+  argsHash,
+  closePendingApprovals,
+  createApprovalRequest,
+  expireIfDue,
+  findApproval,
+  listApprovals,
+} from "./approvals.ts";
 import { CHECKPOINT_SCHEMA_VERSION, type CheckpointRecord, type Phase } from "./checkpoint.ts";
 import { effectInputHash, findReplayableEffect, makeEffect } from "./effects.ts";
 import { FailpointError, failpointArmed, fire } from "./failpoints.ts";
@@ -881,6 +889,8 @@ export class RunExecution {
   private async finish(to: "completed" | "cancelled" | "failed"): Promise<AgentResult> {
     if (to === "cancelled" && (this.state === "running" || this.state === "paused")) this.move("cancelling");
     if (this.state !== to) this.move(to);
+    // Requests of a cancelled run would wait in every inbox for a decision that can no longer matter.
+    if (to === "cancelled") await closePendingApprovals(this.rc.store, this.threadId, this.runId, nowMs(), "The run was cancelled");
     const result = this.result();
     await this.writeRuntime();
     await this.checkpoint("run_terminal", {
