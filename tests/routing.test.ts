@@ -165,3 +165,95 @@ describe.each(providers)("inbox pages on %s", (provider) => {
     expect([bad?.status, bad?.field]).toEqual([400, "cursor"]);
   });
 });
+
+describe.each(providers)("an inbox page with an unreadable approval on %s", (provider) => {
+  const h = databaseWithExecutor(provider);
+
+  it("an unreadable approval on the first page: that page still says a next one follows, and the next holds the rest", async () => {
+    const store = new PrismaStore(h.t.db);
+    const run = (i: number) => `corrupt-page-${String(i).padStart(3, "0")}`;
+    for (let i = 0; i < 230; i++)
+      await createApprovalRequest(store, {
+        run_id: run(i),
+        root_run_id: run(i),
+        thread_id: run(i),
+        step: 1,
+        tool_call_id: "call_1",
+        tool_name: "issue_refund",
+        agent_name: "refund-desk",
+        agent_path: "refund-desk",
+        args: { i },
+        input_hash: `h${i}`,
+        reason: "test",
+        rule_id: null,
+        quorum: 1,
+        groups: [],
+        requested_at_ms: 2_000_000 + i,
+        deadline_ms: null,
+        fallback: "deny",
+        requested_by: null,
+      });
+    const victim = await h.t.db.stateEntry.findFirstOrThrow({ where: { kind: "approval", threadId: run(5) } });
+    await h.t.db.stateEntry.update({
+      where: { threadId_key: { threadId: victim.threadId, key: victim.key } },
+      data: { value: '{"schema_version":"v5","status":' },
+    });
+    const pages: { n: number; corrupt: number; next: boolean }[] = [];
+    const seen: number[] = [];
+    let cursor: string | undefined;
+    for (let guard = 0; guard < 5; guard++) {
+      const { inbox } = await inboxPage(h.t.db, finance, cursor ? { cursor } : {});
+      const mine = inbox!.approvals.filter((a) => a.runId.startsWith("corrupt-page-"));
+      seen.push(...mine.map((a) => Number(a.runId.slice(-3))));
+      pages.push({ n: mine.length, corrupt: inbox!.corrupt.length, next: inbox!.nextCursor !== null });
+      if (!inbox!.nextCursor) break;
+      cursor = inbox!.nextCursor;
+    }
+    expect(pages).toEqual([
+      { n: 200, corrupt: 1, next: true },
+      { n: 29, corrupt: 0, next: false },
+    ]);
+    expect(seen).toEqual(Array.from({ length: 230 }, (_, i) => i).filter((i) => i !== 5));
+    // Asked again (the ETag path: an unchanged first page is built once), it still says a next page follows.
+    expect((await inboxPage(h.t.db, finance, {})).inbox!.nextCursor).not.toBeNull();
+  });
+});
+
+describe.each(providers)("a full inbox page on %s", (provider) => {
+  const h = databaseWithExecutor(provider);
+
+  it("a full first page answered when nothing was behind it changes its ETag when an approval arrives behind it", async () => {
+    const store = new PrismaStore(h.t.db);
+    const add = (i: number) =>
+      createApprovalRequest(store, {
+        run_id: `full-page-${i}`,
+        root_run_id: `full-page-${i}`,
+        thread_id: `full-page-${i}`,
+        step: 1,
+        tool_call_id: "call_1",
+        tool_name: "issue_refund",
+        agent_name: "refund-desk",
+        agent_path: "refund-desk",
+        args: { i },
+        input_hash: `h${i}`,
+        reason: "test",
+        rule_id: null,
+        quorum: 1,
+        groups: [],
+        requested_at_ms: 3_000_000 + i,
+        deadline_ms: null,
+        fallback: "deny",
+        requested_by: null,
+      });
+    const waiting = (await inboxPage(h.t.db, finance, {})).inbox!.approvals.length;
+    for (let i = 0; i < 200 - waiting; i++) await add(i);
+    const full = await inboxPage(h.t.db, finance, {});
+    expect([full.inbox!.approvals.length, full.inbox!.nextCursor]).toEqual([200, null]);
+    await add(999);
+    // The browser revalidates with the ETag it holds: it must not get a 304 (or the copy built before).
+    const after = await inboxPage(h.t.db, finance, {}, full.etag);
+    expect(after.etag).not.toBe(full.etag);
+    expect(after.inbox!.approvals.length).toBe(200);
+    expect(after.inbox!.nextCursor).not.toBeNull();
+  });
+});

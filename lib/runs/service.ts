@@ -229,6 +229,9 @@ export async function inboxPage(
   const groups = routingGroupsOf(who);
   const h = createHash("sha256").update(`${who.email}\n${JSON.stringify(groups)}\n${JSON.stringify(f)}\n`);
   for (const r of page.rows) h.update(r.key).update("\0").update(r.value).update("\0");
+  // Whether a next page exists is part of the answer too: the same 200 rows with one more behind them
+  // must not be answered with the copy built when nothing was behind them.
+  h.update(page.nextCursor ?? "-");
   const etag = `"${h.digest("base64url").slice(0, 27)}"`;
   if (ifNoneMatch?.split(/\s*,\s*/).includes(etag)) return { etag, inbox: null };
   let built = builtInboxes.get(etag);
