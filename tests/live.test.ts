@@ -67,15 +67,21 @@ describe("live updates in one process", () => {
   });
 });
 
+/** Two processes' buses on one database, each recording what it hears. */
+async function twoBuses() {
+  const a = new PgLiveBus(pgUrl!);
+  const b = new PgLiveBus(pgUrl!);
+  await Promise.all([a.ready, b.ready]);
+  const atA: LiveMessage[] = [];
+  const atB: LiveMessage[] = [];
+  a.subscribe((m) => atA.push(m));
+  b.subscribe((m) => atB.push(m));
+  return { a, b, atA, atB };
+}
+
 describe.skipIf(!pgUrl)("live updates across processes (PostgreSQL LISTEN/NOTIFY)", () => {
   it("a message published on one bus reaches the other once; a foreign payload is ignored", async () => {
-    const a = new PgLiveBus(pgUrl!);
-    const b = new PgLiveBus(pgUrl!);
-    await Promise.all([a.ready, b.ready]);
-    const atA: LiveMessage[] = [];
-    const atB: LiveMessage[] = [];
-    a.subscribe((m) => atA.push(m));
-    b.subscribe((m) => atB.push(m));
+    const { a, b, atA, atB } = await twoBuses();
     const raw = new pg.Client({ connectionString: pgUrl });
     await raw.connect();
     await raw.query("SELECT pg_notify($1, $2)", [LIVE_CHANNEL, '{"v":"v9","m":{"topic":"inbox"}}']);
@@ -96,13 +102,7 @@ describe.skipIf(!pgUrl)("live updates across processes (PostgreSQL LISTEN/NOTIFY
   });
 
   it("text streamed word by word goes to other processes in a few messages, in order, before the run change", async () => {
-    const a = new PgLiveBus(pgUrl!);
-    const b = new PgLiveBus(pgUrl!);
-    await Promise.all([a.ready, b.ready]);
-    const atA: LiveMessage[] = [];
-    const atB: LiveMessage[] = [];
-    a.subscribe((m) => atA.push(m));
-    b.subscribe((m) => atB.push(m));
+    const { a, b, atA, atB } = await twoBuses();
     const words = Array.from({ length: 300 }, (_, i) => `word${i} `);
     let offset = 0;
     for (const w of words) {

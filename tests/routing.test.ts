@@ -105,33 +105,44 @@ describe.each(providers)("routing on %s", (provider) => {
   });
 });
 
+/** A pending approval request of refund-desk for its own run, as the runner stores one. */
+function addApproval(store: PrismaStore, runId: string, i: number, atMs: number, tool = "issue_refund") {
+  return createApprovalRequest(store, {
+    run_id: runId,
+    root_run_id: runId,
+    thread_id: runId,
+    step: 1,
+    tool_call_id: "call_1",
+    tool_name: tool,
+    agent_name: "refund-desk",
+    agent_path: "refund-desk",
+    args: { i },
+    input_hash: `h${i}`,
+    reason: "test",
+    rule_id: null,
+    quorum: 1,
+    groups: [],
+    requested_at_ms: atMs,
+    deadline_ms: null,
+    fallback: "deny",
+    requested_by: null,
+  });
+}
+
 describe.each(providers)("inbox pages on %s", (provider) => {
   const h = databaseWithExecutor(provider);
 
   it("pages 450 pending approvals by cursor (ties on the millisecond included): each once, oldest first", async () => {
     const store = new PrismaStore(h.t.db);
     for (let i = 0; i < 450; i++)
-      await createApprovalRequest(store, {
-        run_id: `page-run-${String(i).padStart(3, "0")}`,
-        root_run_id: `page-run-${String(i).padStart(3, "0")}`,
-        thread_id: `page-run-${String(i).padStart(3, "0")}`,
-        step: 1,
-        tool_call_id: "call_1",
-        tool_name: i % 5 === 0 ? "notify_customer" : "issue_refund",
-        agent_name: "refund-desk",
-        agent_path: "refund-desk",
-        args: { i },
-        input_hash: `h${i}`,
-        reason: "test",
-        rule_id: null,
-        quorum: 1,
-        groups: [],
-        // Three approvals per millisecond: the cursor must order ties by key.
-        requested_at_ms: 1_000_000 + Math.floor(i / 3),
-        deadline_ms: null,
-        fallback: "deny",
-        requested_by: null,
-      });
+      // Three approvals per millisecond: the cursor must order ties by key.
+      await addApproval(
+        store,
+        `page-run-${String(i).padStart(3, "0")}`,
+        i,
+        1_000_000 + Math.floor(i / 3),
+        i % 5 === 0 ? "notify_customer" : "issue_refund",
+      );
     const seen: number[] = [];
     let cursor: string | undefined;
     const sizes: number[] = [];
@@ -172,27 +183,7 @@ describe.each(providers)("an inbox page with an unreadable approval on %s", (pro
   it("an unreadable approval on the first page: that page still says a next one follows, and the next holds the rest", async () => {
     const store = new PrismaStore(h.t.db);
     const run = (i: number) => `corrupt-page-${String(i).padStart(3, "0")}`;
-    for (let i = 0; i < 230; i++)
-      await createApprovalRequest(store, {
-        run_id: run(i),
-        root_run_id: run(i),
-        thread_id: run(i),
-        step: 1,
-        tool_call_id: "call_1",
-        tool_name: "issue_refund",
-        agent_name: "refund-desk",
-        agent_path: "refund-desk",
-        args: { i },
-        input_hash: `h${i}`,
-        reason: "test",
-        rule_id: null,
-        quorum: 1,
-        groups: [],
-        requested_at_ms: 2_000_000 + i,
-        deadline_ms: null,
-        fallback: "deny",
-        requested_by: null,
-      });
+    for (let i = 0; i < 230; i++) await addApproval(store, run(i), i, 2_000_000 + i);
     const victim = await h.t.db.stateEntry.findFirstOrThrow({ where: { kind: "approval", threadId: run(5) } });
     await h.t.db.stateEntry.update({
       where: { threadId_key: { threadId: victim.threadId, key: victim.key } },
@@ -224,27 +215,7 @@ describe.each(providers)("a full inbox page on %s", (provider) => {
 
   it("a full first page answered when nothing was behind it changes its ETag when an approval arrives behind it", async () => {
     const store = new PrismaStore(h.t.db);
-    const add = (i: number) =>
-      createApprovalRequest(store, {
-        run_id: `full-page-${i}`,
-        root_run_id: `full-page-${i}`,
-        thread_id: `full-page-${i}`,
-        step: 1,
-        tool_call_id: "call_1",
-        tool_name: "issue_refund",
-        agent_name: "refund-desk",
-        agent_path: "refund-desk",
-        args: { i },
-        input_hash: `h${i}`,
-        reason: "test",
-        rule_id: null,
-        quorum: 1,
-        groups: [],
-        requested_at_ms: 3_000_000 + i,
-        deadline_ms: null,
-        fallback: "deny",
-        requested_by: null,
-      });
+    const add = (i: number) => addApproval(store, `full-page-${i}`, i, 3_000_000 + i);
     const waiting = (await inboxPage(h.t.db, finance, {})).inbox!.approvals.length;
     for (let i = 0; i < 200 - waiting; i++) await add(i);
     const full = await inboxPage(h.t.db, finance, {});

@@ -305,6 +305,21 @@ function parseAnswer(rec: ApprovalRecord, tool: Pick<Tool, "asksHuman"> | undefi
   return parsed.data as Record<string, unknown>;
 }
 
+/** A pending request closed by the system (deadline, run ended): approved as it stands, or expired. */
+function systemDecided(rec: ApprovalRecord, by: string, allow: boolean, reason: string, nowMs: number): ApprovalRecord {
+  return {
+    ...rec,
+    version: rec.version + 1,
+    status: allow ? "approved" : "expired",
+    approved_args: allow ? rec.args : null,
+    decided_at_ms: nowMs,
+    decisions: [
+      ...rec.decisions,
+      { by, decision: allow ? "approve" : "reject", reason, args: rec.args, args_hash: argsHash(rec.args), at_ms: nowMs, answer: null },
+    ],
+  };
+}
+
 /**
  * Past its deadline a pending approval takes the fallback (deny by default). `applied` says whether this
  * caller made the change (the compare-and-put lets exactly one of several concurrent sweeps win).
@@ -317,25 +332,7 @@ export async function expireApproval(
   if (rec.status !== "pending" || rec.deadline_ms === null || nowMs <= rec.deadline_ms) return { record: rec, applied: false };
   // Nothing can answer a question in a reviewer's place: it expires whatever the fallback says.
   const allow = rec.fallback === "allow" && rec.kind !== "question";
-  const next: ApprovalRecord = {
-    ...rec,
-    version: rec.version + 1,
-    status: allow ? "approved" : "expired",
-    approved_args: allow ? rec.args : null,
-    decided_at_ms: nowMs,
-    decisions: [
-      ...rec.decisions,
-      {
-        by: DEADLINE_DECIDER,
-        decision: allow ? "approve" : "reject",
-        reason: "Approval deadline passed",
-        args: rec.args,
-        args_hash: argsHash(rec.args),
-        at_ms: nowMs,
-        answer: null,
-      },
-    ],
-  };
+  const next = systemDecided(rec, DEADLINE_DECIDER, allow, "Approval deadline passed", nowMs);
   if (await save(store, next, rec.version)) return { record: next, applied: true };
   return { record: (await getApproval(store, rec.thread_id, rec.id)) ?? next, applied: false };
 }
@@ -357,18 +354,7 @@ export async function closePendingApprovals(
   let closed = 0;
   for (const rec of [...own, ...children.map((e) => parseApproval(e.value, e.key))]) {
     if (rec.status !== "pending") continue;
-    const next: ApprovalRecord = {
-      ...rec,
-      version: rec.version + 1,
-      status: "expired",
-      approved_args: null,
-      decided_at_ms: nowMs,
-      decisions: [
-        ...rec.decisions,
-        { by: RUN_ENDED_DECIDER, decision: "reject", reason, args: rec.args, args_hash: argsHash(rec.args), at_ms: nowMs, answer: null },
-      ],
-    };
-    if (await save(store, next, rec.version)) closed++;
+    if (await save(store, systemDecided(rec, RUN_ENDED_DECIDER, false, reason, nowMs), rec.version)) closed++;
   }
   return closed;
 }
