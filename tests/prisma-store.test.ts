@@ -23,9 +23,12 @@ describe.each(providers)("Prisma store on %s", (provider) => {
     ]);
     expect(await s.getState("th", "a")).toEqual({ x: 1 });
     expect(await s.listState("th", "p:")).toEqual([
-      { key: "p:1", value: "uno" },
-      { key: "p:2", value: [2] },
+      { key: "p:1", value: "uno", text: '"uno"' },
+      { key: "p:2", value: [2], text: "[2]" },
     ]);
+    // A writer's own text is stored verbatim (a log entry in canonical key order), and listed back.
+    await s.putStates("th", [{ key: "p:3", value: { b: 1, a: 2 }, text: '{"a":2,"b":1}' }]);
+    expect((await s.listState("th", "p:3"))[0]).toEqual({ key: "p:3", value: { a: 2, b: 1 }, text: '{"a":2,"b":1}' });
     expect(await s.listState("other", "p:")).toEqual([]);
     await s.deleteState("th", "a");
     expect(await s.getState("th", "a")).toBeUndefined();

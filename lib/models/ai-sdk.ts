@@ -2,9 +2,6 @@
 // provider-neutral ModelAdapter. API keys come from env only and never enter a checkpoint: the adapter
 // holds them, the runner stores only the normalized model string.
 import "server-only";
-import { createAnthropic } from "@ai-sdk/anthropic";
-import { createOpenAI } from "@ai-sdk/openai";
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { APICallError, type LanguageModelV2, type LanguageModelV2Prompt, type LanguageModelV2Usage } from "@ai-sdk/provider";
 import { type LlmRequest, type LlmResponse, type Message, type ModelAdapter, ModelCallError } from "../runner/index.ts";
 
@@ -58,7 +55,7 @@ export class AiSdkAdapter implements ModelAdapter {
    */
   constructor(
     readonly provider: string,
-    private readonly model: (id: string) => LanguageModelV2,
+    private readonly model: (id: string) => Promise<LanguageModelV2>,
     private readonly opts: { sessions?: boolean } = {},
   ) {}
 
@@ -72,7 +69,7 @@ export class AiSdkAdapter implements ModelAdapter {
     let responseId: string | null = null;
     const session = this.opts.sessions ? req.sessionToken : null;
     try {
-      const { stream } = await this.model(req.model).doStream({
+      const { stream } = await (await this.model(req.model)).doStream({
         prompt: toPrompt(session ? sinceLastResponse(req.messages) : req.messages),
         tools: req.tools.map((t) => ({
           type: "function" as const,
@@ -159,26 +156,46 @@ export type ProviderEnv = {
   OPENAI_COMPATIBLE_API_KEY?: string;
 };
 
+// A provider's SDK is loaded on its first call: every process (the CLI, a worker, the crash test's dozens
+// of short-lived ones) otherwise paid ~170 ms at start for SDKs most configurations never use.
+const once = <T>(load: () => Promise<T>) => {
+  let p: Promise<T> | null = null;
+  return () => {
+    p ??= load();
+    return p;
+  };
+};
+
 // Adapters for every provider the environment configures; `demo` is added by the runtime.
 export function providerAdapters(env: ProviderEnv, fetchImpl?: typeof fetch): Record<string, ModelAdapter> {
   const out: Record<string, ModelAdapter> = {};
   if (env.OPENAI_API_KEY) {
-    const p = createOpenAI({ apiKey: env.OPENAI_API_KEY, baseURL: env.OPENAI_BASE_URL, fetch: fetchImpl });
+    const p = once(async () =>
+      (await import("@ai-sdk/openai")).createOpenAI({ apiKey: env.OPENAI_API_KEY, baseURL: env.OPENAI_BASE_URL, fetch: fetchImpl }),
+    );
     // The Responses API: it keeps conversations server-side, so runs carry a session token.
-    out.openai = new AiSdkAdapter("openai", (id) => p.responses(id), { sessions: true });
+    out.openai = new AiSdkAdapter("openai", async (id) => (await p()).responses(id), { sessions: true });
   }
   if (env.ANTHROPIC_API_KEY) {
-    const p = createAnthropic({ apiKey: env.ANTHROPIC_API_KEY, baseURL: env.ANTHROPIC_BASE_URL, fetch: fetchImpl });
-    out.anthropic = new AiSdkAdapter("anthropic", (id) => p(id));
+    const p = once(async () =>
+      (await import("@ai-sdk/anthropic")).createAnthropic({
+        apiKey: env.ANTHROPIC_API_KEY,
+        baseURL: env.ANTHROPIC_BASE_URL,
+        fetch: fetchImpl,
+      }),
+    );
+    out.anthropic = new AiSdkAdapter("anthropic", async (id) => (await p())(id));
   }
   if (env.OPENAI_COMPATIBLE_BASE_URL) {
-    const p = createOpenAICompatible({
-      name: "openai-compatible",
-      baseURL: env.OPENAI_COMPATIBLE_BASE_URL,
-      apiKey: env.OPENAI_COMPATIBLE_API_KEY,
-      fetch: fetchImpl,
-    });
-    out["openai-compatible"] = new AiSdkAdapter("openai-compatible", (id) => p.chatModel(id));
+    const p = once(async () =>
+      (await import("@ai-sdk/openai-compatible")).createOpenAICompatible({
+        name: "openai-compatible",
+        baseURL: env.OPENAI_COMPATIBLE_BASE_URL ?? "",
+        apiKey: env.OPENAI_COMPATIBLE_API_KEY,
+        fetch: fetchImpl,
+      }),
+    );
+    out["openai-compatible"] = new AiSdkAdapter("openai-compatible", async (id) => (await p()).chatModel(id));
   }
   return out;
 }

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import * as crypto from "node:crypto";
 
 /**
  * Canonical JSON: object keys sorted, no whitespace, so equal values hash equally whatever their key order.
@@ -24,9 +24,12 @@ export function canonicalJson(value: unknown): string {
   return `${out}}`;
 }
 
+// crypto.hash (Node 20.12+) is the one-shot form: a third of createHash's cost on the short strings of a log chain.
+const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: "hex") => string }).hash;
+
 /** Hex sha256 of a UTF-8 string. */
 export function sha256(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
+  return oneShot ? oneShot("sha256", text, "hex") : crypto.createHash("sha256").update(text).digest("hex");
 }
 
 /** sha256 of the canonical JSON of a value: equal values hash equally whatever their key order. */

@@ -224,7 +224,7 @@ export class RunExecution {
 
   private async appendMessage(m: Message) {
     const i = this.messages.append(m);
-    await this.writer.enqueue(keys.message(this.runId, i), m);
+    await this.writer.enqueue(keys.message(this.runId, i), m, { text: this.messages.texts[i] });
   }
 
   // Writes one checkpoint record and the latest copy; with snapshot, the runtime snapshot too.
@@ -244,10 +244,10 @@ export class RunExecution {
     if (opts.snapshot) {
       const snap = this.storedSnapshot();
       record.payload = { ...payload, runtime_snapshot: snap };
-      await this.writer.enqueue(keys.runtime(this.runId), snap, true);
+      await this.writer.enqueue(keys.runtime(this.runId), snap, { coalescable: true });
     }
-    await this.writer.enqueue(keys.checkpoint(this.runId, this.step, record.seq, phase), record, false);
-    await this.writer.enqueue(checkpointLatestKey(this.runId), record, false);
+    await this.writer.enqueue(keys.checkpoint(this.runId, this.step, record.seq, phase), record);
+    await this.writer.enqueue(checkpointLatestKey(this.runId), record);
     const fp = this.rc.config.failpoint;
     const hit = failpointArmed(fp, phase, this.step, this.agent.name);
     if (opts.durable || hit) await this.writer.flush();
@@ -256,7 +256,7 @@ export class RunExecution {
   }
 
   private async writeRuntime() {
-    await this.writer.enqueue(keys.runtime(this.runId), this.storedSnapshot(), true);
+    await this.writer.enqueue(keys.runtime(this.runId), this.storedSnapshot(), { coalescable: true });
   }
 
   async execute(): Promise<AgentResult> {
@@ -665,7 +665,7 @@ export class RunExecution {
       replayed: false,
       approved_by: by,
     });
-    await this.writer.enqueue(keys.toolExecution(this.runId, i), this.toolExecutions.items[i]);
+    await this.writer.enqueue(keys.toolExecution(this.runId, i), this.toolExecutions.items[i], { text: this.toolExecutions.texts[i] });
     this.event("tool_completed", "answered by a reviewer", { tool_call_id: c.id, tool_name: c.name, success: true, responded: true });
     return this.toolMessage(c, true, `A reviewer answered instead of running ${c.name}: ${answer}`);
   }
@@ -692,7 +692,7 @@ export class RunExecution {
       replayed: false,
       approved_by: by,
     });
-    await this.writer.enqueue(keys.toolExecution(this.runId, i), this.toolExecutions.items[i]);
+    await this.writer.enqueue(keys.toolExecution(this.runId, i), this.toolExecutions.items[i], { text: this.toolExecutions.texts[i] });
     this.event("tool_completed", "answered" in output && output.answered ? "answered by a reviewer" : "not answered", {
       tool_call_id: c.id,
       tool_name: c.name,
@@ -714,7 +714,7 @@ export class RunExecution {
       replayed: false,
       approved_by: by,
     });
-    await this.writer.enqueue(keys.toolExecution(this.runId, i), this.toolExecutions.items[i]);
+    await this.writer.enqueue(keys.toolExecution(this.runId, i), this.toolExecutions.items[i], { text: this.toolExecutions.texts[i] });
     this.event("tool_completed", error, { tool_call_id: c.id, tool_name: c.name, success: false });
     return this.toolMessage(c, false, { success: false, error });
   }
@@ -774,7 +774,7 @@ export class RunExecution {
         success,
         timestamp_ms: nowMs(),
       });
-      await this.writer.enqueue(keys.effect(this.runId, this.step, c.id), effect, false);
+      await this.writer.enqueue(keys.effect(this.runId, this.step, c.id), effect);
       await this.writer.flush();
     }
     const rec: ToolExecution = {
@@ -789,7 +789,7 @@ export class RunExecution {
       approved_by: approvedBy,
     };
     const i = this.toolExecutions.append(rec);
-    await this.writer.enqueue(keys.toolExecution(this.runId, i), rec);
+    await this.writer.enqueue(keys.toolExecution(this.runId, i), rec, { text: this.toolExecutions.texts[i] });
     this.event("tool_completed", c.name, { tool_call_id: c.id, tool_name: c.name, success, replayed: !!stored });
     return this.toolMessage(c, success, success ? output : { success: false, error });
   }
@@ -860,7 +860,7 @@ export class RunExecution {
       latency_ms: nowMs() - started,
     };
     const i = this.subagentExecutions.append(rec);
-    await this.writer.enqueue(keys.subagentExecution(this.runId, i), rec);
+    await this.writer.enqueue(keys.subagentExecution(this.runId, i), rec, { text: this.subagentExecutions.texts[i] });
     this.usage = addUsage(this.usage, {
       input_tokens: child.usage.inputTokens,
       output_tokens: child.usage.outputTokens,

@@ -99,9 +99,9 @@ export async function prepareFork(store: MemoryStore, f: ForkInput): Promise<{ f
     payload: { ...good.record.payload, runtime_snapshot: snapshot, forked_from: forkedFrom },
   };
   const entries: StateEntry[] = [
-    ...messages.items.map((m, i) => ({ key: keys.message(f.newRunId, i), value: m })),
-    ...tools.items.map((t, i) => ({ key: keys.toolExecution(f.newRunId, i), value: t })),
-    ...subs.items.map((x, i) => ({ key: keys.subagentExecution(f.newRunId, i), value: x })),
+    ...messages.items.map((m, i) => ({ key: keys.message(f.newRunId, i), value: m, text: messages.texts[i] })),
+    ...tools.items.map((t, i) => ({ key: keys.toolExecution(f.newRunId, i), value: t, text: tools.texts[i] })),
+    ...subs.items.map((x, i) => ({ key: keys.subagentExecution(f.newRunId, i), value: x, text: subs.texts[i] })),
     { key: keys.runtime(f.newRunId), value: snapshot },
     { key: keys.checkpoint(f.newRunId, 0, 0, "run_started"), value: started },
     { key: keys.checkpoint(f.newRunId, at.step, 1, at.phase), value: at },

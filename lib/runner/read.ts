@@ -45,3 +45,13 @@ export async function listStored(store: MemoryStore, threadId: string, prefix: s
     throw e;
   }
 }
+
+/**
+ * Awaits reads that do not depend on each other at once (on a networked database their round trips
+ * overlap); when several fail, the error thrown is the first in the given order, as if read one by one.
+ */
+export async function readAll<T extends readonly unknown[]>(reads: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
+  const settled = await Promise.allSettled(reads);
+  for (const r of settled) if (r.status === "rejected") throw r.reason;
+  return settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as unknown as T;
+}

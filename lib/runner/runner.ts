@@ -10,7 +10,7 @@ import { loadLatestCheckpoint, terminalResultOf } from "./resume.ts";
 import { loadSnapshot } from "./snapshot.ts";
 import { listApprovals } from "./approvals.ts";
 import { validateEffects } from "./effects.ts";
-import { listStored } from "./read.ts";
+import { listStored, readAll } from "./read.ts";
 import { type MemoryStore, checkpointLatestKey, keys } from "./store.ts";
 import { normalizeCheckpointRecord } from "./checkpoint.ts";
 import type { Failpoint } from "./failpoints.ts";
@@ -142,12 +142,15 @@ export class Runner {
     const latest = await loadLatestCheckpoint(store, opts.threadId, opts.runId);
     const terminal = terminalResultOf(latest);
     if (terminal) return resolvedHandle(terminal);
-    const loaded = await loadSnapshot(store, opts.threadId, opts.runId);
     // Everything resume may read later is validated now, so an unreadable record stops it before any
     // write or model call.
-    await listApprovals(store, opts.threadId, opts.runId);
-    await validateEffects(store, opts.threadId, opts.runId, latest.step);
-    const started = (await runStartedPayload(store, opts.threadId, opts.runId)) ?? {};
+    const [loaded, , , startedPayload] = await readAll([
+      loadSnapshot(store, opts.threadId, opts.runId),
+      listApprovals(store, opts.threadId, opts.runId),
+      validateEffects(store, opts.threadId, opts.runId, latest.step),
+      runStartedPayload(store, opts.threadId, opts.runId),
+    ]);
+    const started = startedPayload ?? {};
     checkAgent(agent, loaded.snapshot.agent_name, typeof started.agent_fingerprint === "string" ? started.agent_fingerprint : null);
     return this.handle(ctx, {
       agent,

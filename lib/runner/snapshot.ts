@@ -2,7 +2,7 @@
 // In storage, the three lists that only ever grow — messages, tool_executions, subagent_executions — are
 // kept in append-only logs (one entry per key) and the stored snapshot holds a reference {count, digest}
 // to each. A snapshot therefore costs the same at step 200 as at step 1, and storage grows linearly.
-import { listStored, readStored } from "./read.ts";
+import { listStored, readAll, readStored } from "./read.ts";
 import { z } from "zod";
 import { SCHEMA_VERSIONS, versionField } from "./versions.ts";
 import { AgentCheckpointCorruptionError } from "./errors.ts";
@@ -85,21 +85,21 @@ export const storedSnapshotSchema = z.object({
 });
 export type StoredSnapshot = z.infer<typeof storedSnapshotSchema>;
 
-/** The next digest of an append-only log: sha256 of the previous digest and the entry's canonical JSON. */
-export const chainDigest = (prev: string, entry: unknown) => sha256(prev + canonicalJson(entry));
-
 /**
- * An append-only list persisted one entry per key; the digest chains every entry so that a missing,
- * reordered or altered entry is detected on load.
+ * An append-only list persisted one entry per key; the digest chains every entry (sha256 of the previous
+ * digest and the entry's canonical JSON) so that a missing, reordered or altered entry is detected on load. texts[i] is items[i]'s canonical JSON: it is what the
+ * chain hashes, and it is what the entry is stored as.
  */
 export class AppendLog<T> {
   constructor(
     readonly items: T[] = [],
     public digest = "",
+    readonly texts: string[] = [],
   ) {}
-  append(item: T): number {
+  append(item: T, text = canonicalJson(item)): number {
     this.items.push(item);
-    this.digest = chainDigest(this.digest, item);
+    this.texts.push(text);
+    this.digest = sha256(this.digest + text);
     return this.items.length - 1;
   }
   ref(): LogRef {
@@ -115,7 +115,12 @@ export function encodeSnapshot(
   return { ...s, ...refs };
 }
 
-/** Reads the first `ref.count` entries of a log, validates each and checks the digest chain; any mismatch is corruption. */
+/**
+ * Reads the first `ref.count` entries of a log, validates each and checks the digest chain; any mismatch is corruption.
+ * The chain is first checked over the stored texts, which the runner writes in canonical form, so that a
+ * 1,000-step resume does not serialize 3,000 entries again; only when that does not match (text stored by
+ * an older version, or by hand, in another key order) is it recomputed from the parsed entries.
+ */
 export async function loadLog<T>(
   store: MemoryStore,
   threadId: string,
@@ -128,12 +133,20 @@ export async function loadLog<T>(
   if (entries.length < ref.count) {
     throw new AgentCheckpointCorruptionError(`Snapshot names ${ref.count} ${what} entries but ${entries.length} are stored`, prefix);
   }
-  const log = new AppendLog<T>();
+  const items: T[] = [];
   for (const e of entries.slice(0, ref.count)) {
     const parsed = schema.safeParse(e.value);
     if (!parsed.success) throw new AgentCheckpointCorruptionError(`Malformed ${what} entry`, e.key);
-    log.append(parsed.data);
+    items.push(parsed.data);
   }
+  const stored = entries.slice(0, ref.count).map((e) => e.text);
+  if (stored.every((t) => t !== undefined)) {
+    const log = new AppendLog<T>();
+    for (let i = 0; i < items.length; i++) log.append(items[i], stored[i]);
+    if (log.digest === ref.digest) return log;
+  }
+  const log = new AppendLog<T>();
+  for (const item of items) log.append(item);
   if (log.digest !== ref.digest) throw new AgentCheckpointCorruptionError(`The ${what} log does not match the snapshot's digest`, prefix);
   return log;
 }
@@ -167,18 +180,10 @@ export async function loadSnapshot(store: MemoryStore, threadId: string, runId: 
     pending = p.data;
   }
   const { messages, tool_executions, subagent_executions, pending_llm_response: _p, ...scalars } = s;
-  return {
-    snapshot: scalars,
-    pending,
-    messages: await loadLog(store, threadId, keys.messagePrefix(runId), messages, messageSchema, "message"),
-    toolExecutions: await loadLog(store, threadId, keys.toolExecutionPrefix(runId), tool_executions, toolExecutionSchema, "tool execution"),
-    subagentExecutions: await loadLog(
-      store,
-      threadId,
-      keys.subagentExecutionPrefix(runId),
-      subagent_executions,
-      subagentExecutionSchema,
-      "subagent execution",
-    ),
-  };
+  const [m, t, sub] = await readAll([
+    loadLog(store, threadId, keys.messagePrefix(runId), messages, messageSchema, "message"),
+    loadLog(store, threadId, keys.toolExecutionPrefix(runId), tool_executions, toolExecutionSchema, "tool execution"),
+    loadLog(store, threadId, keys.subagentExecutionPrefix(runId), subagent_executions, subagentExecutionSchema, "subagent execution"),
+  ]);
+  return { snapshot: scalars, pending, messages: m, toolExecutions: t, subagentExecutions: sub };
 }

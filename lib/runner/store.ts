@@ -3,7 +3,12 @@
  * putStates is optional: a store that can write many entries in one round trip lets the write-behind
  * writer drain its queue in batches.
  */
-export type StateEntry = { key: string; value: unknown };
+/**
+ * text: the value's JSON text. A writer that already serialized the value (log entries, in canonical form)
+ * passes it and the store writes it verbatim; listState returns the text it read, so that a log's digest
+ * chain can be checked over the stored text without serializing every entry again.
+ */
+export type StateEntry = { key: string; value: unknown; text?: string };
 
 export interface MemoryStore {
   getState(threadId: string, key: string): Promise<unknown | undefined>;
@@ -55,7 +60,10 @@ export class InMemoryStore implements MemoryStore {
   }
 
   async putStates(threadId: string, entries: StateEntry[]) {
-    for (const e of entries) await this.putState(threadId, e.key, e.value);
+    for (const e of entries) {
+      this.writes++;
+      this.thread(threadId).set(e.key, e.text ?? JSON.stringify(e.value));
+    }
   }
 
   async listState(threadId: string, prefix: string) {
@@ -64,7 +72,7 @@ export class InMemoryStore implements MemoryStore {
     return [...t.entries()]
       .filter(([k]) => k.startsWith(prefix))
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([key, v]) => ({ key, value: JSON.parse(v) as unknown }));
+      .map(([key, text]) => ({ key, value: JSON.parse(text) as unknown, text }));
   }
 
   async deleteState(threadId: string, key: string) {

@@ -42,10 +42,14 @@ export class CheckpointWriter {
     return this.queue.length;
   }
 
-  /** coalescable: a runtime snapshot, which a newer snapshot of the same key may replace while queued. */
-  async enqueue(key: string, value: unknown, coalescable = false): Promise<void> {
+  /**
+   * coalescable: a runtime snapshot, which a newer snapshot of the same key may replace while queued.
+   * text: the value's JSON text when the caller has it already (a log entry's canonical form).
+   */
+  async enqueue(key: string, value: unknown, opts: { coalescable?: boolean; text?: string } = {}): Promise<void> {
     this.throwIfFailed();
-    if (!this.opts.async) return this.writeBatch([{ key, value }]);
+    const { coalescable = false, text } = opts;
+    if (!this.opts.async) return this.writeBatch([{ key, value, text }]);
     if (coalescable && this.opts.coalesce) {
       const i = this.queue.findIndex((q) => q.coalescable && q.key === key);
       if (i >= 0) {
@@ -59,7 +63,7 @@ export class CheckpointWriter {
       await new Promise<void>((r) => this.spaceWaiters.push(r));
       this.throwIfFailed();
     }
-    this.queue.push({ key, value, coalescable });
+    this.queue.push({ key, value, text, coalescable });
     this.kick();
   }
 
@@ -94,7 +98,7 @@ export class CheckpointWriter {
       // loop runs before it); one batch then carries it. flush() does not wait longer than this.
       await new Promise<void>((r) => setImmediate(r));
       while (this.queue.length && !this.failure) {
-        const batch = this.queue.map(({ key, value }) => ({ key, value }));
+        const batch = this.queue.map(({ key, value, text }) => ({ key, value, text }));
         this.queue = [];
         this.wakeSpaceWaiters();
         try {
@@ -112,7 +116,7 @@ export class CheckpointWriter {
   // twice in the batch (the latest pointer) ends with its last value, exactly as sequential writes would.
   private async writeBatch(batch: StateEntry[]) {
     try {
-      if (this.store.putStates && batch.length > 1) await this.store.putStates(this.threadId, batch);
+      if (this.store.putStates) await this.store.putStates(this.threadId, batch);
       else for (const e of batch) await this.store.putState(this.threadId, e.key, e.value);
       this.written += batch.length;
       this.batches++;

@@ -97,10 +97,10 @@ export class PrismaStore implements MemoryStore {
   // are selected from a VALUES list under the claim's condition; no row written means the claim is stale.
   async putStates(threadId: string, entries: StateEntry[]) {
     if (!entries.length) return;
-    const last = new Map(entries.map((e) => [e.key, e.value]));
-    const rows = [...last].map(([key, value]) => {
+    const last = new Map(entries.map((e) => [e.key, e]));
+    const rows = [...last.values()].map(({ key, value, text }) => {
       const p = project(key, value);
-      return Prisma.sql`(${threadId}, ${key}, ${JSON.stringify(value)}, ${p.kind}, ${p.runId}, CAST(${p.step} AS INTEGER), ${p.phase}, ${p.status}, CAST(${p.timestampMs} AS BIGINT))`;
+      return Prisma.sql`(${threadId}, ${key}, ${text ?? JSON.stringify(value)}, ${p.kind}, ${p.runId}, CAST(${p.step} AS INTEGER), ${p.phase}, ${p.status}, CAST(${p.timestampMs} AS BIGINT))`;
     });
     const source = this.fence
       ? Prisma.sql`SELECT * FROM (VALUES ${Prisma.join(rows)}) AS v WHERE ${this.held()}`
@@ -126,7 +126,11 @@ export class PrismaStore implements MemoryStore {
       const rows = await d.all(
         Prisma.sql`SELECT "key", "value" FROM "StateEntry" WHERE "threadId" = ${threadId} AND ${match} ORDER BY "key" ASC`,
       );
-      return rows.map((r) => ({ key: r.key as string, value: parseStoredText(r.value as string, r.key as string) }));
+      return rows.map((r) => ({
+        key: r.key as string,
+        value: parseStoredText(r.value as string, r.key as string),
+        text: r.value as string,
+      }));
     }
     // Prisma's startsWith is a LIKE that leaves `_` and `%` unescaped (and is case-insensitive on SQLite),
     // so it can match other keys: the rows are filtered to the exact prefix here. A backslash in the
@@ -136,7 +140,7 @@ export class PrismaStore implements MemoryStore {
       orderBy: { key: "asc" },
       select: { key: true, value: true },
     });
-    return rows.filter((r) => r.key.startsWith(prefix)).map((r) => ({ key: r.key, value: parseStoredText(r.value, r.key) }));
+    return rows.filter((r) => r.key.startsWith(prefix)).map((r) => ({ key: r.key, value: parseStoredText(r.value, r.key), text: r.value }));
   }
 
   async deleteState(threadId: string, key: string) {

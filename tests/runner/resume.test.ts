@@ -14,7 +14,9 @@ import {
   InvalidStateTransitionError,
   transition,
   effectRecordSchema,
+  loadSnapshot,
 } from "@/lib/runner";
+import { canonicalJson } from "@/lib/runner/canonical";
 import { z } from "zod";
 import { type Agent, DemoModel, type DemoScript, InMemoryStore, LeaseLostError, Runner, defineTool } from "@/lib/runner";
 import { makeWorld } from "./fixtures";
@@ -147,6 +149,39 @@ describe("resume behavior", () => {
     await w.runner.run(w.agent, { userMessage: "buy", runId: "r", threadId: T });
     await w.store.putState(T, keys.message("r", 1), { role: "user", content: "something else" });
     await expect(w.runner.resume(w.agent, { runId: "r", threadId: T })).rejects.toThrow(/digest/);
+  });
+
+  it("log entries are stored as their canonical JSON; a log stored in another key order (an older version) still loads", async () => {
+    const w = makeWorld();
+    await w.runner.run(w.agent, { userMessage: "buy", runId: "r", threadId: T });
+    const before = await loadSnapshot(w.store, T, "r");
+    const stored = [
+      ...(await w.store.listState(T, keys.messagePrefix("r"))),
+      ...(await w.store.listState(T, keys.toolExecutionPrefix("r"))),
+    ];
+    expect(stored.length).toBeGreaterThan(3);
+    for (const e of stored) expect(e.text).toBe(canonicalJson(e.value));
+    // Rewritten with every object's keys in reverse order: the same values, other texts.
+    const reversed = (v: unknown): unknown =>
+      Array.isArray(v)
+        ? v.map(reversed)
+        : v && typeof v === "object"
+          ? Object.fromEntries(
+              Object.entries(v)
+                .reverse()
+                .map(([k, x]) => [k, reversed(x)]),
+            )
+          : v;
+    for (const e of stored) await w.store.putState(T, e.key, reversed(e.value));
+    const rewritten = await w.store.listState(T, keys.messagePrefix("r"));
+    expect(rewritten.some((e) => e.text !== canonicalJson(e.value))).toBe(true);
+    const after = await loadSnapshot(w.store, T, "r");
+    expect(after.messages.items).toEqual(before.messages.items);
+    expect(after.messages.digest).toBe(before.messages.digest);
+    expect(after.toolExecutions.digest).toBe(before.toolExecutions.digest);
+    // A tampered entry is still caught when the texts are not canonical.
+    await w.store.putState(T, keys.message("r", 0), { content: "something else", role: "user" });
+    await expect(loadSnapshot(w.store, T, "r")).rejects.toThrow(/message log does not match/);
   });
 
   it("resume refuses a different agent", async () => {

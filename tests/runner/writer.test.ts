@@ -43,7 +43,7 @@ describe("write-behind writer", () => {
     await w.enqueue("a", 0); // goes out first, held in flight
     await new Promise((r) => setImmediate(r));
     for (let i = 1; i <= 5; i++) {
-      await w.enqueue("runtime:r", { n: i }, true);
+      await w.enqueue("runtime:r", { n: i }, { coalescable: true });
       await w.enqueue("checkpoint:r:latest", { n: i });
     }
     release();
@@ -64,7 +64,7 @@ describe("write-behind writer", () => {
     const w = writer(s, { coalesce: false });
     await w.enqueue("a", 0);
     await new Promise((r) => setImmediate(r));
-    for (let i = 1; i <= 3; i++) await w.enqueue("runtime:r", { n: i }, true);
+    for (let i = 1; i <= 3; i++) await w.enqueue("runtime:r", { n: i }, { coalescable: true });
     release();
     s.gate = null;
     await w.flush();
