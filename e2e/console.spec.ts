@@ -70,6 +70,8 @@ test("refund-desk: submitter starts from the form, reviewer edits and approves, 
   await reviewer.getByRole("button", { name: "Resume" }).click();
   await expect(reviewer.getByTestId("run-state")).toHaveText("completed", { timeout: 15_000 });
   await expect(reviewer.getByTestId("assistant-text").last()).toHaveText("Refunded 60.00 for ORD-4242.");
+  // Nothing is left to resume: no (disabled) Resume button on a finished run.
+  await expect(reviewer.getByRole("button", { name: "Resume" })).toHaveCount(0);
 
   const refunds = sql<{ amountCents: number }>(`SELECT amountCents FROM Refund WHERE runId = ?`, runId);
   expect(refunds).toEqual([{ amountCents: 6000 }]);

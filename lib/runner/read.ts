@@ -41,7 +41,8 @@ export async function listStored(store: MemoryStore, threadId: string, prefix: s
   try {
     return await store.listState(threadId, prefix);
   } catch (e) {
-    if (e instanceof SyntaxError) throw new AgentCheckpointCorruptionError(`A ${what} is not valid JSON`, keyOf(e) ?? prefix);
+    if (e instanceof SyntaxError)
+      throw new AgentCheckpointCorruptionError(`${/^[aeiou]/i.test(what) ? "An" : "A"} ${what} is not valid JSON`, keyOf(e) ?? prefix);
     throw e;
   }
 }

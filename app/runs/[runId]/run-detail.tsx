@@ -85,13 +85,16 @@ export function RunDetail({ initial }: { initial: View }) {
           <Link className="btn-secondary" href={`/runs/${encodeURIComponent(r.id)}/timeline`}>
             Timeline ({view.checkpointCount})
           </Link>
-          {view.permissions.decide || view.permissions.operate ? (
+          {/* Only a paused run resumes; a running or finished one showed a disabled button that said calls were pending. */}
+          {(view.permissions.decide || view.permissions.operate) && r.state === "paused" ? (
             <button
               type="button"
               className="btn-primary"
               disabled={!view.canResume || op.isPending}
               onClick={() => op.mutate("resume")}
-              title={view.canResume ? "" : "Every pending call must be decided first"}
+              title={
+                view.canResume ? "" : view.corruption ? "A record of this run is unreadable" : "Every pending call must be decided first"
+              }
             >
               Resume
             </button>
