@@ -56,6 +56,9 @@ const model = (steps: number) =>
   });
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+// Per store and size: commits per step, and ms per step spent waiting on them.
+const commitsPerStep: Record<string, number> = {};
+const commitShare: Record<string, number> = {};
 
 type Row = {
   store: string;
@@ -71,16 +74,32 @@ async function measure(label: string, store: MemoryStore, steps: number, bytesOf
   const runId = `bench-${label}-${steps}-${Date.now()}`;
   // Warm-up run so JIT and connection pools do not count.
   await new Runner(store, { demo: model(3) }).run(benchAgent(3), { userMessage: "go", runId: `${runId}-warm` });
-  // Median of three runs: this machine's 2 cores are shared, single runs are noisy.
+  // Median of three runs: this machine's 2 cores are shared, single runs are noisy. The run waits on its
+  // commits (every putStates); their share is the floor the durability rules leave.
   const times: number[] = [];
+  const commitTimes: number[] = [];
+  const timed: MemoryStore = Object.create(store);
+  let commitMs = 0;
+  let commits = 0;
+  timed.putStates = async (t, entries) => {
+    const c0 = performance.now();
+    await store.putStates!(t, entries);
+    commitMs += performance.now() - c0;
+    commits++;
+  };
   for (let i = 0; i < 3; i++) {
     const id = i === 0 ? runId : `${runId}-rep${i}`;
+    commitMs = 0;
+    commits = 0;
     const t0 = performance.now();
-    const r = await new Runner(store, { demo: model(steps) }).run(benchAgent(steps), { userMessage: "go", runId: id });
+    const r = await new Runner(timed, { demo: model(steps) }).run(benchAgent(steps), { userMessage: "go", runId: id });
     times.push(performance.now() - t0);
+    commitTimes.push(commitMs / steps);
     if (r.state !== "completed") throw new Error(`bench run ${r.state}: ${r.error}`);
+    if (i === 0) commitsPerStep[`${label}:${steps}`] = commits / steps;
   }
-  const elapsed = times.sort((a, b) => a - b)[1];
+  const elapsed = median(times);
+  commitShare[`${label}:${steps}`] = median(commitTimes);
   if (store instanceof NullStore)
     return { store: label, steps, msPerStep: elapsed / steps, bytes: null, resumeMs: null, historyMs: null, checkpoints: null };
 
@@ -237,6 +256,12 @@ async function main() {
   if (p200) targets.push({ what: "full history at 200 steps (PostgreSQL)", value: p200.historyMs!, target: 10, unit: "ms" });
   for (const [k, v] of Object.entries(resume))
     targets.push({ what: `resume 1,000-step run to first new record (${k})`, value: v.median, target: 10, unit: "ms" });
+  console.log("\ncommits at 200 steps: per step, and ms per step the run waited on them (the floor for that store)");
+  for (const s of ["sqlite", "postgresql"])
+    if (commitShare[`${s}:200`] !== undefined)
+      console.log(
+        `${s.padEnd(11)} ${commitsPerStep[`${s}:200`].toFixed(2)} commits/step   ${commitShare[`${s}:200`].toFixed(3)} ms/step waiting on them`,
+      );
   console.log(`\ntargets (no store: ${none200.msPerStep.toFixed(3)} ms/step)`);
   for (const t of targets) console.log(verdict(t));
   for (const [k, v] of Object.entries(resume))
