@@ -46,7 +46,9 @@ async function load(path: string, clients: number, headers: Record<string, strin
 }
 
 function startServer(url: string): ChildProcess {
-  return spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-p", String(PORT)], {
+  // BENCH_PROFILE=<dir>: the server writes a CPU profile there when it exits (open it in Chrome's DevTools).
+  const profile = process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  return spawn(process.execPath, [...profile, "node_modules/next/dist/bin/next", "start", "-p", String(PORT)], {
     env: {
       ...process.env,
       DATABASE_URL: url,

@@ -13,13 +13,24 @@ import { type Driver, postgresDriver, sqliteDriver } from "./driver.ts";
 
 export type Db = SqliteClient;
 
-const providers = new WeakMap<object, "sqlite" | "postgresql">();
+// The registries live on globalThis, like the client itself (db() below): Next's server bundles hold more
+// than one copy of this module, and the copy that created the process's client is not the one a route
+// handler imports. With per-copy maps every route found no driver (its hot statements went through
+// Prisma's engine) and took a PostgreSQL client for SQLite (fenced writes lost their FOR SHARE).
+// WeakMaps, not properties on the client: a transaction client or a proxy of one must not be found.
+type Registry = {
+  providers: WeakMap<object, "sqlite" | "postgresql">;
+  drivers: WeakMap<object, Driver>;
+  gates: Map<string, Gate>;
+};
+const globalForRegistry = globalThis as unknown as { afkDbRegistry?: Registry };
+globalForRegistry.afkDbRegistry ??= { providers: new WeakMap(), drivers: new WeakMap(), gates: new Map() };
+const registry = globalForRegistry.afkDbRegistry;
+const { providers, drivers, gates } = registry;
 
 // Which provider a client speaks (for the few statements whose SQL differs). Transaction clients and
 // unknown objects count as SQLite, whose SQL is the common subset.
 export const providerOf = (db: Db): "sqlite" | "postgresql" => providers.get(db) ?? "sqlite";
-
-const drivers = new WeakMap<object, Driver>();
 
 /** The driver behind a top-level client (lib/db/driver.ts); null for a transaction client. */
 export const driverOf = (db: Db): Driver | null => drivers.get(db) ?? null;
@@ -79,7 +90,6 @@ function sqliteClient(url: string): SqliteClient {
 // process: while a transaction is open, every other query of the process on that file waits (without
 // blocking), and transactions take turns. Other processes are kept apart by SQLite's own locks.
 type Gate = { open: Promise<void> | null };
-const gates = new Map<string, Gate>();
 const gateOf = (url: string) => {
   const key = path.resolve(url.replace(/^file:/, "").split("?")[0]);
   let g = gates.get(key);
