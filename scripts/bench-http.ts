@@ -18,20 +18,21 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const PORT = 3200;
 const base = `http://127.0.0.1:${PORT}`;
 
-type Result = { rps: number; p50: number; p95: number; errors: number; status: number };
+type Result = { rps: number; p50: number; p95: number; errors: number; status: number; bytes: number };
 
 // conditional: each client polls as a browser does, sending back the ETag of its last answer.
 async function load(path: string, clients: number, headers: Record<string, string>, conditional = false): Promise<Result> {
   const ms: number[] = [];
   let errors = 0;
   let status = 0;
+  let bytes = 0;
   const until = performance.now() + SECONDS * 1000;
   const one = async () => {
     let etag: string | null = null;
     while (performance.now() < until) {
       const t = performance.now();
       const res: Response = await fetch(base + path, { headers: conditional && etag ? { ...headers, "if-none-match": etag } : headers });
-      await res.arrayBuffer();
+      bytes = (await res.arrayBuffer()).byteLength;
       etag = res.headers.get("etag") ?? etag;
       ms.push(performance.now() - t);
       status = res.status;
@@ -42,7 +43,7 @@ async function load(path: string, clients: number, headers: Record<string, strin
   await Promise.all(Array.from({ length: clients }, one));
   const secs = (performance.now() - t0) / 1000;
   ms.sort((a, b) => a - b);
-  return { rps: ms.length / secs, p50: ms[Math.floor(ms.length * 0.5)], p95: ms[Math.ceil(ms.length * 0.95) - 1], errors, status };
+  return { rps: ms.length / secs, p50: ms[Math.floor(ms.length * 0.5)], p95: ms[Math.ceil(ms.length * 0.95) - 1], errors, status, bytes };
 }
 
 function startServer(url: string): ChildProcess {
@@ -116,7 +117,7 @@ async function bench(provider: "sqlite" | "postgresql", pgUrl?: string) {
       ["diff API", `/api/runs/${longRun}/diff?a=0&b=${CHECKPOINTS - 10}`, {}],
     ];
     console.log(`\n${provider}, ${RUNS.toLocaleString("en")} runs, over HTTP (${SECONDS} s per cell)`);
-    console.log(`${"request".padEnd(42)}  1 client: req/s   p50    p95  | 32 clients: req/s    p50    p95  | targets`);
+    console.log(`${"request".padEnd(42)}  1 client: req/s   p50    p95  | 32 clients: req/s    p50    p95  |  answer | targets`);
     // BENCH_ONLY=<text>: only the requests whose name contains it.
     for (const [name, path, t] of cases.filter(([n]) => !process.env.BENCH_ONLY || n.includes(process.env.BENCH_ONLY))) {
       const h = t.auth === false ? {} : auth;
@@ -131,7 +132,7 @@ async function bench(provider: "sqlite" | "postgresql", pgUrl?: string) {
         .join(", ");
       const errs = one.errors + many.errors ? ` (${one.errors + many.errors} errors, last status ${many.status})` : "";
       console.log(
-        `${name.padEnd(42)}  ${one.rps.toFixed(0).padStart(14)} ${one.p50.toFixed(1).padStart(6)} ${one.p95.toFixed(1).padStart(6)}  | ${many.rps.toFixed(0).padStart(16)} ${many.p50.toFixed(1).padStart(6)} ${many.p95.toFixed(1).padStart(6)}  | ${met}${errs}`,
+        `${name.padEnd(42)}  ${one.rps.toFixed(0).padStart(14)} ${one.p50.toFixed(1).padStart(6)} ${one.p95.toFixed(1).padStart(6)}  | ${many.rps.toFixed(0).padStart(16)} ${many.p50.toFixed(1).padStart(6)} ${many.p95.toFixed(1).padStart(6)}  | ${`${(one.bytes / 1024).toFixed(1)} KB`.padStart(8)}| ${met}${errs}`,
       );
     }
   } finally {
