@@ -25,8 +25,7 @@ type Registry = {
 };
 const globalForRegistry = globalThis as unknown as { afkDbRegistry?: Registry };
 globalForRegistry.afkDbRegistry ??= { providers: new WeakMap(), drivers: new WeakMap(), gates: new Map() };
-const registry = globalForRegistry.afkDbRegistry;
-const { providers, drivers, gates } = registry;
+const { providers, drivers, gates } = globalForRegistry.afkDbRegistry;
 
 // Which provider a client speaks (for the few statements whose SQL differs). Transaction clients and
 // unknown objects count as SQLite, whose SQL is the common subset.

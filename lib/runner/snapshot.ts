@@ -87,8 +87,8 @@ export type StoredSnapshot = z.infer<typeof storedSnapshotSchema>;
 
 /**
  * An append-only list persisted one entry per key; the digest chains every entry (sha256 of the previous
- * digest and the entry's canonical JSON) so that a missing, reordered or altered entry is detected on load. texts[i] is items[i]'s canonical JSON: it is what the
- * chain hashes, and it is what the entry is stored as.
+ * digest and the entry's canonical JSON) so that a missing, reordered or altered entry is detected on load.
+ * texts[i] is items[i]'s canonical JSON: it is what the chain hashes, and what the entry is stored as.
  */
 export class AppendLog<T> {
   constructor(
@@ -133,16 +133,16 @@ export async function loadLog<T>(
   if (entries.length < ref.count) {
     throw new AgentCheckpointCorruptionError(`Snapshot names ${ref.count} ${what} entries but ${entries.length} are stored`, prefix);
   }
+  const head = entries.slice(0, ref.count);
   const items: T[] = [];
-  for (const e of entries.slice(0, ref.count)) {
+  for (const e of head) {
     const parsed = schema.safeParse(e.value);
     if (!parsed.success) throw new AgentCheckpointCorruptionError(`Malformed ${what} entry`, e.key);
     items.push(parsed.data);
   }
-  const stored = entries.slice(0, ref.count).map((e) => e.text);
-  if (stored.every((t) => t !== undefined)) {
+  if (head.every((e) => e.text !== undefined)) {
     const log = new AppendLog<T>();
-    for (let i = 0; i < items.length; i++) log.append(items[i], stored[i]);
+    for (let i = 0; i < items.length; i++) log.append(items[i], head[i].text);
     if (log.digest === ref.digest) return log;
   }
   const log = new AppendLog<T>();

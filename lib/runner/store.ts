@@ -1,15 +1,15 @@
 /**
- * The storage contract of the runner, as in checkpoint-schema.md (memory.get_state/put_state): state values scoped by thread and key.
- * putStates is optional: a store that can write many entries in one round trip lets the write-behind
- * writer drain its queue in batches.
- */
-/**
  * text: the value's JSON text. A writer that already serialized the value (log entries, in canonical form)
  * passes it and the store writes it verbatim; listState returns the text it read, so that a log's digest
  * chain can be checked over the stored text without serializing every entry again.
  */
 export type StateEntry = { key: string; value: unknown; text?: string };
 
+/**
+ * The storage contract of the runner, as in checkpoint-schema.md (memory.get_state/put_state): state values scoped by thread and key.
+ * putStates is optional: a store that can write many entries in one round trip lets the write-behind
+ * writer drain its queue in batches.
+ */
 export interface MemoryStore {
   getState(threadId: string, key: string): Promise<unknown | undefined>;
   putState(threadId: string, key: string, value: unknown): Promise<void>;
@@ -53,17 +53,17 @@ export class InMemoryStore implements MemoryStore {
     return v === undefined ? undefined : JSON.parse(v);
   }
 
-  async putState(threadId: string, key: string, value: unknown) {
-    const text = JSON.stringify(value);
+  private write(threadId: string, key: string, text: string) {
     this.writes++;
     this.thread(threadId).set(key, text);
   }
 
+  async putState(threadId: string, key: string, value: unknown) {
+    this.write(threadId, key, JSON.stringify(value));
+  }
+
   async putStates(threadId: string, entries: StateEntry[]) {
-    for (const e of entries) {
-      this.writes++;
-      this.thread(threadId).set(e.key, e.text ?? JSON.stringify(e.value));
-    }
+    for (const e of entries) this.write(threadId, e.key, e.text ?? JSON.stringify(e.value));
   }
 
   async listState(threadId: string, prefix: string) {
