@@ -7,6 +7,7 @@
 // runs-list APIs ≥ 1,000 req/s). The load generator shares the machine's cores with the server.
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { scratchDatabase } from "../tests/helpers/scratch.ts";
 import { RunExecutor } from "../lib/runs/executor.ts";
 import { seed } from "./bench-console.ts";
@@ -18,7 +19,21 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const PORT = 3200;
 const base = `http://127.0.0.1:${PORT}`;
 
-type Result = { rps: number; p50: number; p95: number; errors: number; status: number; bytes: number };
+type Result = { rps: number; p50: number; p95: number; errors: number; status: number; bytes: number; cpuMs: number };
+
+// The server's own CPU time (user + system, from /proc) per request: unlike req/s at 32 clients it does
+// not depend on the load generator sharing the cores, and 1000 / cpuMs is what one core can serve.
+const TICK_MS = 1000 / 100; // USER_HZ
+function cpuTicks(pid: number | undefined): number {
+  if (!pid) return Number.NaN;
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return Number(f[11]) + Number(f[12]); // utime, stime (fields 14 and 15)
+  } catch {
+    return Number.NaN;
+  }
+}
+let serverPid: number | undefined;
 
 // conditional: each client polls as a browser does, sending back the ETag of its last answer.
 async function load(path: string, clients: number, headers: Record<string, string>, conditional = false): Promise<Result> {
@@ -40,10 +55,20 @@ async function load(path: string, clients: number, headers: Record<string, strin
     }
   };
   const t0 = performance.now();
+  const c0 = cpuTicks(serverPid);
   await Promise.all(Array.from({ length: clients }, one));
+  const cpuMs = ((cpuTicks(serverPid) - c0) * TICK_MS) / ms.length;
   const secs = (performance.now() - t0) / 1000;
   ms.sort((a, b) => a - b);
-  return { rps: ms.length / secs, p50: ms[Math.floor(ms.length * 0.5)], p95: ms[Math.ceil(ms.length * 0.95) - 1], errors, status, bytes };
+  return {
+    rps: ms.length / secs,
+    p50: ms[Math.floor(ms.length * 0.5)],
+    p95: ms[Math.ceil(ms.length * 0.95) - 1],
+    errors,
+    status,
+    bytes,
+    cpuMs,
+  };
 }
 
 function startServer(url: string): ChildProcess {
@@ -99,6 +124,7 @@ async function bench(provider: "sqlite" | "postgresql", pgUrl?: string) {
     await s.db.$disconnect();
     console.log(`${provider}: seeded in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
     server = startServer(s.url);
+    serverPid = server.pid;
     await waitUp();
     const auth = { authorization: `Bearer ${token}` };
     // Pages are read with the session of a browser; the bench uses the same bearer token as the API.
@@ -117,7 +143,9 @@ async function bench(provider: "sqlite" | "postgresql", pgUrl?: string) {
       ["diff API", `/api/runs/${longRun}/diff?a=0&b=${CHECKPOINTS - 10}`, {}],
     ];
     console.log(`\n${provider}, ${RUNS.toLocaleString("en")} runs, over HTTP (${SECONDS} s per cell)`);
-    console.log(`${"request".padEnd(42)}  1 client: req/s   p50    p95  | 32 clients: req/s    p50    p95  |  answer | targets`);
+    console.log(
+      `${"request".padEnd(42)}  1 client: req/s   p50    p95  | 32 clients: req/s    p50    p95  |  answer | server CPU | targets`,
+    );
     // BENCH_ONLY=<text>: only the requests whose name contains it.
     for (const [name, path, t] of cases.filter(([n]) => !process.env.BENCH_ONLY || n.includes(process.env.BENCH_ONLY))) {
       const h = t.auth === false ? {} : auth;
@@ -132,7 +160,7 @@ async function bench(provider: "sqlite" | "postgresql", pgUrl?: string) {
         .join(", ");
       const errs = one.errors + many.errors ? ` (${one.errors + many.errors} errors, last status ${many.status})` : "";
       console.log(
-        `${name.padEnd(42)}  ${one.rps.toFixed(0).padStart(14)} ${one.p50.toFixed(1).padStart(6)} ${one.p95.toFixed(1).padStart(6)}  | ${many.rps.toFixed(0).padStart(16)} ${many.p50.toFixed(1).padStart(6)} ${many.p95.toFixed(1).padStart(6)}  | ${`${(one.bytes / 1024).toFixed(1)} KB`.padStart(8)}| ${met}${errs}`,
+        `${name.padEnd(42)}  ${one.rps.toFixed(0).padStart(14)} ${one.p50.toFixed(1).padStart(6)} ${one.p95.toFixed(1).padStart(6)}  | ${many.rps.toFixed(0).padStart(16)} ${many.p50.toFixed(1).padStart(6)} ${many.p95.toFixed(1).padStart(6)}  | ${`${(one.bytes / 1024).toFixed(1)} KB`.padStart(8)}| ${`${many.cpuMs.toFixed(2)} ms`.padStart(10)} | ${met}${errs}`,
       );
     }
   } finally {

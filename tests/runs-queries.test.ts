@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, providers, type TestDb } from "./helpers/databases";
 import { createRuntime } from "@/lib/runtime";
-import { listCheckpoints } from "@/lib/runner";
-import { checkpointTimeline, listRunRows, pendingApprovals } from "@/lib/runs/queries";
+import { checkpointLatestKey, keys, listCheckpoints } from "@/lib/runner";
+import { PrismaStore } from "@/lib/store/prisma-store";
+import { checkpointBySeq, checkpointTimeline, countPendingApprovals, listRunRows, pendingApprovals, runCounts } from "@/lib/runs/queries";
 
 describe.each(providers)("console queries on %s", (provider) => {
   let t: TestDb;
@@ -28,6 +29,7 @@ describe.each(providers)("console queries on %s", (provider) => {
     expect(all.at(-1)?.id).toBe("q2:2:call_deploy");
     expect((await pendingApprovals(t.db, { agent: "deploy-bot" })).approvals.map((a) => a.id)).toEqual(["q2:2:call_deploy"]);
     expect((await pendingApprovals(t.db, { tool: "notify_customer" })).approvals.map((a) => a.id)).toEqual(["q1:2:call_notify"]);
+    expect(await countPendingApprovals(t.db)).toBe(3);
 
     const full = await listCheckpoints(rt.store, "q1", "q1");
     const seen = [];
@@ -70,5 +72,56 @@ describe.each(providers)("console queries on %s", (provider) => {
       expect(seen).toEqual(expected(state));
     }
     expect(await listRunRows(t.db, { cursor: "no-such-run" })).toEqual({ runs: [], nextCursor: null });
+  });
+
+  it("finds a checkpoint by seq among its run's keys only, a retry's higher seq at an earlier step included", async () => {
+    const store = new PrismaStore(t.db);
+    const put = (runId: string, step: number, seq: number, phase: string) =>
+      store.putState("s-thread", keys.checkpoint(runId, step, seq, phase), {
+        schema_version: "v1",
+        run_id: runId,
+        thread_id: "s-thread",
+        step,
+        phase,
+        timestamp_ms: 1_000 + seq,
+        seq,
+        payload: { tag: `${runId}/${seq}` },
+      });
+    const phases = ["step_started", "pre_llm", "post_llm", "pre_tool_batch", "post_tool_batch"];
+    for (let seq = 0; seq < 15; seq++) await put("s1", Math.floor(seq / 5), seq, phases[seq % 5]);
+    await put("s1", 1, 15, "step_started"); // a retry: back to step 1 under a higher seq
+    await put("s1", 3, 10_000, "pre_llm"); // seqs past four digits
+    // Same thread, other runs whose keys share the prefix's beginning: a subagent and a longer id.
+    for (const other of ["s1.1", "s10"]) for (const seq of [3, 7, 15]) await put(other, 1, seq, "pre_llm");
+    await store.putState("s-thread", checkpointLatestKey("s1"), { seq: 10_000 });
+
+    for (const seq of [0, 3, 7, 14, 15, 10_000]) {
+      const cp = await checkpointBySeq(t.db, "s-thread", "s1", seq);
+      expect(cp?.payload).toEqual({ tag: `s1/${seq}` });
+    }
+    expect(await checkpointBySeq(t.db, "s-thread", "s1", 16)).toBeNull();
+    expect(await checkpointBySeq(t.db, "s-thread", "s1", 1_000)).toBeNull();
+    // A transaction client has no driver: the same statement goes through Prisma inside the transaction.
+    expect((await t.db.$transaction((tx) => checkpointBySeq(tx as typeof t.db, "s-thread", "s1", 15)))?.step).toBe(1);
+
+    const page = await checkpointTimeline(t.db, "s-thread", "s1", { take: 500 });
+    expect(page.checkpoints.map((c) => c.seq)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 10, 11, 12, 13, 14, 10_000]);
+    expect(page.checkpoints.every((c) => c.run_id === "s1")).toBe(true);
+  });
+
+  it("counts runs by state for the health check", async () => {
+    const before = await runCounts(t.db);
+    await t.db.run.createMany({
+      data: ["paused", "paused", "running", "pending", "completed"].map((state, i) => ({
+        id: `count-${i}`,
+        threadId: `count-${i}`,
+        agentName: "deploy-bot",
+        input: "{}",
+        state,
+      })),
+    });
+    const after = await runCounts(t.db);
+    const grew = (s: string) => (after[s] ?? 0) - (before[s] ?? 0);
+    expect([grew("paused"), grew("running"), grew("pending"), grew("completed")]).toEqual([2, 1, 1, 0]);
   });
 });

@@ -4,12 +4,12 @@ import "server-only";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
 import path from "node:path";
-import { PrismaClient as SqliteClient } from "../generated/sqlite/client.ts";
+import { type Prisma, PrismaClient as SqliteClient } from "../generated/sqlite/client.ts";
 import { PrismaClient as PostgresClient } from "../generated/postgres/client.ts";
 import pg from "pg";
 import type BetterSqlite3 from "better-sqlite3";
 import { env, isPostgresUrl } from "../env.ts";
-import { type Driver, postgresDriver, sqliteDriver } from "./driver.ts";
+import { type Driver, postgresDriver, type Row, sqliteDriver } from "./driver.ts";
 
 export type Db = SqliteClient;
 
@@ -33,6 +33,13 @@ export const providerOf = (db: Db): "sqlite" | "postgresql" => providers.get(db)
 
 /** The driver behind a top-level client (lib/db/driver.ts); null for a transaction client. */
 export const driverOf = (db: Db): Driver | null => drivers.get(db) ?? null;
+
+/**
+ * Rows of one SQL statement: through the driver when the client has one, else (a transaction client)
+ * through Prisma's raw query, inside its transaction. For reads whose columns are text or counts, which
+ * both paths return alike (counts may be number, bigint or numeric text: read them with Number()).
+ */
+export const queryRows = (db: Db, q: Prisma.Sql): Promise<Row[]> => driverOf(db)?.all(q) ?? db.$queryRaw<Row[]>(q);
 
 export function createDb(url: string = env().DATABASE_URL): Db {
   if (isPostgresUrl(url)) {

@@ -8,6 +8,13 @@ const pad = (n: number, w = 6) => String(n).padStart(w, "0");
 export const keys = {
   checkpoint: (runId: string, step: number, seq: number, phase: string) => `checkpoint:${runId}:${pad(step)}:${pad(seq, 4)}:${phase}`,
   checkpointPrefix: (runId: string) => `checkpoint:${runId}:`,
+  /**
+   * Where the checkpoint keys of a run hold a seq: `text` (the seq and its separator) at the 1-based
+   * `offset`, in every key of a step below 1,000,000. A reader finds checkpoint `seq` by comparing keys
+   * in an index, without reading a record (seq does not follow key order: a retry writes a higher seq at
+   * an earlier step).
+   */
+  checkpointSeqAt: (runId: string, seq: number) => ({ offset: `checkpoint:${runId}:${pad(0)}:`.length + 1, text: `${pad(seq, 4)}:` }),
   runtime: (runId: string) => `runtime:${runId}`,
   message: (runId: string, index: number) => `message:${runId}:${pad(index, 7)}`,
   messagePrefix: (runId: string) => `message:${runId}:`,

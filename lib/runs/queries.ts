@@ -1,6 +1,6 @@
 // Console reads of runner state (inbox, timeline). Every Prisma query of this area lives here.
 import { Prisma } from "../generated/sqlite/client.ts";
-import { type Db, driverOf } from "../db/client.ts";
+import { type Db, driverOf, queryRows } from "../db/client.ts";
 import { cursorPage } from "../db/pagination.ts";
 import {
   AgentCheckpointCorruptionError,
@@ -11,6 +11,7 @@ import {
   parseStoredText,
   SNAPSHOT_PHASES,
   TERMINAL_STATES,
+  keys,
 } from "../runner/index.ts";
 
 // A row a reader could not read: its key, the run it belongs to (from the indexed column) and why.
@@ -130,18 +131,21 @@ export async function checkpointTimeline(
   opts: { cursor?: string; take?: number } = {},
 ): Promise<TimelinePage> {
   const take = Math.min(Math.max(opts.take ?? 100, 1), 500);
-  const rows = await db.stateEntry.findMany({
-    where: { threadId, runId, kind: "checkpoint", ...(opts.cursor ? { key: { gt: opts.cursor } } : {}) },
-    orderBy: { key: "asc" },
-    take: take + 1,
-    select: { key: true, value: true },
-  });
+  const rows = (await queryRows(
+    db,
+    Prisma.sql`SELECT "key", "value" FROM "StateEntry" WHERE ${checkpointRange(threadId, runId)}
+      ${opts.cursor ? Prisma.sql`AND "key" > ${opts.cursor}` : Prisma.empty} ORDER BY "key" ASC LIMIT ${take + 1}`,
+  )) as { key: string; value: string }[];
   const { page, nextCursor } = cursorPage(rows, take, (r) => r.key);
   const { ok, bad } = readAll(page, normalizeCheckpointRecord);
   return { checkpoints: ok, corrupt: bad, nextCursor };
 }
 
-export const countPendingApprovals = (db: Db) => db.stateEntry.count({ where: { kind: "approval", status: "pending" } });
+// The navigation badge every reviewer's browser polls: one count on the [kind, status, timestampMs] index.
+export async function countPendingApprovals(db: Db): Promise<number> {
+  const [r] = await queryRows(db, Prisma.sql`SELECT COUNT(*) AS "n" FROM "StateEntry" WHERE "kind" = 'approval' AND "status" = 'pending'`);
+  return Number(r?.n ?? 0);
+}
 
 // ---- Run rows: the console's summary of each top-level run ----
 
@@ -336,29 +340,33 @@ export async function listRunRows(db: Db, f: RunFilters) {
 
 // ---- Timeline ----
 
+// A run's checkpoint records: a range of the primary key (threadId, key), which on PostgreSQL compares
+// bytewise (COLLATE "C"), so a page or a search reads index entries of this run only.
+function checkpointRange(threadId: string, runId: string): Prisma.Sql {
+  const prefix = keys.checkpointPrefix(runId);
+  return Prisma.sql`"threadId" = ${threadId} AND "key" > ${prefix} AND "key" < ${`${prefix}\u{10FFFF}`} AND "kind" = 'checkpoint'`;
+}
+
+// The seq is matched on the key in the index, so only the record found is read (matching `:NNNN:` over
+// every row of the run read each of them: 10 ms of a 10,000-checkpoint run's diff, twice).
 export async function checkpointBySeq(db: Db, threadId: string, runId: string, seq: number): Promise<CheckpointRecord | null> {
-  // seq is the key's 4th segment; the step is not known, so match on the suffix-free prefix and seq.
-  const rows = await db.stateEntry.findMany({
-    where: { threadId, runId, kind: "checkpoint", key: { contains: `:${String(seq).padStart(4, "0")}:` } },
-    select: { key: true, value: true },
-  });
+  const at = keys.checkpointSeqAt(runId, seq);
+  const rows = (await queryRows(
+    db,
+    Prisma.sql`SELECT "key", "value" FROM "StateEntry" WHERE ${checkpointRange(threadId, runId)}
+      AND substr("key", ${at.offset}, ${at.text.length}) = ${at.text}`,
+  )) as { key: string; value: string }[];
   const hit = rows.map((r) => normalizeCheckpointRecord(parseStoredText(r.value, r.key), r.key)).find((c) => c.seq === seq);
   return hit ?? null;
 }
 
 // The newest checkpoint with a full runtime snapshot at or before the given key (snapshot phases only).
 export async function snapshotCheckpointAtOrBefore(db: Db, threadId: string, runId: string, key: string): Promise<CheckpointRecord | null> {
-  const row = await db.stateEntry.findFirst({
-    where: {
-      threadId,
-      runId,
-      kind: "checkpoint",
-      phase: { in: [...SNAPSHOT_PHASES] },
-      key: { lte: key },
-    },
-    orderBy: { key: "desc" },
-    select: { key: true, value: true },
-  });
+  const [row] = (await queryRows(
+    db,
+    Prisma.sql`SELECT "key", "value" FROM "StateEntry" WHERE ${checkpointRange(threadId, runId)}
+      AND "key" <= ${key} AND "phase" IN (${Prisma.join([...SNAPSHOT_PHASES])}) ORDER BY "key" DESC LIMIT 1`,
+  )) as { key: string; value: string }[];
   return row ? normalizeCheckpointRecord(parseStoredText(row.value, row.key), row.key) : null;
 }
 
@@ -419,8 +427,11 @@ export const orphanRuns = (db: Db) =>
   });
 
 export async function runCounts(db: Db) {
-  const rows = await db.run.groupBy({ by: ["state"], _count: { _all: true }, where: { state: { in: ["pending", "running", "paused"] } } });
-  return Object.fromEntries(rows.map((r) => [r.state, r._count._all])) as Record<string, number>;
+  const rows = await queryRows(
+    db,
+    Prisma.sql`SELECT "state", COUNT(*) AS "n" FROM "Run" WHERE "state" IN ('pending', 'running', 'paused') GROUP BY "state"`,
+  );
+  return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)])) as Record<string, number>;
 }
 
 export async function storeFaultRunIds(db: Db): Promise<string[]> {
