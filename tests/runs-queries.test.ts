@@ -3,7 +3,15 @@ import { freshDatabase, providers, type TestDb } from "./helpers/databases";
 import { createRuntime } from "@/lib/runtime";
 import { checkpointLatestKey, keys, listCheckpoints } from "@/lib/runner";
 import { PrismaStore } from "@/lib/store/prisma-store";
-import { checkpointBySeq, checkpointTimeline, countPendingApprovals, listRunRows, pendingApprovals, runCounts } from "@/lib/runs/queries";
+import {
+  checkpointBySeq,
+  checkpointTimeline,
+  countCheckpoints,
+  countPendingApprovals,
+  listRunRows,
+  pendingApprovals,
+  runCounts,
+} from "@/lib/runs/queries";
 
 describe.each(providers)("console queries on %s", (provider) => {
   let t: TestDb;
@@ -107,6 +115,7 @@ describe.each(providers)("console queries on %s", (provider) => {
     const page = await checkpointTimeline(t.db, "s-thread", "s1", { take: 500 });
     expect(page.checkpoints.map((c) => c.seq)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 10, 11, 12, 13, 14, 10_000]);
     expect(page.checkpoints.every((c) => c.run_id === "s1")).toBe(true);
+    expect(await countCheckpoints(t.db, "s-thread", "s1")).toBe(17);
   });
 
   it("counts runs by state for the health check", async () => {

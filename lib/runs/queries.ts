@@ -370,8 +370,10 @@ export async function snapshotCheckpointAtOrBefore(db: Db, threadId: string, run
   return row ? normalizeCheckpointRecord(parseStoredText(row.value, row.key), row.key) : null;
 }
 
-export const countCheckpoints = (db: Db, threadId: string, runId: string) =>
-  db.stateEntry.count({ where: { threadId, runId, kind: "checkpoint" } });
+export async function countCheckpoints(db: Db, threadId: string, runId: string): Promise<number> {
+  const [r] = await queryRows(db, Prisma.sql`SELECT COUNT(*) AS "n" FROM "StateEntry" WHERE ${checkpointRange(threadId, runId)}`);
+  return Number(r?.n ?? 0);
+}
 
 // ---- Webhook deliveries ----
 
