@@ -8,6 +8,7 @@ import {
   checkpointTimeline,
   countCheckpoints,
   countPendingApprovals,
+  getRunRow,
   listRunRows,
   pendingApprovals,
   runCounts,
@@ -132,5 +133,49 @@ describe.each(providers)("console queries on %s", (provider) => {
     const after = await runCounts(t.db);
     const grew = (s: string) => (after[s] ?? 0) - (before[s] ?? 0);
     expect([grew("paused"), grew("running"), grew("pending"), grew("completed")]).toEqual([2, 1, 1, 0]);
+  });
+
+  it("reads a run row through the driver exactly as Prisma does, in any time zone", async () => {
+    const at = (ms: number) => new Date(Date.UTC(2026, 0, 2, 3, 4, 5, ms));
+    await t.db.run.create({
+      data: {
+        id: "row-full",
+        threadId: "row-full",
+        agentName: "deploy-bot",
+        state: "failed",
+        step: 7,
+        phase: "run_terminal",
+        input: '{"a":1}',
+        submittedById: "u1",
+        submittedByEmail: "u1@example.com",
+        model: "demo",
+        totalTokens: 1234,
+        costUsd: 0.0125,
+        forkedFromRunId: "src",
+        forkedFromSeq: 42,
+        leaseOwner: "vm:1",
+        leaseUntilMs: BigInt(Date.UTC(2026, 0, 2, 3, 5)), // epoch ms: the SQLite driver reads integers as numbers
+        cancelRequested: true,
+        leaseEpoch: 3,
+        corruptKey: "checkpoint:row-full:latest",
+        idempotencyKey: "u1:k",
+        prunedAt: at(1),
+        prunedCheckpoints: 9,
+        error: "boom",
+        createdAt: at(2),
+        finishedAt: at(3),
+      },
+    });
+    await t.db.run.create({ data: { id: "row-bare", threadId: "row-bare", agentName: "deploy-bot", state: "pending", input: "{}" } });
+    const tz = process.env.TZ;
+    process.env.TZ = "America/New_York";
+    try {
+      for (const id of ["row-full", "row-bare"]) expect(await getRunRow(t.db, id)).toEqual(await t.db.run.findUnique({ where: { id } }));
+      expect((await getRunRow(t.db, "row-full"))?.createdAt.toISOString()).toBe("2026-01-02T03:04:05.002Z");
+    } finally {
+      if (tz === undefined) delete process.env.TZ;
+      else process.env.TZ = tz;
+    }
+    expect(await getRunRow(t.db, "no-such-run")).toBeNull();
   });
 });

@@ -4,10 +4,27 @@
 // client of a database has a driver; transaction clients go through Prisma, inside their transaction.
 import "server-only";
 import type BetterSqlite3 from "better-sqlite3";
-import type pg from "pg";
+import pg from "pg";
 import type { Prisma } from "../generated/sqlite/client.ts";
 
 export type Row = Record<string, unknown>;
+
+/** A DateTime column of a driver row: a Date (PostgreSQL), ISO text or epoch milliseconds (SQLite). */
+export const dateOf = (v: unknown): Date | null =>
+  v === null || v === undefined
+    ? null
+    : v instanceof Date
+      ? v
+      : new Date(typeof v === "string" && /^\d+$/.test(v) ? Number(v) : (v as string | number));
+
+/** A Boolean column: true/false (PostgreSQL) or 1/0 (SQLite). */
+export const boolOf = (v: unknown): boolean => v === true || v === 1 || v === 1n;
+
+/**
+ * A BigInt column: numeric text (PostgreSQL), a number (SQLite, exact for the epoch milliseconds these
+ * columns hold, not beyond 2^53) or a bigint (Prisma's raw queries).
+ */
+export const bigintOf = (v: unknown): bigint | null => (v === null || v === undefined ? null : BigInt(v as string | number | bigint));
 
 export interface Driver {
   readonly provider: "sqlite" | "postgresql";
@@ -54,16 +71,28 @@ export function sqliteDriver(connection: () => Promise<BetterSqlite3.Database>, 
   };
 }
 
+// Prisma keeps DateTime in "timestamp(3) without time zone" columns, in UTC; node-postgres would read
+// them in the process's local time zone. These statements read them as UTC, as Prisma does (only the
+// driver's queries: Prisma's adapter parses its own).
+const TIMESTAMP = 1114;
+const types = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === TIMESTAMP
+      ? (v: string) => new Date(`${v.replace(" ", "T")}Z`)
+      : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig["getTypeParser"],
+};
+
 /** node-postgres, on the pool Prisma's adapter uses. */
 export function postgresDriver(pool: pg.Pool): Driver {
-  const values = (q: Prisma.Sql) => q.values.map((v) => (typeof v === "bigint" ? v.toString() : v));
+  const query = (q: Prisma.Sql) =>
+    pool.query({ text: q.text, values: q.values.map((v) => (typeof v === "bigint" ? v.toString() : v)), types });
   return {
     provider: "postgresql",
     async all(q) {
-      return (await pool.query(q.text, values(q))).rows;
+      return (await query(q)).rows;
     },
     async run(q) {
-      return (await pool.query(q.text, values(q))).rowCount ?? 0;
+      return (await query(q)).rowCount ?? 0;
     },
   };
 }

@@ -3,6 +3,7 @@
 import "server-only";
 import { Prisma } from "../generated/sqlite/client.ts";
 import { type Db, driverOf } from "../db/client.ts";
+import { boolOf, dateOf } from "../db/driver.ts";
 
 export type TokenWithUser = {
   id: string;
@@ -13,14 +14,6 @@ export type TokenWithUser = {
   lastUsedAt: Date | null;
   user: { id: string; email: string; name: string; role: string; disabled: boolean; groups: string } | null;
 };
-
-// SQLite keeps DateTime as milliseconds (or ISO text in older rows); PostgreSQL as timestamps.
-const asDate = (v: unknown): Date | null =>
-  v === null || v === undefined
-    ? null
-    : v instanceof Date
-      ? v
-      : new Date(typeof v === "string" && /^\d+$/.test(v) ? Number(v) : (v as string | number));
 
 export async function tokenWithUser(db: Db, tokenHash: string): Promise<TokenWithUser | null> {
   const d = driverOf(db);
@@ -39,15 +32,15 @@ export async function tokenWithUser(db: Db, tokenHash: string): Promise<TokenWit
     name: r.name as string,
     role: r.role as string,
     userId: (r.userId as string | null) ?? null,
-    revokedAt: asDate(r.revokedAt),
-    lastUsedAt: asDate(r.lastUsedAt),
+    revokedAt: dateOf(r.revokedAt),
+    lastUsedAt: dateOf(r.lastUsedAt),
     user: r.uId
       ? {
           id: r.uId as string,
           email: r.uEmail as string,
           name: r.uName as string,
           role: r.uRole as string,
-          disabled: r.uDisabled === true || r.uDisabled === 1,
+          disabled: boolOf(r.uDisabled),
           groups: r.uGroups as string,
         }
       : null,
