@@ -81,6 +81,27 @@ describe.each(providers)("console queries on %s", (provider) => {
       expect(seen).toEqual(expected(state));
     }
     expect(await listRunRows(t.db, { cursor: "no-such-run" })).toEqual({ runs: [], nextCursor: null });
+    // A date range binds alike through the driver and through Prisma (a transaction client), in any zone.
+    const tz = process.env.TZ;
+    process.env.TZ = "Asia/Tokyo";
+    try {
+      const from = new Date(base + 2000);
+      const to = new Date(base + 5000);
+      const want = expected().filter((id) => {
+        const r = runs.find((x) => x.id === id)!;
+        return r.createdAt >= from && r.createdAt <= to;
+      });
+      expect(want).toHaveLength(12);
+      const f = { q: "page-", from, to, take: 200 };
+      expect((await listRunRows(t.db, f)).runs.map((r) => r.id)).toEqual(want);
+      expect((await t.db.$transaction((tx) => listRunRows(tx as typeof t.db, f))).runs.map((r) => r.id)).toEqual(want);
+      // Rows come back as Prisma gives them.
+      const [first] = (await listRunRows(t.db, { q: want[0], take: 1 })).runs;
+      expect(first).toEqual(await t.db.run.findUnique({ where: { id: want[0] } }));
+    } finally {
+      if (tz === undefined) delete process.env.TZ;
+      else process.env.TZ = tz;
+    }
   });
 
   it("finds a checkpoint by seq among its run's keys only, a retry's higher seq at an earlier step included", async () => {

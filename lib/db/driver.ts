@@ -62,11 +62,11 @@ export function sqliteDriver(connection: () => Promise<BetterSqlite3.Database>, 
     provider: "sqlite",
     async all(q) {
       const s = await prepared(q);
-      return s.all(...q.values) as Row[];
+      return s.all(...q.values.map(sqliteValue)) as Row[];
     },
     async run(q) {
       const s = await prepared(q);
-      return s.run(...q.values).changes;
+      return s.run(...q.values.map(sqliteValue)).changes;
     },
   };
 }
@@ -82,10 +82,17 @@ const types = {
       : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig["getTypeParser"],
 };
 
+// A Date is bound as Prisma's SQLite adapter writes DateTime (ISO 8601 text with +00:00), so comparisons
+// with stored values are comparisons of the same text form; better-sqlite3 would refuse the object.
+const sqliteValue = (v: unknown) => (v instanceof Date ? v.toISOString().replace("Z", "+00:00") : v);
+
+// A Date is bound as its UTC wall-clock time (a "timestamp without time zone" ignores the Z), as Prisma
+// writes it; node-postgres would send the process's local time.
+const postgresValue = (v: unknown) => (typeof v === "bigint" ? v.toString() : v instanceof Date ? v.toISOString() : v);
+
 /** node-postgres, on the pool Prisma's adapter uses. */
 export function postgresDriver(pool: pg.Pool): Driver {
-  const query = (q: Prisma.Sql) =>
-    pool.query({ text: q.text, values: q.values.map((v) => (typeof v === "bigint" ? v.toString() : v)), types });
+  const query = (q: Prisma.Sql) => pool.query({ text: q.text, values: q.values.map(postgresValue), types });
   return {
     provider: "postgresql",
     async all(q) {
