@@ -9,6 +9,12 @@ export const keys = {
   checkpoint: (runId: string, step: number, seq: number, phase: string) => `checkpoint:${runId}:${pad(step)}:${pad(seq, 4)}:${phase}`,
   checkpointPrefix: (runId: string) => `checkpoint:${runId}:`,
   /**
+   * Bounds of a run's checkpoint record keys, `from` included, `to` not: every record key continues the
+   * prefix with the step's digits, and ':' sorts right after '9', so the latest pointer (`…:latest`) and
+   * any other run's keys fall outside. A count or a page of them reads the key index alone.
+   */
+  checkpointKeyRange: (runId: string) => ({ from: `checkpoint:${runId}:0`, to: `checkpoint:${runId}::` }),
+  /**
    * Where the checkpoint keys of a run hold a seq: `text` (the seq and its separator) at the 1-based
    * `offset`, in every key of a step below 1,000,000. A reader finds checkpoint `seq` by comparing keys
    * in an index, without reading a record (seq does not follow key order: a retry writes a higher seq at

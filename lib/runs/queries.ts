@@ -375,10 +375,11 @@ export async function listRunRows(db: Db, f: RunFilters) {
 // ---- Timeline ----
 
 // A run's checkpoint records: a range of the primary key (threadId, key), which on PostgreSQL compares
-// bytewise (COLLATE "C"), so a page or a search reads index entries of this run only.
+// bytewise (COLLATE "C"), so a page, a search or a count reads index entries of this run only (a
+// condition on another column would fetch every row of the range: 18 ms to count 10,000, not 2).
 function checkpointRange(threadId: string, runId: string): Prisma.Sql {
-  const prefix = keys.checkpointPrefix(runId);
-  return Prisma.sql`"threadId" = ${threadId} AND "key" > ${prefix} AND "key" < ${`${prefix}\u{10FFFF}`} AND "kind" = 'checkpoint'`;
+  const { from, to } = keys.checkpointKeyRange(runId);
+  return Prisma.sql`"threadId" = ${threadId} AND "key" >= ${from} AND "key" < ${to}`;
 }
 
 // The seq is matched on the key in the index, so only the record found is read (matching `:NNNN:` over
