@@ -44,3 +44,16 @@ describe.each(providers)("store driver on %s", (provider) => {
     expect(await held.getState("fenced", "checkpoint:fenced:latest")).toEqual({ ok: 1 });
   });
 });
+
+describe("the SQLite connection", () => {
+  it("keeps a 64 MB page cache and WAL on the connection the driver and Prisma share", async () => {
+    const t = await freshDatabase("sqlite");
+    try {
+      const { Prisma } = await import("@/lib/generated/sqlite/client");
+      expect(await driverOf(t.db)!.all(Prisma.sql`PRAGMA cache_size`)).toEqual([{ cache_size: -65536 }]);
+      expect(await driverOf(t.db)!.all(Prisma.sql`PRAGMA journal_mode`)).toEqual([{ journal_mode: "wal" }]);
+    } finally {
+      await t.drop();
+    }
+  });
+});

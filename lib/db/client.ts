@@ -66,7 +66,11 @@ function sqliteClient(url: string): SqliteClient {
   const connect = adapter.connect.bind(adapter);
   adapter.connect = async () => {
     const conn = await connect();
-    for (const sql of ["PRAGMA journal_mode=WAL", `PRAGMA synchronous=${sync}`]) await conn.queryRaw({ sql, args: [], argTypes: [] });
+    // A 64 MB page cache instead of SQLite's 2 MB: a 1,000-step run is ~5 MB of pages, and a resume (or a
+    // reviewer opening the run) soon after it was written found them gone and read each one back from the
+    // WAL file (listing its 2,000 messages took 8.8 ms instead of 3.8).
+    for (const sql of ["PRAGMA journal_mode=WAL", `PRAGMA synchronous=${sync}`, "PRAGMA cache_size=-65536"])
+      await conn.queryRaw({ sql, args: [], argTypes: [] });
     // Transactions take the write lock when they begin (BEGIN IMMEDIATE, waiting up to the busy timeout).
     // A deferred BEGIN whose first write waits for another connection's commit finds its snapshot stale
     // and fails at once with SQLITE_BUSY, without waiting.
