@@ -10,7 +10,9 @@ import {
   countPendingApprovals,
   getRunRow,
   listRunRows,
+  pendingApprovalRows,
   pendingApprovals,
+  readPendingApprovals,
   runCounts,
 } from "@/lib/runs/queries";
 
@@ -39,6 +41,17 @@ describe.each(providers)("console queries on %s", (provider) => {
     expect((await pendingApprovals(t.db, { agent: "deploy-bot" })).approvals.map((a) => a.id)).toEqual(["q2:2:call_deploy"]);
     expect((await pendingApprovals(t.db, { tool: "notify_customer" })).approvals.map((a) => a.id)).toEqual(["q1:2:call_notify"]);
     expect(await countPendingApprovals(t.db)).toBe(3);
+
+    // A polled row is read once per process: the same text gives the same frozen record; changed text
+    // (another status) is read anew; a corrupt text stays corrupt.
+    const [row] = await pendingApprovalRows(t.db, 1);
+    const first = readPendingApprovals([row]).approvals[0];
+    expect(readPendingApprovals([{ ...row }]).approvals[0]).toBe(first);
+    expect(Object.isFrozen(first) && Object.isFrozen(first.args)).toBe(true);
+    const edited = { ...row, value: JSON.stringify({ ...JSON.parse(row.value), reason: "changed" }) };
+    expect(readPendingApprovals([edited]).approvals[0].reason).toBe("changed");
+    expect(readPendingApprovals([row]).approvals[0].reason).toBe(first.reason);
+    for (let i = 0; i < 2; i++) expect(readPendingApprovals([{ ...row, value: "{oops" }]).corrupt).toHaveLength(1);
 
     const full = await listCheckpoints(rt.store, "q1", "q1");
     const seen = [];

@@ -72,11 +72,37 @@ export async function pendingApprovalRows(db: Db, take = 200, after: InboxCursor
   return rows.map((r) => ({ key: r.key, value: r.value, runId: r.runId, timestampMs: Number(r.timestampMs ?? 0) }));
 }
 
+// Every reviewer's browser polls the inbox, and the same rows are read on each poll (a 304 needs them for
+// its ETag): a row's stored text is read once per process, and the result kept frozen, so no reader can
+// change what the next one gets. Keyed by the text itself: a row that changes is a new entry; bounded.
+const readRows = new Map<string, { ok: ApprovalRecord[]; bad: UnreadableRow[] }>();
+
+function readApprovalRow(r: { key: string; value: string; runId: string | null }) {
+  const id = `${r.key}\0${r.runId}\0${r.value}`;
+  let read = readRows.get(id);
+  if (!read) {
+    read = deepFreeze(readAll([r], parseApproval));
+    if (readRows.size >= 4096) readRows.clear();
+    readRows.set(id, read);
+  }
+  return read;
+}
+
+function deepFreeze<T>(v: T): T {
+  if (v && typeof v === "object" && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const x of Object.values(v)) deepFreeze(x);
+  }
+  return v;
+}
+
 export function readPendingApprovals(
   rows: { key: string; value: string; runId: string | null }[],
   opts: { agent?: string; tool?: string } = {},
 ): { approvals: ApprovalRecord[]; corrupt: UnreadableRow[] } {
-  const { ok, bad } = readAll(rows, parseApproval);
+  const read = rows.map(readApprovalRow);
+  const ok = read.flatMap((x) => x.ok);
+  const bad = read.flatMap((x) => x.bad);
   return {
     approvals: ok.filter((a) => (!opts.agent || a.agent_name === opts.agent) && (!opts.tool || a.tool_name === opts.tool)),
     corrupt: bad,
