@@ -5,6 +5,7 @@ import { checkpointLatestKey, keys, listCheckpoints } from "@/lib/runner";
 import { PrismaStore } from "@/lib/store/prisma-store";
 import {
   checkpointBySeq,
+  checkpointsBySeq,
   checkpointTimeline,
   countCheckpoints,
   countPendingApprovals,
@@ -144,6 +145,8 @@ describe.each(providers)("console queries on %s", (provider) => {
     }
     expect(await checkpointBySeq(t.db, "s-thread", "s1", 16)).toBeNull();
     expect(await checkpointBySeq(t.db, "s-thread", "s1", 1_000)).toBeNull();
+    const both = await checkpointsBySeq(t.db, "s-thread", "s1", [15, 10_000, 16]);
+    expect([...both.keys()].sort((x, y) => x - y)).toEqual([15, 10_000]);
     // A transaction client has no driver: the same statement goes through Prisma inside the transaction.
     expect((await t.db.$transaction((tx) => checkpointBySeq(tx as typeof t.db, "s-thread", "s1", 15)))?.step).toBe(1);
 

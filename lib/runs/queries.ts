@@ -408,17 +408,28 @@ function checkpointRange(threadId: string, runId: string): Prisma.Sql {
   return Prisma.sql`"threadId" = ${threadId} AND "key" >= ${from} AND "key" < ${to}`;
 }
 
-// The seq is matched on the key in the index, so only the record found is read (matching `:NNNN:` over
-// every row of the run read each of them: 10 ms of a 10,000-checkpoint run's diff, twice).
-export async function checkpointBySeq(db: Db, threadId: string, runId: string, seq: number): Promise<CheckpointRecord | null> {
-  const at = keys.checkpointSeqAt(runId, seq);
+// The seq is matched on the key in the index, so only the records found are read (matching `:NNNN:` over
+// every row of the run read each of them: 10 ms of a 10,000-checkpoint run's diff, twice). Several seqs
+// are found in one pass over the run's keys.
+export async function checkpointsBySeq(db: Db, threadId: string, runId: string, seqs: number[]): Promise<Map<number, CheckpointRecord>> {
+  const match = seqs.map((seq) => {
+    const at = keys.checkpointSeqAt(runId, seq);
+    return Prisma.sql`substr("key", ${at.offset}, ${at.text.length}) = ${at.text}`;
+  });
   const rows = (await queryRows(
     db,
-    Prisma.sql`SELECT "key", "value" FROM "StateEntry" WHERE ${checkpointRange(threadId, runId)}
-      AND substr("key", ${at.offset}, ${at.text.length}) = ${at.text}`,
+    Prisma.sql`SELECT "key", "value" FROM "StateEntry" WHERE ${checkpointRange(threadId, runId)} AND (${Prisma.join(match, " OR ")})`,
   )) as { key: string; value: string }[];
-  const hit = rows.map((r) => normalizeCheckpointRecord(parseStoredText(r.value, r.key), r.key)).find((c) => c.seq === seq);
-  return hit ?? null;
+  const found = new Map<number, CheckpointRecord>();
+  for (const r of rows) {
+    const c = normalizeCheckpointRecord(parseStoredText(r.value, r.key), r.key);
+    if (seqs.includes(c.seq)) found.set(c.seq, c);
+  }
+  return found;
+}
+
+export async function checkpointBySeq(db: Db, threadId: string, runId: string, seq: number): Promise<CheckpointRecord | null> {
+  return (await checkpointsBySeq(db, threadId, runId, [seq])).get(seq) ?? null;
 }
 
 // The newest checkpoint with a full runtime snapshot at or before the given key (snapshot phases only).

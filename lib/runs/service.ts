@@ -36,6 +36,7 @@ import type { AppContext } from "../context.ts";
 import { PrismaStore } from "../store/prisma-store.ts";
 import {
   checkpointBySeq,
+  checkpointsBySeq,
   checkpointTimeline,
   checkpointTimestamp,
   countCheckpoints,
@@ -618,10 +619,8 @@ export async function diffCheckpoints(ctx: AppContext, actor: Actor | null, runI
 
 async function diffOf(ctx: AppContext, run: RunRow, a: number, b: number): Promise<DiffDto> {
   const { db } = ctx;
-  const [ca, cb] = await Promise.all([
-    checkpointBySeq(db, run.threadId, run.id, Math.min(a, b)),
-    checkpointBySeq(db, run.threadId, run.id, Math.max(a, b)),
-  ]);
+  const found = await checkpointsBySeq(db, run.threadId, run.id, [Math.min(a, b), Math.max(a, b)]);
+  const [ca, cb] = [found.get(Math.min(a, b)), found.get(Math.max(a, b))];
   if (!ca) throw new ValidationError("a", `No checkpoint ${Math.min(a, b)}`);
   if (!cb) throw new ValidationError("b", `No checkpoint ${Math.max(a, b)}`);
   const [sa, sb] = await Promise.all([summaryAt(db, run, ca), summaryAt(db, run, cb)]);
