@@ -25,6 +25,12 @@ async function audit(page: Page, what: string) {
         `${what}: ${v.id} (${v.impact}) ${v.help} — ${v.nodes.map((n) => `${n.target.join(" ")} ${n.html} (${n.failureSummary})`).join(", ")}`,
     );
   expect(bad, bad.join("\n")).toEqual([]);
+  // At phone width nothing widens the page itself (wide tables scroll inside their card).
+  const { scrollWidth, innerWidth } = await page.evaluate(() => ({
+    scrollWidth: document.documentElement.scrollWidth,
+    innerWidth: window.innerWidth,
+  }));
+  if (innerWidth < 640) expect(scrollWidth, `${what}: the page scrolls sideways`).toBeLessThanOrEqual(innerWidth);
 }
 
 test("every page has no serious or critical axe violations, light and dark, desktop and phone", async ({ browser }) => {

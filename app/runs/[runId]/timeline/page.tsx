@@ -193,27 +193,30 @@ function DiffView({ diff }: { diff: Awaited<ReturnType<typeof diffCheckpoints>> 
       <h2 className="font-semibold">
         Checkpoint {diff.from.seq} → {diff.to.seq}
       </h2>
-      <table className="table-afk" aria-label="Changed fields">
-        <thead>
-          <tr>
-            <th>Field</th>
-            <th>From</th>
-            <th>To</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map(([k, a, b]) => {
-            const changed = JSON.stringify(a) !== JSON.stringify(b);
-            return (
-              <tr key={k} className={changed ? "bg-amber-50 dark:bg-amber-950" : ""} data-changed={changed}>
-                <td>{k}</td>
-                <td className="font-mono">{String(a ?? "—")}</td>
-                <td className="font-mono">{String(b ?? "—")}</td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
+      {/* Long values (tool names, times) wrap at phone width instead of pushing the table out of its card. */}
+      <div className="overflow-x-auto">
+        <table className="table-afk" aria-label="Changed fields">
+          <thead>
+            <tr>
+              <th>Field</th>
+              <th>From</th>
+              <th>To</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map(([k, a, b]) => {
+              const changed = JSON.stringify(a) !== JSON.stringify(b);
+              return (
+                <tr key={k} className={changed ? "bg-amber-50 dark:bg-amber-950" : ""} data-changed={changed}>
+                  <td>{k}</td>
+                  <td className="font-mono wrap-anywhere">{String(a ?? "—")}</td>
+                  <td className="font-mono wrap-anywhere">{String(b ?? "—")}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
       <div>
         <h3 className="text-sm font-semibold">Messages added ({diff.messagesAdded.length})</h3>
         <ol className="mt-1 space-y-1" aria-label="Messages added">
