@@ -1,9 +1,13 @@
 // Bearer tokens on the hot path (one joined look-up through the driver): revocation, a disabled user and
 // a changed role end a token at once; lastUsedAt is written at most once a minute.
+import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, providers, type TestDb } from "./helpers/databases";
 import { actorFromToken, createToken, revokeToken } from "@/lib/tokens/service";
 import type { Actor } from "@/lib/auth/actor";
+import { tokenWithUser } from "@/lib/tokens/queries";
+
+const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
 
 describe.each(providers)("API tokens on %s", (provider) => {
   let t: TestDb;
@@ -27,6 +31,16 @@ describe.each(providers)("API tokens on %s", (provider) => {
       role: "reviewer",
       groups: [],
     });
+    // The same look-up inside a transaction (no driver: Prisma's raw query) reads the row alike (a token
+    // of its own: a look-up through actorFromToken writes lastUsedAt in the background).
+    const looked = hashToken((await createToken(t.db, admin, { name: "look", role: "reviewer", userId: rev.id })).token);
+    const viaDriver = await tokenWithUser(t.db, looked);
+    await t.db.user.update({ where: { id: rev.id }, data: { disabled: true } });
+    const disabledViaDriver = await tokenWithUser(t.db, looked);
+    await t.db.user.update({ where: { id: rev.id }, data: { disabled: false } });
+    expect(viaDriver?.user?.disabled).toBe(false);
+    expect(disabledViaDriver?.user?.disabled).toBe(true);
+    expect(await t.db.$transaction((tx) => tokenWithUser(tx as typeof t.db, looked))).toEqual(viaDriver);
     await t.db.user.update({ where: { id: rev.id }, data: { role: "operator" } });
     expect(await actorFromToken(t.db, asUser.token)).toBeNull();
     await t.db.user.update({ where: { id: rev.id }, data: { role: "reviewer", disabled: true } });

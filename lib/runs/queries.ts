@@ -1,6 +1,6 @@
 // Console reads of runner state (inbox, timeline). Every Prisma query of this area lives here.
 import { Prisma, type Run } from "../generated/sqlite/client.ts";
-import { type Db, driverOf, queryRows } from "../db/client.ts";
+import { type Db, queryRows } from "../db/client.ts";
 import { bigintOf, boolOf, dateOf, type Row } from "../db/driver.ts";
 import { cursorPage } from "../db/pagination.ts";
 import {
@@ -41,34 +41,21 @@ function readAll<T>(
   return { ok, bad };
 }
 
-// Pending approvals, oldest first: one indexed statement ([kind, status, timestampMs]) per chunk, through
-// the driver when there is one, seeking past `after` (keyset on timestampMs, then key). `value` is the
+// Pending approvals, oldest first: one indexed statement ([kind, status, timestampMs]) per chunk, seeking
+// past `after` (keyset on timestampMs, then key). `value` is the
 // stored text (the inbox's ETag is computed from it).
 export type PendingRow = { key: string; value: string; runId: string | null; timestampMs: number };
 export type InboxCursor = { ts: number; key: string };
 
 export async function pendingApprovalRows(db: Db, take = 200, after: InboxCursor | null = null): Promise<PendingRow[]> {
   const limit = Math.min(take, 1001);
-  const d = driverOf(db);
-  const rows = d
-    ? ((await d.all(
-        after
-          ? Prisma.sql`SELECT "key", "value", "runId", "timestampMs" FROM "StateEntry" WHERE "kind" = 'approval' AND "status" = 'pending'
-              AND ("timestampMs" > ${after.ts} OR ("timestampMs" = ${after.ts} AND "key" > ${after.key}))
-              ORDER BY "timestampMs" ASC, "key" ASC LIMIT ${limit}`
-          : Prisma.sql`SELECT "key", "value", "runId", "timestampMs" FROM "StateEntry" WHERE "kind" = 'approval' AND "status" = 'pending' ORDER BY "timestampMs" ASC, "key" ASC LIMIT ${limit}`,
-      )) as { key: string; value: string; runId: string | null; timestampMs: unknown }[])
-    : await db.stateEntry.findMany({
-        where: {
-          kind: "approval",
-          status: "pending",
-          ...(after ? { OR: [{ timestampMs: { gt: BigInt(after.ts) } }, { timestampMs: BigInt(after.ts), key: { gt: after.key } }] } : {}),
-        },
-        orderBy: [{ timestampMs: "asc" }, { key: "asc" }],
-        take: limit,
-        select: { key: true, value: true, runId: true, timestampMs: true },
-      });
-  // node-postgres answers BIGINT as text, Prisma as bigint.
+  const rows = (await queryRows(
+    db,
+    Prisma.sql`SELECT "key", "value", "runId", "timestampMs" FROM "StateEntry" WHERE "kind" = 'approval' AND "status" = 'pending'
+      ${after ? Prisma.sql`AND ("timestampMs" > ${after.ts} OR ("timestampMs" = ${after.ts} AND "key" > ${after.key}))` : Prisma.empty}
+      ORDER BY "timestampMs" ASC, "key" ASC LIMIT ${limit}`,
+  )) as { key: string; value: string; runId: string | null; timestampMs: unknown }[];
+  // node-postgres answers BIGINT as text, better-sqlite3 as a number, Prisma as bigint.
   return rows.map((r) => ({ key: r.key, value: r.value, runId: r.runId, timestampMs: Number(r.timestampMs ?? 0) }));
 }
 

@@ -2,7 +2,7 @@
 // engine costs more than the query itself on this path; see lib/db/driver.ts).
 import "server-only";
 import { Prisma } from "../generated/sqlite/client.ts";
-import { type Db, driverOf } from "../db/client.ts";
+import { type Db, queryRows } from "../db/client.ts";
 import { boolOf, dateOf } from "../db/driver.ts";
 
 export type TokenWithUser = {
@@ -16,16 +16,12 @@ export type TokenWithUser = {
 };
 
 export async function tokenWithUser(db: Db, tokenHash: string): Promise<TokenWithUser | null> {
-  const d = driverOf(db);
-  if (!d) {
-    const t = await db.apiToken.findUnique({ where: { tokenHash } });
-    if (!t) return null;
-    const u = t.userId ? await db.user.findUnique({ where: { id: t.userId } }) : null;
-    return { ...t, user: u };
-  }
-  const [r] = await d.all(Prisma.sql`SELECT t."id", t."name", t."role", t."userId", t."revokedAt", t."lastUsedAt",
+  const [r] = await queryRows(
+    db,
+    Prisma.sql`SELECT t."id", t."name", t."role", t."userId", t."revokedAt", t."lastUsedAt",
       u."id" AS "uId", u."email" AS "uEmail", u."name" AS "uName", u."role" AS "uRole", u."disabled" AS "uDisabled", u."groups" AS "uGroups"
-    FROM "ApiToken" t LEFT JOIN "User" u ON u."id" = t."userId" WHERE t."tokenHash" = ${tokenHash}`);
+    FROM "ApiToken" t LEFT JOIN "User" u ON u."id" = t."userId" WHERE t."tokenHash" = ${tokenHash}`,
+  );
   if (!r) return null;
   return {
     id: r.id as string,
