@@ -36,8 +36,9 @@ export const driverOf = (db: Db): Driver | null => drivers.get(db) ?? null;
 
 /**
  * Rows of one SQL statement: through the driver when the client has one, else (a transaction client)
- * through Prisma's raw query, inside its transaction. For reads whose columns are text or counts, which
- * both paths return alike (counts may be number, bigint or numeric text: read them with Number()).
+ * through Prisma's raw query, inside its transaction. Text comes back alike on both paths; read counts
+ * with Number() and DateTime, Boolean and BigInt columns with dateOf, boolOf and bigintOf (driver.ts),
+ * which take what either path and either database returns.
  */
 export const queryRows = (db: Db, q: Prisma.Sql): Promise<Row[]> => driverOf(db)?.all(q) ?? db.$queryRaw<Row[]>(q);
 

@@ -42,8 +42,7 @@ function readAll<T>(
 }
 
 // Pending approvals, oldest first: one indexed statement ([kind, status, timestampMs]) per chunk, seeking
-// past `after` (keyset on timestampMs, then key). `value` is the
-// stored text (the inbox's ETag is computed from it).
+// past `after` (keyset on timestampMs, then key). `value` is the stored text (the inbox's ETag is computed from it).
 export type PendingRow = { key: string; value: string; runId: string | null; timestampMs: number };
 export type InboxCursor = { ts: number; key: string };
 
