@@ -215,6 +215,57 @@ export const toTimelineRunDto = (r: RunRowLike) => ({
   prunedCheckpoints: r.prunedCheckpoints,
 });
 
+// ---- JSON Schema (the forms' input) ----
+
+// A JSON Schema as the console's forms read it (components/schema-form.tsx): the keywords they use are
+// spelled out, any other keyword is kept as it is (the API returns the whole schema).
+export type JsonSchemaDto = {
+  type?: string | string[];
+  description?: string;
+  enum?: unknown[];
+  default?: unknown;
+  minimum?: number;
+  maximum?: number;
+  maxLength?: number;
+  pattern?: string;
+  properties?: Record<string, JsonSchemaDto>;
+  required?: string[];
+  items?: JsonSchemaDto | boolean;
+  [keyword: string]: unknown;
+};
+export const jsonSchemaDto: z.ZodType<JsonSchemaDto> = named(
+  "JsonSchema",
+  z
+    .object({
+      type: z.union([z.string(), z.array(z.string())]).optional(),
+      description: z.string().optional(),
+      enum: z.array(z.unknown()).optional(),
+      default: z.unknown().optional(),
+      minimum: z.number().optional(),
+      maximum: z.number().optional(),
+      maxLength: z.number().optional(),
+      pattern: z.string().optional(),
+      properties: z
+        .record(
+          z.string(),
+          z.lazy(() => jsonSchemaDto),
+        )
+        .optional(),
+      required: z.array(z.string()).optional(),
+      items: z.union([z.lazy(() => jsonSchemaDto), z.boolean()]).optional(),
+    })
+    .catchall(z.unknown()),
+);
+
+/**
+ * The JSON Schema of a zod schema as a plain object. z.toJSONSchema's result is not one: zod defines a
+ * non-enumerable `~standard` property on it (the Standard Schema interface, whose values are functions),
+ * and React in development refuses any object with a non-enumerable own property ("Only plain objects can
+ * be passed to Client Components from Server Components"). Parsing it through jsonSchemaDto builds new
+ * plain objects of its enumerable keywords only.
+ */
+export const toJsonSchemaDto = (schema: z.ZodType): JsonSchemaDto => jsonSchemaDto.parse(z.toJSONSchema(schema));
+
 // ---- Run page ----
 
 export const argChangeDto = z.object({ field: z.string(), before: z.unknown(), after: z.unknown() });
@@ -226,10 +277,10 @@ export const approvalViewDto = named(
   "ApprovalView",
   approvalRecordSchema.extend({
     changes: z.array(argChangeDto),
-    argsSchema: z.record(z.string(), z.unknown()).nullable(),
+    argsSchema: jsonSchemaDto.nullable(),
     argsHash: z.string(),
     // A question's answer form (JSON schema of its answer object); null for a text answer or a tool call.
-    answerSchema: z.record(z.string(), z.unknown()).nullable(),
+    answerSchema: jsonSchemaDto.nullable(),
     // The MCP server and its own name for the tool, when the tool is an MCP server's
     mcp: z.object({ server: z.string(), tool: z.string() }).nullable(),
   }),
@@ -297,7 +348,7 @@ export const agentsDto = named(
         name: z.string(),
         description: z.string(),
         model: z.string(),
-        inputSchema: z.record(z.string(), z.unknown()),
+        inputSchema: jsonSchemaDto,
         // null when runs can start; otherwise why not (its model provider is not configured here)
         unavailable: z.string().nullable(),
       }),

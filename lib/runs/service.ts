@@ -72,6 +72,7 @@ import {
   type RunView,
   type SnapshotSummary,
   toDeliveryDto,
+  toJsonSchemaDto,
   toRunDto,
   toRunListDto,
   toTimelineRunDto,
@@ -91,7 +92,7 @@ export function agentCatalog(ctx: AppContext) {
       name: a.name,
       description: a.description ?? "",
       model: a.model,
-      inputSchema: z.toJSONSchema(a.inputSchema!) as Record<string, unknown>,
+      inputSchema: toJsonSchemaDto(a.inputSchema!),
       unavailable: ctx.agents.unavailableReason(a),
     }));
 }

@@ -1,7 +1,6 @@
 // What the run page shows, rebuilt from the runner's records: the conversation from the latest runtime
 // snapshot (with each subagent's own conversation under the tool call that delegated to it) and the
 // approvals of the run and its subagents. Everything here is data; the page renders it as text.
-import { z } from "zod";
 import {
   type Agent,
   type MemoryStore,
@@ -15,7 +14,7 @@ import {
   readStored,
   reviewedArgsHash,
 } from "../runner/index.ts";
-import type { ApprovalView, ArgChange, ConversationView } from "../dto.ts";
+import { type ApprovalView, type ArgChange, type ConversationView, toJsonSchemaDto } from "../dto.ts";
 
 type McpOrigin = { server: string; tool: string };
 
@@ -70,9 +69,9 @@ export async function approvalsOf(
       return {
         ...a,
         changes: argChanges(a.args, a.approved_args),
-        argsSchema: schema ? (z.toJSONSchema(schema) as Record<string, unknown>) : null,
+        argsSchema: schema ? toJsonSchemaDto(schema) : null,
         argsHash: reviewedArgsHash(a),
-        answerSchema: tool?.asksHuman?.answerSchema ? (z.toJSONSchema(tool.asksHuman.answerSchema) as Record<string, unknown>) : null,
+        answerSchema: tool?.asksHuman?.answerSchema ? toJsonSchemaDto(tool.asksHuman.answerSchema) : null,
         mcp: mcpOriginOf(a.agent_name, a.tool_name),
       };
     });
