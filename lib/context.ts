@@ -3,7 +3,7 @@
 // this instead of reaching into the executor.
 import type { Db } from "./db/client.ts";
 import type { AgentRegistry } from "./agents/registry.ts";
-import type { PrismaStore } from "./store/prisma-store.ts";
+import type { PrismaStore } from "./db/store.ts";
 import type { RunExecutor } from "./runs/executor.ts";
 import type { LiveBus } from "./live/bus.ts";
 

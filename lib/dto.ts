@@ -5,7 +5,7 @@
 // A raw Run row cannot be serialized at all (its lease deadline is a BigInt), which is why nothing else
 // may put one into a response.
 import { z } from "zod";
-import type { Run } from "./generated/sqlite/client.ts";
+import type { Run } from "./db/runs.ts";
 import { storedGroups } from "./users/schemas.ts";
 import { APPROVAL_KINDS, approvalRecordSchema, messageSchema, toolExecutionSchema } from "./runner/index.ts";
 

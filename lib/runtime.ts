@@ -18,7 +18,7 @@ import {
   Runner,
   type RunnerConfig,
 } from "./runner/index.ts";
-import { PrismaStore } from "./store/prisma-store.ts";
+import { PrismaStore } from "./db/store.ts";
 import { providerAdapters } from "./models/ai-sdk.ts";
 import { env } from "./env.ts";
 

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { type Db, driverOf } from "../lib/db/client.ts";
 import { scratchDatabase } from "../tests/helpers/scratch.ts";
 import { benchWorkers } from "./bench-workers.ts";
-import { PrismaStore } from "../lib/store/prisma-store.ts";
+import { PrismaStore } from "../lib/db/store.ts";
 import {
   type Agent,
   DemoModel,

@@ -16,7 +16,7 @@ import { mkdirSync } from "node:fs";
 import { scratchDatabase } from "../tests/helpers/scratch.ts";
 import { createToken } from "../lib/tokens/service.ts";
 import { isSystemDecision, listApprovals, listCheckpoints, loadLatestCheckpoint } from "../lib/runner/index.ts";
-import { PrismaStore } from "../lib/store/prisma-store.ts";
+import { PrismaStore } from "../lib/db/store.ts";
 
 const SQLITE = process.argv.includes("--sqlite");
 const RUNS = Number(process.env.CHAOS_RUNS ?? 200);

@@ -4,7 +4,7 @@ import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, providers, type TestDb } from "./helpers/databases";
-import { PrismaStore } from "@/lib/store/prisma-store";
+import { PrismaStore } from "@/lib/db/store";
 import { approvalIdOf, decideApproval, listApprovals, listCheckpoints } from "@/lib/runner";
 import { createRuntime } from "@/lib/runtime";
 

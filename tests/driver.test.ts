@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, providers, type TestDb } from "./helpers/databases";
 import { driverOf } from "@/lib/db/client";
-import { PrismaStore } from "@/lib/store/prisma-store";
+import { PrismaStore } from "@/lib/db/store";
 import { LeaseLostError } from "@/lib/runner";
 
 describe.each(providers)("store driver on %s", (provider) => {

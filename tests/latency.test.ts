@@ -8,7 +8,7 @@ import { freshDatabase, providers, type TestDb } from "./helpers/databases";
 import type { Actor } from "@/lib/auth/actor";
 import { HttpError } from "@/lib/auth/errors";
 import { RunExecutor } from "@/lib/runs/executor";
-import { getRunRow } from "@/lib/runs/queries";
+import { getRunRow } from "@/lib/db/runs";
 import { decide, getRunView, listInbox, listRuns, resumeRun, startRun, timelinePage } from "@/lib/runs/service";
 import { inboxDto, runDto, runListDto } from "@/lib/dto";
 

@@ -1,7 +1,7 @@
 // The runner on the Prisma store, on a real SQLite file and (with TEST_POSTGRES_URL) a real PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, providers, type TestDb } from "./helpers/databases";
-import { PrismaStore } from "@/lib/store/prisma-store";
+import { PrismaStore } from "@/lib/db/store";
 import { createRuntime } from "@/lib/runtime";
 import { AgentCheckpointCorruptionError, checkpointLatestKey, approvalIdOf, decideApproval, keys, listCheckpoints } from "@/lib/runner";
 

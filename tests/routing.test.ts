@@ -7,8 +7,8 @@ import { HttpError } from "@/lib/auth/errors";
 import { actorFromToken, createToken } from "@/lib/tokens/service";
 import { createUser, updateUser } from "@/lib/users/service";
 import { decide, getRunView, inboxPage, listInbox, resumeRun, startRun } from "@/lib/runs/service";
-import { decodeInboxCursor, type InboxCursor, pendingApprovalPage } from "@/lib/runs/queries";
-import { PrismaStore } from "@/lib/store/prisma-store";
+import { decodeInboxCursor, type InboxCursor, pendingApprovalPage } from "@/lib/db/read-models";
+import { PrismaStore } from "@/lib/db/store";
 import { createApprovalRequest } from "@/lib/runner";
 import { databaseWithExecutor, providers } from "./helpers/databases";
 

@@ -2,20 +2,18 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, providers, type TestDb } from "./helpers/databases";
 import { createRuntime } from "@/lib/runtime";
 import { checkpointLatestKey, keys, listCheckpoints } from "@/lib/runner";
-import { PrismaStore } from "@/lib/store/prisma-store";
+import { PrismaStore } from "@/lib/db/store";
 import {
   checkpointBySeq,
   checkpointsBySeq,
   checkpointTimeline,
   countCheckpoints,
   countPendingApprovals,
-  getRunRow,
-  listRunRows,
   pendingApprovalRows,
   pendingApprovals,
-  readPendingApprovals,
-  runCounts,
-} from "@/lib/runs/queries";
+} from "@/lib/db/read-models";
+import { getRunRow, listRunRows, runCounts } from "@/lib/db/runs";
+import { readPendingApprovals } from "@/lib/runs/approval-rows";
 
 describe.each(providers)("console queries on %s", (provider) => {
   let t: TestDb;

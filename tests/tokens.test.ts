@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, providers, type TestDb } from "./helpers/databases";
 import { actorFromToken, createToken, revokeToken } from "@/lib/tokens/service";
 import type { Actor } from "@/lib/auth/actor";
-import { tokenWithUser } from "@/lib/tokens/queries";
+import { tokenWithUser } from "@/lib/db/accounts";
 
 const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
 

@@ -4,7 +4,7 @@ import { type AuditPageDto, toAuditEventDto } from "../dto.ts";
 import type { Db } from "../db/client.ts";
 import { type Actor, requirePermission } from "../auth/actor.ts";
 import { dateParam, intParam, parseOr400 } from "../validation.ts";
-import { listAudit } from "./queries.ts";
+import { listAudit } from "../db/audit.ts";
 
 export const auditFiltersSchema = z.strictObject({
   action: z.string().max(100).optional(),

@@ -1,6 +1,7 @@
 // Sign-in lockout: after too many failures in a window, an account (or a client address) is refused even
 // with the right password until the window has passed. Stored in the database so every app instance agrees.
 import type { Db } from "../db/client.ts";
+import { clearLoginFailures, recentLoginFailures, recordLoginFailures } from "../db/accounts.ts";
 
 export const LOCKOUT = { windowMs: 15 * 60 * 1000, perAccount: 5, perAddress: 30 } as const;
 
@@ -20,25 +21,19 @@ export async function assertNotLockedOut(db: Db, email: string, address: string,
     [k.account, LOCKOUT.perAccount],
     [k.address, LOCKOUT.perAddress],
   ] as const) {
-    const recent = await db.loginFailure.findMany({
-      where: { key, at: { gte: since } },
-      orderBy: { at: "desc" },
-      take: limit,
-      select: { at: true },
-    });
+    const recent = await recentLoginFailures(db, key, since, limit);
     if (recent.length >= limit) throw new LockedOutError((recent[limit - 1].at.getTime() + LOCKOUT.windowMs - now) / 1000);
   }
 }
 
 export async function recordFailure(db: Db, email: string, address: string) {
   const k = keysFor(email, address);
-  await db.loginFailure.createMany({ data: [{ key: k.account }, { key: k.address }] });
   // Keep the table small: failures older than a day say nothing any more.
-  await db.loginFailure.deleteMany({ where: { at: { lt: new Date(Date.now() - 24 * 60 * 60 * 1000) } } });
+  await recordLoginFailures(db, [k.account, k.address], new Date(Date.now() - 24 * 60 * 60 * 1000));
 }
 
 export async function clearAccountFailures(db: Db, email: string) {
-  await db.loginFailure.deleteMany({ where: { key: keysFor(email, "").account } });
+  await clearLoginFailures(db, keysFor(email, "").account);
 }
 
 // The client address as the first proxy saw it; without a proxy header all clients share one bucket.

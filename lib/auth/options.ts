@@ -1,6 +1,7 @@
 import type { NextAuthOptions } from "next-auth";
 import Credentials from "next-auth/providers/credentials";
 import { db } from "../db/client.ts";
+import { endSessions, userByEmail } from "../db/accounts.ts";
 import { env } from "../env.ts";
 import { verifyPassword } from "./password.ts";
 import { assertNotLockedOut, clearAccountFailures, clientAddress, recordFailure } from "./lockout.ts";
@@ -22,7 +23,7 @@ export const authOptions: NextAuthOptions = {
         const address = clientAddress(req?.headers as Record<string, string | undefined> | undefined);
         // A locked-out account is refused before the password is even checked (next-auth shows the message).
         await assertNotLockedOut(db(), c.data.email, address);
-        const user = await db().user.findUnique({ where: { email: c.data.email } });
+        const user = await userByEmail(db(), c.data.email);
         // Compare even for unknown users so that timing does not reveal which emails exist.
         const ok = await verifyPassword(
           c.data.password,
@@ -40,7 +41,7 @@ export const authOptions: NextAuthOptions = {
   events: {
     // Signing out ends the session everywhere: a copy of the old cookie no longer works.
     async signOut({ token }) {
-      if (token?.sub) await db().user.updateMany({ where: { id: token.sub }, data: { sessionVersion: { increment: 1 } } });
+      if (token?.sub) await endSessions(db(), token.sub);
     },
   },
   callbacks: {

@@ -42,6 +42,19 @@ export const driverOf = (db: Db): Driver | null => drivers.get(db) ?? null;
  */
 export const queryRows = (db: Db, q: Prisma.Sql): Promise<Row[]> => driverOf(db)?.all(q) ?? db.$queryRaw<Row[]>(q);
 
+/**
+ * Runs fn in one transaction of db: the only way code outside lib/db opens one. Every statement fn makes
+ * through tx (lib/db functions given tx) commits or rolls back together.
+ */
+export function transaction<T>(db: Db, fn: (tx: Db) => Promise<T>, opts?: { maxWait?: number; timeout?: number }): Promise<T> {
+  return db.$transaction((tx) => fn(tx as Db), opts);
+}
+
+/** Lets a library that writes its own SQL (pg-boss's job insert) run a statement inside transaction tx. */
+export const sqlInTransaction = (tx: Db) => ({
+  executeSql: async (text: string, values: unknown[]) => ({ rows: (await tx.$queryRawUnsafe(text, ...values)) as unknown[] }),
+});
+
 export function createDb(url: string = env().DATABASE_URL): Db {
   if (isPostgresUrl(url)) {
     // One pool, shared by Prisma and the driver; Prisma ends it on $disconnect.

@@ -11,7 +11,7 @@
 import "server-only";
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
-import type { Db } from "../db/client.ts";
+import { type Db, transaction } from "../db/client.ts";
 import type { AppContext } from "../context.ts";
 import { createRuntime } from "../runtime.ts";
 import {
@@ -46,9 +46,9 @@ import {
   setRunState,
   takeOver,
   updateRunProgress,
-} from "./queries.ts";
+} from "../db/runs.ts";
 import { type WebhookConfig, notifyPaused } from "../webhooks/pause.ts";
-import { type AuditInput, appendAudit } from "../audit/queries.ts";
+import { type AuditInput, appendAudit } from "../db/audit.ts";
 import { LiveBus } from "../live/bus.ts";
 import type { McpServerConfig } from "../agents/mcp.ts";
 
@@ -166,9 +166,9 @@ export class RunExecutor {
    */
   async transaction<T>(fn: (tx: Db, submit: TxSubmit) => Promise<T>): Promise<T> {
     const submitted: string[] = [];
-    const result = await this.db.$transaction(
-      async (t) => {
-        const tx = t as Db;
+    const result = await transaction(
+      this.db,
+      async (tx) => {
         // The reservation is the first write of the transaction where it comes first, so SQLite takes
         // its write lock up front (no read-to-write upgrade for two instances to deadlock on).
         const submit: TxSubmit = async (runId, from, audit, opts = {}) => {
@@ -220,7 +220,7 @@ export class RunExecutor {
     const run = await getRunRow(this.db, runId);
     if (!run) return false;
     const reserved = audit
-      ? await this.db.$transaction(async (tx) => (await this.reserve(runId, "failed", tx as Db)) && !!(await appendAudit(tx, audit)))
+      ? await transaction(this.db, async (tx) => (await this.reserve(runId, "failed", tx)) && !!(await appendAudit(tx, audit)))
       : await this.reserve(runId, "failed");
     if (!reserved) return false;
     try {
@@ -264,8 +264,8 @@ export class RunExecutor {
   // The cancellation and its audit entry commit together.
   async cancel(runId: string, audit: AuditInput): Promise<boolean> {
     if (await this.submit(runId, "paused", { cancel: true, audit })) return true;
-    const flagged = await this.db.$transaction(async (tx) => {
-      if (!(await requestCancel(tx as Db, runId))) return false;
+    const flagged = await transaction(this.db, async (tx) => {
+      if (!(await requestCancel(tx, runId))) return false;
       await appendAudit(tx, audit);
       return true;
     });

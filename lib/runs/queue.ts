@@ -2,7 +2,7 @@
 // the Run row (reserved by the request) and the run's latest checkpoint. Every app instance and every
 // `npm run worker` process works the queue; the row's lease guarantees one executor per run at a time.
 import PgBoss from "pg-boss";
-import type { Db } from "../db/client.ts";
+import { type Db, sqlInTransaction } from "../db/client.ts";
 import { log } from "../log.ts";
 import type { RunExecutor, RunQueue } from "./executor.ts";
 
@@ -40,9 +40,7 @@ export class PgBossQueue implements RunQueue {
   // With tx, the job is inserted in that transaction: it exists exactly when the decision does.
   async send(runId: string, tx?: Db): Promise<void> {
     await this.started;
-    const db = tx
-      ? { executeSql: async (text: string, values: unknown[]) => ({ rows: (await tx.$queryRawUnsafe(text, ...values)) as unknown[] }) }
-      : undefined;
+    const db = tx ? sqlInTransaction(tx) : undefined;
     // Announced by the executor once committed (the live bus's "work"), which wakes the workers.
     await this.boss.send(RUN_QUEUE, { runId } satisfies Job, db ? { db } : {});
   }

@@ -2,9 +2,9 @@
 // latest pointer, the conversation (message log), effects, approvals and the audit log stay, so the run
 // page still shows what happened and the timeline says what was pruned.
 import type { Db } from "../db/client.ts";
-import { appendAudit } from "../audit/queries.ts";
+import { appendAudit } from "../db/audit.ts";
 import { log } from "../log.ts";
-import { pruneRunCheckpoints, prunableRuns } from "./queries.ts";
+import { pruneRunCheckpoints, prunableRuns } from "../db/maintenance.ts";
 
 export async function pruneCheckpoints(
   db: Db,

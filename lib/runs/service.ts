@@ -3,11 +3,11 @@
 import "server-only";
 import { createHash, randomUUID } from "node:crypto";
 import { z } from "zod";
-import type { Db } from "../db/client.ts";
+import { type Db, transaction } from "../db/client.ts";
 import { type Actor, requirePermission, routingGroupsOf } from "../auth/actor.ts";
 import { can } from "../auth/roles.ts";
 import { ConflictError, CorruptRecordError, ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from "../auth/errors.ts";
-import { appendAudit } from "../audit/queries.ts";
+import { appendAudit } from "../db/audit.ts";
 import { log } from "../log.ts";
 import { intParam, parseOr400 } from "../validation.ts";
 import {
@@ -33,7 +33,7 @@ import {
   messageSchema,
 } from "../runner/index.ts";
 import type { AppContext } from "../context.ts";
-import { PrismaStore } from "../store/prisma-store.ts";
+import { PrismaStore } from "../db/store.ts";
 import {
   checkpointBySeq,
   checkpointsBySeq,
@@ -41,18 +41,13 @@ import {
   checkpointTimestamp,
   countCheckpoints,
   countPendingApprovals,
-  createRunRow,
-  getRunRow,
-  listRunRows,
-  lockRun,
-  markRunCorrupt,
   decodeInboxCursor,
   pendingApprovalPage,
-  runByIdempotencyKey,
-  setRunState,
+  runSummaries,
   snapshotCheckpointAtOrBefore,
   webhookDeliveries,
-} from "./queries.ts";
+} from "../db/read-models.ts";
+import { createRunRow, getRunRow, listRunRows, lockRun, markRunCorrupt, runByIdempotencyKey, setRunState } from "../db/runs.ts";
 import {
   decisionSchema,
   forkSchema,
@@ -62,6 +57,7 @@ import {
   startRunSchema,
   timelineQuerySchema,
 } from "./schemas.ts";
+import { cachedApprovalReader } from "./approval-rows.ts";
 import { approvalsOf, argChanges, conversationOf, pendingApprovalsOf } from "./view.ts";
 import {
   type ApprovalView,
@@ -153,8 +149,8 @@ export async function startRun(ctx: AppContext, actor: Actor | null, body: unkno
   if (earlier) return earlier;
   const id = randomUUID();
   try {
-    await db.$transaction(async (tx) => {
-      await createRunRow(tx as Db, {
+    await transaction(db, async (tx) => {
+      await createRunRow(tx, {
         id,
         agentName: name,
         input: parsed.data,
@@ -226,7 +222,7 @@ export async function inboxPage(
   const f = parseOr400(inboxFiltersSchema, query);
   const after = f.cursor === undefined ? null : decodeInboxCursor(f.cursor);
   if (f.cursor !== undefined && !after) throw new ValidationError("cursor", "Not a cursor of this inbox: use the nextCursor of a page");
-  const page = await pendingApprovalPage(db, { after, take: INBOX_PAGE, agent: f.agent, tool: f.tool });
+  const page = await pendingApprovalPage(db, { after, take: INBOX_PAGE, agent: f.agent, tool: f.tool, read: cachedApprovalReader });
   // Routing decides what this reviewer may decide: their groups are part of what the answer depends on.
   const groups = routingGroupsOf(who);
   const h = createHash("sha256").update(`${who.email}\n${JSON.stringify(groups)}\n${JSON.stringify(f)}\n`);
@@ -252,10 +248,7 @@ async function buildInbox(
 ): Promise<Omit<InboxDto, "asOfMs">> {
   const groups = routingGroupsOf(who);
   const corruptRoots = corrupt.flatMap((c) => (c.runId ? [rootRunOf(c.runId)] : []));
-  const roots = await db.run.findMany({
-    where: { id: { in: [...new Set([...approvals.map((a) => a.root_run_id), ...corruptRoots])] } },
-    select: { id: true, agentName: true, submittedByEmail: true, corruptKey: true },
-  });
+  const roots = await runSummaries(db, [...new Set([...approvals.map((a) => a.root_run_id), ...corruptRoots])]);
   const byId = new Map(roots.map((r) => [r.id, r]));
   // A corrupt approval is listed (and its run marked, once: the inbox is polled) but never offered for a decision.
   for (const c of corrupt)

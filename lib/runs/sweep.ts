@@ -6,20 +6,14 @@
 // One unreadable record breaks only its own run: the sweep marks that run corrupt (so nothing claims it
 // again), logs the key once per process, and goes on with the rest.
 import type { Db } from "../db/client.ts";
-import { appendAudit } from "../audit/queries.ts";
+import { appendAudit } from "../db/audit.ts";
 import { AgentCheckpointCorruptionError, expireApproval, rootRunOf } from "../runner/index.ts";
 import { log } from "../log.ts";
 import type { AppContext } from "../context.ts";
 import { pendingApprovalsOf } from "./view.ts";
-import {
-  getRunRow,
-  markRunCorrupt,
-  pausedRunIds,
-  pendingApprovalRecords,
-  storeFaultRunIds,
-  strandedPendingRunIds,
-  type UnreadableRow,
-} from "./queries.ts";
+import { getRunRow, markRunCorrupt } from "../db/runs.ts";
+import { pausedRunIds, pendingApprovalRecords, storeFaultRunIds, strandedPendingRunIds } from "../db/maintenance.ts";
+import type { UnreadableRow } from "../db/read-models.ts";
 
 export type SweepResult = { expired: number; resumed: number; retried: number; corrupt: number };
 

@@ -6,13 +6,13 @@ import "server-only";
 import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
 import { type TokenView, toTokenDto } from "../dto.ts";
-import { tokenWithUser, touchToken } from "./queries.ts";
-import type { Db } from "../db/client.ts";
+import { createTokenRow, listTokenRows, revokeTokenRow, tokenById, tokenWithUser, touchToken, userById } from "../db/accounts.ts";
+import { type Db, transaction } from "../db/client.ts";
 import { type Actor, requirePermission } from "../auth/actor.ts";
 import { storedGroups } from "../users/schemas.ts";
 import { roleSchema } from "../auth/roles.ts";
 import { NotFoundError, ValidationError } from "../auth/errors.ts";
-import { appendAudit } from "../audit/queries.ts";
+import { appendAudit } from "../db/audit.ts";
 import { parseOr400 } from "../validation.ts";
 
 export const newTokenSchema = z.strictObject({
@@ -22,37 +22,24 @@ export const newTokenSchema = z.strictObject({
 });
 
 const hash = (token: string) => createHash("sha256").update(token).digest("hex");
-const publicFields = {
-  id: true,
-  name: true,
-  role: true,
-  userId: true,
-  prefix: true,
-  createdAt: true,
-  revokedAt: true,
-  lastUsedAt: true,
-} as const;
 
 export async function createToken(db: Db, actor: Actor | null, body: unknown) {
   const admin = requirePermission(actor, "users:manage");
   const input = parseOr400(newTokenSchema, body);
   if (input.userId) {
-    const user = await db.user.findUnique({ where: { id: input.userId } });
+    const user = await userById(db, input.userId);
     if (!user || user.disabled) throw new ValidationError("userId", "No such active user");
     if (user.role !== input.role) throw new ValidationError("role", `A token acts as its user: ${user.email} is ${user.role}`);
   }
   const token = `afk_${randomBytes(24).toString("base64url")}`;
-  const row = await db.$transaction(async (tx) => {
-    const row = await tx.apiToken.create({
-      data: {
-        name: input.name,
-        role: input.role,
-        userId: input.userId ?? null,
-        tokenHash: hash(token),
-        prefix: token.slice(0, 8),
-        createdById: admin.id,
-      },
-      select: publicFields,
+  const row = await transaction(db, async (tx) => {
+    const row = await createTokenRow(tx, {
+      name: input.name,
+      role: input.role,
+      userId: input.userId ?? null,
+      tokenHash: hash(token),
+      prefix: token.slice(0, 8),
+      createdById: admin.id,
     });
     await appendAudit(tx, {
       actor: admin,
@@ -68,15 +55,15 @@ export async function createToken(db: Db, actor: Actor | null, body: unknown) {
 
 export async function listTokens(db: Db, actor: Actor | null): Promise<TokenView[]> {
   requirePermission(actor, "users:manage");
-  return (await db.apiToken.findMany({ select: publicFields, orderBy: { createdAt: "desc" } })).map(toTokenDto);
+  return (await listTokenRows(db)).map(toTokenDto);
 }
 
 export async function revokeToken(db: Db, actor: Actor | null, id: string) {
   const admin = requirePermission(actor, "users:manage");
-  const existing = await db.apiToken.findUnique({ where: { id } });
+  const existing = await tokenById(db, id);
   if (!existing) throw new NotFoundError("No such token");
-  return db.$transaction(async (tx) => {
-    const row = await tx.apiToken.update({ where: { id }, data: { revokedAt: existing.revokedAt ?? new Date() }, select: publicFields });
+  return transaction(db, async (tx) => {
+    const row = await revokeTokenRow(tx, id, existing.revokedAt ?? new Date());
     await appendAudit(tx, { actor: admin, action: "token.revoke", targetType: "token", targetId: id, data: { name: row.name } });
     return toTokenDto(row);
   });

@@ -4,6 +4,8 @@
 import { approvalAnchor } from "../runner/ids.ts";
 import { createHmac } from "node:crypto";
 import type { Db } from "../db/client.ts";
+import { getRunRow } from "../db/runs.ts";
+import { createWebhookDelivery, recordDeliveryAttempt } from "../db/webhooks.ts";
 import { log } from "../log.ts";
 
 export type WebhookConfig = { url: string; secret: string; baseUrl: string; attempts?: number; baseDelayMs?: number; timeoutMs?: number };
@@ -13,7 +15,7 @@ export function signature(secret: string, timestampS: number, body: string): str
 }
 
 export async function notifyPaused(db: Db, cfg: WebhookConfig, runId: string, approvalIds: string[]): Promise<void> {
-  const run = await db.run.findUnique({ where: { id: runId }, select: { agentName: true } });
+  const run = await getRunRow(db, runId);
   const runUrl = `${cfg.baseUrl.replace(/\/$/, "")}/runs/${encodeURIComponent(runId)}`;
   const payload = {
     type: "run.paused",
@@ -26,7 +28,7 @@ export async function notifyPaused(db: Db, cfg: WebhookConfig, runId: string, ap
     at: new Date().toISOString(),
   };
   const body = JSON.stringify(payload);
-  const row = await db.webhookDelivery.create({ data: { runId, event: payload.type, url: cfg.url, payload: body, status: "pending" } });
+  const row = await createWebhookDelivery(db, { runId, event: payload.type, url: cfg.url, payload: body });
   void deliver(db, cfg, row.id, body);
 }
 
@@ -50,18 +52,13 @@ async function deliver(db: Db, cfg: WebhookConfig, id: string, body: string) {
     }
     const done = error === null;
     const last = attempt === attempts;
-    await db.webhookDelivery
-      .update({
-        where: { id },
-        data: {
-          attempts: attempt,
-          lastStatus: status,
-          lastError: error,
-          status: done ? "delivered" : last ? "failed" : "pending",
-          deliveredAt: done ? new Date() : null,
-        },
-      })
-      .catch((e) => log.warn("webhook bookkeeping failed", { delivery_id: id, error: String(e) }));
+    await recordDeliveryAttempt(db, id, {
+      attempts: attempt,
+      lastStatus: status,
+      lastError: error,
+      status: done ? "delivered" : last ? "failed" : "pending",
+      deliveredAt: done ? new Date() : null,
+    }).catch((e) => log.warn("webhook bookkeeping failed", { delivery_id: id, error: String(e) }));
     if (done) return;
     if (!last) await new Promise((r) => setTimeout(r, (cfg.baseDelayMs ?? 1000) * 4 ** (attempt - 1)));
   }

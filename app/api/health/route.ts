@@ -1,7 +1,7 @@
 import { NextResponse } from "next/server";
 import { db } from "@/lib/db/client";
 import { env } from "@/lib/env";
-import { runCounts } from "@/lib/runs/queries";
+import { runCounts } from "@/lib/db/runs";
 import { executor } from "@/lib/runs/instance";
 import { backgroundStatus } from "@/lib/runs/background";
 

@@ -1,10 +1,9 @@
 // The audit log is append-only: this module is the only writer and it has no update or delete.
-import type { Db } from "../db/client.ts";
-import { cursorPage } from "../db/pagination.ts";
-import type { Actor } from "../auth/actor.ts";
+import type { Db } from "./client.ts";
+import { cursorPage } from "./pagination.ts";
 
 export type AuditInput = {
-  actor: Pick<Actor, "id" | "email"> | null;
+  actor: { id: string; email: string } | null;
   action: string;
   targetType: string;
   targetId: string;

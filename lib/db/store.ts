@@ -2,7 +2,7 @@
 // into indexed columns (kind, run, step, phase, status, time) so timelines and inboxes are one query.
 import "server-only";
 import { Prisma } from "../generated/sqlite/client.ts";
-import { type Db, driverOf, providerOf } from "../db/client.ts";
+import { type Db, driverOf, providerOf } from "./client.ts";
 import { LeaseLostError, type MemoryStore, type StateEntry, parseKey, parseStoredText } from "../runner/index.ts";
 
 type Projection = {

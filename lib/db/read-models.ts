@@ -1,0 +1,204 @@
+// The console's reads of runner state: pending approvals (the inbox, its count, the sweep's list), a
+// run's checkpoint timeline and the look-ups of the diff, and a run's webhook deliveries. Rows are read
+// through the runner's validating readers; a row that cannot be read is set aside, never thrown.
+import { Prisma } from "../generated/sqlite/client.ts";
+import {
+  AgentCheckpointCorruptionError,
+  type ApprovalRecord,
+  type CheckpointRecord,
+  normalizeCheckpointRecord,
+  parseApproval,
+  parseStoredText,
+  SNAPSHOT_PHASES,
+  keys,
+} from "../runner/index.ts";
+import { type Db, queryRows } from "./client.ts";
+import { cursorPage } from "./pagination.ts";
+
+// A row a reader could not read: its key, the run it belongs to (from the indexed column) and why.
+export type UnreadableRow = { key: string; runId: string | null; message: string };
+
+// Reads every row through the runner's validating reader; a bad row is set aside, never thrown, so one
+// corrupt record cannot hide the good ones from a list.
+export function readAll<T>(
+  rows: { key: string; value: string; runId?: string | null }[],
+  read: (raw: unknown, key: string) => T,
+): { ok: T[]; bad: UnreadableRow[] } {
+  const ok: T[] = [];
+  const bad: UnreadableRow[] = [];
+  for (const r of rows) {
+    try {
+      ok.push(read(parseStoredText(r.value, r.key), r.key));
+    } catch (e) {
+      if (!(e instanceof AgentCheckpointCorruptionError) && !(e instanceof SyntaxError)) throw e;
+      bad.push({
+        key: r.key,
+        runId: r.runId ?? null,
+        message: e instanceof AgentCheckpointCorruptionError ? e.message : `Record is not valid JSON (key ${r.key})`,
+      });
+    }
+  }
+  return { ok, bad };
+}
+
+// Pending approvals, oldest first: one indexed statement ([kind, status, timestampMs]) per chunk, seeking
+// past `after` (keyset on timestampMs, then key). `value` is the stored text (the inbox's ETag is computed from it).
+export type PendingRow = { key: string; value: string; runId: string | null; timestampMs: number };
+export type InboxCursor = { ts: number; key: string };
+
+export async function pendingApprovalRows(db: Db, take = 200, after: InboxCursor | null = null): Promise<PendingRow[]> {
+  const limit = Math.min(take, 1001);
+  const rows = (await queryRows(
+    db,
+    Prisma.sql`SELECT "key", "value", "runId", "timestampMs" FROM "StateEntry" WHERE "kind" = 'approval' AND "status" = 'pending'
+      ${after ? Prisma.sql`AND ("timestampMs" > ${after.ts} OR ("timestampMs" = ${after.ts} AND "key" > ${after.key}))` : Prisma.empty}
+      ORDER BY "timestampMs" ASC, "key" ASC LIMIT ${limit}`,
+  )) as { key: string; value: string; runId: string | null; timestampMs: unknown }[];
+  // node-postgres answers BIGINT as text, better-sqlite3 as a number, Prisma as bigint.
+  return rows.map((r) => ({ key: r.key, value: r.value, runId: r.runId, timestampMs: Number(r.timestampMs ?? 0) }));
+}
+
+/** How a page reads its rows' stored text (the inbox passes a per-process cache, lib/runs/approval-rows.ts). */
+export type ApprovalReader = (rows: { key: string; value: string; runId: string | null }[]) => {
+  ok: ApprovalRecord[];
+  bad: UnreadableRow[];
+};
+const readApprovals: ApprovalReader = (rows) => readAll(rows, parseApproval);
+
+export const encodeInboxCursor = (c: InboxCursor) => Buffer.from(JSON.stringify([c.ts, c.key])).toString("base64url");
+
+/** The position an inbox cursor names; null when it is not one this module wrote. */
+export function decodeInboxCursor(cursor: string): InboxCursor | null {
+  try {
+    const v: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+    if (Array.isArray(v) && v.length === 2 && Number.isSafeInteger(v[0]) && typeof v[1] === "string") return { ts: v[0], key: v[1] };
+  } catch {}
+  return null;
+}
+
+// Filters (agent, tool) are in the stored JSON, not in indexed columns, so a filtered page reads chunks until
+// it has `take` matches, at most `maxScan` rows; a page cut short by that bound still gives a cursor.
+export async function pendingApprovalPage(
+  db: Db,
+  opts: { after?: InboxCursor | null; take?: number; agent?: string; tool?: string; maxScan?: number; read?: ApprovalReader },
+): Promise<{ rows: PendingRow[]; approvals: ApprovalRecord[]; corrupt: UnreadableRow[]; nextCursor: string | null }> {
+  const take = opts.take ?? 200;
+  const maxScan = opts.maxScan ?? 5000;
+  const rows: PendingRow[] = [];
+  const approvals: ApprovalRecord[] = [];
+  const corrupt: UnreadableRow[] = [];
+  let after = opts.after ?? null;
+  const read = opts.read ?? readApprovals;
+  const wanted = (a: ApprovalRecord) => (!opts.agent || a.agent_name === opts.agent) && (!opts.tool || a.tool_name === opts.tool);
+  while (rows.length < maxScan) {
+    const chunk = await pendingApprovalRows(db, take + 1, after);
+    for (const r of chunk) {
+      // A row beyond a full page: there is a next page, and it starts after the last row read.
+      if (approvals.length === take) return { rows, approvals, corrupt, nextCursor: after && encodeInboxCursor(after) };
+      const { ok, bad } = read([r]);
+      rows.push(r);
+      approvals.push(...ok.filter(wanted));
+      corrupt.push(...bad);
+      after = { ts: r.timestampMs, key: r.key };
+    }
+    if (chunk.length <= take) return { rows, approvals, corrupt, nextCursor: null };
+  }
+  return { rows, approvals, corrupt, nextCursor: after && encodeInboxCursor(after) };
+}
+
+export type TimelinePage = { checkpoints: CheckpointRecord[]; corrupt: UnreadableRow[]; nextCursor: string | null };
+
+// A run's checkpoints in write order, paginated by key: page N costs the same as page 1.
+export async function checkpointTimeline(
+  db: Db,
+  threadId: string,
+  runId: string,
+  opts: { cursor?: string; take?: number } = {},
+): Promise<TimelinePage> {
+  const take = Math.min(Math.max(opts.take ?? 100, 1), 500);
+  const rows = (await queryRows(
+    db,
+    Prisma.sql`SELECT "key", "value" FROM "StateEntry" WHERE ${checkpointRange(threadId, runId)}
+      ${opts.cursor ? Prisma.sql`AND "key" > ${opts.cursor}` : Prisma.empty} ORDER BY "key" ASC LIMIT ${take + 1}`,
+  )) as { key: string; value: string }[];
+  const { page, nextCursor } = cursorPage(rows, take, (r) => r.key);
+  const { ok, bad } = readAll(page, normalizeCheckpointRecord);
+  return { checkpoints: ok, corrupt: bad, nextCursor };
+}
+
+// The navigation badge every reviewer's browser polls: one count on the [kind, status, timestampMs] index.
+export async function countPendingApprovals(db: Db): Promise<number> {
+  const [r] = await queryRows(db, Prisma.sql`SELECT COUNT(*) AS "n" FROM "StateEntry" WHERE "kind" = 'approval' AND "status" = 'pending'`);
+  return Number(r?.n ?? 0);
+}
+
+// ---- Timeline ----
+
+// A run's checkpoint records: a range of the primary key (threadId, key), which on PostgreSQL compares
+// bytewise (COLLATE "C"), so a page, a search or a count reads index entries of this run only (a
+// condition on another column would fetch every row of the range: 18 ms to count 10,000, not 2).
+function checkpointRange(threadId: string, runId: string): Prisma.Sql {
+  const { from, to } = keys.checkpointKeyRange(runId);
+  return Prisma.sql`"threadId" = ${threadId} AND "key" >= ${from} AND "key" < ${to}`;
+}
+
+// The seq is matched on the key in the index, so only the records found are read (matching `:NNNN:` over
+// every row of the run read each of them: 10 ms of a 10,000-checkpoint run's diff, twice). Several seqs
+// are found in one pass over the run's keys.
+export async function checkpointsBySeq(db: Db, threadId: string, runId: string, seqs: number[]): Promise<Map<number, CheckpointRecord>> {
+  const match = seqs.map((seq) => {
+    const at = keys.checkpointSeqAt(runId, seq);
+    return Prisma.sql`substr("key", ${at.offset}, ${at.text.length}) = ${at.text}`;
+  });
+  const rows = (await queryRows(
+    db,
+    Prisma.sql`SELECT "key", "value" FROM "StateEntry" WHERE ${checkpointRange(threadId, runId)} AND (${Prisma.join(match, " OR ")})`,
+  )) as { key: string; value: string }[];
+  const found = new Map<number, CheckpointRecord>();
+  for (const r of rows) {
+    const c = normalizeCheckpointRecord(parseStoredText(r.value, r.key), r.key);
+    if (seqs.includes(c.seq)) found.set(c.seq, c);
+  }
+  return found;
+}
+
+export async function checkpointBySeq(db: Db, threadId: string, runId: string, seq: number): Promise<CheckpointRecord | null> {
+  return (await checkpointsBySeq(db, threadId, runId, [seq])).get(seq) ?? null;
+}
+
+// The newest checkpoint with a full runtime snapshot at or before the given key (snapshot phases only).
+export async function snapshotCheckpointAtOrBefore(db: Db, threadId: string, runId: string, key: string): Promise<CheckpointRecord | null> {
+  const [row] = (await queryRows(
+    db,
+    Prisma.sql`SELECT "key", "value" FROM "StateEntry" WHERE ${checkpointRange(threadId, runId)}
+      AND "key" <= ${key} AND "phase" IN (${Prisma.join([...SNAPSHOT_PHASES])}) ORDER BY "key" DESC LIMIT 1`,
+  )) as { key: string; value: string }[];
+  return row ? normalizeCheckpointRecord(parseStoredText(row.value, row.key), row.key) : null;
+}
+
+export async function countCheckpoints(db: Db, threadId: string, runId: string): Promise<number> {
+  const [r] = await queryRows(db, Prisma.sql`SELECT COUNT(*) AS "n" FROM "StateEntry" WHERE ${checkpointRange(threadId, runId)}`);
+  return Number(r?.n ?? 0);
+}
+
+// ---- Webhook deliveries ----
+
+export const webhookDeliveries = (db: Db, runId: string) =>
+  db.webhookDelivery.findMany({ where: { runId }, orderBy: { createdAt: "desc" }, take: 20 });
+
+export async function checkpointTimestamp(db: Db, threadId: string, key: string): Promise<number | null> {
+  const row = await db.stateEntry.findUnique({ where: { threadId_key: { threadId, key } }, select: { timestampMs: true } });
+  return row?.timestampMs != null ? Number(row.timestampMs) : null;
+}
+
+export async function pendingApprovals(
+  db: Db,
+  opts: { agent?: string; tool?: string; take?: number } = {},
+): Promise<{ approvals: ApprovalRecord[]; corrupt: UnreadableRow[] }> {
+  const { approvals, corrupt } = await pendingApprovalPage(db, opts);
+  return { approvals, corrupt };
+}
+
+// The inbox's root runs: agent, submitter and whether a record of the run was found unreadable.
+export const runSummaries = (db: Db, ids: string[]) =>
+  db.run.findMany({ where: { id: { in: ids } }, select: { id: true, agentName: true, submittedByEmail: true, corruptKey: true } });
