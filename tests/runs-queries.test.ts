@@ -9,10 +9,13 @@ import {
   checkpointTimeline,
   countCheckpoints,
   countPendingApprovals,
+  decodeInboxCursor,
+  pendingApprovalPage,
   pendingApprovalRows,
   pendingApprovals,
 } from "@/lib/db/read-models";
 import { getRunRow, listRunRows, runCounts } from "@/lib/db/runs";
+import { pendingApprovalRecords } from "@/lib/db/maintenance";
 import { readPendingApprovals } from "@/lib/runs/approval-rows";
 
 describe.each(providers)("console queries on %s", (provider) => {
@@ -212,5 +215,57 @@ describe.each(providers)("console queries on %s", (provider) => {
       else process.env.TZ = tz;
     }
     expect(await getRunRow(t.db, "no-such-run")).toBeNull();
+  });
+});
+
+describe.each(providers)("the one reader of pending approvals on %s", (provider) => {
+  let t: TestDb;
+  beforeAll(async () => {
+    t = await freshDatabase(provider);
+  });
+  afterAll(() => t?.drop());
+
+  it("reads past a statement's chunk: the sweep's list, a long page and the count agree", async () => {
+    const rt = createRuntime(t.db);
+    await rt.runner.run(rt.agent("deploy-bot"), {
+      userMessage: JSON.stringify({ service: "web", version: "1.0.0", environment: "production" }),
+      runId: "one",
+    });
+    const [row] = await pendingApprovalRows(t.db, 1);
+    const rec = JSON.parse(row.value);
+    // 1,200 more pending approvals, more than one statement reads (1,001 rows), some sharing a millisecond.
+    const store = new PrismaStore(t.db);
+    const n = 1200;
+    for (let i = 0; i < n; i += 200)
+      await store.putStates(
+        `bulk${i}`,
+        Array.from({ length: 200 }, (_, j) => {
+          const runId = `bulk${i + j}`;
+          return {
+            key: keys.approval(runId, 2, "call_deploy"),
+            value: {
+              ...rec,
+              id: `${runId}:2:call_deploy`,
+              run_id: runId,
+              root_run_id: runId,
+              requested_at_ms: rec.requested_at_ms + Math.floor((i + j) / 3),
+            },
+          };
+        }),
+      );
+    expect(await countPendingApprovals(t.db)).toBe(n + 1);
+    const sweep = await pendingApprovalRecords(t.db);
+    expect(sweep.bad).toEqual([]);
+    expect(new Set(sweep.ok.map((a) => a.id)).size).toBe(n + 1);
+    expect(sweep.ok.map((a) => a.requested_at_ms)).toEqual(sweep.ok.map((a) => a.requested_at_ms).sort((x, y) => x - y));
+    const page = await pendingApprovalPage(t.db, { take: 1500 });
+    expect(page.approvals.map((a) => a.id)).toEqual(sweep.ok.map((a) => a.id));
+    expect(page.nextCursor).toBeNull();
+    // A page of 1,100 of them says where the next one starts, and that one holds the rest.
+    const first = await pendingApprovalPage(t.db, { take: 1100 });
+    expect(first.approvals).toHaveLength(1100);
+    const rest = await pendingApprovalPage(t.db, { take: 1100, after: decodeInboxCursor(first.nextCursor ?? "") });
+    expect([...first.approvals, ...rest.approvals].map((a) => a.id)).toEqual(sweep.ok.map((a) => a.id));
+    expect(rest.nextCursor).toBeNull();
   });
 });

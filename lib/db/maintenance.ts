@@ -1,15 +1,12 @@
 // Sweep and retention: the background passes' reads and the checkpoint prune.
-import { parseApproval, TERMINAL_STATES } from "../runner/index.ts";
+import { TERMINAL_STATES } from "../runner/index.ts";
 import type { Db } from "./client.ts";
-import { readAll } from "./read-models.ts";
+import { pendingApprovalPage } from "./read-models.ts";
 
-export async function pendingApprovalRecords(db: Db) {
-  const rows = await db.stateEntry.findMany({
-    where: { kind: "approval", status: "pending" },
-    select: { key: true, value: true, runId: true },
-    take: 5000,
-  });
-  return readAll(rows, parseApproval);
+// The sweep's list of pending approvals (deadlines to apply), oldest first: the inbox's reader, uncached.
+export async function pendingApprovalRecords(db: Db, max = 5000) {
+  const { approvals, corrupt } = await pendingApprovalPage(db, { take: max, maxScan: max });
+  return { ok: approvals, bad: corrupt };
 }
 
 export async function pausedRunIds(db: Db, agentNames: string[]): Promise<string[]> {

@@ -41,18 +41,24 @@ export function readAll<T>(
   return { ok, bad };
 }
 
-// Pending approvals, oldest first: one indexed statement ([kind, status, timestampMs]) per chunk, seeking
-// past `after` (keyset on timestampMs, then key). `value` is the stored text (the inbox's ETag is computed from it).
+// Pending approvals: every reader of them (the inbox's pages, its count, the sweep's list) goes through
+// this condition, on the [kind, status, timestampMs] index.
+const PENDING_APPROVAL = Prisma.sql`"kind" = 'approval' AND "status" = 'pending'`;
+
+// Oldest first, one indexed statement per chunk, seeking past `after` (keyset on timestampMs, then key).
+// `value` is the stored text (the inbox's ETag is computed from it).
 export type PendingRow = { key: string; value: string; runId: string | null; timestampMs: number };
 export type InboxCursor = { ts: number; key: string };
 
+/** Rows per statement, at most. */
+const CHUNK = 1001;
+
 export async function pendingApprovalRows(db: Db, take = 200, after: InboxCursor | null = null): Promise<PendingRow[]> {
-  const limit = Math.min(take, 1001);
   const rows = (await queryRows(
     db,
-    Prisma.sql`SELECT "key", "value", "runId", "timestampMs" FROM "StateEntry" WHERE "kind" = 'approval' AND "status" = 'pending'
+    Prisma.sql`SELECT "key", "value", "runId", "timestampMs" FROM "StateEntry" WHERE ${PENDING_APPROVAL}
       ${after ? Prisma.sql`AND ("timestampMs" > ${after.ts} OR ("timestampMs" = ${after.ts} AND "key" > ${after.key}))` : Prisma.empty}
-      ORDER BY "timestampMs" ASC, "key" ASC LIMIT ${limit}`,
+      ORDER BY "timestampMs" ASC, "key" ASC LIMIT ${Math.min(take, CHUNK)}`,
   )) as { key: string; value: string; runId: string | null; timestampMs: unknown }[];
   // node-postgres answers BIGINT as text, better-sqlite3 as a number, Prisma as bigint.
   return rows.map((r) => ({ key: r.key, value: r.value, runId: r.runId, timestampMs: Number(r.timestampMs ?? 0) }));
@@ -91,7 +97,8 @@ export async function pendingApprovalPage(
   const read = opts.read ?? readApprovals;
   const wanted = (a: ApprovalRecord) => (!opts.agent || a.agent_name === opts.agent) && (!opts.tool || a.tool_name === opts.tool);
   while (rows.length < maxScan) {
-    const chunk = await pendingApprovalRows(db, take + 1, after);
+    const limit = Math.min(take + 1, CHUNK);
+    const chunk = await pendingApprovalRows(db, limit, after);
     for (const r of chunk) {
       // A row beyond a full page: there is a next page, and it starts after the last row read.
       if (approvals.length === take) return { rows, approvals, corrupt, nextCursor: after && encodeInboxCursor(after) };
@@ -101,7 +108,8 @@ export async function pendingApprovalPage(
       corrupt.push(...bad);
       after = { ts: r.timestampMs, key: r.key };
     }
-    if (chunk.length <= take) return { rows, approvals, corrupt, nextCursor: null };
+    // A short chunk is the end of the list.
+    if (chunk.length < limit) return { rows, approvals, corrupt, nextCursor: null };
   }
   return { rows, approvals, corrupt, nextCursor: after && encodeInboxCursor(after) };
 }
@@ -128,7 +136,7 @@ export async function checkpointTimeline(
 
 // The navigation badge every reviewer's browser polls: one count on the [kind, status, timestampMs] index.
 export async function countPendingApprovals(db: Db): Promise<number> {
-  const [r] = await queryRows(db, Prisma.sql`SELECT COUNT(*) AS "n" FROM "StateEntry" WHERE "kind" = 'approval' AND "status" = 'pending'`);
+  const [r] = await queryRows(db, Prisma.sql`SELECT COUNT(*) AS "n" FROM "StateEntry" WHERE ${PENDING_APPROVAL}`);
   return Number(r?.n ?? 0);
 }
 

@@ -2,7 +2,7 @@
 // into indexed columns (kind, run, step, phase, status, time) so timelines and inboxes are one query.
 import "server-only";
 import { Prisma } from "../generated/sqlite/client.ts";
-import { type Db, driverOf, providerOf } from "./client.ts";
+import { type Db, driverOf, providerOf, queryRows } from "./client.ts";
 import { LeaseLostError, type MemoryStore, type StateEntry, parseKey, parseStoredText } from "../runner/index.ts";
 
 type Projection = {
@@ -68,25 +68,22 @@ export class PrismaStore implements MemoryStore {
 
   async assertFence(): Promise<void> {
     if (!this.fence) return;
-    const d = driverOf(this.db);
-    const row = d
-      ? ((await d.all(Prisma.sql`SELECT "leaseEpoch" FROM "Run" WHERE "id" = ${this.fence.runId}`))[0] as
-          | { leaseEpoch: number }
-          | undefined)
-      : await this.db.run.findUnique({ where: { id: this.fence.runId }, select: { leaseEpoch: true } });
-    if (!row || row.leaseEpoch !== this.fence.epoch) {
-      throw new LeaseLostError(`run ${this.fence.runId}: claim epoch ${this.fence.epoch} is stale (now ${row?.leaseEpoch ?? "no row"})`);
+    const [row] = await queryRows(this.db, Prisma.sql`SELECT "leaseEpoch" FROM "Run" WHERE "id" = ${this.fence.runId}`);
+    const epoch = row ? Number(row.leaseEpoch) : null;
+    if (epoch !== this.fence.epoch) {
+      throw new LeaseLostError(`run ${this.fence.runId}: claim epoch ${this.fence.epoch} is stale (now ${epoch ?? "no row"})`);
     }
   }
 
+  // The stored text of one key (the compare-and-set compares against exactly this text).
+  private async storedText(threadId: string, key: string): Promise<string | undefined> {
+    const [hit] = await queryRows(this.db, Prisma.sql`SELECT "value" FROM "StateEntry" WHERE "threadId" = ${threadId} AND "key" = ${key}`);
+    return hit ? (hit.value as string) : undefined;
+  }
+
   async getState(threadId: string, key: string) {
-    const d = driverOf(this.db);
-    if (d) {
-      const [hit] = await d.all(Prisma.sql`SELECT "value" FROM "StateEntry" WHERE "threadId" = ${threadId} AND "key" = ${key}`);
-      return hit ? parseStoredText(hit.value as string, key) : undefined;
-    }
-    const row = await this.db.stateEntry.findUnique({ where: { threadId_key: { threadId, key } }, select: { value: true } });
-    return row ? parseStoredText(row.value, key) : undefined;
+    const text = await this.storedText(threadId, key);
+    return text === undefined ? undefined : parseStoredText(text, key);
   }
 
   async putState(threadId: string, key: string, value: unknown) {
@@ -114,33 +111,15 @@ export class PrismaStore implements MemoryStore {
     if (this.fence && n === 0) await this.assertFence();
   }
 
+  // Exactly "starts with": a range of the primary key in byte order (SQLite's binary collation; on
+  // PostgreSQL the key column is COLLATE "C"), so the key index is used and no pattern character of the
+  // prefix (`_`, `%`, a backslash) can match other keys.
   async listState(threadId: string, prefix: string) {
-    const d = driverOf(this.db);
-    if (d) {
-      // Exactly "starts with": a byte-order range on SQLite (binary collation, uses the key index); on
-      // PostgreSQL, whose collation may not be byte order, LIKE with the pattern characters escaped.
-      const match =
-        d.provider === "sqlite"
-          ? Prisma.sql`"key" >= ${prefix} AND "key" < ${`${prefix}\u{10FFFF}`}`
-          : Prisma.sql`"key" LIKE ${`${prefix.replace(/[\\%_]/g, "\\$&")}%`}`;
-      const rows = await d.all(
-        Prisma.sql`SELECT "key", "value" FROM "StateEntry" WHERE "threadId" = ${threadId} AND ${match} ORDER BY "key" ASC`,
-      );
-      return rows.map((r) => ({
-        key: r.key as string,
-        value: parseStoredText(r.value as string, r.key as string),
-        text: r.value as string,
-      }));
-    }
-    // Prisma's startsWith is a LIKE that leaves `_` and `%` unescaped (and is case-insensitive on SQLite),
-    // so it can match other keys: the rows are filtered to the exact prefix here. A backslash in the
-    // prefix would escape the next character and miss keys, so such a prefix reads every key after it.
-    const rows = await this.db.stateEntry.findMany({
-      where: { threadId, key: prefix.includes("\\") ? { gte: prefix } : { startsWith: prefix } },
-      orderBy: { key: "asc" },
-      select: { key: true, value: true },
-    });
-    return rows.filter((r) => r.key.startsWith(prefix)).map((r) => ({ key: r.key, value: parseStoredText(r.value, r.key), text: r.value }));
+    const rows = await queryRows(
+      this.db,
+      Prisma.sql`SELECT "key", "value" FROM "StateEntry" WHERE "threadId" = ${threadId} AND "key" >= ${prefix} AND "key" < ${`${prefix}\u{10FFFF}`} ORDER BY "key" ASC`,
+    );
+    return rows.map((r) => ({ key: r.key as string, value: parseStoredText(r.value as string, r.key as string), text: r.value as string }));
   }
 
   async deleteState(threadId: string, key: string) {
@@ -160,12 +139,12 @@ export class PrismaStore implements MemoryStore {
       if (n === 0) await this.assertFence();
       return n === 1;
     }
-    const row = await this.db.stateEntry.findUnique({ where: { threadId_key: { threadId, key } }, select: { value: true } });
-    if (!row || (parseStoredText(row.value, key) as { version?: number }).version !== expectedVersion) return false;
+    const stored = await this.storedText(threadId, key);
+    if (stored === undefined || (parseStoredText(stored, key) as { version?: number }).version !== expectedVersion) return false;
     // One autocommit statement: no read-then-write transaction for SQLite to deadlock on between instances.
     const n = await this.db
       .$executeRaw`UPDATE "StateEntry" SET "value" = ${text}, "status" = ${p.status}, "step" = ${p.step}, "timestampMs" = ${p.timestampMs}
-      WHERE "threadId" = ${threadId} AND "key" = ${key} AND "value" = ${row.value} AND ${this.held()}`;
+      WHERE "threadId" = ${threadId} AND "key" = ${key} AND "value" = ${stored} AND ${this.held()}`;
     if (n === 0) await this.assertFence();
     return n === 1;
   }
