@@ -3,8 +3,9 @@ import { randomUUID } from "node:crypto";
 import { type Agent, agentFingerprint } from "./agent.ts";
 import { AgentMismatchError } from "./errors.ts";
 import { EventChannel, type RunEvent } from "./events.ts";
-import { type ExecutionInit, RunExecution } from "./execution.ts";
-import type { ModelAdapter, RetryOptions } from "./model.ts";
+import { DEFAULT_RUNNER_CONFIG, type ExecutionInit, type RunnerConfig, type RunnerContext } from "./config.ts";
+import { RunExecution } from "./execution.ts";
+import type { ModelAdapter } from "./model.ts";
 import type { AgentResult } from "./result.ts";
 import { loadLatestCheckpoint, terminalResultOf } from "./resume.ts";
 import { loadSnapshot } from "./snapshot.ts";
@@ -13,36 +14,8 @@ import { validateEffects } from "./effects.ts";
 import { listStored, readAll } from "./read.ts";
 import { type MemoryStore, checkpointLatestKey, keys } from "./store.ts";
 import { normalizeCheckpointRecord } from "./checkpoint.ts";
-import type { Failpoint } from "./failpoints.ts";
 
-/**
- * How the runner writes and waits: write-behind queue, coalescing and flush timeout (checkpoint-schema.md), approval deadline and
- * fallback, tool output cap, retries, an armed failpoint.
- */
-export type RunnerConfig = {
-  checkpointAsyncWrites: boolean;
-  checkpointQueueMaxsize: number;
-  checkpointFlushTimeoutS: number;
-  checkpointCoalesceRuntimeState: boolean;
-  approvalTimeoutS: number;
-  approvalFallback: "deny" | "allow";
-  toolOutputMaxChars: number;
-  retry: RetryOptions;
-  failpoint?: Failpoint;
-  /** Names the process in run_started/resumed records, so a run's history shows who executed each part. */
-  instanceId?: string;
-};
-
-export const DEFAULT_RUNNER_CONFIG: RunnerConfig = {
-  checkpointAsyncWrites: true,
-  checkpointQueueMaxsize: 1024,
-  checkpointFlushTimeoutS: 10,
-  checkpointCoalesceRuntimeState: true,
-  approvalTimeoutS: 24 * 60 * 60,
-  approvalFallback: "deny",
-  toolOutputMaxChars: 12_000,
-  retry: { maxRetries: 2, baseDelayMs: 200 },
-};
+export { DEFAULT_RUNNER_CONFIG, type RunnerConfig, type RunnerContext } from "./config.ts";
 
 /**
  * store: this execution's own view of the store (e.g. one fenced by the claim's lease epoch); every read
@@ -64,14 +37,6 @@ export type RunHandle = {
    */
   abandon(): void;
   awaitResult(): Promise<AgentResult>;
-};
-
-/** What every execution of a runner shares (the store it writes through, models, config). */
-export type RunnerContext = {
-  store: MemoryStore;
-  models: Record<string, ModelAdapter>;
-  config: RunnerConfig;
-  runChild(agent: Agent, init: Omit<ExecutionInit, "agent" | "restored"> & { userMessage: string }): Promise<AgentResult>;
 };
 
 /**
