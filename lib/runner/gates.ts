@@ -3,7 +3,7 @@
 // turn a rejection into an execution); without one, the policy allows, denies, or makes a request, which
 // is stored durably before the run pauses on it.
 import { type ApprovalRecord, createApprovalRequest, expireIfDue, findApproval } from "./approvals.ts";
-import type { ExecutionScope } from "./checkpointing.ts";
+import { type ExecutionScope, withKeys } from "./checkpointing.ts";
 import { effectInputHash } from "./effects.ts";
 import { AgentRunnerError } from "./errors.ts";
 import { LLM_GATE_CALL_ID } from "./ids.ts";
@@ -43,7 +43,7 @@ export async function resolveGate(x: ExecutionScope, req: GateRequest): Promise<
     const d = req.policy();
     if (!d) return { type: "allowed" };
     if (d.action !== "allow" || req.reportAllow)
-      x.event("policy_decision", d.action, { ...req.about, rule_id: d.ruleId, reason: d.reason });
+      x.event("policy_decision", d.action, withKeys(req.about, { rule_id: d.ruleId, reason: d.reason }));
     if (d.action === "allow") return { type: "allowed" };
     if (d.action === "deny") return { type: "denied", reason: d.reason };
     rec = await requestApproval(x, req, d);

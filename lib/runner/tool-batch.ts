@@ -64,11 +64,12 @@ export type CallGate = { proceed: true; args: Record<string, unknown>; by: strin
  * a rejection skips it (or fails the run), a reviewer's response or a question's answer is its result.
  */
 export async function gateCall(x: ExecutionScope, c: ToolCall, req: Omit<GateRequest, "callId" | "name" | "lookup">): Promise<CallGate> {
-  const o = await resolveGate(x, { ...req, callId: c.id, name: c.name, lookup: !x.state.freshResponse });
+  const { kind, args, policy, about, reportAllow } = req;
+  const o = await resolveGate(x, { kind, callId: c.id, name: c.name, args, lookup: !x.state.freshResponse, policy, about, reportAllow });
   const done = (outcome: CallOutcome): CallGate => ({ proceed: false, outcome });
   switch (o.type) {
     case "allowed":
-      return { proceed: true, args: req.args, by: [] };
+      return { proceed: true, args, by: [] };
     case "waiting":
       return done({ waiting: o.approvalId });
     case "denied":
