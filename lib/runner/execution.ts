@@ -292,7 +292,7 @@ export class RunExecution {
     const st = x.state;
     st.pendingApprovals = approvalIds;
     for (const id of approvalIds) await x.checkpoint("paused", { approval_id: id, waiting_for: "approval" });
-    st.snap.active_elapsed_s = st.activeElapsedS();
+    st.closeSegment();
     st.move("paused");
     await x.writeRuntime();
     await x.writer.flush();

@@ -178,6 +178,13 @@ export class ExecutionState {
     };
   }
 
+  /** Ends the active segment (the run pauses): its time joins active_elapsed_s, and nothing counts it again. */
+  closeSegment() {
+    const now = Date.now();
+    this.snap.active_elapsed_s += (now - this.segmentStartMs) / 1000;
+    this.segmentStartMs = now;
+  }
+
   activeElapsedS(): number {
     return this.snap.active_elapsed_s + (Date.now() - this.segmentStartMs) / 1000;
   }

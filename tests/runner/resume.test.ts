@@ -552,4 +552,36 @@ describe("durable approvals", () => {
     const rec = (await w.store.getState(T, keys.approval("r", 2, "c2"))) as { status: string };
     expect(rec.status).toBe("expired");
   });
+
+  it("the active time before a pause is stored once: a resume's wall-time budget does not count it twice", async () => {
+    const clock = { ms: 1_000_000 };
+    const now = Date.now;
+    Date.now = () => clock.ms;
+    try {
+      const w = makeWorld();
+      // Looking something up takes 10 s; the charge of step 2 then waits for a reviewer.
+      w.agent.tools = w.agent.tools.map((t) =>
+        t.name === "lookup"
+          ? {
+              ...t,
+              execute: async (a: unknown, ctx: Parameters<typeof t.execute>[1]) => {
+                clock.ms += 10_000;
+                return t.execute(a, ctx);
+              },
+            }
+          : t,
+      );
+      const paused = await w.runner.run(w.agent, { userMessage: "buy", runId: "r", threadId: T });
+      expect(paused.state).toBe("paused");
+      expect(paused.stateSnapshot.elapsedS).toBe(10);
+      expect(((await w.store.getState(T, keys.runtime("r"))) as { active_elapsed_s: number }).active_elapsed_s).toBe(10);
+      clock.ms += 3_600_000; // waiting for the reviewer is not active time
+      await decideApproval(w.store, T, await approvalIdOf(w.store, T, "r", "c2"), undefined, { by: "rev", decision: "approve" });
+      const done = await w.restarted().resume(w.agent, { runId: "r", threadId: T });
+      expect(done.state).toBe("completed");
+      expect(done.stateSnapshot.elapsedS).toBe(10);
+    } finally {
+      Date.now = now;
+    }
+  });
 });
