@@ -1,5 +1,5 @@
 // better-sqlite3 is synchronous and Prisma keeps an interactive transaction's connection open across
-// awaits. lib/db/client.ts gates each file per process so that (1) a query made while a transaction is
+// awaits. lib/db/adapters.ts gates each file per process so that (1) a query made while a transaction is
 // open neither runs inside it nor is rolled back with it, and (2) a second client of the same file in the
 // same process waits for the transaction instead of busy-waiting the event loop into SQLITE_BUSY.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,17 +1,23 @@
-// One Prisma client for the process, on the provider DATABASE_URL names. Both generated clients come from
-// the same models file, so the SQLite client's type describes either.
+// One Prisma client for the process, on the provider DATABASE_URL names; the adapters it runs on are
+// set up in adapters.ts.
 import "server-only";
-import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
-import { PrismaPg } from "@prisma/adapter-pg";
 import path from "node:path";
 import { type Prisma, PrismaClient as SqliteClient } from "../generated/sqlite/client.ts";
 import { PrismaClient as PostgresClient } from "../generated/postgres/client.ts";
-import pg from "pg";
-import type BetterSqlite3 from "better-sqlite3";
 import { env, isPostgresUrl } from "../env.ts";
+import { type Gate, postgresAdapter, sqliteAdapter } from "./adapters.ts";
 import { type Driver, postgresDriver, type Row, sqliteDriver } from "./driver.ts";
 
+// `Db` is the SQLite client's type, named as the shape both clients share. Both are generated from the one
+// models file (`npm run db:check` proves it), so their model delegates take and return the same shapes;
+// TypeScript cannot prove that of two separately generated sets of conditional types, so the PostgreSQL
+// client is cast once, in createDb. The raw-SQL methods do match, and RawSqlShared below checks it. Not in
+// the shape, and used nowhere: PostgreSQL-only options (`mode: "insensitive"`, isolation levels other than
+// Serializable). The few statements whose SQL differs by provider ask providerOf().
 export type Db = SqliteClient;
+type RawSql = "$queryRaw" | "$executeRaw" | "$queryRawUnsafe" | "$executeRawUnsafe";
+type Assignable<T, U extends T> = U;
+export type RawSqlShared = Assignable<Pick<Db, RawSql>, Pick<PostgresClient, RawSql>>;
 
 // The registries live on globalThis, like the client itself (db() below): Next's server bundles hold more
 // than one copy of this module, and the copy that created the process's client is not the one a route
@@ -57,9 +63,7 @@ export const sqlInTransaction = (tx: Db) => ({
 
 export function createDb(url: string = env().DATABASE_URL): Db {
   if (isPostgresUrl(url)) {
-    // One pool, shared by Prisma and the driver; Prisma ends it on $disconnect.
-    const pool = new pg.Pool({ connectionString: url, max: 10 });
-    const adapter = new PrismaPg(pool, { disposeExternalPool: true });
+    const { adapter, pool } = postgresAdapter(url);
     const client = new PostgresClient({ adapter }) as unknown as Db;
     providers.set(client, "postgresql");
     drivers.set(client, postgresDriver(pool));
@@ -71,50 +75,28 @@ export function createDb(url: string = env().DATABASE_URL): Db {
 }
 
 function sqliteClient(url: string): SqliteClient {
-  const adapter = new PrismaBetterSQLite3({ url, timeout: 10_000 });
   // WAL lets readers (the console) work while a run writes. synchronous=NORMAL in WAL mode keeps every
   // committed checkpoint across a process crash (SIGKILL); only an OS crash or power loss can drop the last
-  // transactions. Set AFK_SQLITE_SYNCHRONOUS=FULL to trade speed for that too. The pragmas run on the
-  // connection before Prisma gets it, so no query (or transaction) can come first.
-  const sync = env().AFK_SQLITE_SYNCHRONOUS;
-  const connect = adapter.connect.bind(adapter);
-  adapter.connect = async () => {
-    const conn = await connect();
-    // A 64 MB page cache instead of SQLite's 2 MB: a 1,000-step run is ~5 MB of pages, and a resume (or a
-    // reviewer opening the run) soon after it was written found them gone and read each one back from the
-    // WAL file (listing its 2,000 messages took 8.8 ms instead of 3.8).
-    for (const sql of ["PRAGMA journal_mode=WAL", `PRAGMA synchronous=${sync}`, "PRAGMA cache_size=-65536"])
-      await conn.queryRaw({ sql, args: [], argTypes: [] });
-    // Transactions take the write lock when they begin (BEGIN IMMEDIATE, waiting up to the busy timeout).
-    // A deferred BEGIN whose first write waits for another connection's commit finds its snapshot stale
-    // and fails at once with SQLITE_BUSY, without waiting.
-    const raw = (conn as unknown as { client?: BetterSqlite3.Database }).client;
-    if (raw) {
-      connected = raw;
-      const prepare = raw.prepare.bind(raw);
-      raw.prepare = (sql: string) => prepare(sql === "BEGIN" ? "BEGIN IMMEDIATE" : sql);
-    }
-    return gated(conn, gateOf(url));
-  };
-  let connected: BetterSqlite3.Database | null = null;
-  const client = new SqliteClient({ adapter });
+  // transactions. Set AFK_SQLITE_SYNCHRONOUS=FULL to trade speed for that too. A 64 MB page cache instead
+  // of SQLite's 2 MB: a 1,000-step run is ~5 MB of pages, and a resume (or a reviewer opening the run) soon
+  // after it was written found them gone and read each one back from the WAL file (listing its 2,000
+  // messages took 8.8 ms instead of 3.8).
+  const pragmas = ["PRAGMA journal_mode=WAL", `PRAGMA synchronous=${env().AFK_SQLITE_SYNCHRONOUS}`, "PRAGMA cache_size=-65536"];
+  const { factory, handle } = sqliteAdapter(url, { timeout: 10_000, pragmas, gate: gateOf(url) });
+  const client = new SqliteClient({ adapter: factory });
+  // The driver runs on the handle Prisma's connection opened, connecting first when there is none (yet).
   const connection = async () => {
-    if (!connected?.open) await client.$connect();
-    if (!connected) throw new Error("the SQLite adapter exposes no connection");
-    return connected;
+    if (!handle()?.open) await client.$connect();
+    const h = handle();
+    if (!h) throw new Error("the SQLite adapter opened no connection");
+    return h;
   };
   drivers.set(client, sqliteDriver(connection, gateOf(url)));
   return client;
 }
 
-// better-sqlite3 is synchronous: an interactive transaction keeps its connection open across awaits, and
-// any other query made meanwhile on that connection would run inside the transaction (and be rolled back
-// with it); a query on another connection of this process to the same file would wait for the lock in a
-// busy loop that blocks the event loop, so the transaction could never finish. One gate per file and
-// process: while a transaction is open, every other query of the process on that file waits (without
-// blocking), and transactions take turns. Other processes are kept apart by SQLite's own locks.
-type Gate = { open: Promise<void> | null };
-const gateOf = (url: string) => {
+// One gate per file and process (adapters.ts says why), shared by every client of the file.
+const gateOf = (url: string): Gate => {
   const key = path.resolve(url.replace(/^file:/, "").split("?")[0]);
   let g = gates.get(key);
   if (!g) {
@@ -123,48 +105,6 @@ const gateOf = (url: string) => {
   }
   return g;
 };
-
-type Conn = Awaited<ReturnType<PrismaBetterSQLite3["connect"]>>;
-
-function gated(conn: Conn, g: Gate): Conn {
-  for (const m of ["queryRaw", "executeRaw", "executeScript"] as const) {
-    const f = (conn[m] as (...a: unknown[]) => Promise<unknown>).bind(conn);
-    // The check and the query happen in one tick (no await between them when the gate is open): a
-    // transaction cannot begin in between.
-    (conn as unknown as Record<string, unknown>)[m] = async (...a: unknown[]) => {
-      while (g.open) await g.open;
-      return f(...a);
-    };
-  }
-  const start = conn.startTransaction.bind(conn);
-  conn.startTransaction = async (...a: Parameters<Conn["startTransaction"]>) => {
-    while (g.open) await g.open;
-    let release!: () => void;
-    g.open = new Promise<void>((r) => (release = r));
-    const done = () => {
-      g.open = null;
-      release();
-    };
-    try {
-      const tx = await start(...a);
-      for (const m of ["commit", "rollback"] as const) {
-        const f = tx[m].bind(tx);
-        tx[m] = async () => {
-          try {
-            return await f();
-          } finally {
-            done();
-          }
-        };
-      }
-      return tx;
-    } catch (e) {
-      done();
-      throw e;
-    }
-  };
-  return conn;
-}
 
 const globalForDb = globalThis as unknown as { afkDb?: Db };
 

@@ -36,7 +36,7 @@ export interface Driver {
 
 /**
  * better-sqlite3, on the connection Prisma's adapter opened (so nothing else of this process holds a lock
- * against it), behind the same per-file gate (lib/db/client.ts): while a Prisma transaction is open, these
+ * against it), behind the same per-file gate (lib/db/adapters.ts): while a Prisma transaction is open, these
  * statements wait for it instead of running inside it.
  */
 export function sqliteDriver(connection: () => Promise<BetterSqlite3.Database>, gate: { open: Promise<void> | null }): Driver {

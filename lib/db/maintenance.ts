@@ -1,6 +1,6 @@
 // Sweep and retention: the background passes' reads and the checkpoint prune.
 import { TERMINAL_STATES } from "../runner/index.ts";
-import type { Db } from "./client.ts";
+import { type Db, transaction } from "./client.ts";
 import { pendingApprovalPage } from "./read-models.ts";
 
 // The sweep's list of pending approvals (deadlines to apply), oldest first: the inbox's reader, uncached.
@@ -25,7 +25,7 @@ export const prunableRuns = (db: Db, before: Date, take: number) =>
 
 // Deletes a run's checkpoint records except its terminal one (the latest copy is a different kind).
 export async function pruneRunCheckpoints(db: Db, run: { id: string; threadId: string }): Promise<number> {
-  return db.$transaction(async (tx) => {
+  return transaction(db, async (tx) => {
     const { count } = await tx.stateEntry.deleteMany({
       where: { threadId: run.threadId, runId: run.id, kind: "checkpoint", NOT: { phase: "run_terminal" } },
     });
