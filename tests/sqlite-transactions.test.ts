@@ -42,12 +42,17 @@ describe("SQLite transactions beside other queries", () => {
   it("transactions of two clients of one file take turns", async () => {
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        (i % 2 ? other : t.db).$transaction(async (x) => {
-          const n = await x.run.count();
-          await new Promise((r) => setTimeout(r, 5));
-          await x.run.create({ data: row(`turn-${String(i).padStart(2, "0")}-${n}`) });
-          return n;
-        }),
+        (i % 2 ? other : t.db).$transaction(
+          async (x) => {
+            const n = await x.run.count();
+            await new Promise((r) => setTimeout(r, 5));
+            await x.run.create({ data: row(`turn-${String(i).padStart(2, "0")}-${n}`) });
+            return n;
+          },
+          // The last of 20 waits for 19 turns: on a loaded machine that passed Prisma's default 2 s to start
+          // (the app's own transactions wait up to 20 s, lib/runs/executor.ts).
+          { maxWait: 20_000 },
+        ),
       ),
     );
     // Each saw every row committed before it: the counts are all different.
