@@ -97,6 +97,25 @@ function embeddedSecret(dataDir: string): string {
   return secret;
 }
 
+// The CLI (scripts/afk.ts): AFK_URL + AFK_TOKEN act on a server over its REST API; otherwise it acts on
+// DATABASE_URL as AFK_ACTOR (a user's email; `--as` overrides it). Parsed apart from env(): a remote CLI
+// needs neither a database nor a secret.
+const cliSchema = z.object({
+  AFK_URL: z.url({ message: "must be the console's base URL, such as https://afk.example.com" }).optional(),
+  AFK_TOKEN: z.string().min(1).optional(),
+  AFK_ACTOR: z.string().min(1).optional(),
+});
+export type CliEnv = z.infer<typeof cliSchema>;
+
+export function cliEnv(source: Record<string, string | undefined> = process.env): CliEnv {
+  const r = cliSchema.safeParse(Object.fromEntries(Object.entries(source).filter(([, v]) => v !== "")));
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    throw new EnvError(`Invalid environment variable ${issue.path.join(".")}: ${issue.message}`);
+  }
+  return r.data;
+}
+
 let cached: Env | undefined;
 
 /** Forget the parsed environment (tests that change process.env; the app parses it once). */

@@ -11,10 +11,12 @@ import { createRuntime } from "@/lib/runtime";
 const root = path.resolve(import.meta.dirname, "..");
 const INPUT = JSON.stringify({ order_id: "ORD-12345", amount_cents: 7500, reason: "arrived broken" });
 
-function afk(url: string, args: string[], failpoint?: string) {
+// The runner driven directly in a child process (tests/helpers/runner-process.ts), so that a failpoint's
+// SIGKILL takes the whole process down and the next one starts from what is durable.
+function runnerProcess(url: string, args: string[], failpoint?: string) {
   // node with tsx's loader, not the tsx CLI: the CLI is a second node process, and its start-up was a
   // quarter of this file's minutes (it is the longest file of the suite).
-  const r = spawnSync(process.execPath, ["--conditions=react-server", "--import", "tsx", "scripts/afk.ts", ...args], {
+  const r = spawnSync(process.execPath, ["--conditions=react-server", "--import", "tsx", "tests/helpers/runner-process.ts", ...args], {
     cwd: root,
     encoding: "utf8",
     // The demo tools ignore their idempotency key here: every execution writes a row, so the counts below
@@ -55,7 +57,7 @@ describe.each(providers)("crash at every boundary on %s", (provider) => {
   async function drive(runId: string, failAt?: [number, string]) {
     let proc = 0;
     const fp = (i: number) => (failAt && failAt[0] === i ? failAt[1] : undefined);
-    let r = afk(t.url, ["run", "refund-desk", "--input", INPUT, "--run-id", runId], fp(proc));
+    let r = runnerProcess(t.url, ["run", "refund-desk", "--input", INPUT, "--run-id", runId], fp(proc));
     let killed = r.killed;
     for (let guard = 0; guard < 10; guard++) {
       if (r.result?.state === "completed") return { result: r.result, killed };
@@ -63,7 +65,7 @@ describe.each(providers)("crash at every boundary on %s", (provider) => {
         await approveAll(runId);
         proc++;
       } else if (!r.killed) throw new Error(`unexpected: ${r.status} ${r.err}`);
-      r = afk(t.url, ["resume", runId], r.killed ? undefined : fp(proc));
+      r = runnerProcess(t.url, ["resume", runId], r.killed ? undefined : fp(proc));
       killed ||= r.killed;
     }
     throw new Error("run did not finish");

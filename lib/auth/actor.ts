@@ -23,6 +23,17 @@ export async function actorFromClaims(db: Db, claims: SessionClaims): Promise<Ac
   return { id: user.id, email: user.email, name: user.name, role: role.data, groups: storedGroups(user.groups) };
 }
 
+// A named user acting outside a session (the CLI on the database): the user must exist and be active;
+// their role and groups apply as they do to a signed-in session.
+export async function actorByEmail(db: Db, email: string): Promise<Actor> {
+  const user = await db.user.findUnique({ where: { email: email.trim().toLowerCase() } });
+  if (!user) throw new UnauthorizedError(`No user ${email}`);
+  if (user.disabled) throw new UnauthorizedError(`User ${email} is disabled`);
+  const role = roleSchema.safeParse(user.role);
+  if (!role.success) throw new UnauthorizedError(`User ${email} has no valid role`);
+  return { id: user.id, email: user.email, name: user.name, role: role.data, groups: storedGroups(user.groups) };
+}
+
 export function requirePermission(actor: Actor | null, permission: Permission): Actor {
   if (!actor) throw new UnauthorizedError();
   if (!can(actor.role, permission)) throw new ForbiddenError();
