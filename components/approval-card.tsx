@@ -5,7 +5,8 @@ import { useEffect, useMemo, useState } from "react";
 import { useMutation } from "@tanstack/react-query";
 import type { RunApproval } from "@/lib/dto";
 import { fmtTime } from "@/lib/format";
-import { api } from "./api";
+import { decideAction } from "@/app/approvals/actions";
+import { fromAction } from "./api";
 import { type JsonSchema, SchemaFields, type Values } from "./schema-form";
 import { StateBadge } from "./ui";
 import { approvalAnchor } from "@/lib/runner/ids";
@@ -38,7 +39,7 @@ export function ApprovalCard({
   const [err, setErr] = useState<{ field?: string; message: string } | null>(null);
   const m = useMutation({
     // Every decision says which arguments it was made on: edited by someone else meanwhile, it is a 409.
-    mutationFn: (body: Body) => api(`/api/approvals/${encodeURIComponent(a.id)}/decision`, { body: { ...body, argsHash: a.argsHash } }),
+    mutationFn: (body: Body) => fromAction(decideAction(a.id, { ...body, argsHash: a.argsHash })),
     onSuccess: () => {
       setErr(null);
       setMode("idle");

@@ -6,7 +6,8 @@ import { useMutation } from "@tanstack/react-query";
 import type { RunApproval } from "@/lib/dto";
 import { fmtTime } from "@/lib/format";
 import { approvalAnchor } from "@/lib/runner/ids";
-import { api } from "./api";
+import { decideAction } from "@/app/approvals/actions";
+import { fromAction } from "./api";
 import { cleanValues, initialValues, type JsonSchema, SchemaFields, type Values } from "./schema-form";
 import { StateBadge } from "./ui";
 
@@ -32,7 +33,7 @@ export function QuestionCard({
   const [reason, setReason] = useState("");
   const [err, setErr] = useState<{ field?: string; message: string } | null>(null);
   const m = useMutation({
-    mutationFn: (body: Body) => api(`/api/approvals/${encodeURIComponent(a.id)}/decision`, { body: { ...body, argsHash: a.argsHash } }),
+    mutationFn: (body: Body) => fromAction(decideAction(a.id, { ...body, argsHash: a.argsHash })),
     onSuccess: () => {
       setErr(null);
       onDecided();

@@ -190,6 +190,60 @@ const CASES: Case[] = [
     ),
   },
   {
+    name: "action decideAction",
+    allowed: ["admin", "reviewer"],
+    call: action(
+      "decideAction",
+      (t) => `/runs/${t.own}`,
+      (t) => [t.decision, { decision: "reject", reason: "matrix" }],
+    ),
+  },
+  {
+    name: "action resumeRunAction",
+    allowed: ["admin", "reviewer", "operator"],
+    call: action(
+      "resumeRunAction",
+      (t) => `/runs/${t.paused}`,
+      (t) => [t.paused],
+    ),
+  },
+  {
+    name: "action cancelRunAction",
+    allowed: ["admin", "operator"],
+    call: action(
+      "cancelRunAction",
+      (t) => `/runs/${t.cancel}`,
+      (t) => [t.cancel],
+    ),
+  },
+  {
+    name: "action retryRunAction",
+    allowed: ["admin", "operator"],
+    call: action(
+      "retryRunAction",
+      (t) => `/runs/${t.done}`,
+      (t) => [t.done],
+    ),
+  },
+  {
+    name: "action createTokenAction",
+    allowed: ["admin"],
+    call: action(
+      "createTokenAction",
+      () => "/admin/tokens",
+      (_t, a) => [{ name: uniq(a), role: "reviewer" }],
+    ),
+  },
+  {
+    name: "action revokeTokenAction",
+    allowed: ["admin"],
+    call: action(
+      "revokeTokenAction",
+      () => "/admin/tokens",
+      (t) => [t.token],
+    ),
+  },
+  {
     name: "action createUserAction",
     allowed: ["admin"],
     call: action(

@@ -36,7 +36,11 @@ export async function readJson(req: Request): Promise<unknown> {
   }
 }
 
-export type ActionResult<T> = { ok: true; data: T } | { ok: false; status: number; error: string; field?: string; key?: string | null };
+// An action's answer: its data, or the error a route would answer with (status, message, the field, and
+// for a decision that lost a race the approval's current state).
+export type ActionResult<T> =
+  | { ok: true; data: T }
+  | { ok: false; status: number; error: string; field?: string; key?: string | null; current?: unknown };
 
 export async function runAction<T>(fn: () => Promise<T>): Promise<ActionResult<T>> {
   try {
@@ -46,7 +50,10 @@ export async function runAction<T>(fn: () => Promise<T>): Promise<ActionResult<T
     const e = asHttp(err);
     if (e instanceof CorruptRecordError)
       return { ok: false, status: 409, error: `AgentCheckpointCorruptionError: ${e.message}`, key: e.key };
-    if (e instanceof HttpError) return { ok: false, status: e.status, error: e.message, field: e.field };
+    if (e instanceof HttpError) {
+      const current = "current" in e ? { current: (e as { current: unknown }).current } : {};
+      return { ok: false, status: e.status, error: e.message, ...(e.field ? { field: e.field } : {}), ...current };
+    }
     console.error(JSON.stringify({ level: "error", msg: "unhandled action error", error: String(e) }));
     return { ok: false, status: 500, error: "Internal error" };
   }

@@ -31,3 +31,10 @@ export const dateParam = z.iso
   .datetime({ offset: true, local: true })
   .or(z.iso.date())
   .transform((s) => new Date(s));
+
+// An id a server action takes as an argument: actions are public endpoints, and nothing but a string of a
+// sane length reaches a query.
+export function idArg(field: string, v: unknown): string {
+  if (typeof v !== "string" || v.length === 0 || v.length > 400) throw new ValidationError(field, `${field} must be an id`);
+  return v;
+}

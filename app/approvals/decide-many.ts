@@ -1,7 +1,8 @@
-// Decides several approvals one by one through the same endpoint as a single decision: each is validated,
+// Decides several approvals one by one through the same action as a single decision: each is validated,
 // decided and audited on its own, so one that fails (decided meanwhile, edited, expired) stops nothing
 // else and is named in the result.
-import { api } from "@/components/api";
+import { fromAction } from "@/components/api";
+import { decideAction } from "./actions";
 import type { InboxItemDto } from "@/lib/dto";
 
 export type ManyResult = { decided: string[]; failed: { id: string; tool: string; message: string }[] };
@@ -10,9 +11,7 @@ export async function decideMany(items: InboxItemDto[], decision: "approve" | "r
   const out: ManyResult = { decided: [], failed: [] };
   for (const a of items) {
     try {
-      await api(`/api/approvals/${encodeURIComponent(a.id)}/decision`, {
-        body: { decision, argsHash: a.argsHash, ...(decision === "reject" ? { reason } : {}) },
-      });
+      await fromAction(decideAction(a.id, { decision, argsHash: a.argsHash, ...(decision === "reject" ? { reason } : {}) }));
       out.decided.push(a.id);
     } catch (e) {
       out.failed.push({ id: a.id, tool: a.tool, message: e instanceof Error ? e.message : String(e) });

@@ -2,7 +2,8 @@
 import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { ROLES } from "@/lib/auth/roles";
-import { api } from "@/components/api";
+import { api, fromAction } from "@/components/api";
+import { createTokenAction, revokeTokenAction } from "./actions";
 import { Empty } from "@/components/ui";
 import { fmtTime } from "@/lib/format";
 import type { TokenView } from "@/lib/dto";
@@ -23,7 +24,7 @@ export function TokensClient({ initial, users }: { initial: Token[]; users: User
   const [created, setCreated] = useState<string | null>(null);
   const [error, setError] = useState<{ field?: string; message: string } | null>(null);
   const create = useMutation({
-    mutationFn: (body: { name: string; role: string; userId?: string }) => api<Token & { token: string }>("/api/admin/tokens", { body }),
+    mutationFn: (body: { name: string; role: string; userId?: string }) => fromAction(createTokenAction(body)),
     onSuccess: (t) => {
       setCreated(t.token);
       setError(null);
@@ -32,7 +33,7 @@ export function TokensClient({ initial, users }: { initial: Token[]; users: User
     onError: (e: Error & { field?: string }) => setError({ field: e.field, message: e.message }),
   });
   const revoke = useMutation({
-    mutationFn: (id: string) => api(`/api/admin/tokens/${id}`, { method: "DELETE" }),
+    mutationFn: (id: string) => fromAction(revokeTokenAction(id)),
     onSuccess: () => qc.invalidateQueries({ queryKey: ["tokens"] }),
   });
   return (

@@ -3,14 +3,22 @@ import Link from "next/link";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import type { RunView } from "@/lib/dto";
+import type { ActionResult } from "@/lib/http";
 import { ErrorBox, Field, JsonView, StateBadge } from "@/components/ui";
-import { api } from "@/components/api";
+import { api, fromAction } from "@/components/api";
+import { cancelRunAction, resumeRunAction, retryRunAction } from "./actions";
 import { useLive } from "@/components/live";
 import { Conversation } from "@/components/conversation";
 import { fmtCost, fmtDuration, fmtTime } from "@/lib/format";
 import { isTerminal } from "@/lib/runner/state";
 
 type View = RunView;
+
+const OPERATIONS: Record<"resume" | "cancel" | "retry", (runId: string) => Promise<ActionResult<{ id: string }>>> = {
+  resume: resumeRunAction,
+  cancel: cancelRunAction,
+  retry: retryRunAction,
+};
 
 export function RunDetail({ initial }: { initial: View }) {
   const id = initial.run.id;
@@ -49,7 +57,7 @@ export function RunDetail({ initial }: { initial: View }) {
   const refresh = () => qc.invalidateQueries({ queryKey: ["run", id] });
   const [opError, setOpError] = useState<string | null>(null);
   const op = useMutation({
-    mutationFn: (name: "resume" | "cancel" | "retry") => api(`/api/runs/${encodeURIComponent(id)}/${name}`, { body: {} }),
+    mutationFn: (name: keyof typeof OPERATIONS) => fromAction(OPERATIONS[name](id)),
     onSuccess: () => {
       setOpError(null);
       void refresh();

@@ -3,7 +3,8 @@ import { currentActor } from "@/lib/auth/server";
 import { runAction } from "@/lib/http";
 import { appContext } from "@/lib/runs/instance";
 import { forkRun } from "@/lib/runs/service";
+import { idArg } from "@/lib/validation";
 
 export async function forkAction(runId: string, seq: number) {
-  return runAction(async () => forkRun(appContext(), await currentActor(), runId, { seq }));
+  return runAction(async () => forkRun(appContext(), await currentActor(), idArg("runId", runId), { seq }));
 }

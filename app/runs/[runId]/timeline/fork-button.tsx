@@ -1,32 +1,30 @@
 "use client";
+import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useState, useTransition } from "react";
+import { fromAction } from "@/components/api";
 import { forkAction } from "./actions";
 
 export function ForkButton({ runId, seq }: { runId: string; seq: number }) {
   const router = useRouter();
-  const [pending, start] = useTransition();
-  const [error, setError] = useState<string | null>(null);
+  const fork = useMutation({
+    mutationFn: () => fromAction(forkAction(runId, seq)),
+    onSuccess: (r) => router.push(`/runs/${encodeURIComponent(r.id)}`),
+  });
   return (
     <>
       <button
         type="button"
         className="btn-secondary text-xs"
-        disabled={pending}
+        // Stays disabled while the page moves to the new run: a second click would fork again.
+        disabled={fork.isPending || fork.isSuccess}
         aria-label={`Fork from checkpoint ${seq}`}
-        onClick={() =>
-          start(async () => {
-            const r = await forkAction(runId, seq);
-            if (r.ok) router.push(`/runs/${encodeURIComponent(r.data.id)}`);
-            else setError(r.error);
-          })
-        }
+        onClick={() => fork.mutate()}
       >
         Fork from here
       </button>
-      {error && (
+      {fork.error && (
         <p role="alert" className="text-xs text-rose-700 dark:text-rose-400">
-          {error}
+          {fork.error.message}
         </p>
       )}
     </>
