@@ -6,7 +6,7 @@ import { execFile } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, providers, type TestDb } from "./helpers/databases";
-import { claimReserved, reserveRun } from "@/lib/runs/queries";
+import { claimReserved, reserveRun } from "@/lib/db/runs";
 import { RunExecutor } from "@/lib/runs/executor";
 import { PgBossQueue } from "@/lib/runs/queue";
 import type { RunView } from "@/lib/dto";

@@ -1,7 +1,7 @@
 // The signed-in user as every server action and route sees it. The JWT only says who the user was when
 // they signed in; the database says whether they may still act (disabled, role changed).
 import type { Db } from "../db/client.ts";
-import { userById } from "../db/accounts.ts";
+import { userByEmail, userById } from "../db/accounts.ts";
 import { type Permission, type Role, can, roleSchema } from "./roles.ts";
 import { ForbiddenError, UnauthorizedError } from "./errors.ts";
 import { storedGroups } from "../users/schemas.ts";
@@ -26,7 +26,7 @@ export async function actorFromClaims(db: Db, claims: SessionClaims): Promise<Ac
 // A named user acting outside a session (the CLI on the database): the user must exist and be active;
 // their role and groups apply as they do to a signed-in session.
 export async function actorByEmail(db: Db, email: string): Promise<Actor> {
-  const user = await db.user.findUnique({ where: { email: email.trim().toLowerCase() } });
+  const user = await userByEmail(db, email.trim().toLowerCase());
   if (!user) throw new UnauthorizedError(`No user ${email}`);
   if (user.disabled) throw new UnauthorizedError(`User ${email} is disabled`);
   const role = roleSchema.safeParse(user.role);
