@@ -7,6 +7,7 @@
 import { actorByEmail } from "../auth/actor.ts";
 import { CorruptRecordError, HttpError } from "../auth/errors.ts";
 import type { AppContext } from "../context.ts";
+import { db } from "../db/client.ts";
 import { env } from "../env.ts";
 import { pruneCheckpoints } from "../runs/retention.ts";
 import { appContext, queue } from "../runs/instance.ts";
@@ -57,11 +58,12 @@ async function closeContext(ctx: AppContext) {
 }
 
 export async function localBackend(email: string): Promise<Backend> {
-  const ctx = openContext();
-  const actor = await mapped(() => actorByEmail(ctx.db, email)).catch(async (e) => {
-    await closeContext(ctx);
+  // Who acts, before the context (and, on PostgreSQL, its queue) is built: an unknown user costs one read.
+  const actor = await mapped(() => actorByEmail(db(), email)).catch(async (e) => {
+    await db().$disconnect();
     throw e;
   });
+  const ctx = openContext();
   const executesHere = env().databaseProvider === "sqlite";
   const show = (runId: string) => mapped(() => getRunView(ctx, actor, runId));
   return {
