@@ -44,7 +44,7 @@ test("the CLI through the REST API: start, list, decide, resume, audited under e
   const rev = await tokenFor(admin, "reviewer@example.com", "reviewer");
   const cli = (token: string, ...args: string[]) => afk(baseURL!, token, args);
 
-  const input = JSON.stringify({ order_id: "ORD-4242", amount_cents: 4200, reason: "late and broken" });
+  const input = JSON.stringify({ order_id: "ORD-4242", amount_cents: 9000, reason: "late and broken" });
   const view = parsed<{ run: { id: string; state: string }; approvals: { id: string; tool_name: string }[] }>(
     await cli(sub, "start", "refund-desk", "--input", input, "--wait", "--json"),
   );
