@@ -3,6 +3,6 @@
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   await import("./lib/startup");
-  const { startBackground } = await import("./lib/runs/background");
+  const { startBackground } = await import("./lib/execution/background");
   startBackground();
 }

@@ -65,3 +65,5 @@ export function mcpConnections(): McpConnections {
   g.afkMcp ??= new McpConnections();
   return g.afkMcp;
 }
+
+export type Runtime = ReturnType<typeof createRuntime>;

@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { Db } from "../lib/db/client.ts";
 import { scratchDatabase } from "../tests/helpers/scratch.ts";
 import type { Actor } from "../lib/auth/actor.ts";
-import { RunExecutor } from "../lib/runs/executor.ts";
+import { type AppContext, createContext } from "../lib/context.ts";
 import { getRunView, listInbox, listRuns, startRun, timelinePage } from "../lib/runs/service.ts";
 import { CHECKPOINT_SCHEMA_VERSION, SCHEMA_VERSIONS, type CheckpointRecord, PHASES, keys, listCheckpoints } from "../lib/runner/index.ts";
 
@@ -22,7 +22,7 @@ const submitter: Actor = { id: "bench-submitter-7", email: "sub7@example.com", n
 /** Seeds RUNS runs (PAUSED of them waiting on an approval) and one run with CHECKPOINTS checkpoints. */
 export async function seed(
   db: Db,
-  ex: RunExecutor,
+  ex: AppContext,
   RUNS = DEFAULT_RUNS,
   CHECKPOINTS = DEFAULT_CHECKPOINTS,
   PAUSED = Math.min(2_000, RUNS),
@@ -97,12 +97,12 @@ export async function seed(
     if (approvals.length) await db.stateEntry.createMany({ data: approvals });
   }
   // One real run, then 10,000 checkpoints in its history (what a long agent loop leaves behind).
-  const { id: longRun } = await startRun(ex.context, submitter, {
+  const { id: longRun } = await startRun(ex, submitter, {
     agent: "deploy-bot",
     input: { service: "long", version: "1.0.0", environment: "staging" },
   });
-  await ex.idle();
-  const real = await listCheckpoints(ex.rt.store, longRun, longRun);
+  await ex.worker.idle();
+  const real = await listCheckpoints(ex.store, longRun, longRun);
   const snapshot = real.find((c) => c.payload.runtime_snapshot)!.payload.runtime_snapshot;
   const phases = PHASES.filter((p) => p !== "run_terminal" && p !== "paused" && p !== "resumed");
   const extra: {
@@ -168,7 +168,7 @@ async function time(fn: () => Promise<unknown>): Promise<{ p50: number; p95: num
 async function bench(provider: "sqlite" | "postgresql", pgUrl?: string) {
   const s = await scratchDatabase(provider, pgUrl, "afk_bench");
   try {
-    const ex = new RunExecutor(s.db);
+    const ex = createContext(s.db);
     const { longRun, midCursor, deepRunCursor } = await seed(s.db, ex);
     const cases: [string, () => Promise<unknown>][] = [
       ["runs list, first page", () => listRuns(s.db, reviewer, {})],
@@ -177,7 +177,7 @@ async function bench(provider: "sqlite" | "postgresql", pgUrl?: string) {
       ["runs list, submitter's own", () => listRuns(s.db, submitter, {})],
       ["runs list, id search", () => listRuns(s.db, reviewer, { q: deepRunCursor.slice(0, 12) })],
       ["inbox (2,000 pending)", () => listInbox(s.db, reviewer, {})],
-      ["run page (10k checkpoints)", () => getRunView(ex.context, reviewer, longRun)],
+      ["run page (10k checkpoints)", () => getRunView(ex, reviewer, longRun)],
       ["timeline, first page", () => timelinePage(s.db, reviewer, longRun, {})],
       ["timeline, page at checkpoint ~5,000", () => timelinePage(s.db, reviewer, longRun, { cursor: midCursor })],
     ];

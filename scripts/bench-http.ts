@@ -9,7 +9,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { scratchDatabase } from "../tests/helpers/scratch.ts";
-import { RunExecutor } from "../lib/runs/executor.ts";
+import { createContext } from "../lib/context.ts";
 import { seed } from "./bench-console.ts";
 
 process.env.LOG_LEVEL ??= "warn";
@@ -104,10 +104,10 @@ async function bench(provider: "sqlite" | "postgresql", pgUrl?: string) {
   const s = await scratchDatabase(provider, pgUrl, "afk_bench");
   let server: ChildProcess | null = null;
   try {
-    const ex = new RunExecutor(s.db);
+    const ex = createContext(s.db);
     const t0 = Date.now();
     const { longRun, midCursor, deepRunCursor } = await seed(s.db, ex, RUNS, CHECKPOINTS, Math.min(800, RUNS));
-    await ex.idle();
+    await ex.worker.idle();
     const admin = await s.db.user.create({ data: { email: "bench-admin@example.com", name: "Admin", role: "admin", passwordHash: "x" } });
     const token = `afk_${randomBytes(24).toString("base64url")}`;
     await s.db.apiToken.create({

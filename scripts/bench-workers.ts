@@ -9,8 +9,7 @@ import { readFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { scratchDatabase } from "../tests/helpers/scratch.ts";
 import type { Db } from "../lib/db/client.ts";
-import { RunExecutor } from "../lib/runs/executor.ts";
-import { PgBossQueue } from "../lib/runs/queue.ts";
+import { createContext } from "../lib/context.ts";
 import { PgLiveBus } from "../lib/live/bus.ts";
 import { decide, startRun } from "../lib/runs/service.ts";
 
@@ -70,23 +69,23 @@ async function throughput(
   const s = await scratchDatabase("postgresql", base, "afk_bench");
   const procs = workers(n, s.url);
   try {
-    const q = new PgBossQueue(s.url, 0);
-    await q.ready();
     const live = new PgLiveBus(s.url);
     await live.ready;
-    const ex = new RunExecutor(s.db, { queue: q, live });
+    const ex = createContext(s.db, { queue: { url: s.url, concurrency: 0 }, live });
+    const q = ex.queue!;
+    await q.ready();
     await sleep(3000); // workers up and polling
     // A warm-up run per worker process.
     const warm = n * WARMUP;
     await Promise.all(
-      Array.from({ length: warm }, (_, i) => startRun(ex.context, sub, { agent: "order-status", input: { order_id: `ORD-${1000 + i}` } })),
+      Array.from({ length: warm }, (_, i) => startRun(ex, sub, { agent: "order-status", input: { order_id: `ORD-${1000 + i}` } })),
     );
     await waitFor(s.db, { state: "completed" }, warm);
     const cpu0 = procs.reduce((a, p) => a + cpuMs(p.pid), 0);
     const busy0 = machineBusyMs();
     const t0 = performance.now();
     await Promise.all(
-      Array.from({ length: runs }, (_, i) => startRun(ex.context, sub, { agent: "order-status", input: { order_id: `ORD-${2000 + i}` } })),
+      Array.from({ length: runs }, (_, i) => startRun(ex, sub, { agent: "order-status", input: { order_id: `ORD-${2000 + i}` } })),
     );
     await waitFor(s.db, { state: "completed" }, runs + warm);
     const secs = (performance.now() - t0) / 1000;
@@ -109,25 +108,25 @@ async function latency(
 ): Promise<{ p50: number; p95: number; decideP50: number }> {
   const s = await scratchDatabase("postgresql", base, "afk_bench");
   const procs = mode === "remote-worker" ? workers(1, s.url) : [];
-  const q = new PgBossQueue(s.url, mode === "in-process" ? 4 : 0);
-  await q.ready();
-  // As instance.ts builds it: LISTEN/NOTIFY wakes the worker the moment the decision commits.
+  // As lib/context.ts builds it: LISTEN/NOTIFY wakes the worker the moment the decision commits.
   const live = new PgLiveBus(s.url);
   await live.ready;
-  const ex = new RunExecutor(s.db, { queue: q, live });
-  if (mode === "in-process") await q.work(ex);
+  const ex = createContext(s.db, { queue: { url: s.url, concurrency: mode === "in-process" ? 4 : 0 }, live });
+  const q = ex.queue!;
+  await q.ready();
+  if (mode === "in-process") await q.work(ex.worker);
   else await sleep(3000);
   try {
     const ms: number[] = [];
     const decideMs: number[] = [];
     for (let i = 0; i < samples + 3; i++) {
-      const { id } = await startRun(ex.context, sub, {
+      const { id } = await startRun(ex, sub, {
         agent: "deploy-bot",
         input: { service: `svc-${i}`, version: "1.0.0", environment: "staging" },
       });
       await waitFor(s.db, { id, state: "paused" }, 1);
       const t0 = performance.now();
-      await decide(ex.context, rev(i), `${id}:2:call_deploy`, { decision: "approve" });
+      await decide(ex, rev(i), `${id}:2:call_deploy`, { decision: "approve" });
       if (i >= 3) decideMs.push(performance.now() - t0);
       for (;;) {
         const row = await s.db.stateEntry.findFirst({
@@ -149,7 +148,7 @@ async function latency(
     };
   } finally {
     await q.stop(1000);
-    await ex.idle();
+    await ex.worker.idle();
     await live.close();
     for (const p of procs) p.kill("SIGKILL");
     await sleep(300);

@@ -4,7 +4,7 @@ import { createDb } from "../lib/db/client.ts";
 import { env } from "../lib/env.ts";
 import { hashPassword } from "../lib/auth/password.ts";
 import { ROLES } from "../lib/auth/roles.ts";
-import { RunExecutor } from "../lib/runs/executor.ts";
+import { createContext } from "../lib/context.ts";
 import { startRun } from "../lib/runs/service.ts";
 
 const db = createDb();
@@ -30,13 +30,13 @@ console.log(created ? `seed: created ${created} demo users (password: AFK_DEMO_P
 if (process.env.AFK_SEED_DEMO_RUNS !== "0" && (await db.run.count()) === 0) {
   const sub = await db.user.findUniqueOrThrow({ where: { email: "submitter@example.com" } });
   const actor = { id: sub.id, email: sub.email, name: sub.name, role: "submitter" as const };
-  const ex = new RunExecutor(db);
-  await startRun(ex.context, actor, {
+  const ctx = createContext(db);
+  await startRun(ctx, actor, {
     agent: "refund-desk",
     input: { order_id: "ORD-1001", amount_cents: 12500, reason: "Arrived broken" },
   });
-  await startRun(ex.context, actor, { agent: "deploy-bot", input: { service: "checkout", version: "2.4.0", environment: "production" } });
-  await ex.idle();
+  await startRun(ctx, actor, { agent: "deploy-bot", input: { service: "checkout", version: "2.4.0", environment: "production" } });
+  await ctx.worker.idle();
   console.log("seed: started 2 demo runs (paused for approval)");
 }
 await db.$disconnect();

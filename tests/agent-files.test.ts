@@ -10,8 +10,8 @@ import { AgentFileError, loadAgents } from "@/lib/agents/load";
 import type { Actor } from "@/lib/auth/actor";
 import { HttpError } from "@/lib/auth/errors";
 import { agentCatalog, startRun } from "@/lib/runs/service";
-import { databaseWithExecutor } from "./helpers/databases";
-import { RunExecutor } from "@/lib/runs/executor";
+import { databaseWithContext } from "./helpers/databases";
+import { testContext } from "./helpers/context";
 
 const root = path.resolve(import.meta.dirname, "..");
 const deps = { db: () => null as never, idempotentTools: true, dataDir: "data" };
@@ -67,23 +67,23 @@ describe("agent files", () => {
   });
 
   describe("an agent whose provider is not configured", () => {
-    const h = databaseWithExecutor("sqlite");
+    const h = databaseWithContext("sqlite");
 
     it("is listed with the reason and refused at start with a 400 naming the agent field", async () => {
-      const triage = agentCatalog(h.ex.context).find((a) => a.name === "ticket-triage");
+      const triage = agentCatalog(h.ctx).find((a) => a.name === "ticket-triage");
       expect(triage?.unavailable).toMatch(/openai-compatible is not configured.*OPENAI_COMPATIBLE_BASE_URL/);
-      expect(agentCatalog(h.ex.context).find((a) => a.name === "refund-desk")?.unavailable).toBeNull();
-      const err = await startRun(h.ex.context, submitter, { agent: "ticket-triage", input: { subject: "s", body: "b" } }).catch((e) => e);
+      expect(agentCatalog(h.ctx).find((a) => a.name === "refund-desk")?.unavailable).toBeNull();
+      const err = await startRun(h.ctx, submitter, { agent: "ticket-triage", input: { subject: "s", body: "b" } }).catch((e) => e);
       expect(err).toBeInstanceOf(HttpError);
       expect(err.status).toBe(400);
       expect(err.field).toBe("agent");
     });
 
     it("is available once the provider has an adapter", () => {
-      const ex = new RunExecutor(h.t.db, {
+      const ex = testContext(h.t.db, {
         models: { "openai-compatible": { provider: "openai-compatible", generate: async () => never() } },
       });
-      expect(agentCatalog(ex.context).find((a) => a.name === "ticket-triage")?.unavailable).toBeNull();
+      expect(agentCatalog(ex).find((a) => a.name === "ticket-triage")?.unavailable).toBeNull();
     });
   });
 });

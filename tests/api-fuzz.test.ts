@@ -158,23 +158,23 @@ beforeAll(async () => {
   routes = await loadRoutes();
   const { db } = await import("@/lib/db/client");
   const { createToken } = await import("@/lib/tokens/service");
-  const { executor } = await import("@/lib/runs/instance");
+  const { appContext } = await import("@/lib/context");
   const { startRun } = await import("@/lib/runs/service");
   const admin = { id: "fuzz-admin", email: "fuzz@example.com", name: "F", role: "admin" as const };
   token = (await createToken(db(), admin, { name: "fuzz", role: "admin" })).token;
   runId = (
     await startRun(
-      executor().context,
+      appContext(),
       { ...admin, id: "someone-else", email: "else@example.com" },
       { agent: "refund-desk", input: { order_id: "ORD-1234", amount_cents: 9000, reason: "Arrived broken" } },
     )
   ).id;
-  await executor().idle();
+  await appContext().worker.idle();
   userId = (await db().user.create({ data: { email: "target@example.com", name: "T", role: "submitter", passwordHash: "x" } })).id;
 });
 afterAll(async () => {
-  const { executor } = await import("@/lib/runs/instance");
-  await executor().idle();
+  const { appContext } = await import("@/lib/context");
+  await appContext().worker.idle();
   await s?.drop();
 });
 
@@ -221,8 +221,8 @@ describe("fuzzed requests", () => {
       const row = await db().run.findUniqueOrThrow({ where: { id: (r.json as { id: string }).id } });
       expect(JSON.parse(row.input).question).toBe(reason);
     }
-    const { executor } = await import("@/lib/runs/instance");
-    await executor().idle();
+    const { appContext } = await import("@/lib/context");
+    await appContext().worker.idle();
   });
 
   it("POST /api/approvals/{id}/decision", async () => {

@@ -6,11 +6,11 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { Actor } from "@/lib/auth/actor";
 import { HttpError } from "@/lib/auth/errors";
-import { RunExecutor } from "@/lib/runs/executor";
+import { testContext } from "./helpers/context";
 import { decide, getRunView, listInbox, resumeRun, startRun } from "@/lib/runs/service";
-import { sweep } from "@/lib/runs/sweep";
+import { sweep } from "@/lib/execution/sweep";
 import { type Agent, askHuman } from "@/lib/runner";
-import { databaseWithExecutor, providers } from "./helpers/databases";
+import { databaseWithContext, providers } from "./helpers/databases";
 import { scriptedModel } from "./helpers/scripted-model";
 
 const sub: Actor = { id: "u-sub", email: "submitter@example.com", name: "S", role: "submitter" };
@@ -24,12 +24,12 @@ const failure = (p: Promise<unknown>) =>
   );
 
 describe.each(providers)("ask a human on %s", (provider) => {
-  const h = databaseWithExecutor(provider);
+  const h = databaseWithContext(provider);
 
   async function paused() {
-    const { id } = await startRun(h.ex.context, sub, { agent: "account-setup", input: { company: "Acme" } });
-    await h.ex.idle();
-    const view = await getRunView(h.ex.context, rev1, id);
+    const { id } = await startRun(h.ctx, sub, { agent: "account-setup", input: { company: "Acme" } });
+    await h.ctx.worker.idle();
+    const view = await getRunView(h.ctx, rev1, id);
     return { id, q: view.approvals[0] };
   }
 
@@ -41,30 +41,30 @@ describe.each(providers)("ask a human on %s", (provider) => {
     expect(item).toMatchObject({ kind: "question", summary: "Which plan and how many seats should Acme start with?" });
 
     // Answered or declined, never approved; the answer must fit the schema exactly.
-    expect(await failure(decide(h.ex.context, rev1, q.id, { decision: "approve" }))).toEqual({ status: 400, field: "decision" });
-    expect(await failure(decide(h.ex.context, rev1, q.id, { decision: "respond", answer: { plan: "team", seats: 0 } }))).toEqual({
+    expect(await failure(decide(h.ctx, rev1, q.id, { decision: "approve" }))).toEqual({ status: 400, field: "decision" });
+    expect(await failure(decide(h.ctx, rev1, q.id, { decision: "respond", answer: { plan: "team", seats: 0 } }))).toEqual({
       status: 400,
       field: "answer.seats",
     });
     expect(
-      await failure(decide(h.ex.context, rev1, q.id, { decision: "respond", answer: { plan: "team", seats: 3, admin: "me" } })),
+      await failure(decide(h.ctx, rev1, q.id, { decision: "respond", answer: { plan: "team", seats: 3, admin: "me" } })),
     ).toMatchObject({ status: 400 });
-    expect(await failure(decide(h.ex.context, rev1, q.id, { decision: "respond", reason: "team, 12" }))).toEqual({
+    expect(await failure(decide(h.ctx, rev1, q.id, { decision: "respond", reason: "team, 12" }))).toEqual({
       status: 400,
       field: "answer.plan",
     });
 
     // Two reviewers answer at once: exactly one answer is taken.
     const answers = await Promise.all([
-      failure(decide(h.ex.context, rev1, q.id, { decision: "respond", answer: { plan: "team", seats: 12 } })),
-      failure(decide(h.ex.context, rev2, q.id, { decision: "respond", answer: { plan: "starter", seats: 2 } })),
+      failure(decide(h.ctx, rev1, q.id, { decision: "respond", answer: { plan: "team", seats: 12 } })),
+      failure(decide(h.ctx, rev2, q.id, { decision: "respond", answer: { plan: "starter", seats: 2 } })),
     ]);
     expect(answers.filter((a) => a === null)).toHaveLength(1);
     expect(answers.find((a) => a !== null)).toMatchObject({ status: 409 });
     const winner = answers[0] === null ? { plan: "team", seats: 12 } : { plan: "starter", seats: 2 };
 
-    await h.ex.idle();
-    const done = await getRunView(h.ex.context, rev1, id);
+    await h.ctx.worker.idle();
+    const done = await getRunView(h.ctx, rev1, id);
     expect(done.run.state).toBe("completed");
     expect(done.approvals[0]).toMatchObject({ status: "responded" });
     expect(done.approvals[0].decisions).toHaveLength(1);
@@ -80,27 +80,27 @@ describe.each(providers)("ask a human on %s", (provider) => {
 
   it("a declined question reaches the model as declined, with the reason; nothing is sent", async () => {
     const { id, q } = await paused();
-    expect(await failure(decide(h.ex.context, rev1, q.id, { decision: "reject" }))).toEqual({ status: 400, field: "reason" });
-    await decide(h.ex.context, rev1, q.id, { decision: "reject", reason: "Ask sales first" });
-    await h.ex.idle();
-    const done = await getRunView(h.ex.context, rev1, id);
+    expect(await failure(decide(h.ctx, rev1, q.id, { decision: "reject" }))).toEqual({ status: 400, field: "reason" });
+    await decide(h.ctx, rev1, q.id, { decision: "reject", reason: "Ask sales first" });
+    await h.ctx.worker.idle();
+    const done = await getRunView(h.ctx, rev1, id);
     expect(done.run.state).toBe("completed");
     expect(done.conversation!.messages.at(-1)?.content).toBe("Account for Acme not set up: Declined: Ask sales first.");
     expect(await h.t.db.outboxMessage.count({ where: { runId: id } })).toBe(0);
   });
 
   it("past its deadline a question expires even where the fallback is allow; a late answer is 409", async () => {
-    const short = new RunExecutor(h.t.db, { config: { approvalTimeoutS: 1, approvalFallback: "allow" } });
-    const { id } = await startRun(short.context, sub, { agent: "account-setup", input: { company: "Initech" } });
-    await short.idle();
-    const q = (await getRunView(short.context, rev1, id)).approvals[0];
-    const result = await sweep(short.context, Date.now() + 5_000);
+    const short = testContext(h.t.db, { config: { approvalTimeoutS: 1, approvalFallback: "allow" } });
+    const { id } = await startRun(short, sub, { agent: "account-setup", input: { company: "Initech" } });
+    await short.worker.idle();
+    const q = (await getRunView(short, rev1, id)).approvals[0];
+    const result = await sweep(short, Date.now() + 5_000);
     expect(result.expired).toBe(1);
-    await short.idle();
-    const done = await getRunView(short.context, rev1, id);
+    await short.worker.idle();
+    const done = await getRunView(short, rev1, id);
     expect(done.approvals[0].status).toBe("expired");
     expect(done.conversation!.messages.at(-1)?.content).toBe("Account for Initech not set up: No answer before the deadline.");
-    expect(await failure(decide(short.context, rev1, q.id, { decision: "respond", answer: { plan: "team", seats: 1 } }))).toMatchObject({
+    expect(await failure(decide(short, rev1, q.id, { decision: "respond", answer: { plan: "team", seats: 1 } }))).toMatchObject({
       status: 409,
     });
   });
@@ -119,19 +119,19 @@ describe.each(providers)("ask a human on %s", (provider) => {
       inputSchema: z.object({}),
       toUserMessage: () => "go",
     };
-    const ex = new RunExecutor(h.t.db, { agents: { asker: agent }, models: { script: model } });
-    const { id } = await startRun(ex.context, sub, { agent: "asker", input: {} });
-    await ex.idle();
-    const q = (await getRunView(ex.context, rev1, id)).approvals[0];
+    const ex = testContext(h.t.db, { agents: { asker: agent }, models: { script: model } });
+    const { id } = await startRun(ex, sub, { agent: "asker", input: {} });
+    await ex.worker.idle();
+    const q = (await getRunView(ex, rev1, id)).approvals[0];
     expect(q).toMatchObject({ kind: "question", answerSchema: null });
-    expect(await failure(decide(ex.context, rev1, q.id, { decision: "respond", answer: { region: "eu" } }))).toEqual({
+    expect(await failure(decide(ex, rev1, q.id, { decision: "respond", answer: { region: "eu" } }))).toEqual({
       status: 400,
       field: "answer",
     });
-    await decide(ex.context, rev1, q.id, { decision: "respond", reason: "eu-west-1" });
-    await resumeRun(ex.context, rev1, id);
-    await ex.idle();
-    const done = await getRunView(ex.context, rev1, id);
+    await decide(ex, rev1, q.id, { decision: "respond", reason: "eu-west-1" });
+    await resumeRun(ex, rev1, id);
+    await ex.worker.idle();
+    const done = await getRunView(ex, rev1, id);
     expect(done.conversation!.messages.at(-1)?.content).toBe('got {"answered":true,"answer":"eu-west-1","by":"r1@example.com"}');
   });
 });

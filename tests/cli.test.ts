@@ -7,8 +7,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { freshDatabase, providers, type TestDb } from "./helpers/databases";
 import { claimReserved, reserveRun } from "@/lib/db/runs";
-import { RunExecutor } from "@/lib/runs/executor";
-import { PgBossQueue } from "@/lib/runs/queue";
+import { testContext } from "./helpers/context";
+import type { AppContext } from "@/lib/context";
 import type { RunView } from "@/lib/dto";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -36,7 +36,7 @@ const json = <T>(r: Out): T => {
 
 describe.each(providers)("the CLI on %s", (provider) => {
   let t: TestDb;
-  let worker: { ex: RunExecutor; queue: PgBossQueue } | null = null;
+  let worker: AppContext | null = null;
   const run = (args: string[], env: Record<string, string> = {}) => afk(t.url, args, env);
 
   beforeAll(async () => {
@@ -50,8 +50,8 @@ describe.each(providers)("the CLI on %s", (provider) => {
       await t.db.user.create({ data: { email, name: email.split("@")[0], role, disabled, passwordHash: "-" } });
   });
   afterAll(async () => {
-    await worker?.queue.stop(5_000);
-    await worker?.ex.idle();
+    await worker?.queue?.stop(5_000);
+    await worker?.worker.idle();
     await t?.drop();
   });
 
@@ -84,11 +84,8 @@ describe.each(providers)("the CLI on %s", (provider) => {
         id,
       );
       expect(Number(jobs[0].n)).toBe(1);
-      const ex = new RunExecutor(t.db);
-      const queue = new PgBossQueue(t.url, 2);
-      ex.queue = queue;
-      worker = { ex, queue };
-      await queue.work(ex);
+      worker = testContext(t.db, { queue: { url: t.url, concurrency: 2 } });
+      await worker.queue!.work(worker.worker);
     }
     const view = await settledRun(id);
     expect(view.run.state).toBe("paused");

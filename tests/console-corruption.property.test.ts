@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, providers, type TestDb } from "./helpers/databases";
 import { HttpError } from "@/lib/auth/errors";
 import type { Actor } from "@/lib/auth/actor";
-import { RunExecutor } from "@/lib/runs/executor";
+import { testContext } from "./helpers/context";
+import type { AppContext } from "@/lib/context";
 import {
   cancelRun,
   decide,
@@ -25,9 +26,9 @@ import {
   startRun,
   timelinePage,
 } from "@/lib/runs/service";
-import { sweep } from "@/lib/runs/sweep";
+import { sweep } from "@/lib/execution/sweep";
 import { errorResponse } from "@/lib/http";
-import { pruneCheckpoints } from "@/lib/runs/retention";
+import { pruneCheckpoints } from "@/lib/execution/retention";
 
 const sub: Actor = { id: "u-sub", email: "sub@example.com", name: "S", role: "submitter" };
 const rev: Actor = { id: "u-rev", email: "rev@example.com", name: "R", role: "reviewer" };
@@ -63,7 +64,7 @@ async function answer<T>(p: Promise<T>): Promise<{ status: number; value?: T; er
 
 describe.each(providers)("console under one corrupt record (%s)", (provider) => {
   let t: TestDb;
-  let ex: RunExecutor;
+  let ctx: AppContext;
   const pool: string[] = [];
   const bystanders: string[] = [];
   const cases = provider === "sqlite" ? 70 : 20;
@@ -71,18 +72,18 @@ describe.each(providers)("console under one corrupt record (%s)", (provider) => 
 
   beforeAll(async () => {
     t = await freshDatabase(provider);
-    ex = new RunExecutor(t.db);
+    ctx = testContext(t.db);
     for (let i = 0; i < cases + 2; i++) {
-      const { id } = await startRun(ex.context, sub, {
+      const { id } = await startRun(ctx, sub, {
         agent: "refund-desk",
         input: { order_id: `ORD-${1000 + i}`, amount_cents: 9000, reason: "damaged" },
       });
       (i < 2 ? bystanders : pool).push(id);
     }
-    await ex.idle();
+    await ctx.worker.idle();
   }, 180_000);
   afterAll(async () => {
-    await ex?.idle();
+    await ctx?.worker.idle();
     await t?.drop();
     console.log(
       `console corruption: ${report.cases} cases (${provider}): ${report.detected} reported as AgentCheckpointCorruptionError with the key, ${report.benign} still readable; by kind ${JSON.stringify(report.byKind)}`,
@@ -107,20 +108,20 @@ describe.each(providers)("console under one corrupt record (%s)", (provider) => 
 
         const named = (key: string | null | undefined) => !!key && (key === row.key || row.key.startsWith(key));
         const results = {
-          view: await answer(getRunView(ex.context, rev, victim)),
+          view: await answer(getRunView(ctx, rev, victim)),
           timeline: await answer(timelinePage(t.db, op, victim, {})),
-          diff: await answer(diffCheckpoints(ex.context, op, victim, { a: "0", b: "3" })),
+          diff: await answer(diffCheckpoints(ctx, op, victim, { a: "0", b: "3" })),
           inbox: await answer(listInbox(t.db, rev, {})),
           runs: await answer(listRuns(t.db, op, {})),
-          sweep: await answer(sweep(ex.context)),
-          decide: await answer(decide(ex.context, rev, `${victim}:2:call_refund`, { decision: "reject", reason: "checking" })),
-          resume: await answer(resumeRun(ex.context, op, victim)),
-          retry: await answer(retryRun(ex.context, op, victim)),
-          fork: await answer(forkRun(ex.context, op, victim, { seq: 1 })),
-          cancel: await answer(cancelRun(ex.context, op, victim)),
+          sweep: await answer(sweep(ctx)),
+          decide: await answer(decide(ctx, rev, `${victim}:2:call_refund`, { decision: "reject", reason: "checking" })),
+          resume: await answer(resumeRun(ctx, op, victim)),
+          retry: await answer(retryRun(ctx, op, victim)),
+          fork: await answer(forkRun(ctx, op, victim, { seq: 1 })),
+          cancel: await answer(cancelRun(ctx, op, victim)),
           retention: await answer(pruneCheckpoints(t.db, { olderThanDays: 0 })),
         };
-        await ex.idle();
+        await ctx.worker.idle();
         for (const [name, r] of Object.entries(results)) {
           if (r.status >= 500) throw new Error(`${name} answered 500 for ${kind}/${mutation} at ${row.key}: ${String(r.error)}`);
         }
@@ -148,7 +149,7 @@ describe.each(providers)("console under one corrupt record (%s)", (provider) => 
         expect(await t.db.refund.count()).toBe(refundsBefore);
         // Bystanders: readable, listed, unmarked.
         for (const b of bystanders) {
-          const v = await getRunView(ex.context, rev, b);
+          const v = await getRunView(ctx, rev, b);
           expect(v.corruption).toBeNull();
           expect(v.approvals.filter((a) => a.status === "pending")).toHaveLength(2);
           expect(results.inbox.value?.approvals.filter((a) => a.runId === b)).toHaveLength(2);

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { freshDatabase, providers, type TestDb } from "./helpers/databases";
 import { scriptedModel } from "./helpers/scripted-model";
 import { createDb, type Db } from "@/lib/db/client";
-import { RunExecutor } from "@/lib/runs/executor";
+import { testContext } from "./helpers/context";
 import { startRun } from "@/lib/runs/service";
 import { type Agent, checkpointLatestKey, defineTool, listCheckpoints } from "@/lib/runner";
 import type { Actor } from "@/lib/auth/actor";
@@ -60,31 +60,31 @@ describe.each(providers)("fencing on %s", (provider) => {
     let release!: () => void;
     const hold = new Promise<void>((r) => (release = r));
     // A: lease 600 ms, heartbeat never (it is "stopped"). B: a healthy worker.
-    const a = new RunExecutor(t.db, {
+    const a = testContext(t.db, {
       leaseMs: 600,
       heartbeatMs: 3_600_000,
       agents: { "stall-test": w.agent },
       models: { gate: w.model(hold) },
     });
-    const b = new RunExecutor(db2, { leaseMs: 5_000, agents: { "stall-test": w.agent }, models: { gate: w.model(null) } });
-    const { id } = await startRun(a.context, sub, { agent: "stall-test", input: {} });
+    const b = testContext(db2, { leaseMs: 5_000, agents: { "stall-test": w.agent }, models: { gate: w.model(null) } });
+    const { id } = await startRun(a, sub, { agent: "stall-test", input: {} });
     // A ran c1 and now waits in its second model call.
     await expect.poll(() => w.executions.get("c1") ?? 0, { timeout: 10_000 }).toBe(1);
     await new Promise((r) => setTimeout(r, 900)); // past A's lease
-    expect(await b.takeOverExpired()).toBe(1);
-    await b.idle();
+    expect(await b.executor.takeOverExpired()).toBe(1);
+    await b.worker.idle();
     const row = await db2.run.findUniqueOrThrow({ where: { id } });
     expect(row.state).toBe("completed");
     expect(row.leaseEpoch).toBe(2);
-    const before = await listCheckpoints(b.rt.store, id, id);
+    const before = await listCheckpoints(b.store, id, id);
     const latestBefore = await t.db.stateEntry.findUniqueOrThrow({
       where: { threadId_key: { threadId: id, key: checkpointLatestKey(id) } },
     });
 
     // A wakes up: its model answer arrives, and every write it tries is refused by the fence.
     release();
-    await a.idle();
-    const after = await listCheckpoints(b.rt.store, id, id);
+    await a.worker.idle();
+    const after = await listCheckpoints(b.store, id, id);
     expect(after.map((c) => c.seq)).toEqual(before.map((c) => c.seq));
     const latestAfter = await t.db.stateEntry.findUniqueOrThrow({
       where: { threadId_key: { threadId: id, key: checkpointLatestKey(id) } },
@@ -105,33 +105,33 @@ describe.each(providers)("fencing on %s", (provider) => {
     const w = world();
     let release!: () => void;
     const hold = new Promise<void>((r) => (release = r));
-    const a = new RunExecutor(t.db, {
+    const a = testContext(t.db, {
       leaseMs: 600,
       heartbeatMs: 3_600_000,
       agents: { "stall-test": w.agent },
       models: { gate: w.model(hold) },
     });
-    const b = new RunExecutor(db2, {
+    const b = testContext(db2, {
       leaseMs: 600,
       heartbeatMs: 3_600_000,
       agents: { "stall-test": w.agent },
       models: { gate: w.model(hold) },
     });
-    const c = new RunExecutor(t.db, { leaseMs: 5_000, agents: { "stall-test": w.agent }, models: { gate: w.model(null) } });
-    const { id } = await startRun(a.context, sub, { agent: "stall-test", input: {} });
+    const c = testContext(t.db, { leaseMs: 5_000, agents: { "stall-test": w.agent }, models: { gate: w.model(null) } });
+    const { id } = await startRun(a, sub, { agent: "stall-test", input: {} });
     await expect.poll(() => w.executions.get("c1") ?? 0, { timeout: 10_000 }).toBe(1);
     // Two stalls in a row: A, then B after it took over; C finishes.
     await new Promise((r) => setTimeout(r, 900));
-    expect(await b.takeOverExpired()).toBe(1);
+    expect(await b.executor.takeOverExpired()).toBe(1);
     await new Promise((r) => setTimeout(r, 900));
-    expect(await c.takeOverExpired()).toBe(1);
-    await c.idle();
+    expect(await c.executor.takeOverExpired()).toBe(1);
+    await c.worker.idle();
     release();
-    await Promise.all([a.idle(), b.idle()]);
+    await Promise.all([a.worker.idle(), b.worker.idle()]);
     const row = await t.db.run.findUniqueOrThrow({ where: { id } });
     expect([row.state, row.leaseEpoch]).toEqual(["completed", 3]);
     expect(Object.fromEntries(w.executions)).toEqual({ c1: 1, c2: 1 });
-    const cps = await listCheckpoints(c.rt.store, id, id);
+    const cps = await listCheckpoints(c.store, id, id);
     expect(cps.filter((x) => x.phase === "run_terminal")).toHaveLength(1);
     expect(new Set(cps.map((x) => x.seq)).size).toBe(cps.length);
   });

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { Actor } from "@/lib/auth/actor";
 import { HttpError } from "@/lib/auth/errors";
 import { decide, getRunView, listInbox, resumeRun, startRun } from "@/lib/runs/service";
-import { databaseWithExecutor, providers } from "./helpers/databases";
+import { databaseWithContext, providers } from "./helpers/databases";
 
 const sub: Actor = { id: "u-sub", email: "submitter@example.com", name: "S", role: "submitter" };
 const rev: Actor = { id: "u-rev", email: "reviewer@example.com", name: "R", role: "reviewer" };
@@ -19,17 +19,17 @@ const failure = (p: Promise<unknown>) =>
   );
 
 describe.each(providers)("policy gates on %s", (provider) => {
-  const h = databaseWithExecutor(provider);
+  const h = databaseWithContext(provider);
 
   async function planned() {
-    const { id } = await startRun(h.ex.context, sub, { agent: "release-planner", input: { service: "billing", version: "2.4.0" } });
-    await h.ex.idle();
+    const { id } = await startRun(h.ctx, sub, { agent: "release-planner", input: { service: "billing", version: "2.4.0" } });
+    await h.ctx.worker.idle();
     return id;
   }
 
   it("a delegation waits, its task is edited; then the second model call waits and is approved", async () => {
     const id = await planned();
-    let view = await getRunView(h.ex.context, rev, id);
+    let view = await getRunView(h.ctx, rev, id);
     expect(view.run.state).toBe("paused");
     const [gate] = view.approvals;
     expect(gate).toMatchObject({ kind: "subagent", tool_name: "delegate_to_changelog_writer", args: { task: "Notes for billing 2.4.0" } });
@@ -38,15 +38,15 @@ describe.each(providers)("policy gates on %s", (provider) => {
     const item = (await listInbox(h.t.db, rev, {})).approvals.find((a) => a.id === gate.id);
     expect(item).toMatchObject({ kind: "subagent", summary: "task: Notes for billing 2.4.0" });
 
-    expect(await failure(decide(h.ex.context, rev, gate.id, { decision: "approve", args: { task: "" } }))).toEqual({
+    expect(await failure(decide(h.ctx, rev, gate.id, { decision: "approve", args: { task: "" } }))).toEqual({
       status: 400,
       field: "args.task",
     });
-    await decide(h.ex.context, rev, gate.id, { decision: "approve", args: { task: "Notes for billing 2.4.0, security fixes first" } });
-    await resumeRun(h.ex.context, rev, id);
-    await h.ex.idle();
+    await decide(h.ctx, rev, gate.id, { decision: "approve", args: { task: "Notes for billing 2.4.0, security fixes first" } });
+    await resumeRun(h.ctx, rev, id);
+    await h.ctx.worker.idle();
 
-    view = await getRunView(h.ex.context, rev, id);
+    view = await getRunView(h.ctx, rev, id);
     expect(view.run.state).toBe("paused");
     const llm = view.approvals.find((a) => a.kind === "llm")!;
     expect(llm).toMatchObject({ status: "pending", step: 2, tool_name: "llm_call", args: { model: "demo:release-planner", llm_calls: 1 } });
@@ -58,18 +58,18 @@ describe.each(providers)("policy gates on %s", (provider) => {
     expect(view.conversation!.children.call_notes.messages.find((m) => m.role === "user")?.content).toBe(
       "Notes for billing 2.4.0, security fixes first",
     );
-    expect(await failure(decide(h.ex.context, rev, llm.id, { decision: "respond", reason: "hi" }))).toEqual({
+    expect(await failure(decide(h.ctx, rev, llm.id, { decision: "respond", reason: "hi" }))).toEqual({
       status: 400,
       field: "decision",
     });
-    expect(await failure(decide(h.ex.context, rev, llm.id, { decision: "approve", args: { model: "x" } }))).toEqual({
+    expect(await failure(decide(h.ctx, rev, llm.id, { decision: "approve", args: { model: "x" } }))).toEqual({
       status: 400,
       field: "args",
     });
-    await decide(h.ex.context, rev, llm.id, { decision: "approve" });
-    await resumeRun(h.ex.context, rev, id);
-    await h.ex.idle();
-    view = await getRunView(h.ex.context, rev, id);
+    await decide(h.ctx, rev, llm.id, { decision: "approve" });
+    await resumeRun(h.ctx, rev, id);
+    await h.ctx.worker.idle();
+    view = await getRunView(h.ctx, rev, id);
     expect(view.run.state).toBe("completed");
     expect(view.conversation!.messages.at(-1)?.content).toContain("Plan for billing 2.4.0: ");
     expect(view.conversation!.messages.at(-1)?.content).toContain("security fixes first");
@@ -85,15 +85,15 @@ describe.each(providers)("policy gates on %s", (provider) => {
 
   it("a rejected model call fails the run with the reviewer's reason", async () => {
     const id = await planned();
-    const [gate] = (await getRunView(h.ex.context, rev, id)).approvals;
-    await decide(h.ex.context, rev, gate.id, { decision: "approve" });
-    await resumeRun(h.ex.context, rev, id);
-    await h.ex.idle();
-    const llm = (await getRunView(h.ex.context, rev, id)).approvals.find((a) => a.kind === "llm")!;
-    await decide(h.ex.context, rev, llm.id, { decision: "reject", reason: "over budget this month" });
-    await resumeRun(h.ex.context, rev, id);
-    await h.ex.idle();
-    const view = await getRunView(h.ex.context, rev, id);
+    const [gate] = (await getRunView(h.ctx, rev, id)).approvals;
+    await decide(h.ctx, rev, gate.id, { decision: "approve" });
+    await resumeRun(h.ctx, rev, id);
+    await h.ctx.worker.idle();
+    const llm = (await getRunView(h.ctx, rev, id)).approvals.find((a) => a.kind === "llm")!;
+    await decide(h.ctx, rev, llm.id, { decision: "reject", reason: "over budget this month" });
+    await resumeRun(h.ctx, rev, id);
+    await h.ctx.worker.idle();
+    const view = await getRunView(h.ctx, rev, id);
     expect(view.run.state).toBe("failed");
     expect(view.run.error).toContain("The model call of step 2 was rejected: over budget this month");
   });

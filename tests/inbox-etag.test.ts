@@ -1,7 +1,7 @@
 // The inbox's ETag: unchanged pending records → the same tag and a 304 (no body built); a decision, another
 // reviewer or other filters → another tag. Real database, real runs.
 import { describe, expect, it } from "vitest";
-import { databaseWithExecutor, providers } from "./helpers/databases";
+import { databaseWithContext, providers } from "./helpers/databases";
 import { decide, inboxPage, startRun } from "@/lib/runs/service";
 import type { Actor } from "@/lib/auth/actor";
 
@@ -10,13 +10,13 @@ const rev: Actor = { id: "u-rev", email: "rev@example.com", name: "R", role: "re
 const rev2: Actor = { id: "u-rev2", email: "rev2@example.com", name: "R2", role: "reviewer" };
 
 describe.each(providers)("inbox ETag on %s", (provider) => {
-  const w = databaseWithExecutor(provider);
+  const w = databaseWithContext(provider);
 
   it("is stable while nothing changes and moves with a decision", async () => {
-    const { t, ex } = w;
+    const { t, ctx } = w;
     for (const service of ["alpha", "beta"])
-      await startRun(ex.context, sub, { agent: "deploy-bot", input: { service, version: "1.0.0", environment: "staging" } });
-    await ex.idle();
+      await startRun(ctx, sub, { agent: "deploy-bot", input: { service, version: "1.0.0", environment: "staging" } });
+    await ctx.worker.idle();
     const first = await inboxPage(t.db, rev, {});
     expect(first.inbox!.approvals).toHaveLength(2);
     const same = await inboxPage(t.db, rev, {}, first.etag);
@@ -24,7 +24,7 @@ describe.each(providers)("inbox ETag on %s", (provider) => {
     expect((await inboxPage(t.db, rev, {}, `"other", ${first.etag}`)).inbox).toBeNull();
     expect((await inboxPage(t.db, rev2, {})).etag).not.toBe(first.etag);
     expect((await inboxPage(t.db, rev, { agent: "deploy-bot" })).etag).not.toBe(first.etag);
-    await decide(ex.context, rev, first.inbox!.approvals[0].id, { decision: "reject", reason: "no" });
+    await decide(ctx, rev, first.inbox!.approvals[0].id, { decision: "reject", reason: "no" });
     const after = await inboxPage(t.db, rev, {}, first.etag);
     expect(after.etag).not.toBe(first.etag);
     expect(after.inbox!.approvals.map((a) => a.id)).toEqual([first.inbox!.approvals[1].id]);

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, providers, type TestDb } from "./helpers/databases";
 import type { Actor } from "@/lib/auth/actor";
 import { HttpError } from "@/lib/auth/errors";
-import { RunExecutor } from "@/lib/runs/executor";
+import { testContext } from "./helpers/context";
+import type { AppContext } from "@/lib/context";
 import { getRunRow } from "@/lib/db/runs";
 import { decide, getRunView, listInbox, listRuns, resumeRun, startRun, timelinePage } from "@/lib/runs/service";
 import { inboxDto, runDto, runListDto } from "@/lib/dto";
@@ -17,13 +18,13 @@ const rev: Actor = { id: "u-rev", email: "rev@example.com", name: "R", role: "re
 
 describe.each(providers)("a slow model on %s", (provider) => {
   let t: TestDb;
-  let ex: RunExecutor;
+  let ctx: AppContext;
   beforeAll(async () => {
     t = await freshDatabase(provider);
-    ex = new RunExecutor(t.db, { demoLatencyMs: 600 });
+    ctx = testContext(t.db, { demoLatencyMs: 600 });
   });
   afterAll(async () => {
-    await ex?.idle();
+    await ctx?.worker.idle();
     await t?.drop();
   });
 
@@ -37,7 +38,7 @@ describe.each(providers)("a slow model on %s", (provider) => {
       while (!stop) {
         if (runId) {
           for (const [name, read] of [
-            ["run", () => getRunView(ex.context, rev, runId)],
+            ["run", () => getRunView(ctx, rev, runId)],
             ["runs", () => listRuns(t.db, rev, {})],
             ["inbox", () => listInbox(t.db, rev, {})],
             ["timeline", () => timelinePage(t.db, rev, runId, {})],
@@ -61,12 +62,12 @@ describe.each(providers)("a slow model on %s", (provider) => {
         await new Promise((r) => setTimeout(r, 100));
       }
     })();
-    runId = (await startRun(ex.context, sub, { agent: "refund-desk", input: { order_id: "ORD-9001", amount_cents: 9000, reason: "late" } }))
+    runId = (await startRun(ctx, sub, { agent: "refund-desk", input: { order_id: "ORD-9001", amount_cents: 9000, reason: "late" } }))
       .id;
     await expect.poll(() => states.at(-1), { timeout: 15_000, interval: 100 }).toBe("paused");
-    await decide(ex.context, rev, `${runId}:2:call_refund`, { decision: "approve" });
-    await decide(ex.context, rev, `${runId}:2:call_notify`, { decision: "approve" });
-    await resumeRun(ex.context, rev, runId);
+    await decide(ctx, rev, `${runId}:2:call_refund`, { decision: "approve" });
+    await decide(ctx, rev, `${runId}:2:call_notify`, { decision: "approve" });
+    await resumeRun(ctx, rev, runId);
     await expect.poll(() => states.at(-1), { timeout: 15_000, interval: 100 }).toBe("completed");
     stop = true;
     await poller;
@@ -79,13 +80,13 @@ describe.each(providers)("a slow model on %s", (provider) => {
 // PostgreSQL only: a lock that holds the store's writes while the Run table stays writable needs table locks.
 describe.each(providers.filter((p) => p === "postgresql"))("write-behind lag on %s", (provider) => {
   let t: TestDb;
-  let ex: RunExecutor;
+  let ctx: AppContext;
   beforeAll(async () => {
     t = await freshDatabase(provider);
-    ex = new RunExecutor(t.db, { demoLatencyMs: 600 });
+    ctx = testContext(t.db, { demoLatencyMs: 600 });
   });
   afterAll(async () => {
-    await ex?.idle();
+    await ctx?.worker.idle();
     await t?.drop();
   });
 
@@ -98,18 +99,18 @@ describe.each(providers.filter((p) => p === "postgresql"))("write-behind lag on 
     try {
       await blocker.query("BEGIN");
       await blocker.query(`LOCK TABLE "StateEntry" IN EXCLUSIVE MODE`); // writes wait, reads go on
-      const { id } = await startRun(ex.context, sub, {
+      const { id } = await startRun(ctx, sub, {
         agent: "refund-desk",
         input: { order_id: "ORD-9002", amount_cents: 100, reason: "late" },
       });
       await expect.poll(async () => (await getRunRow(t.db, id))?.step ?? 0, { timeout: 10_000, interval: 20 }).toBeGreaterThan(0);
-      const view = await getRunView(ex.context, rev, id);
+      const view = await getRunView(ctx, rev, id);
       expect(view.corruption).toBeNull();
       expect(view.run.state).toBe("running");
       expect((await getRunRow(t.db, id))?.corruptKey).toBeNull();
       await blocker.query("COMMIT");
       await expect.poll(async () => (await getRunRow(t.db, id))?.state, { timeout: 15_000, interval: 100 }).toBe("paused");
-      expect((await getRunView(ex.context, rev, id)).corruption).toBeNull();
+      expect((await getRunView(ctx, rev, id)).corruption).toBeNull();
     } finally {
       await blocker.end();
     }

@@ -3,10 +3,10 @@
 import { describe, expect, it } from "vitest";
 import pg from "pg";
 import { LIVE_CHANNEL, type LiveMessage, PgLiveBus } from "@/lib/live/bus";
-import { RunExecutor } from "@/lib/runs/executor";
+import { testContext } from "./helpers/context";
 import { cancelRun, startRun } from "@/lib/runs/service";
 import type { Actor } from "@/lib/auth/actor";
-import { databaseWithExecutor, freshDatabase } from "./helpers/databases";
+import { databaseWithContext, freshDatabase } from "./helpers/databases";
 
 const submitter: Actor = { id: "u-sub", email: "submitter@example.com", name: "S", role: "submitter" };
 const operator: Actor = { id: "u-op", email: "operator@example.com", name: "Op", role: "operator" };
@@ -22,15 +22,15 @@ const until = async (cond: () => boolean | Promise<boolean>, ms = 10_000) => {
 
 describe("live updates in one process", () => {
   // Each demo call takes 600 ms: half before the first word, the words over the rest.
-  const h = databaseWithExecutor("sqlite", { demoLatencyMs: 600 });
+  const h = databaseWithContext("sqlite", { demoLatencyMs: 600 });
 
   it("a run's streamed text arrives in order with offsets, then the run change that makes it stale", async () => {
     const got: LiveMessage[] = [];
-    const off = h.ex.live.subscribe((m) => got.push(m));
-    const { id } = await startRun(h.ex.context, submitter, { agent: "order-status", input: { order_id: "ORD-1234" } });
+    const off = h.ctx.live.subscribe((m) => got.push(m));
+    const { id } = await startRun(h.ctx, submitter, { agent: "order-status", input: { order_id: "ORD-1234" } });
     await until(() => got.some((m) => m.topic === "delta" && m.runId === id));
     // Mid-stream, a late subscriber gets the text so far.
-    expect(h.ex.live.liveText(id)?.text.length).toBeGreaterThan(0);
+    expect(h.ctx.live.liveText(id)?.text.length).toBeGreaterThan(0);
     await until(async () => (await h.t.db.run.findUnique({ where: { id } }))?.state === "completed");
     off();
     const mine = got.filter((m) => "runId" in m && m.runId === id);
@@ -51,13 +51,13 @@ describe("live updates in one process", () => {
     const lastDelta1 = mine.indexOf(step1.at(-1)!);
     expect(mine.slice(lastDelta1 + 1).some((m) => m.topic === "run")).toBe(true);
     expect(mine.at(-1)).toEqual({ topic: "run", runId: id, state: "completed" });
-    expect(h.ex.live.liveText(id)).toBeNull();
+    expect(h.ctx.live.liveText(id)).toBeNull();
   });
 
   it("a pause and a decision tell the inbox", async () => {
     const got: LiveMessage[] = [];
-    const off = h.ex.live.subscribe((m) => got.push(m));
-    const { id } = await startRun(h.ex.context, submitter, {
+    const off = h.ctx.live.subscribe((m) => got.push(m));
+    const { id } = await startRun(h.ctx, submitter, {
       agent: "deploy-bot",
       input: { service: "live-svc", version: "1.0.0", environment: "staging" },
     });
@@ -129,18 +129,18 @@ describe.skipIf(!pgUrl)("live updates across processes (PostgreSQL LISTEN/NOTIFY
     const busA = new PgLiveBus(t.url);
     const busB = new PgLiveBus(t.url);
     await Promise.all([busA.ready, busB.ready]);
-    const a = new RunExecutor(t.db, { demoLatencyMs: 20_000, leaseMs: 60_000, live: busA });
-    const b = new RunExecutor(t.db, { leaseMs: 60_000, live: busB });
+    const a = testContext(t.db, { demoLatencyMs: 20_000, leaseMs: 60_000, live: busA });
+    const b = testContext(t.db, { leaseMs: 60_000, live: busB });
     try {
-      const { id } = await startRun(a.context, submitter, { agent: "order-status", input: { order_id: "ORD-1234" } });
+      const { id } = await startRun(a, submitter, { agent: "order-status", input: { order_id: "ORD-1234" } });
       await until(async () => (await t.db.run.findUnique({ where: { id } }))?.phase === "pre_llm");
       const t0 = Date.now();
-      await cancelRun(b.context, operator, id);
+      await cancelRun(b, operator, id);
       await until(async () => (await t.db.run.findUnique({ where: { id } }))?.state === "cancelled", 5000);
       expect(Date.now() - t0).toBeLessThan(1000);
-      expect(a.rt.demo.calls).toBe(1);
+      expect(a.runtime.demo.calls).toBe(1);
     } finally {
-      await a.idle();
+      await a.worker.idle();
       await busA.close();
       await busB.close();
       await t.drop();

@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { McpServerConfig } from "@/lib/agents/mcp";
 import type { Actor } from "@/lib/auth/actor";
-import { RunExecutor } from "@/lib/runs/executor";
+import { testContext } from "./helpers/context";
 import { decide, getRunView, retryRun, startRun } from "@/lib/runs/service";
 import { type Agent, toolIdempotencyKey } from "@/lib/runner";
 import { mcpConnections } from "@/lib/runtime";
@@ -73,15 +73,15 @@ describe.each(providers)("MCP tools on %s", (provider) => {
   it("a policy glob holds the MCP write for approval; it runs once after it, with the run's idempotency key", async () => {
     const t = await freshDatabase(provider);
     const log = path.join(dir, `${provider}-once.jsonl`);
-    const ex = new RunExecutor(t.db, {
+    const ctx = testContext(t.db, {
       agents: { "note-taker": { ...agent, tools: [] } },
       mcp: { "note-taker": [stdio(log)] },
       models: { script: model },
     });
     try {
-      const { id } = await startRun(ex.context, sub, { agent: "note-taker", input: {} });
-      await ex.idle();
-      let view = await getRunView(ex.context, rev, id);
+      const { id } = await startRun(ctx, sub, { agent: "note-taker", input: {} });
+      await ctx.worker.idle();
+      let view = await getRunView(ctx, rev, id);
       expect(view.run.state).toBe("paused");
       expect(view.approvals.map((a) => [a.tool_name, a.mcp, a.status])).toEqual([
         ["notes__write_note", { server: "notes", tool: "write_note" }, "pending"],
@@ -89,16 +89,16 @@ describe.each(providers)("MCP tools on %s", (provider) => {
       // The approval shows the MCP tool's own argument schema (from the server's listing).
       expect(view.approvals[0].argsSchema).toMatchObject({ properties: { id: { type: "string" }, text: { type: "string" } } });
       expect(lines(log)).toEqual([]);
-      await decide(ex.context, rev, view.approvals[0].id, { decision: "approve" });
-      await ex.context.executor.resume(id);
-      await ex.idle();
-      view = await getRunView(ex.context, rev, id);
+      await decide(ctx, rev, view.approvals[0].id, { decision: "approve" });
+      await ctx.executor.resume(id);
+      await ctx.worker.idle();
+      view = await getRunView(ctx, rev, id);
       expect(view.run.state).toBe("completed");
       expect(lines(log)).toEqual([{ id: "n1", text: "call the customer back", key: toolIdempotencyKey(id, 1, "c_write") }]);
       const last = view.conversation!.messages.at(-1);
       expect(last?.content).toBe("done: no note n1 | saved n1");
     } finally {
-      await ex.idle();
+      await ctx.worker.idle();
       await t.drop();
     }
   });
@@ -113,24 +113,24 @@ describe.each(providers)("MCP tools on %s", (provider) => {
       calls: turn === 1 ? [{ id: "c_write", name: "notes__write_note", args: { id: "n1", text: "call the customer back" } }] : [],
     }));
     const lax = { ...agent, tools: [], policy: [] };
-    const crashing = new RunExecutor(t.db, {
+    const crashing = testContext(t.db, {
       agents: { "note-taker": lax },
       mcp: { "note-taker": [stdio(log)] },
       models: { script: writeOnly },
       config: { failpoint: { at: "tool_executed", action: "throw" } },
     });
-    const { id } = await startRun(crashing.context, sub, { agent: "note-taker", input: {} });
-    await crashing.idle();
+    const { id } = await startRun(crashing, sub, { agent: "note-taker", input: {} });
+    await crashing.worker.idle();
     expect((await t.db.run.findUnique({ where: { id } }))?.state).toBe("failed");
     const first = lines(log);
     expect(first).toHaveLength(1);
-    const healthy = new RunExecutor(t.db, {
+    const healthy = testContext(t.db, {
       agents: { "note-taker": lax },
       mcp: { "note-taker": [stdio(log)] },
       models: { script: writeOnly },
     });
-    await retryRun(healthy.context, op, id);
-    await healthy.idle();
+    await retryRun(healthy, op, id);
+    await healthy.worker.idle();
     expect((await t.db.run.findUnique({ where: { id } }))?.state).toBe("completed");
     // Executed twice (this server does not de-duplicate), and both times with the same key: a server that
     // keys its writes on it writes once.
@@ -165,14 +165,14 @@ describe("MCP over streamable HTTP", () => {
             ]
           : [],
     }));
-    const ex = new RunExecutor(t.db, {
+    const ctx = testContext(t.db, {
       agents: { "note-taker": { ...agent, tools: [], policy: [] } },
       mcp: { "note-taker": [{ name: "web", transport: { type: "http", url: `http://127.0.0.1:${port}/mcp` } }] },
       models: { script: failing },
     });
-    const { id } = await startRun(ex.context, sub, { agent: "note-taker", input: {} });
-    await ex.idle();
-    const view = await getRunView(ex.context, op, id);
+    const { id } = await startRun(ctx, sub, { agent: "note-taker", input: {} });
+    await ctx.worker.idle();
+    const view = await getRunView(ctx, op, id);
     expect(view.run.state).toBe("completed");
     const tools = view.conversation!.messages.filter((m) => m.role === "tool");
     expect(tools.map((m) => (m as { success: boolean }).success)).toEqual([true, false]);

@@ -10,7 +10,7 @@ import { decide, getRunView, inboxPage, listInbox, resumeRun, startRun } from "@
 import { decodeInboxCursor, type InboxCursor, pendingApprovalPage } from "@/lib/db/read-models";
 import { PrismaStore } from "@/lib/db/store";
 import { createApprovalRequest } from "@/lib/runner";
-import { databaseWithExecutor, providers } from "./helpers/databases";
+import { databaseWithContext, providers } from "./helpers/databases";
 
 const sub: Actor = { id: "u-sub", email: "submitter@example.com", name: "S", role: "submitter" };
 const finance: Actor = { id: "u-fin", email: "fin@example.com", name: "F", role: "reviewer", groups: ["finance"] };
@@ -25,60 +25,60 @@ const error = (p: Promise<unknown>) =>
   );
 
 describe.each(providers)("routing on %s", (provider) => {
-  const h = databaseWithExecutor(provider);
+  const h = databaseWithContext(provider);
 
   it("a large refund is decided by finance only: others get 403 and read it; finance decides; the run resumes", async () => {
-    const { id } = await startRun(h.ex.context, sub, {
+    const { id } = await startRun(h.ctx, sub, {
       agent: "refund-desk",
       input: { order_id: "ORD-1001", amount_cents: 250_000, reason: "Whole order lost" },
     });
-    await h.ex.idle();
-    const view = await getRunView(h.ex.context, ops, id);
+    await h.ctx.worker.idle();
+    const view = await getRunView(h.ctx, ops, id);
     const refund = view.approvals.find((a) => a.tool_name === "issue_refund")!;
     expect([refund.rule_id, refund.groups, refund.canDecide]).toEqual(["refund-large", ["finance"], false]);
     // The notification's rule names no group: anyone who decides approvals may decide it.
     const notify = view.approvals.find((a) => a.tool_name === "notify_customer")!;
     expect([notify.groups, notify.canDecide]).toEqual([[], true]);
-    expect((await getRunView(h.ex.context, finance, id)).approvals.find((a) => a.id === refund.id)?.canDecide).toBe(true);
+    expect((await getRunView(h.ctx, finance, id)).approvals.find((a) => a.id === refund.id)?.canDecide).toBe(true);
 
     const inbox = await listInbox(h.t.db, ops, {});
     expect(inbox.approvals.find((a) => a.id === refund.id)).toMatchObject({ groups: ["finance"], canDecide: false });
     expect(inbox.approvals.find((a) => a.id === notify.id)).toMatchObject({ groups: [], canDecide: true });
 
     for (const who of [ops, nobody]) {
-      const refused = await error(decide(h.ex.context, who, refund.id, { decision: "approve", argsHash: refund.argsHash }));
+      const refused = await error(decide(h.ctx, who, refund.id, { decision: "approve", argsHash: refund.argsHash }));
       expect(refused).toBeInstanceOf(HttpError);
       expect(refused!.status).toBe(403);
       expect(refused!.message).toBe("This approval is routed to finance; you are in none of them");
     }
     // Nothing was recorded for the refused ones.
-    expect((await getRunView(h.ex.context, finance, id)).approvals.find((a) => a.id === refund.id)?.decisions).toEqual([]);
+    expect((await getRunView(h.ctx, finance, id)).approvals.find((a) => a.id === refund.id)?.decisions).toEqual([]);
     expect(await h.t.db.auditEvent.count({ where: { targetId: id, action: { startsWith: "approval." } } })).toBe(0);
 
-    await decide(h.ex.context, ops, notify.id, { decision: "approve", argsHash: notify.argsHash });
-    const r = await decide(h.ex.context, finance, refund.id, { decision: "approve", argsHash: refund.argsHash });
+    await decide(h.ctx, ops, notify.id, { decision: "approve", argsHash: notify.argsHash });
+    const r = await decide(h.ctx, finance, refund.id, { decision: "approve", argsHash: refund.argsHash });
     expect(r.approval.status).toBe("approved");
     // refund-desk resumes when a reviewer says so.
-    await resumeRun(h.ex.context, finance, id);
-    await h.ex.idle();
-    expect((await getRunView(h.ex.context, finance, id)).run.state).toBe("completed");
+    await resumeRun(h.ctx, finance, id);
+    await h.ctx.worker.idle();
+    expect((await getRunView(h.ctx, finance, id)).run.state).toBe("completed");
     expect(await h.t.db.refund.count({ where: { runId: id } })).toBe(1);
   });
 
   it("an admin is not bound by routing; a small refund is not routed", async () => {
-    const { id } = await startRun(h.ex.context, sub, {
+    const { id } = await startRun(h.ctx, sub, {
       agent: "refund-desk",
       input: { order_id: "ORD-1002", amount_cents: 150_000, reason: "Damaged" },
     });
-    const { id: small } = await startRun(h.ex.context, sub, {
+    const { id: small } = await startRun(h.ctx, sub, {
       agent: "refund-desk",
       input: { order_id: "ORD-1003", amount_cents: 9000, reason: "Damaged" },
     });
-    await h.ex.idle();
-    const refund = (await getRunView(h.ex.context, admin, id)).approvals.find((a) => a.tool_name === "issue_refund")!;
+    await h.ctx.worker.idle();
+    const refund = (await getRunView(h.ctx, admin, id)).approvals.find((a) => a.tool_name === "issue_refund")!;
     expect(refund.canDecide).toBe(true);
-    expect((await decide(h.ex.context, admin, refund.id, { decision: "reject", reason: "Not this one" })).approval.status).toBe("rejected");
-    const smallRefund = (await getRunView(h.ex.context, nobody, small)).approvals.find((a) => a.tool_name === "issue_refund")!;
+    expect((await decide(h.ctx, admin, refund.id, { decision: "reject", reason: "Not this one" })).approval.status).toBe("rejected");
+    const smallRefund = (await getRunView(h.ctx, nobody, small)).approvals.find((a) => a.tool_name === "issue_refund")!;
     expect([smallRefund.rule_id, smallRefund.groups, smallRefund.canDecide]).toEqual(["refund-above-threshold", [], true]);
   });
 
@@ -130,7 +130,7 @@ function addApproval(store: PrismaStore, runId: string, i: number, atMs: number,
 }
 
 describe.each(providers)("inbox pages on %s", (provider) => {
-  const h = databaseWithExecutor(provider);
+  const h = databaseWithContext(provider);
 
   it("pages 450 pending approvals by cursor (ties on the millisecond included): each once, oldest first", async () => {
     const store = new PrismaStore(h.t.db);
@@ -178,7 +178,7 @@ describe.each(providers)("inbox pages on %s", (provider) => {
 });
 
 describe.each(providers)("an inbox page with an unreadable approval on %s", (provider) => {
-  const h = databaseWithExecutor(provider);
+  const h = databaseWithContext(provider);
 
   it("an unreadable approval on the first page: that page still says a next one follows, and the next holds the rest", async () => {
     const store = new PrismaStore(h.t.db);
@@ -211,7 +211,7 @@ describe.each(providers)("an inbox page with an unreadable approval on %s", (pro
 });
 
 describe.each(providers)("a full inbox page on %s", (provider) => {
-  const h = databaseWithExecutor(provider);
+  const h = databaseWithContext(provider);
 
   it("a full first page answered when nothing was behind it changes its ETag when an approval arrives behind it", async () => {
     const store = new PrismaStore(h.t.db);

@@ -5,7 +5,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDb } from "./helpers/databases";
-import { RunExecutor } from "@/lib/runs/executor";
+import { testContext } from "./helpers/context";
 import { decide, getRunView, resumeRun, startRun } from "@/lib/runs/service";
 import { createToken, listTokens } from "@/lib/tokens/service";
 import { providerAdapters } from "@/lib/models/ai-sdk";
@@ -57,15 +57,15 @@ describe("secrets and the pause webhook", () => {
       const models = providerAdapters(
         parseEnv({ OPENAI_API_KEY: PROVIDER_KEY, ANTHROPIC_API_KEY: PROVIDER_KEY, AFK_DATA_DIR: "data/test" }),
       );
-      const ex = new RunExecutor(t.db, {
+      const ctx = testContext(t.db, {
         models,
         webhook: { url, secret: WEBHOOK_SECRET, baseUrl: "https://afk.example", baseDelayMs: 20 },
       });
-      const { id } = await startRun(ex.context, sub, {
+      const { id } = await startRun(ctx, sub, {
         agent: "refund-desk",
         input: { order_id: "ORD-3001", amount_cents: 9000, reason: "Broken" },
       });
-      await ex.idle();
+      await ctx.worker.idle();
       await expect
         .poll(async () => (await t.db.webhookDelivery.findFirst({ where: { runId: id } }))?.status, { timeout: 5000 })
         .toBe("delivered");
@@ -85,11 +85,11 @@ describe("secrets and the pause webhook", () => {
       const [, ts, hex] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(sig)!;
       expect(hex).toBe(createHmac("sha256", WEBHOOK_SECRET).update(`${ts}.${last.body}`).digest("hex"));
 
-      await decide(ex.context, rev, `${id}:2:call_refund`, { decision: "approve" });
-      await decide(ex.context, rev, `${id}:2:call_notify`, { decision: "approve" });
-      await resumeRun(ex.context, rev, id);
-      await ex.idle();
-      const view = await getRunView(ex.context, rev, id);
+      await decide(ctx, rev, `${id}:2:call_refund`, { decision: "approve" });
+      await decide(ctx, rev, `${id}:2:call_notify`, { decision: "approve" });
+      await resumeRun(ctx, rev, id);
+      await ctx.worker.idle();
+      const view = await getRunView(ctx, rev, id);
       expect(view.run.state).toBe("completed");
 
       const token = await createToken(t.db, admin, { name: "ci", role: "reviewer" });

@@ -50,7 +50,7 @@ describe("SQLite transactions beside other queries", () => {
             return n;
           },
           // The last of 20 waits for 19 turns: on a loaded machine that passed Prisma's default 2 s to start
-          // (the app's own transactions wait up to 20 s, lib/runs/executor.ts).
+          // (the app's own transactions wait up to 20 s, lib/execution/dispatch.ts).
           { maxWait: 20_000 },
         ),
       ),

@@ -8,9 +8,9 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scratchDatabase, type ScratchDb } from "./helpers/scratch";
 import type { Actor } from "@/lib/auth/actor";
-import { RunExecutor } from "@/lib/runs/executor";
+import { testContext } from "./helpers/context";
 import { decide, getRunView, retryRun, startRun } from "@/lib/runs/service";
-import { sweep } from "@/lib/runs/sweep";
+import { sweep } from "@/lib/execution/sweep";
 import { listApprovals, listCheckpoints } from "@/lib/runner";
 
 const pgBin = existsSync("/usr/lib/postgresql")
@@ -62,13 +62,13 @@ describe.skipIf(!enabled)("PostgreSQL stopped mid-run", () => {
   });
 
   it("stops at a durable checkpoint with the error, keeps the decision, and a retry completes once", async () => {
-    const ex = new RunExecutor(s.db, { demoLatencyMs: 1500 });
-    const { id } = await startRun(ex.context, sub, {
+    const ctx = testContext(s.db, { demoLatencyMs: 1500 });
+    const { id } = await startRun(ctx, sub, {
       agent: "deploy-bot",
       input: { service: "db", version: "1.0.0", environment: "staging" },
     });
-    await ex.idle();
-    await decide(ex.context, rev, `${id}:2:call_deploy`, {
+    await ctx.worker.idle();
+    await decide(ctx, rev, `${id}:2:call_deploy`, {
       decision: "approve",
       args: { service: "db", version: "1.0.1", environment: "staging" },
     });
@@ -78,25 +78,25 @@ describe.skipIf(!enabled)("PostgreSQL stopped mid-run", () => {
     pgctl("-m", "immediate", "stop");
     await new Promise((r) => setTimeout(r, 2500));
     pgctl("-w", "-l", path.join(dir, "log"), "-o", `-c listen_addresses=127.0.0.1 -p ${PORT} -k ${dir}`, "start");
-    await ex.idle();
+    await ctx.worker.idle();
 
-    const stopped = await getRunView(ex.context, op, id);
+    const stopped = await getRunView(ctx, op, id);
     expect(stopped.run.state).toBe("failed");
     expect(stopped.run.error).toMatch(/CheckpointWriteError/);
-    const cps = await listCheckpoints(ex.rt.store, id, id);
+    const cps = await listCheckpoints(ctx.store, id, id);
     expect(cps.map((c) => c.phase)).not.toContain("run_terminal");
     // The reviewer's edited approval is still there, exactly as decided.
-    const [approval] = await listApprovals(ex.rt.store, id, id);
+    const [approval] = await listApprovals(ctx.store, id, id);
     expect(approval).toMatchObject({ status: "approved", approved_args: { version: "1.0.1" } });
 
     // The sweep (every instance runs it) retries a run stopped by a store fault once the database answers.
-    expect((await sweep(ex.context)).retried).toBe(1);
-    await ex.idle();
-    expect(await retryRun(ex.context, op, id).catch((e) => e.status)).toBe(409);
-    const done = await getRunView(ex.context, op, id);
+    expect((await sweep(ctx)).retried).toBe(1);
+    await ctx.worker.idle();
+    expect(await retryRun(ctx, op, id).catch((e) => e.status)).toBe(409);
+    const done = await getRunView(ctx, op, id);
     expect(done.run.state).toBe("completed");
     expect(await s.db.deployment.count({ where: { runId: id } })).toBe(1);
-    const after = await listCheckpoints(ex.rt.store, id, id);
+    const after = await listCheckpoints(ctx.store, id, id);
     const postLlm = after.filter((c) => c.phase === "post_llm").map((c) => c.step);
     expect(new Set(postLlm).size).toBe(postLlm.length);
   }, 90_000);

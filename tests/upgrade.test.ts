@@ -13,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Actor } from "@/lib/auth/actor";
 import { HttpError } from "@/lib/auth/errors";
 import { createDb, type Db } from "@/lib/db/client";
-import { RunExecutor } from "@/lib/runs/executor";
+import { testContext } from "./helpers/context";
+import type { AppContext } from "@/lib/context";
 import { decide, getRunView, listInbox, listRuns, pendingCount, resumeRun } from "@/lib/runs/service";
 import { providers } from "./helpers/databases";
 
@@ -94,22 +95,22 @@ const status = (p: Promise<unknown>) =>
 describe.each(providers)("a database of the version before the redesign, on %s", (provider) => {
   const ids = runIds[provider];
   let t: { db: Db; drop: () => Promise<void> };
-  let ex: RunExecutor;
+  let ctx: AppContext;
   const who: Record<string, Actor> = {};
   beforeAll(async () => {
     t = await fromFixture(provider);
-    ex = new RunExecutor(t.db);
+    ctx = testContext(t.db);
     // The actors are the fixture's own users, read as a session reads them.
     for (const u of await t.db.user.findMany())
       who[u.email.split("@")[0]] = { id: u.id, email: u.email, name: u.name, role: u.role as Actor["role"], groups: JSON.parse(u.groups) };
   });
   afterAll(async () => {
-    await ex?.idle();
+    await ctx?.worker.idle();
     await t?.drop();
   });
-  const view = (scenario: Scenario) => getRunView(ex.context, who.operator, ids[scenario]);
+  const view = (scenario: Scenario) => getRunView(ctx, who.operator, ids[scenario]);
   const pendingOf = async (scenario: Scenario) =>
-    (await getRunView(ex.context, who.reviewer, ids[scenario])).approvals.filter((a) => a.status === "pending");
+    (await getRunView(ctx, who.reviewer, ids[scenario])).approvals.filter((a) => a.status === "pending");
   const executions = async (scenario: Scenario) => (await view(scenario)).conversation!.toolExecutions.map((e) => e.tool_name);
   const audit = async (scenario: Scenario) =>
     (await t.db.auditEvent.findMany({ where: { targetId: ids[scenario] }, orderBy: { at: "asc" } })).map((a) => [a.action, a.actorEmail]);
@@ -166,15 +167,15 @@ describe.each(providers)("a database of the version before the redesign, on %s",
     expect(failed.run.error).toContain("The model call of step 2 was rejected: over budget this month");
     const cancelled = await view("cancelled");
     expect(cancelled.approvals.map((a) => [a.status, a.decisions.map((d) => d.reason)])).toEqual([["expired", ["The run was cancelled"]]]);
-    expect(await status(decide(ex.context, who.reviewer, cancelled.approvals[0].id, { decision: "approve" }))).toBe(409);
+    expect(await status(decide(ctx, who.reviewer, cancelled.approvals[0].id, { decision: "approve" }))).toBe(409);
   });
 
   it("a tool approval is decided and the resumed run refunds and notifies once", async () => {
     const pending = await pendingOf("toolApproval");
     for (const a of pending)
-      expect((await decide(ex.context, who.reviewer, a.id, { decision: "approve", argsHash: a.argsHash })).resumed).toBe(false);
-    await resumeRun(ex.context, who.reviewer, ids.toolApproval);
-    await ex.idle();
+      expect((await decide(ctx, who.reviewer, a.id, { decision: "approve", argsHash: a.argsHash })).resumed).toBe(false);
+    await resumeRun(ctx, who.reviewer, ids.toolApproval);
+    await ctx.worker.idle();
     expect((await view("toolApproval")).run.state).toBe("completed");
     expect((await t.db.refund.findMany({ where: { runId: ids.toolApproval } })).map((r) => r.amountCents)).toEqual([9000]);
     expect(await t.db.outboxMessage.count({ where: { runId: ids.toolApproval } })).toBe(1);
@@ -190,8 +191,8 @@ describe.each(providers)("a database of the version before the redesign, on %s",
   it("a question is answered and the run resumes by itself with the answer", async () => {
     const [q] = await pendingOf("question");
     expect(q.kind).toBe("question");
-    expect((await decide(ex.context, who.reviewer, q.id, { decision: "respond", answer: { plan: "team", seats: 12 } })).resumed).toBe(true);
-    await ex.idle();
+    expect((await decide(ctx, who.reviewer, q.id, { decision: "respond", answer: { plan: "team", seats: 12 } })).resumed).toBe(true);
+    await ctx.worker.idle();
     const done = await view("question");
     expect(done.run.state).toBe("completed");
     expect(done.conversation!.messages.at(-1)?.content).toBe("Set up Acme on team with 12 seats; welcome sent.");
@@ -202,17 +203,17 @@ describe.each(providers)("a database of the version before the redesign, on %s",
   it("a subagent gate is edited and approved; the model-call gate after it too; the subagent runs once", async () => {
     const [gate] = await pendingOf("subagentGate");
     expect(gate).toMatchObject({ kind: "subagent", args: { task: "Notes for billing 2.4.0" } });
-    await decide(ex.context, who.reviewer, gate.id, {
+    await decide(ctx, who.reviewer, gate.id, {
       decision: "approve",
       args: { task: "Notes for billing 2.4.0, security fixes first" },
     });
-    await resumeRun(ex.context, who.reviewer, ids.subagentGate);
-    await ex.idle();
+    await resumeRun(ctx, who.reviewer, ids.subagentGate);
+    await ctx.worker.idle();
     const [llm] = await pendingOf("subagentGate");
     expect(llm).toMatchObject({ kind: "llm", step: 2 });
-    await decide(ex.context, who.reviewer2, llm.id, { decision: "approve" });
-    await resumeRun(ex.context, who.reviewer2, ids.subagentGate);
-    await ex.idle();
+    await decide(ctx, who.reviewer2, llm.id, { decision: "approve" });
+    await resumeRun(ctx, who.reviewer2, ids.subagentGate);
+    await ctx.worker.idle();
     const done = await view("subagentGate");
     expect(done.run.state).toBe("completed");
     expect(done.conversation!.messages.at(-1)?.content).toMatch(/^Plan for billing 2\.4\.0: .*security fixes first/);
@@ -224,9 +225,9 @@ describe.each(providers)("a database of the version before the redesign, on %s",
   it("a model-call gate written before the upgrade is approved; the subagent that ran before is not run again", async () => {
     const [llm] = await pendingOf("modelCallGate");
     expect(llm).toMatchObject({ kind: "llm", step: 2, tool_name: "llm_call" });
-    await decide(ex.context, who.reviewer2, llm.id, { decision: "approve" });
-    await resumeRun(ex.context, who.reviewer2, ids.modelCallGate);
-    await ex.idle();
+    await decide(ctx, who.reviewer2, llm.id, { decision: "approve" });
+    await resumeRun(ctx, who.reviewer2, ids.modelCallGate);
+    await ctx.worker.idle();
     const done = await view("modelCallGate");
     expect(done.run.state).toBe("completed");
     expect(done.conversation!.messages.at(-1)?.content).toBe(
@@ -245,12 +246,12 @@ describe.each(providers)("a database of the version before the redesign, on %s",
   it("a quorum with one decision made before the upgrade takes a second reviewer's, resumes and deploys once", async () => {
     const [a] = await pendingOf("quorumHalf");
     expect(a.decisions.map((d) => d.by)).toEqual(["reviewer@example.com"]);
-    expect(await status(decide(ex.context, who.reviewer, a.id, { decision: "approve" }))).toBe(409);
-    expect(await decide(ex.context, who.reviewer2, a.id, { decision: "approve" })).toMatchObject({
+    expect(await status(decide(ctx, who.reviewer, a.id, { decision: "approve" }))).toBe(409);
+    expect(await decide(ctx, who.reviewer2, a.id, { decision: "approve" })).toMatchObject({
       approval: { status: "approved" },
       resumed: true,
     });
-    await ex.idle();
+    await ctx.worker.idle();
     expect((await view("quorumHalf")).run.state).toBe("completed");
     expect(await t.db.deployment.count({ where: { runId: ids.quorumHalf } })).toBe(1);
     expect(await executions("quorumHalf")).toEqual(["get_status", "deploy"]);
@@ -265,10 +266,10 @@ describe.each(providers)("a database of the version before the redesign, on %s",
   it("a subagent's approval takes its quorum; the parent resumes and the subagent deploys once", async () => {
     const [a] = await pendingOf("subagentApproval");
     expect(a).toMatchObject({ tool_name: "deploy", agent_path: "release-coordinator/deploy-bot", quorum: 2 });
-    await decide(ex.context, who.reviewer, a.id, { decision: "approve" });
-    await decide(ex.context, who.reviewer2, a.id, { decision: "approve" });
-    await resumeRun(ex.context, who.reviewer2, ids.subagentApproval);
-    await ex.idle();
+    await decide(ctx, who.reviewer, a.id, { decision: "approve" });
+    await decide(ctx, who.reviewer2, a.id, { decision: "approve" });
+    await resumeRun(ctx, who.reviewer2, ids.subagentApproval);
+    await ctx.worker.idle();
     const done = await view("subagentApproval");
     expect(done.run.state).toBe("completed");
     expect(done.conversation!.messages.at(-1)?.content).toBe(

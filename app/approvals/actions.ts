@@ -5,7 +5,7 @@
 // routing, separation of duties and the arguments hash, and audits the decision.
 import { currentActor } from "@/lib/auth/server";
 import { runAction } from "@/lib/http";
-import { appContext } from "@/lib/runs/instance";
+import { appContext } from "@/lib/context";
 import { decide } from "@/lib/runs/service";
 import { idArg } from "@/lib/validation";
 

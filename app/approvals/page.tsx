@@ -1,6 +1,6 @@
 import { db } from "@/lib/db/client";
 import { pageActor } from "@/lib/auth/server";
-import { appContext } from "@/lib/runs/instance";
+import { appContext } from "@/lib/context";
 import { agentNames, listInbox } from "@/lib/runs/service";
 import { Inbox } from "./inbox";
 

@@ -4,7 +4,7 @@ import { pageActor } from "@/lib/auth/server";
 import { can } from "@/lib/auth/roles";
 import { ForbiddenError, HttpError } from "@/lib/auth/errors";
 import { forbidden } from "next/navigation";
-import { appContext } from "@/lib/runs/instance";
+import { appContext } from "@/lib/context";
 import { agentCatalog, listRuns } from "@/lib/runs/service";
 import { queryObject } from "@/lib/runs/schemas";
 import { RUN_STATES } from "@/lib/runner";

@@ -6,11 +6,10 @@
 // PostgreSQL they are queued for the workers.
 import { actorByEmail } from "../auth/actor.ts";
 import { CorruptRecordError, HttpError } from "../auth/errors.ts";
-import type { AppContext } from "../context.ts";
+import { type AppContext, appContext } from "../context.ts";
 import { db } from "../db/client.ts";
 import { env } from "../env.ts";
-import { pruneCheckpoints } from "../runs/retention.ts";
-import { appContext, queue } from "../runs/instance.ts";
+import { pruneCheckpoints } from "../execution/retention.ts";
 import {
   cancelRun,
   decide,
@@ -23,7 +22,7 @@ import {
   startRun,
   timelinePage,
 } from "../runs/service.ts";
-import { sweep } from "../runs/sweep.ts";
+import { sweep } from "../execution/sweep.ts";
 import { AgentCheckpointCorruptionError } from "../runner/index.ts";
 import { type Backend, CliError, pollUntilSettled } from "./backend.ts";
 
@@ -51,8 +50,8 @@ function openContext(): AppContext {
 
 /** Lets what this process executes pause or end (SQLite), then closes the queue, the bus and the database. */
 async function closeContext(ctx: AppContext) {
-  await ctx.executor.idle();
-  await queue()?.stop(5_000);
+  await ctx.worker.idle();
+  await ctx.queue?.stop(5_000);
   await ctx.live.close();
   await ctx.db.$disconnect();
 }
@@ -81,7 +80,7 @@ export async function localBackend(email: string): Promise<Backend> {
     fork: (runId, seq) => mapped(() => forkRun(ctx, actor, runId, { seq })),
     async wait(runId, timeoutMs) {
       // On SQLite the run executes here: its execution ends when it pauses or ends.
-      await ctx.executor.idle();
+      await ctx.worker.idle();
       return pollUntilSettled(() => show(runId), timeoutMs);
     },
     close: () => closeContext(ctx),

@@ -82,40 +82,37 @@ export async function lockRun(db: Db, id: string): Promise<boolean> {
 // ---- Leases. Each is one autocommit UPDATE (Prisma's updateMany reads first inside a transaction,
 // which two SQLite connections can deadlock on). Times are epoch milliseconds: no time zones involved.
 
-// Reserve a run for execution: from `from` to running, owned by the placeholder "queued".
+// Reserve a run for execution: from `from` to running, owned by the placeholder "queued", with a new
+// fencing epoch (one more than any before it). Every execution starts with a reservation, so each has its
+// own epoch; the worker that claims the reservation writes under it.
 export async function reserveRun(db: Db, id: string, from: string, leaseMs: number, cancel: boolean): Promise<boolean> {
   const until = BigInt(Date.now() + leaseMs);
   return (
-    (await db.$executeRaw`UPDATE "Run" SET "state" = 'running', "leaseOwner" = 'queued', "leaseUntilMs" = ${until}, "cancelRequested" = ("cancelRequested" OR ${cancel}) WHERE "id" = ${id} AND "state" = ${from} AND "corruptKey" IS NULL`) ===
+    (await db.$executeRaw`UPDATE "Run" SET "state" = 'running', "leaseOwner" = 'queued', "leaseUntilMs" = ${until}, "leaseEpoch" = "leaseEpoch" + 1, "cancelRequested" = ("cancelRequested" OR ${cancel}) WHERE "id" = ${id} AND "state" = ${from} AND "corruptKey" IS NULL`) ===
     1
   );
 }
 
-// A claim returns its fencing epoch (one more than any before it), or null when someone else holds the run.
-// Runs found corrupt are never claimed: they would only fail again.
-const epochOf = (rows: { leaseEpoch: number | bigint }[]) => (rows.length === 1 ? Number(rows[0].leaseEpoch) : null);
-
-export async function claimReserved(db: Db, id: string, owner: string, leaseMs: number): Promise<number | null> {
+// Re-reserve a running run whose lease expired (its worker died or stalled), or — any=true, single
+// instance only — any running run: back to "queued" under a new epoch, which fences its previous worker
+// out at once (its next write, renewal or outcome is refused). Its cancel flag stays.
+export async function takeOver(db: Db, id: string, leaseMs: number, any = false): Promise<boolean> {
+  const now = BigInt(Date.now());
   const until = BigInt(Date.now() + leaseMs);
-  return epochOf(
-    await db.$queryRaw<
-      { leaseEpoch: number }[]
-    >`UPDATE "Run" SET "leaseOwner" = ${owner}, "leaseUntilMs" = ${until}, "leaseEpoch" = "leaseEpoch" + 1
-    WHERE "id" = ${id} AND "state" = 'running' AND "leaseOwner" = 'queued' AND "corruptKey" IS NULL RETURNING "leaseEpoch"`,
+  return (
+    (await db.$executeRaw`UPDATE "Run" SET "leaseOwner" = 'queued', "leaseUntilMs" = ${until}, "leaseEpoch" = "leaseEpoch" + 1
+    WHERE "id" = ${id} AND "state" = 'running' AND "corruptKey" IS NULL AND (${any} OR "leaseUntilMs" IS NULL OR "leaseUntilMs" < ${now})`) === 1
   );
 }
 
-// Claim a running run whose lease expired (its worker died or stalled), or — any=true, single instance
-// only — any running run.
-export async function takeOver(db: Db, id: string, owner: string, leaseMs: number, any = false): Promise<number | null> {
-  const now = BigInt(Date.now());
+// A claim takes a reservation (exactly one worker wins it) and returns its fencing epoch, or null when
+// the run is not reserved (someone else claimed it). Runs found corrupt are never claimed: they would only
+// fail again.
+export async function claimReserved(db: Db, id: string, owner: string, leaseMs: number): Promise<number | null> {
   const until = BigInt(Date.now() + leaseMs);
-  return epochOf(
-    await db.$queryRaw<
-      { leaseEpoch: number }[]
-    >`UPDATE "Run" SET "leaseOwner" = ${owner}, "leaseUntilMs" = ${until}, "leaseEpoch" = "leaseEpoch" + 1
-    WHERE "id" = ${id} AND "state" = 'running' AND "corruptKey" IS NULL AND (${any} OR "leaseUntilMs" IS NULL OR "leaseUntilMs" < ${now}) RETURNING "leaseEpoch"`,
-  );
+  const rows = await db.$queryRaw<{ leaseEpoch: number | bigint }[]>`UPDATE "Run" SET "leaseOwner" = ${owner}, "leaseUntilMs" = ${until}
+    WHERE "id" = ${id} AND "state" = 'running' AND "leaseOwner" = 'queued' AND "corruptKey" IS NULL RETURNING "leaseEpoch"`;
+  return rows.length === 1 ? Number(rows[0].leaseEpoch) : null;
 }
 
 export async function expiredLeases(db: Db): Promise<string[]> {

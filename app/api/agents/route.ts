@@ -1,6 +1,6 @@
 import { apiRoute } from "@/lib/http";
 import { UnauthorizedError } from "@/lib/auth/errors";
-import { appContext } from "@/lib/runs/instance";
+import { appContext } from "@/lib/context";
 import { agentCatalog } from "@/lib/runs/service";
 
 export const GET = apiRoute(async ({ actor }) => {

@@ -1,6 +1,6 @@
 import { apiRoute } from "@/lib/http";
 import { liveEvents } from "@/lib/live/stream";
-import { appContext } from "@/lib/runs/instance";
+import { appContext } from "@/lib/context";
 
 export const dynamic = "force-dynamic";
 

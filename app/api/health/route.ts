@@ -2,8 +2,8 @@ import { NextResponse } from "next/server";
 import { db } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { runCounts } from "@/lib/db/runs";
-import { executor } from "@/lib/runs/instance";
-import { backgroundStatus } from "@/lib/runs/background";
+import { appContext } from "@/lib/context";
+import { backgroundStatus } from "@/lib/execution/background";
 
 export const dynamic = "force-dynamic";
 
@@ -17,7 +17,7 @@ export async function GET() {
       database: env().databaseProvider,
       databaseLatencyMs: Math.round((performance.now() - started) * 10) / 10,
       queue: { pending: counts.pending ?? 0, running: counts.running ?? 0, paused: counts.paused ?? 0 },
-      instance: { activeRuns: executor().activeCount(), lastSweepAt: backgroundStatus().lastSweepAt, pid: process.pid },
+      instance: { activeRuns: appContext().worker.activeCount(), lastSweepAt: backgroundStatus().lastSweepAt, pid: process.pid },
     });
   } catch {
     return NextResponse.json({ ok: false, database: env().databaseProvider, error: "database unreachable" }, { status: 503 });

@@ -1,6 +1,6 @@
 import { db } from "@/lib/db/client";
 import { apiRoute } from "@/lib/http";
-import { appContext } from "@/lib/runs/instance";
+import { appContext } from "@/lib/context";
 import { listRuns, startRun } from "@/lib/runs/service";
 
 export const GET = apiRoute(({ actor, query }) => listRuns(db(), actor, query));

@@ -4,7 +4,7 @@
 // session again (a disabled user or a changed role stops at once) and the service checks the role.
 import { currentActor } from "@/lib/auth/server";
 import { runAction } from "@/lib/http";
-import { appContext } from "@/lib/runs/instance";
+import { appContext } from "@/lib/context";
 import { cancelRun, resumeRun, retryRun } from "@/lib/runs/service";
 import { idArg } from "@/lib/validation";
 

@@ -1,7 +1,7 @@
 import { notFound } from "next/navigation";
 import { pageActor } from "@/lib/auth/server";
 import { NotFoundError } from "@/lib/auth/errors";
-import { appContext } from "@/lib/runs/instance";
+import { appContext } from "@/lib/context";
 import { getRunView } from "@/lib/runs/service";
 import { RunDetail } from "./run-detail";
 

@@ -1,7 +1,7 @@
 "use server";
 import { currentActor } from "@/lib/auth/server";
 import { runAction } from "@/lib/http";
-import { appContext } from "@/lib/runs/instance";
+import { appContext } from "@/lib/context";
 import { startRun } from "@/lib/runs/service";
 
 // idempotencyKey: one per form (a double submit or a retry after a lost answer starts one run).

@@ -1,5 +1,5 @@
 import { pageActor } from "@/lib/auth/server";
-import { appContext } from "@/lib/runs/instance";
+import { appContext } from "@/lib/context";
 import { agentCatalog } from "@/lib/runs/service";
 import { StartRunForm } from "./start-run-form";
 

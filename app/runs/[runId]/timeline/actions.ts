@@ -1,7 +1,7 @@
 "use server";
 import { currentActor } from "@/lib/auth/server";
 import { runAction } from "@/lib/http";
-import { appContext } from "@/lib/runs/instance";
+import { appContext } from "@/lib/context";
 import { forkRun } from "@/lib/runs/service";
 import { idArg } from "@/lib/validation";
 

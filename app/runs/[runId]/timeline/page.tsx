@@ -4,7 +4,7 @@ import { db } from "@/lib/db/client";
 import { pageActor } from "@/lib/auth/server";
 import { can } from "@/lib/auth/roles";
 import { CorruptRecordError, HttpError, NotFoundError } from "@/lib/auth/errors";
-import { appContext } from "@/lib/runs/instance";
+import { appContext } from "@/lib/context";
 import { diffCheckpoints, timelinePage } from "@/lib/runs/service";
 import { queryObject } from "@/lib/runs/schemas";
 import { ErrorBox, JsonView, StateBadge } from "@/components/ui";

@@ -1,5 +1,5 @@
 import { apiRoute } from "@/lib/http";
-import { appContext } from "@/lib/runs/instance";
+import { appContext } from "@/lib/context";
 import { decide } from "@/lib/runs/service";
 
 export const POST = apiRoute<{ approvalId: string }>(async ({ actor, params, body }) =>

@@ -1,5 +1,5 @@
 import { apiRoute } from "@/lib/http";
-import { appContext } from "@/lib/runs/instance";
+import { appContext } from "@/lib/context";
 import { diffCheckpoints } from "@/lib/runs/service";
 
 export const GET = apiRoute<{ runId: string }>(({ actor, params, query }) => diffCheckpoints(appContext(), actor, params.runId, query));

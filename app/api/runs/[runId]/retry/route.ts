@@ -1,5 +1,5 @@
 import { apiRoute } from "@/lib/http";
-import { appContext } from "@/lib/runs/instance";
+import { appContext } from "@/lib/context";
 import { retryRun } from "@/lib/runs/service";
 
 export const POST = apiRoute<{ runId: string }>(({ actor, params }) => retryRun(appContext(), actor, params.runId), { status: 202 });

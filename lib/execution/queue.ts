@@ -1,10 +1,30 @@
-// The run queue on PostgreSQL, through pg-boss. A job only says "execute run X"; what to execute comes from
-// the Run row (reserved by the request) and the run's latest checkpoint. Every app instance and every
-// `npm run worker` process works the queue; the row's lease guarantees one executor per run at a time.
+// Where a reserved run goes to be executed. A job only says "execute run X"; what to execute comes from
+// the Run row (reserved by the request) and the run's latest checkpoint, and the row's lease guarantees
+// one executor per run at a time. On PostgreSQL the queue is pg-boss: every app instance with workers and
+// every `npm run worker` process works it, each at most `concurrency` runs at once; a web-only instance
+// (concurrency 0) only adds jobs. With SQLite there is exactly one instance and the job is executed in
+// this process at once.
 import PgBoss from "pg-boss";
 import { type Db, sqlInTransaction } from "../db/client.ts";
+import type { LiveBus } from "../live/bus.ts";
 import { log } from "../log.ts";
-import type { RunExecutor, RunQueue } from "./executor.ts";
+import type { Worker } from "./worker.ts";
+
+export interface RunQueue {
+  /** Adds the run's job inside the transaction that reserved it: the job exists exactly when the reservation does. */
+  send(runId: string, tx: Db): Promise<void>;
+  /** The transaction committed: the job may be taken now. */
+  committed(runId: string): void;
+}
+
+/** One instance (SQLite, tests): a committed reservation is executed here at once. */
+export class InProcessQueue implements RunQueue {
+  constructor(private readonly worker: Worker) {}
+  async send(): Promise<void> {}
+  committed(runId: string) {
+    this.worker.take(runId);
+  }
+}
 
 export const RUN_QUEUE = "afk-run";
 
@@ -13,7 +33,7 @@ type Job = { runId: string };
 export class PgBossQueue implements RunQueue {
   private readonly boss: PgBoss;
   private readonly started: Promise<void>;
-  private executor: RunExecutor | null = null;
+  private working = false;
   private stopping = false;
   private readonly loops: Promise<void>[] = [];
   /** Loops asleep between polls; a wake-up ends one's sleep early. */
@@ -21,7 +41,8 @@ export class PgBossQueue implements RunQueue {
 
   constructor(
     url: string,
-    private readonly concurrency = 4,
+    readonly concurrency: number,
+    private readonly live: LiveBus,
   ) {
     // pg-boss keeps its tables in its own schema, away from the app's migrations.
     this.boss = new PgBoss({ connectionString: url, schema: "pgboss", max: 4, schedule: false, supervise: true });
@@ -37,30 +58,34 @@ export class PgBossQueue implements RunQueue {
     return this.started;
   }
 
-  // With tx, the job is inserted in that transaction: it exists exactly when the decision does.
-  async send(runId: string, tx?: Db): Promise<void> {
+  async send(runId: string, tx: Db): Promise<void> {
     await this.started;
-    const db = tx ? sqlInTransaction(tx) : undefined;
-    // Announced by the executor once committed (the live bus's "work"), which wakes the workers.
-    await this.boss.send(RUN_QUEUE, { runId } satisfies Job, db ? { db } : {});
+    await this.boss.send(RUN_QUEUE, { runId } satisfies Job, { db: sqlInTransaction(tx) });
   }
 
-  // Start taking jobs for this executor (app instances and worker processes): `concurrency` loops, each
+  // Workers, here and in other processes, wake now rather than at their next poll.
+  committed() {
+    this.live.publish({ topic: "work" });
+  }
+
+  // Start taking jobs for this worker (app instances and worker processes): `concurrency` loops, each
   // fetching the next job as soon as it finished one and polling every half second when idle. Only the
-  // loops take jobs, so at most `concurrency` runs execute here however many wake-ups arrive.
-  async work(ex: RunExecutor): Promise<void> {
+  // loops take jobs and each holds its job until the run paused or ended, so at most `concurrency` runs
+  // execute here however many wake-ups or takeovers arrive.
+  async work(worker: Worker): Promise<void> {
     await this.started;
-    this.executor = ex;
+    if (this.working) return;
+    this.working = true;
     // Woken when any instance queues a job (LISTEN/NOTIFY); the loops' poll is the fallback.
-    ex.live.subscribe((m) => {
+    this.live.subscribe((m) => {
       if (m.topic === "work") this.kick();
     });
-    for (let i = 0; i < this.concurrency; i++) this.loops.push(this.loop(ex));
+    for (let i = 0; i < this.concurrency; i++) this.loops.push(this.loop(worker));
   }
 
-  private async loop(ex: RunExecutor) {
+  private async loop(worker: Worker) {
     while (!this.stopping) {
-      const took = await this.takeOne(ex).catch((e) => {
+      const took = await this.takeOne(worker).catch((e) => {
         if (!this.stopping) log.warn("queue fetch failed", { error: String(e) });
         return false;
       });
@@ -81,11 +106,11 @@ export class PgBossQueue implements RunQueue {
     });
   }
 
-  private async takeOne(ex: RunExecutor): Promise<boolean> {
+  private async takeOne(worker: Worker): Promise<boolean> {
     const [job] = await this.boss.fetch<Job>(RUN_QUEUE, { batchSize: 1 });
     if (!job) return false;
     try {
-      await ex.runJob(job.data.runId);
+      await worker.runJob(job.data.runId);
       await this.boss.complete(RUN_QUEUE, job.id);
     } catch (e) {
       await this.boss.fail(RUN_QUEUE, job.id, { error: String(e) });
@@ -97,7 +122,7 @@ export class PgBossQueue implements RunQueue {
   // instance hears every wake-up; a fetch of its own per wake-up (as before) let a burst of 200 jobs start
   // far more than `concurrency` runs at once in every process.
   kick() {
-    if (!this.executor || this.stopping) return;
+    if (!this.working || this.stopping) return;
     this.sleepers.shift()?.();
   }
 
@@ -106,7 +131,7 @@ export class PgBossQueue implements RunQueue {
     return this.boss.getQueueSize(RUN_QUEUE);
   }
 
-  // Graceful: stop taking jobs, let the ones running finish (the executor hands back what does not).
+  // Graceful: stop taking jobs, let the ones running finish (the worker hands back what does not).
   async stop(timeoutMs = 20_000): Promise<void> {
     this.stopping = true;
     await Promise.race([Promise.allSettled(this.loops), new Promise((r) => setTimeout(r, timeoutMs))]);

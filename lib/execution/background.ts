@@ -1,9 +1,8 @@
 // Background work of each server or worker process: work the queue (PostgreSQL), take over runs whose
 // worker died, the deadline/resume sweep, retention, and recovery after a crash of the embedded server.
-import { db } from "../db/client.ts";
+import { appContext } from "../context.ts";
 import { env } from "../env.ts";
 import { log } from "../log.ts";
-import { executor, queue } from "./instance.ts";
 import { pruneCheckpoints } from "./retention.ts";
 import { sweep } from "./sweep.ts";
 
@@ -13,15 +12,15 @@ export function backgroundStatus() {
   return { lastSweepAt: g.afkBackground?.lastSweepAt ?? null };
 }
 
-export function startBackground(opts: { workers?: boolean } = {}) {
+export function startBackground() {
   if (g.afkBackground) return;
   const e = env();
-  const ex = executor();
-  const q = queue();
+  const ctx = appContext();
+  const { executor: ex, worker, queue: q } = ctx;
   const state = { lastSweepAt: null as number | null, timers: [] as NodeJS.Timeout[] };
   g.afkBackground = state;
-  if (q && (opts.workers ?? e.AFK_WORKERS > 0))
-    void q.work(ex).catch((err) => log.error("queue workers failed to start", { error: String(err) }));
+  // The queue's loops (AFK_WORKERS of them; none on a web-only instance) are the only way in to the worker.
+  if (q) void q.work(worker).catch((err) => log.error("queue workers failed to start", { error: String(err) }));
   // With SQLite there is exactly one instance, so whatever is "running" in the database was ours.
   if (e.databaseProvider === "sqlite")
     void ex.recover().then(
@@ -35,7 +34,7 @@ export function startBackground(opts: { workers?: boolean } = {}) {
     const tick = () => {
       if (sweeping) return;
       sweeping = true;
-      Promise.all([ex.takeOverExpired(), sweep(ex.context)])
+      Promise.all([ex.takeOverExpired(), sweep(ctx)])
         .then(() => (state.lastSweepAt = Date.now()))
         .catch((err) => log.error("sweep failed", { error: String(err) }))
         .finally(() => (sweeping = false));
@@ -49,7 +48,7 @@ export function startBackground(opts: { workers?: boolean } = {}) {
   if (e.AFK_RETENTION_DAYS) {
     const days = e.AFK_RETENTION_DAYS;
     const t = setInterval(
-      () => void pruneCheckpoints(db(), { olderThanDays: days }).catch((err) => log.error("retention failed", { error: String(err) })),
+      () => void pruneCheckpoints(ctx.db, { olderThanDays: days }).catch((err) => log.error("retention failed", { error: String(err) })),
       60 * 60 * 1000,
     );
     t.unref();
@@ -57,10 +56,10 @@ export function startBackground(opts: { workers?: boolean } = {}) {
   }
   // Graceful shutdown: finish or hand back this process's runs.
   const stop = async (signal: string) => {
-    log.info("shutting down", { signal, active_runs: ex.activeCount() });
+    log.info("shutting down", { signal, active_runs: worker.activeCount() });
     for (const t of state.timers) clearInterval(t);
     await q?.stop();
-    await ex.shutdown();
+    await worker.shutdown();
     process.exit(0);
   };
   process.once("SIGTERM", () => void stop("SIGTERM"));

@@ -1,0 +1,219 @@
+// The worker: claims a reserved run, executes it from its latest checkpoint (or from the start) until it
+// pauses or ends, and records the outcome on its Run row. It executes only what a queue hands it (see
+// dispatch.ts): pg-boss's loops on PostgreSQL, at most `concurrency` at once, or the in-process queue
+// with SQLite. While a run executes here its lease is renewed (leases.ts) and its progress reported
+// (progress.ts); a worker that loses its lease stops without writing anything more.
+import "server-only";
+import type { Db } from "../db/client.ts";
+import { log } from "../log.ts";
+import type { LiveBus } from "../live/bus.ts";
+import type { Runtime } from "../runtime.ts";
+import {
+  AgentCheckpointCorruptionError,
+  type AgentResult,
+  isTerminal,
+  LeaseLostError,
+  type RunEvent,
+  type RunHandle,
+  readLatestCheckpoint,
+} from "../runner/index.ts";
+import { claimReserved, finishRunRow, getRunRow } from "../db/runs.ts";
+import { Heartbeat, type Lease } from "./leases.ts";
+import { newProgress, type ProgressState, type RunProgress } from "./progress.ts";
+
+/** A run this process executes: one record from its claim until its outcome is recorded. */
+type Held = Lease & {
+  /** The runner's handle once opened (null while its latest checkpoint is read). */
+  handle: RunHandle | null;
+  /** Settles when the run has stopped here and its row says how (or it was abandoned). */
+  task: Promise<void>;
+  progress: ProgressState;
+};
+
+export type WorkerOptions = { instanceId: string; leaseMs: number; heartbeatMs?: number };
+
+export class Worker {
+  readonly instanceId: string;
+  // Every run executing here, by id: at most one record per run (a newer claim waits for the older one).
+  private readonly runs = new Map<string, Held>();
+  // In-process jobs not yet settled (SQLite, tests): idle() waits for them too.
+  private readonly jobs = new Set<Promise<unknown>>();
+  private readonly heartbeat: Heartbeat<Held>;
+  private readonly leaseMs: number;
+
+  constructor(
+    private readonly db: Db,
+    private readonly runtime: Runtime,
+    private readonly progress: RunProgress,
+    live: LiveBus,
+    opts: WorkerOptions,
+  ) {
+    this.instanceId = opts.instanceId;
+    this.leaseMs = opts.leaseMs;
+    this.heartbeat = new Heartbeat(
+      db,
+      this.instanceId,
+      this.leaseMs,
+      opts.heartbeatMs ?? Math.max(200, Math.floor(this.leaseMs / 3)),
+      () => this.runs.values(),
+      { lost: (r) => this.abandon(r), cancelRequested: (r) => r.handle?.cancel() },
+    );
+    // A cancel asked on any instance stops the run at once if it executes here.
+    live.subscribe((m) => {
+      if (m.topic === "cancel") this.runs.get(m.runId)?.handle?.cancel();
+    });
+  }
+
+  activeCount() {
+    return this.runs.size;
+  }
+
+  holds(runId: string) {
+    return this.runs.has(runId);
+  }
+
+  /** A queue's job: claim the reserved run and execute it; settles when it has paused or ended here. */
+  async runJob(runId: string): Promise<void> {
+    const held = await this.execute(runId);
+    await held?.task;
+  }
+
+  /** The in-process queue's job (SQLite, tests): runJob without waiting for it. */
+  take(runId: string): void {
+    const job = this.runJob(runId).catch((e) => log.error("could not execute run", { run_id: runId, error: String(e) }));
+    this.jobs.add(job);
+    void job.finally(() => this.jobs.delete(job));
+  }
+
+  /** The runner's event sink: progress of the runs executing here (subagent runs have no Run row). */
+  onEvent(e: RunEvent) {
+    if (e.type === "checkpoint") log.debug("checkpoint", { run_id: e.runId, phase: e.data.phase, step: e.step });
+    const held = this.runs.get(e.runId);
+    if (held) this.progress.event(held, e);
+  }
+
+  // Claims the reserved run and starts executing it; null when it was not reserved (someone else claimed it).
+  private async execute(runId: string): Promise<Held | null> {
+    const epoch = await claimReserved(this.db, runId, this.instanceId, this.leaseMs);
+    if (epoch === null) return null;
+    // An older execution of this run here lost its claim to this one: it stops before this one starts.
+    const older = this.runs.get(runId);
+    if (older) {
+      this.abandon(older);
+      await older.task;
+    }
+    const run = await getRunRow(this.db, runId);
+    if (!run) return null;
+    const agent = this.runtime.agent(run.agentName);
+    // Every write of this execution is conditional on this claim (see PrismaStore.fenced).
+    const store = this.runtime.store.fenced({ runId, epoch });
+    return this.spawn(runId, epoch, async () => {
+      // Its MCP servers' tools, before the agent's shape is checked against the run's.
+      await this.runtime.agents.prepare(agent);
+      let h: RunHandle;
+      if (await readLatestCheckpoint(store, run.threadId, runId))
+        h = await this.runtime.runner.resumeHandle(agent, { runId, threadId: run.threadId, store });
+      else {
+        const input = JSON.parse(run.input) as Record<string, unknown>;
+        h = this.runtime.runner.runHandle(agent, {
+          runId,
+          threadId: run.threadId,
+          store,
+          userMessage: agent.toUserMessage ? agent.toUserMessage(input) : JSON.stringify(input),
+          context: { input, submitted_by: run.submittedByEmail },
+        });
+      }
+      if (run.cancelRequested) h.cancel();
+      return h;
+    });
+  }
+
+  // Resolves when every run claimed here has stopped (for tests, benchmarks and shutdown).
+  async idle(): Promise<void> {
+    while (this.runs.size || this.jobs.size) await Promise.allSettled([...[...this.runs.values()].map((r) => r.task), ...this.jobs]);
+  }
+
+  // Graceful shutdown: wait up to timeoutMs for runs to pause or end; hand the rest back (their leases
+  // expire now, so another instance takes them over from their latest checkpoint at once).
+  async shutdown(timeoutMs = 20_000): Promise<void> {
+    const done = await Promise.race([this.idle().then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), timeoutMs))]);
+    if (!done) await this.heartbeat.handBack(this.runs.keys());
+    this.heartbeat.stop();
+  }
+
+  // Lost the lease (another worker took the run over): stop without writing anything more.
+  private abandon(held: Held) {
+    held.leased = false;
+    held.handle?.abandon();
+  }
+
+  private spawn(runId: string, epoch: number, open: () => Promise<RunHandle>): Held {
+    const held: Held = { runId, epoch, leased: true, handle: null, task: Promise.resolve(), progress: newProgress() };
+    const wasHolding = [...this.runs.values()].some((r) => r.leased);
+    this.runs.set(runId, held);
+    this.heartbeat.claimed(wasHolding);
+    held.task = this.executeHeld(held, open)
+      .catch((e) => log.error("run bookkeeping failed", { run_id: runId, error: String(e) }))
+      .finally(() => {
+        if (this.runs.get(runId) === held) this.runs.delete(runId);
+      });
+    return held;
+  }
+
+  private async executeHeld(held: Held, open: () => Promise<RunHandle>) {
+    const { runId, epoch } = held;
+    let result: AgentResult;
+    try {
+      const h = await open();
+      held.handle = h;
+      if (!held.leased) h.abandon(); // lost while opening
+      result = await h.awaitResult();
+    } catch (e) {
+      await this.progress.settle(held);
+      if (e instanceof LeaseLostError) {
+        // Another worker holds the run now; it is theirs to record.
+        log.warn("run abandoned: lease lost", { run_id: runId, epoch, instance: this.instanceId });
+        return;
+      }
+      // Corruption, a mismatched agent or a store that failed: the run cannot go on; say why on its row.
+      const error = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+      log.error("run could not execute", { run_id: runId, error });
+      const corruptKey = e instanceof AgentCheckpointCorruptionError ? (e.key ?? "(unknown key)") : undefined;
+      await persistently(() => finishRunRow(this.db, runId, epoch, { state: "failed", error, finishedAt: new Date(), corruptKey }), runId);
+      await this.progress.stopped(runId, "failed");
+      return;
+    }
+    await this.progress.settle(held);
+    // The database may be the thing that failed: keep trying until the outcome is recorded.
+    await persistently(
+      () =>
+        finishRunRow(this.db, runId, epoch, {
+          state: result.state,
+          step: result.stateSnapshot.step,
+          model: result.normalizedModel,
+          totalTokens: result.usage.totalTokens,
+          costUsd: result.totalCostUsd,
+          error: result.error,
+          phase: result.state === "paused" ? "paused" : isTerminal(result.state) ? "run_terminal" : undefined,
+          finishedAt: isTerminal(result.state) ? new Date() : null,
+        }),
+      runId,
+    );
+    log.info("run stopped", { run_id: runId, state: result.state, step: result.stateSnapshot.step, instance: this.instanceId });
+    await this.progress.stopped(runId, result.state, result.pendingApprovals);
+  }
+}
+
+// Retries a bookkeeping write with backoff (0.2 s doubling to 5 s) for up to 10 minutes.
+async function persistently(write: () => Promise<unknown>, runId: string, untilMs = Date.now() + 10 * 60_000): Promise<void> {
+  for (let delay = 200; ; delay = Math.min(delay * 2, 5000)) {
+    try {
+      await write();
+      return;
+    } catch (e) {
+      if (Date.now() > untilMs) throw e;
+      log.warn("run row write failed; retrying", { run_id: runId, error: String(e).slice(0, 200) });
+      await new Promise((r) => setTimeout(r, delay));
+    }
+  }
+}
