@@ -62,8 +62,7 @@ describe.each(providers)("a slow model on %s", (provider) => {
         await new Promise((r) => setTimeout(r, 100));
       }
     })();
-    runId = (await startRun(ctx, sub, { agent: "refund-desk", input: { order_id: "ORD-9001", amount_cents: 9000, reason: "late" } }))
-      .id;
+    runId = (await startRun(ctx, sub, { agent: "refund-desk", input: { order_id: "ORD-9001", amount_cents: 9000, reason: "late" } })).id;
     await expect.poll(() => states.at(-1), { timeout: 15_000, interval: 100 }).toBe("paused");
     await decide(ctx, rev, `${runId}:2:call_refund`, { decision: "approve" });
     await decide(ctx, rev, `${runId}:2:call_notify`, { decision: "approve" });

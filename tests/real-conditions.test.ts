@@ -67,12 +67,9 @@ describe.each(providers)("real conditions on %s", (provider) => {
     // The key is the caller's: another user's same key is another run.
     const other = await startRun(ex, { ...sub, id: "u-sub2", email: "sub2@example.com" }, body, { idempotencyKey: "k-123" });
     expect(other.id).not.toBe(a.id);
-    const conflict = await startRun(
-      ex,
-      sub,
-      { ...body, input: { ...body.input, version: "2.0.0" } },
-      { idempotencyKey: "k-123" },
-    ).catch((e) => e);
+    const conflict = await startRun(ex, sub, { ...body, input: { ...body.input, version: "2.0.0" } }, { idempotencyKey: "k-123" }).catch(
+      (e) => e,
+    );
     expect(conflict).toMatchObject({ status: 409 });
     const bad = await startRun(ex, sub, body, { idempotencyKey: "has space" }).catch((e) => e);
     expect(bad).toMatchObject({ status: 400, field: "Idempotency-Key" });

@@ -101,7 +101,8 @@ export async function takeOver(db: Db, id: string, leaseMs: number, any = false)
   const until = BigInt(Date.now() + leaseMs);
   return (
     (await db.$executeRaw`UPDATE "Run" SET "leaseOwner" = 'queued', "leaseUntilMs" = ${until}, "leaseEpoch" = "leaseEpoch" + 1
-    WHERE "id" = ${id} AND "state" = 'running' AND "corruptKey" IS NULL AND (${any} OR "leaseUntilMs" IS NULL OR "leaseUntilMs" < ${now})`) === 1
+    WHERE "id" = ${id} AND "state" = 'running' AND "corruptKey" IS NULL AND (${any} OR "leaseUntilMs" IS NULL OR "leaseUntilMs" < ${now})`) ===
+    1
   );
 }
 

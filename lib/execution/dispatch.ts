@@ -21,16 +21,7 @@ import {
   RunRewindError,
   terminalResultOf,
 } from "../runner/index.ts";
-import {
-  expiredLeases,
-  getRunRow,
-  markRunCorrupt,
-  orphanRuns,
-  requestCancel,
-  reserveRun,
-  setRunState,
-  takeOver,
-} from "../db/runs.ts";
+import { expiredLeases, getRunRow, markRunCorrupt, orphanRuns, requestCancel, reserveRun, setRunState, takeOver } from "../db/runs.ts";
 import { PrismaStore } from "../db/store.ts";
 import type { RunQueue } from "./queue.ts";
 
@@ -155,7 +146,8 @@ export class Dispatcher {
       if (await submit(runId, "paused", audit, { cancel: true })) return true;
       if (!(await requestCancel(tx, runId))) return false;
       await appendAudit(tx, audit);
-      return (flagged = true);
+      flagged = true;
+      return true;
     });
     if (flagged) this.deps.live.publish({ topic: "cancel", runId });
     return ok;

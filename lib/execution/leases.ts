@@ -8,7 +8,11 @@ import { log } from "../log.ts";
 import { releaseLease, renewLeases } from "../db/runs.ts";
 
 /** A claim this process holds on a run. */
-export type Lease = { readonly runId: string; readonly epoch: number; /** False once lost: never renewed or written for again. */ leased: boolean };
+export type Lease = {
+  readonly runId: string;
+  readonly epoch: number /** False once lost: never renewed or written for again. */;
+  leased: boolean;
+};
 
 export type LeaseEvents<L extends Lease> = { lost(lease: L): void; cancelRequested(lease: L): void };
 
