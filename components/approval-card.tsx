@@ -1,9 +1,12 @@
 "use client";
 // One approval inline under its tool call: status, quorum, who decided what, and the decisions: approve,
 // reject (with a reason), edit the arguments, or respond (answer in the tool's place; it does not run).
+// What a decision needs (a reason to reject, a response) is checked by the server, whose message is shown
+// under the field it names; the edit preview is the server's own diff (argChanges).
 import { useEffect, useMemo, useState } from "react";
 import { useMutation } from "@tanstack/react-query";
 import type { RunApproval } from "@/lib/dto";
+import { argChanges } from "@/lib/dto-shared";
 import { fmtTime } from "@/lib/format";
 import { decideAction } from "@/app/approvals/actions";
 import { fromAction } from "./api";
@@ -12,12 +15,6 @@ import { StateBadge } from "./ui";
 import { approvalAnchor } from "@/lib/runner/ids";
 
 type Body = { decision: "approve" | "reject" | "respond"; reason?: string; args?: Values; argsHash?: string };
-
-function diff(before: Values, after: Values) {
-  return [...new Set([...Object.keys(before), ...Object.keys(after)])]
-    .filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]))
-    .map((k) => ({ field: k, before: before[k], after: after[k] }));
-}
 
 export function ApprovalCard({
   approval: a,
@@ -57,7 +54,7 @@ export function ApprovalCard({
       return null;
     }
   }, [useJson, edited, jsonText]);
-  const preview = editedArgs ? diff(a.args, editedArgs) : [];
+  const preview = argChanges(a.args, editedArgs);
   const pending = a.status === "pending";
   // A model call is approved or rejected as it stands; a delegation's task can be edited or answered.
   const isModelCall = a.kind === "llm";
@@ -176,7 +173,6 @@ export function ApprovalCard({
               className="space-y-2"
               onSubmit={(e) => {
                 e.preventDefault();
-                if (!answer.trim()) return setErr({ field: "reason", message: "Write the response the model should get" });
                 m.mutate({ decision: "respond", reason: answer });
               }}
             >
@@ -201,7 +197,6 @@ export function ApprovalCard({
               className="space-y-2"
               onSubmit={(e) => {
                 e.preventDefault();
-                if (!reason.trim()) return setErr({ field: "reason", message: "A reason is required to reject" });
                 m.mutate({ decision: "reject", reason });
               }}
             >

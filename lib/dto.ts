@@ -6,7 +6,8 @@
 // may put one into a response.
 import { z } from "zod";
 import type { Run } from "./db/runs.ts";
-import { storedGroups } from "./users/schemas.ts";
+import { storedGroups } from "./services/schemas.ts";
+import type { ArgChange, ErrorBody } from "./dto-shared.ts";
 import { APPROVAL_KINDS, approvalRecordSchema, messageSchema, toolExecutionSchema } from "./runner/index.ts";
 
 /** Every response shape by the name the OpenAPI document gives it. */
@@ -268,8 +269,8 @@ export const toJsonSchemaDto = (schema: z.ZodType): JsonSchemaDto => jsonSchemaD
 
 // ---- Run page ----
 
-export const argChangeDto = z.object({ field: z.string(), before: z.unknown(), after: z.unknown() });
-export type ArgChange = z.infer<typeof argChangeDto>;
+export const argChangeDto = z.object({ field: z.string(), before: z.unknown(), after: z.unknown() }) satisfies z.ZodType<ArgChange>;
+export { type ArgChange, argChanges, type ErrorBody, errorText } from "./dto-shared.ts";
 
 // An approval as a reviewer sees it: the stored record plus what changed, the arguments' JSON schema
 // (for the edit form) and the hash a decision sends back.
@@ -547,5 +548,5 @@ export const errorDto = named(
     message: z.string().optional(),
     key: z.string().nullable().optional(),
     current: z.unknown().optional(),
-  }),
+  }) satisfies z.ZodType<ErrorBody>,
 );

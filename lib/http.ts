@@ -1,29 +1,71 @@
-// Maps typed errors to JSON responses ({error, field?}) and action results; never leaks a stack trace.
+// The one mapping of errors to HTTP: `failureOf` turns any error into a status and the JSON body of the
+// Error schema (lib/dto.ts); route handlers answer it, server actions return it, pages read it. Never leaks
+// a stack trace.
 import { NextResponse } from "next/server";
-import { CorruptRecordError, HttpError } from "./auth/errors.ts";
+import { notFound } from "next/navigation";
+import { CorruptRecordError, DecisionConflictError, HttpError } from "./auth/errors.ts";
+import type { Actor } from "./auth/actor.ts";
+import type { ErrorBody } from "./dto.ts";
 import { AgentCheckpointCorruptionError } from "./runner/index.ts";
-
-// An unreadable record that reached a route unhandled is still that run's problem, not a server error.
-const asHttp = (e: unknown) => (e instanceof AgentCheckpointCorruptionError ? new CorruptRecordError(e.message, e.key ?? null) : e);
 
 // Prisma's "transaction expired" (P2028): the process stalled or the database was too slow past the
 // transaction's timeout, and everything in it rolled back. Nothing happened; the caller may retry.
 const expiredTransaction = (e: unknown) => (e as { code?: string } | null)?.code === "P2028";
 const RETRY_LATER = "The database did not finish this request in time and nothing was changed; try again";
 
-export function errorResponse(err: unknown): NextResponse {
-  if (expiredTransaction(err)) {
-    console.warn(JSON.stringify({ level: "warn", msg: "transaction expired; answered 503", error: String(err).slice(0, 300) }));
-    return NextResponse.json({ error: RETRY_LATER }, { status: 503, headers: { "retry-after": "1" } });
-  }
-  const e = asHttp(err);
-  if (e instanceof CorruptRecordError) return NextResponse.json(e.body(), { status: 409 });
+export type Failure = { status: number; body: ErrorBody; headers?: Record<string, string> };
+
+export function failureOf(e: unknown): Failure {
+  if (expiredTransaction(e)) return { status: 503, body: { error: RETRY_LATER }, headers: { "retry-after": "1" } };
+  // An unreadable record that reached here unhandled is still that run's problem, not a server error.
+  if (e instanceof AgentCheckpointCorruptionError || e instanceof CorruptRecordError)
+    return { status: 409, body: { error: "AgentCheckpointCorruptionError", message: e.message, key: e.key ?? null } };
   if (e instanceof HttpError) {
-    const current = "current" in e ? { current: (e as { current: unknown }).current } : {};
-    return NextResponse.json({ error: e.message, ...(e.field ? { field: e.field } : {}), ...current }, { status: e.status });
+    const body: ErrorBody = { error: e.message };
+    if (e.field) body.field = e.field;
+    if (e instanceof DecisionConflictError) body.current = e.current;
+    return { status: e.status, body };
   }
-  console.error(JSON.stringify({ level: "error", msg: "unhandled route error", error: String(e) }));
-  return NextResponse.json({ error: "Internal error" }, { status: 500 });
+  return { status: 500, body: { error: "Internal error" } };
+}
+
+// What a server failure leaves in the log: the kind of request and the error, not its stack.
+function logged(f: Failure, e: unknown, what: string): Failure {
+  if (f.status === 503)
+    console.warn(JSON.stringify({ level: "warn", msg: "transaction expired; answered 503", error: String(e).slice(0, 300) }));
+  else if (f.status >= 500) console.error(JSON.stringify({ level: "error", msg: `unhandled ${what} error`, error: String(e) }));
+  return f;
+}
+
+export function errorResponse(e: unknown): NextResponse {
+  const f = logged(failureOf(e), e, "route");
+  return NextResponse.json(f.body, { status: f.status, headers: f.headers });
+}
+
+/** A server action's answer: its value, or the same status and body a route would have answered. */
+export type ActionResult<T> = { ok: true; data: T } | ({ ok: false; status: number } & ErrorBody);
+
+export async function runAction<T>(fn: () => Promise<T>): Promise<ActionResult<T>> {
+  try {
+    return { ok: true, data: await fn() };
+  } catch (e) {
+    const f = logged(failureOf(e), e, "action");
+    return { ok: false, status: f.status, ...f.body };
+  }
+}
+
+/** For pages: a service's 404 is the page's 404; anything else goes on to the error page. */
+export function notFoundOr(e: unknown): never {
+  if (failureOf(e).status === 404) notFound();
+  throw e;
+}
+
+/** For pages that show a failure in place (a bad filter): its answer when it is one of `statuses` (any 4xx
+ * by default); anything else is rethrown to the error page. */
+export function expectedFailure(e: unknown, statuses?: number[]): ErrorBody {
+  const f = failureOf(e);
+  if (statuses ? !statuses.includes(f.status) : f.status >= 500) throw e;
+  return f.body;
 }
 
 export async function readJson(req: Request): Promise<unknown> {
@@ -36,33 +78,10 @@ export async function readJson(req: Request): Promise<unknown> {
   }
 }
 
-// An action's answer: its data, or the error a route would answer with (status, message, the field, and
-// for a decision that lost a race the approval's current state).
-export type ActionResult<T> =
-  | { ok: true; data: T }
-  | { ok: false; status: number; error: string; field?: string; key?: string | null; current?: unknown };
-
-export async function runAction<T>(fn: () => Promise<T>): Promise<ActionResult<T>> {
-  try {
-    return { ok: true, data: await fn() };
-  } catch (err) {
-    if (expiredTransaction(err)) return { ok: false, status: 503, error: RETRY_LATER };
-    const e = asHttp(err);
-    if (e instanceof CorruptRecordError)
-      return { ok: false, status: 409, error: `AgentCheckpointCorruptionError: ${e.message}`, key: e.key };
-    if (e instanceof HttpError) {
-      const current = "current" in e ? { current: (e as { current: unknown }).current } : {};
-      return { ok: false, status: e.status, error: e.message, ...(e.field ? { field: e.field } : {}), ...current };
-    }
-    console.error(JSON.stringify({ level: "error", msg: "unhandled action error", error: String(e) }));
-    return { ok: false, status: 500, error: "Internal error" };
-  }
-}
-
 type RouteCtx<P> = { params: Promise<P> };
 export type ApiCall<P> = {
   req: Request;
-  actor: import("./auth/actor.ts").Actor | null;
+  actor: Actor | null;
   params: P;
   query: Record<string, string>;
   body: () => Promise<unknown>;

@@ -1,9 +1,7 @@
 // The REST API as an OpenAPI 3.1 document. Request bodies come from the same zod schemas the routes parse;
 // every response from the shapes in lib/dto.ts (components.schemas, one per registered shape).
 import { z } from "zod";
-import { decisionSchema, forkSchema, startRunSchema } from "./runs/schemas.ts";
-import { newTokenSchema } from "./tokens/service.ts";
-import { newUserSchema, userPatchSchema } from "./users/schemas.ts";
+import { decisionSchema, forkSchema, newTokenSchema, newUserSchema, startRunSchema, userPatchSchema } from "./services/schemas.ts";
 import { apiSchemas } from "./dto.ts";
 
 const componentSchemas = (): Record<string, unknown> => {

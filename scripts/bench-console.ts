@@ -8,7 +8,10 @@ import type { Db } from "../lib/db/client.ts";
 import { scratchDatabase } from "../tests/helpers/scratch.ts";
 import type { Actor } from "../lib/auth/actor.ts";
 import { type AppContext, createContext } from "../lib/context.ts";
-import { getRunView, listInbox, listRuns, startRun, timelinePage } from "../lib/runs/service.ts";
+import { listInbox } from "../lib/services/inbox.ts";
+import { getRunView, listRuns } from "../lib/services/run-view.ts";
+import { startRun } from "../lib/services/start.ts";
+import { timelinePage } from "../lib/services/timeline.ts";
 import { CHECKPOINT_SCHEMA_VERSION, SCHEMA_VERSIONS, type CheckpointRecord, PHASES, keys, listCheckpoints } from "../lib/runner/index.ts";
 
 process.env.LOG_LEVEL ??= "warn";
@@ -98,8 +101,10 @@ export async function seed(
   }
   // One real run, then 10,000 checkpoints in its history (what a long agent loop leaves behind).
   const { id: longRun } = await startRun(ex, submitter, {
-    agent: "deploy-bot",
-    input: { service: "long", version: "1.0.0", environment: "staging" },
+    body: {
+      agent: "deploy-bot",
+      input: { service: "long", version: "1.0.0", environment: "staging" },
+    },
   });
   await ex.worker.idle();
   const real = await listCheckpoints(ex.store, longRun, longRun);
@@ -143,10 +148,10 @@ export async function seed(
   }
   if (extra.length) await db.stateEntry.createMany({ data: extra });
   // A cursor halfway through the long run's history.
-  const page = await timelinePage(db, reviewer, longRun, { take: 500 });
+  const page = await timelinePage({ db: db }, reviewer, { runId: longRun, query: { take: 500 } });
   let cursor = page.nextCursor!;
   for (let k = 0; k < Math.floor(CHECKPOINTS / 1000); k++)
-    cursor = (await timelinePage(db, reviewer, longRun, { take: 500, cursor })).nextCursor ?? cursor;
+    cursor = (await timelinePage({ db: db }, reviewer, { runId: longRun, query: { take: 500, cursor } })).nextCursor ?? cursor;
   console.log(
     `seeded ${RUNS} runs (${PAUSED} paused with an approval) and a run with ${await db.stateEntry.count({ where: { runId: longRun, kind: "checkpoint" } })} checkpoints in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
   );
@@ -171,15 +176,15 @@ async function bench(provider: "sqlite" | "postgresql", pgUrl?: string) {
     const ex = createContext(s.db);
     const { longRun, midCursor, deepRunCursor } = await seed(s.db, ex);
     const cases: [string, () => Promise<unknown>][] = [
-      ["runs list, first page", () => listRuns(s.db, reviewer, {})],
-      ["runs list, page at run 50,000", () => listRuns(s.db, reviewer, { cursor: deepRunCursor })],
-      ["runs list, state=failed + agent", () => listRuns(s.db, reviewer, { state: "failed", agent: "deploy-bot" })],
-      ["runs list, submitter's own", () => listRuns(s.db, submitter, {})],
-      ["runs list, id search", () => listRuns(s.db, reviewer, { q: deepRunCursor.slice(0, 12) })],
-      ["inbox (2,000 pending)", () => listInbox(s.db, reviewer, {})],
-      ["run page (10k checkpoints)", () => getRunView(ex, reviewer, longRun)],
-      ["timeline, first page", () => timelinePage(s.db, reviewer, longRun, {})],
-      ["timeline, page at checkpoint ~5,000", () => timelinePage(s.db, reviewer, longRun, { cursor: midCursor })],
+      ["runs list, first page", () => listRuns({ db: s.db }, reviewer, { query: {} })],
+      ["runs list, page at run 50,000", () => listRuns({ db: s.db }, reviewer, { query: { cursor: deepRunCursor } })],
+      ["runs list, state=failed + agent", () => listRuns({ db: s.db }, reviewer, { query: { state: "failed", agent: "deploy-bot" } })],
+      ["runs list, submitter's own", () => listRuns({ db: s.db }, submitter, { query: {} })],
+      ["runs list, id search", () => listRuns({ db: s.db }, reviewer, { query: { q: deepRunCursor.slice(0, 12) } })],
+      ["inbox (2,000 pending)", () => listInbox({ db: s.db }, reviewer, { query: {} })],
+      ["run page (10k checkpoints)", () => getRunView(ex, reviewer, { runId: longRun })],
+      ["timeline, first page", () => timelinePage({ db: s.db }, reviewer, { runId: longRun, query: {} })],
+      ["timeline, page at checkpoint ~5,000", () => timelinePage({ db: s.db }, reviewer, { runId: longRun, query: { cursor: midCursor } })],
     ];
     console.log(`\n${provider}: server time over ${ITER} calls (ms)`);
     console.log("page                                   p50      p95   target p95 ≤ 150");

@@ -11,7 +11,8 @@ import { scratchDatabase } from "../tests/helpers/scratch.ts";
 import type { Db } from "../lib/db/client.ts";
 import { createContext } from "../lib/context.ts";
 import { PgLiveBus } from "../lib/live/bus.ts";
-import { decide, startRun } from "../lib/runs/service.ts";
+import { decide } from "../lib/services/decide.ts";
+import { startRun } from "../lib/services/start.ts";
 
 const sub = { id: "bench-sub", email: "sub@example.com", name: "S", role: "submitter" as const };
 const rev = (i: number) => ({ id: `bench-rev-${i}`, email: `rev${i}@example.com`, name: "R", role: "reviewer" as const });
@@ -78,14 +79,18 @@ async function throughput(
     // A warm-up run per worker process.
     const warm = n * WARMUP;
     await Promise.all(
-      Array.from({ length: warm }, (_, i) => startRun(ex, sub, { agent: "order-status", input: { order_id: `ORD-${1000 + i}` } })),
+      Array.from({ length: warm }, (_, i) =>
+        startRun(ex, sub, { body: { agent: "order-status", input: { order_id: `ORD-${1000 + i}` } } }),
+      ),
     );
     await waitFor(s.db, { state: "completed" }, warm);
     const cpu0 = procs.reduce((a, p) => a + cpuMs(p.pid), 0);
     const busy0 = machineBusyMs();
     const t0 = performance.now();
     await Promise.all(
-      Array.from({ length: runs }, (_, i) => startRun(ex, sub, { agent: "order-status", input: { order_id: `ORD-${2000 + i}` } })),
+      Array.from({ length: runs }, (_, i) =>
+        startRun(ex, sub, { body: { agent: "order-status", input: { order_id: `ORD-${2000 + i}` } } }),
+      ),
     );
     await waitFor(s.db, { state: "completed" }, runs + warm);
     const secs = (performance.now() - t0) / 1000;
@@ -121,12 +126,14 @@ async function latency(
     const decideMs: number[] = [];
     for (let i = 0; i < samples + 3; i++) {
       const { id } = await startRun(ex, sub, {
-        agent: "deploy-bot",
-        input: { service: `svc-${i}`, version: "1.0.0", environment: "staging" },
+        body: {
+          agent: "deploy-bot",
+          input: { service: `svc-${i}`, version: "1.0.0", environment: "staging" },
+        },
       });
       await waitFor(s.db, { id, state: "paused" }, 1);
       const t0 = performance.now();
-      await decide(ex, rev(i), `${id}:2:call_deploy`, { decision: "approve" });
+      await decide(ex, rev(i), { approvalId: `${id}:2:call_deploy`, body: { decision: "approve" } });
       if (i >= 3) decideMs.push(performance.now() - t0);
       for (;;) {
         const row = await s.db.stateEntry.findFirst({

@@ -14,7 +14,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { scratchDatabase } from "../tests/helpers/scratch.ts";
-import { createToken } from "../lib/tokens/service.ts";
+import { createToken } from "../lib/services/tokens.ts";
 import { isSystemDecision, listApprovals, listCheckpoints, loadLatestCheckpoint } from "../lib/runner/index.ts";
 import { PrismaStore } from "../lib/db/store.ts";
 
@@ -31,8 +31,8 @@ if (!base && !SQLITE) {
 const s = SQLITE ? await scratchDatabase("sqlite") : await scratchDatabase("postgresql", base, "afk_chaos");
 mkdirSync("data/chaos", { recursive: true });
 const admin = { id: "chaos-admin", email: "chaos@example.com", name: "Chaos", role: "admin" as const };
-const subToken = (await createToken(s.db, admin, { name: "chaos-submitter", role: "submitter" })).token;
-const revToken = (await createToken(s.db, admin, { name: "chaos-reviewer", role: "reviewer" })).token;
+const subToken = (await createToken({ db: s.db }, admin, { body: { name: "chaos-submitter", role: "submitter" } })).token;
+const revToken = (await createToken({ db: s.db }, admin, { body: { name: "chaos-reviewer", role: "reviewer" } })).token;
 
 const env = {
   ...process.env,
@@ -211,7 +211,7 @@ const race = await fetch("http://127.0.0.1:3211/api/runs", {
 }).then((r) => r.json() as Promise<{ id: string }>);
 for (let i = 0; i < 100 && (await s.db.run.findUnique({ where: { id: race.id } }))?.state !== "paused"; i++) await sleep(100);
 const raceTokens = await Promise.all(
-  Array.from({ length: 50 }, (_, i) => createToken(s.db, admin, { name: `racer-${i}`, role: "reviewer" })),
+  Array.from({ length: 50 }, (_, i) => createToken({ db: s.db }, admin, { body: { name: `racer-${i}`, role: "reviewer" } })),
 );
 const statuses = await Promise.all(
   raceTokens.map((t, i) =>

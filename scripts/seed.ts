@@ -5,7 +5,7 @@ import { env } from "../lib/env.ts";
 import { hashPassword } from "../lib/auth/password.ts";
 import { ROLES } from "../lib/auth/roles.ts";
 import { createContext } from "../lib/context.ts";
-import { startRun } from "../lib/runs/service.ts";
+import { startRun } from "../lib/services/start.ts";
 
 const db = createDb();
 const password = env().AFK_DEMO_PASSWORD;
@@ -32,10 +32,14 @@ if (process.env.AFK_SEED_DEMO_RUNS !== "0" && (await db.run.count()) === 0) {
   const actor = { id: sub.id, email: sub.email, name: sub.name, role: "submitter" as const };
   const ctx = createContext(db);
   await startRun(ctx, actor, {
-    agent: "refund-desk",
-    input: { order_id: "ORD-1001", amount_cents: 12500, reason: "Arrived broken" },
+    body: {
+      agent: "refund-desk",
+      input: { order_id: "ORD-1001", amount_cents: 12500, reason: "Arrived broken" },
+    },
   });
-  await startRun(ctx, actor, { agent: "deploy-bot", input: { service: "checkout", version: "2.4.0", environment: "production" } });
+  await startRun(ctx, actor, {
+    body: { agent: "deploy-bot", input: { service: "checkout", version: "2.4.0", environment: "production" } },
+  });
   await ctx.worker.idle();
   console.log("seed: started 2 demo runs (paused for approval)");
 }

@@ -9,7 +9,8 @@ import { defineAgent } from "@/lib/agents/define";
 import { AgentFileError, loadAgents } from "@/lib/agents/load";
 import type { Actor } from "@/lib/auth/actor";
 import { HttpError } from "@/lib/auth/errors";
-import { agentCatalog, startRun } from "@/lib/runs/service";
+import { agentCatalog } from "@/lib/services/catalog";
+import { startRun } from "@/lib/services/start";
 import { databaseWithContext } from "./helpers/databases";
 import { testContext } from "./helpers/context";
 
@@ -70,10 +71,12 @@ describe("agent files", () => {
     const h = databaseWithContext("sqlite");
 
     it("is listed with the reason and refused at start with a 400 naming the agent field", async () => {
-      const triage = agentCatalog(h.ctx).find((a) => a.name === "ticket-triage");
+      const triage = agentCatalog(h.ctx, submitter).find((a) => a.name === "ticket-triage");
       expect(triage?.unavailable).toMatch(/openai-compatible is not configured.*OPENAI_COMPATIBLE_BASE_URL/);
-      expect(agentCatalog(h.ctx).find((a) => a.name === "refund-desk")?.unavailable).toBeNull();
-      const err = await startRun(h.ctx, submitter, { agent: "ticket-triage", input: { subject: "s", body: "b" } }).catch((e) => e);
+      expect(agentCatalog(h.ctx, submitter).find((a) => a.name === "refund-desk")?.unavailable).toBeNull();
+      const err = await startRun(h.ctx, submitter, { body: { agent: "ticket-triage", input: { subject: "s", body: "b" } } }).catch(
+        (e) => e,
+      );
       expect(err).toBeInstanceOf(HttpError);
       expect(err.status).toBe(400);
       expect(err.field).toBe("agent");
@@ -83,7 +86,7 @@ describe("agent files", () => {
       const ex = testContext(h.t.db, {
         models: { "openai-compatible": { provider: "openai-compatible", generate: async () => never() } },
       });
-      expect(agentCatalog(ex).find((a) => a.name === "ticket-triage")?.unavailable).toBeNull();
+      expect(agentCatalog(ex, submitter).find((a) => a.name === "ticket-triage")?.unavailable).toBeNull();
     });
   });
 });

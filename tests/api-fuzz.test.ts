@@ -157,16 +157,16 @@ beforeAll(async () => {
   (await import("@/lib/env")).resetEnv();
   routes = await loadRoutes();
   const { db } = await import("@/lib/db/client");
-  const { createToken } = await import("@/lib/tokens/service");
+  const { createToken } = await import("@/lib/services/tokens");
   const { appContext } = await import("@/lib/context");
-  const { startRun } = await import("@/lib/runs/service");
+  const { startRun } = await import("@/lib/services/start");
   const admin = { id: "fuzz-admin", email: "fuzz@example.com", name: "F", role: "admin" as const };
-  token = (await createToken(db(), admin, { name: "fuzz", role: "admin" })).token;
+  token = (await createToken({ db: db() }, admin, { body: { name: "fuzz", role: "admin" } })).token;
   runId = (
     await startRun(
       appContext(),
       { ...admin, id: "someone-else", email: "else@example.com" },
-      { agent: "refund-desk", input: { order_id: "ORD-1234", amount_cents: 9000, reason: "Arrived broken" } },
+      { body: { agent: "refund-desk", input: { order_id: "ORD-1234", amount_cents: 9000, reason: "Arrived broken" } } },
     )
   ).id;
   await appContext().worker.idle();

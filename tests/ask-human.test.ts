@@ -7,7 +7,11 @@ import { z } from "zod";
 import type { Actor } from "@/lib/auth/actor";
 import { HttpError } from "@/lib/auth/errors";
 import { testContext } from "./helpers/context";
-import { decide, getRunView, listInbox, resumeRun, startRun } from "@/lib/runs/service";
+import { decide } from "@/lib/services/decide";
+import { listInbox } from "@/lib/services/inbox";
+import { resumeRun } from "@/lib/services/operate";
+import { getRunView } from "@/lib/services/run-view";
+import { startRun } from "@/lib/services/start";
 import { sweep } from "@/lib/execution/sweep";
 import { type Agent, askHuman } from "@/lib/runner";
 import { databaseWithContext, providers } from "./helpers/databases";
@@ -27,9 +31,9 @@ describe.each(providers)("ask a human on %s", (provider) => {
   const h = databaseWithContext(provider);
 
   async function paused() {
-    const { id } = await startRun(h.ctx, sub, { agent: "account-setup", input: { company: "Acme" } });
+    const { id } = await startRun(h.ctx, sub, { body: { agent: "account-setup", input: { company: "Acme" } } });
     await h.ctx.worker.idle();
-    const view = await getRunView(h.ctx, rev1, id);
+    const view = await getRunView(h.ctx, rev1, { runId: id });
     return { id, q: view.approvals[0] };
   }
 
@@ -37,34 +41,41 @@ describe.each(providers)("ask a human on %s", (provider) => {
     const { id, q } = await paused();
     expect(q).toMatchObject({ kind: "question", status: "pending", tool_name: "request_user_input", fallback: "deny" });
     expect(q.answerSchema).toMatchObject({ type: "object", required: ["plan", "seats"] });
-    const item = (await listInbox(h.t.db, rev1, {})).approvals.find((a) => a.id === q.id);
+    const item = (await listInbox({ db: h.t.db }, rev1, { query: {} })).approvals.find((a) => a.id === q.id);
     expect(item).toMatchObject({ kind: "question", summary: "Which plan and how many seats should Acme start with?" });
 
     // Answered or declined, never approved; the answer must fit the schema exactly.
-    expect(await failure(decide(h.ctx, rev1, q.id, { decision: "approve" }))).toEqual({ status: 400, field: "decision" });
-    expect(await failure(decide(h.ctx, rev1, q.id, { decision: "respond", answer: { plan: "team", seats: 0 } }))).toEqual({
+    expect(await failure(decide(h.ctx, rev1, { approvalId: q.id, body: { decision: "approve" } }))).toEqual({
+      status: 400,
+      field: "decision",
+    });
+    expect(
+      await failure(decide(h.ctx, rev1, { approvalId: q.id, body: { decision: "respond", answer: { plan: "team", seats: 0 } } })),
+    ).toEqual({
       status: 400,
       field: "answer.seats",
     });
     expect(
-      await failure(decide(h.ctx, rev1, q.id, { decision: "respond", answer: { plan: "team", seats: 3, admin: "me" } })),
+      await failure(
+        decide(h.ctx, rev1, { approvalId: q.id, body: { decision: "respond", answer: { plan: "team", seats: 3, admin: "me" } } }),
+      ),
     ).toMatchObject({ status: 400 });
-    expect(await failure(decide(h.ctx, rev1, q.id, { decision: "respond", reason: "team, 12" }))).toEqual({
+    expect(await failure(decide(h.ctx, rev1, { approvalId: q.id, body: { decision: "respond", reason: "team, 12" } }))).toEqual({
       status: 400,
       field: "answer.plan",
     });
 
     // Two reviewers answer at once: exactly one answer is taken.
     const answers = await Promise.all([
-      failure(decide(h.ctx, rev1, q.id, { decision: "respond", answer: { plan: "team", seats: 12 } })),
-      failure(decide(h.ctx, rev2, q.id, { decision: "respond", answer: { plan: "starter", seats: 2 } })),
+      failure(decide(h.ctx, rev1, { approvalId: q.id, body: { decision: "respond", answer: { plan: "team", seats: 12 } } })),
+      failure(decide(h.ctx, rev2, { approvalId: q.id, body: { decision: "respond", answer: { plan: "starter", seats: 2 } } })),
     ]);
     expect(answers.filter((a) => a === null)).toHaveLength(1);
     expect(answers.find((a) => a !== null)).toMatchObject({ status: 409 });
     const winner = answers[0] === null ? { plan: "team", seats: 12 } : { plan: "starter", seats: 2 };
 
     await h.ctx.worker.idle();
-    const done = await getRunView(h.ctx, rev1, id);
+    const done = await getRunView(h.ctx, rev1, { runId: id });
     expect(done.run.state).toBe("completed");
     expect(done.approvals[0]).toMatchObject({ status: "responded" });
     expect(done.approvals[0].decisions).toHaveLength(1);
@@ -80,10 +91,13 @@ describe.each(providers)("ask a human on %s", (provider) => {
 
   it("a declined question reaches the model as declined, with the reason; nothing is sent", async () => {
     const { id, q } = await paused();
-    expect(await failure(decide(h.ctx, rev1, q.id, { decision: "reject" }))).toEqual({ status: 400, field: "reason" });
-    await decide(h.ctx, rev1, q.id, { decision: "reject", reason: "Ask sales first" });
+    expect(await failure(decide(h.ctx, rev1, { approvalId: q.id, body: { decision: "reject" } }))).toEqual({
+      status: 400,
+      field: "reason",
+    });
+    await decide(h.ctx, rev1, { approvalId: q.id, body: { decision: "reject", reason: "Ask sales first" } });
     await h.ctx.worker.idle();
-    const done = await getRunView(h.ctx, rev1, id);
+    const done = await getRunView(h.ctx, rev1, { runId: id });
     expect(done.run.state).toBe("completed");
     expect(done.conversation!.messages.at(-1)?.content).toBe("Account for Acme not set up: Declined: Ask sales first.");
     expect(await h.t.db.outboxMessage.count({ where: { runId: id } })).toBe(0);
@@ -91,16 +105,18 @@ describe.each(providers)("ask a human on %s", (provider) => {
 
   it("past its deadline a question expires even where the fallback is allow; a late answer is 409", async () => {
     const short = testContext(h.t.db, { config: { approvalTimeoutS: 1, approvalFallback: "allow" } });
-    const { id } = await startRun(short, sub, { agent: "account-setup", input: { company: "Initech" } });
+    const { id } = await startRun(short, sub, { body: { agent: "account-setup", input: { company: "Initech" } } });
     await short.worker.idle();
-    const q = (await getRunView(short, rev1, id)).approvals[0];
+    const q = (await getRunView(short, rev1, { runId: id })).approvals[0];
     const result = await sweep(short, Date.now() + 5_000);
     expect(result.expired).toBe(1);
     await short.worker.idle();
-    const done = await getRunView(short, rev1, id);
+    const done = await getRunView(short, rev1, { runId: id });
     expect(done.approvals[0].status).toBe("expired");
     expect(done.conversation!.messages.at(-1)?.content).toBe("Account for Initech not set up: No answer before the deadline.");
-    expect(await failure(decide(short, rev1, q.id, { decision: "respond", answer: { plan: "team", seats: 1 } }))).toMatchObject({
+    expect(
+      await failure(decide(short, rev1, { approvalId: q.id, body: { decision: "respond", answer: { plan: "team", seats: 1 } } })),
+    ).toMatchObject({
       status: 409,
     });
   });
@@ -120,18 +136,18 @@ describe.each(providers)("ask a human on %s", (provider) => {
       toUserMessage: () => "go",
     };
     const ex = testContext(h.t.db, { agents: { asker: agent }, models: { script: model } });
-    const { id } = await startRun(ex, sub, { agent: "asker", input: {} });
+    const { id } = await startRun(ex, sub, { body: { agent: "asker", input: {} } });
     await ex.worker.idle();
-    const q = (await getRunView(ex, rev1, id)).approvals[0];
+    const q = (await getRunView(ex, rev1, { runId: id })).approvals[0];
     expect(q).toMatchObject({ kind: "question", answerSchema: null });
-    expect(await failure(decide(ex, rev1, q.id, { decision: "respond", answer: { region: "eu" } }))).toEqual({
+    expect(await failure(decide(ex, rev1, { approvalId: q.id, body: { decision: "respond", answer: { region: "eu" } } }))).toEqual({
       status: 400,
       field: "answer",
     });
-    await decide(ex, rev1, q.id, { decision: "respond", reason: "eu-west-1" });
-    await resumeRun(ex, rev1, id);
+    await decide(ex, rev1, { approvalId: q.id, body: { decision: "respond", reason: "eu-west-1" } });
+    await resumeRun(ex, rev1, { runId: id });
     await ex.worker.idle();
-    const done = await getRunView(ex, rev1, id);
+    const done = await getRunView(ex, rev1, { runId: id });
     expect(done.conversation!.messages.at(-1)?.content).toBe('got {"answered":true,"answer":"eu-west-1","by":"r1@example.com"}');
   });
 });

@@ -13,19 +13,12 @@ import { HttpError } from "@/lib/auth/errors";
 import type { Actor } from "@/lib/auth/actor";
 import { testContext } from "./helpers/context";
 import type { AppContext } from "@/lib/context";
-import {
-  cancelRun,
-  decide,
-  diffCheckpoints,
-  forkRun,
-  getRunView,
-  listInbox,
-  listRuns,
-  resumeRun,
-  retryRun,
-  startRun,
-  timelinePage,
-} from "@/lib/runs/service";
+import { decide } from "@/lib/services/decide";
+import { listInbox } from "@/lib/services/inbox";
+import { cancelRun, forkRun, resumeRun, retryRun } from "@/lib/services/operate";
+import { getRunView, listRuns } from "@/lib/services/run-view";
+import { startRun } from "@/lib/services/start";
+import { diffCheckpoints, timelinePage } from "@/lib/services/timeline";
 import { sweep } from "@/lib/execution/sweep";
 import { errorResponse } from "@/lib/http";
 import { pruneCheckpoints } from "@/lib/execution/retention";
@@ -75,8 +68,10 @@ describe.each(providers)("console under one corrupt record (%s)", (provider) => 
     ctx = testContext(t.db);
     for (let i = 0; i < cases + 2; i++) {
       const { id } = await startRun(ctx, sub, {
-        agent: "refund-desk",
-        input: { order_id: `ORD-${1000 + i}`, amount_cents: 9000, reason: "damaged" },
+        body: {
+          agent: "refund-desk",
+          input: { order_id: `ORD-${1000 + i}`, amount_cents: 9000, reason: "damaged" },
+        },
       });
       (i < 2 ? bystanders : pool).push(id);
     }
@@ -108,17 +103,19 @@ describe.each(providers)("console under one corrupt record (%s)", (provider) => 
 
         const named = (key: string | null | undefined) => !!key && (key === row.key || row.key.startsWith(key));
         const results = {
-          view: await answer(getRunView(ctx, rev, victim)),
-          timeline: await answer(timelinePage(t.db, op, victim, {})),
-          diff: await answer(diffCheckpoints(ctx, op, victim, { a: "0", b: "3" })),
-          inbox: await answer(listInbox(t.db, rev, {})),
-          runs: await answer(listRuns(t.db, op, {})),
+          view: await answer(getRunView(ctx, rev, { runId: victim })),
+          timeline: await answer(timelinePage({ db: t.db }, op, { runId: victim, query: {} })),
+          diff: await answer(diffCheckpoints(ctx, op, { runId: victim, query: { a: "0", b: "3" } })),
+          inbox: await answer(listInbox({ db: t.db }, rev, { query: {} })),
+          runs: await answer(listRuns({ db: t.db }, op, { query: {} })),
           sweep: await answer(sweep(ctx)),
-          decide: await answer(decide(ctx, rev, `${victim}:2:call_refund`, { decision: "reject", reason: "checking" })),
-          resume: await answer(resumeRun(ctx, op, victim)),
-          retry: await answer(retryRun(ctx, op, victim)),
-          fork: await answer(forkRun(ctx, op, victim, { seq: 1 })),
-          cancel: await answer(cancelRun(ctx, op, victim)),
+          decide: await answer(
+            decide(ctx, rev, { approvalId: `${victim}:2:call_refund`, body: { decision: "reject", reason: "checking" } }),
+          ),
+          resume: await answer(resumeRun(ctx, op, { runId: victim })),
+          retry: await answer(retryRun(ctx, op, { runId: victim })),
+          fork: await answer(forkRun(ctx, op, { runId: victim, body: { seq: 1 } })),
+          cancel: await answer(cancelRun(ctx, op, { runId: victim })),
           retention: await answer(pruneCheckpoints(t.db, { olderThanDays: 0 })),
         };
         await ctx.worker.idle();
@@ -149,7 +146,7 @@ describe.each(providers)("console under one corrupt record (%s)", (provider) => 
         expect(await t.db.refund.count()).toBe(refundsBefore);
         // Bystanders: readable, listed, unmarked.
         for (const b of bystanders) {
-          const v = await getRunView(ctx, rev, b);
+          const v = await getRunView(ctx, rev, { runId: b });
           expect(v.corruption).toBeNull();
           expect(v.approvals.filter((a) => a.status === "pending")).toHaveLength(2);
           expect(results.inbox.value?.approvals.filter((a) => a.runId === b)).toHaveLength(2);

@@ -14,7 +14,7 @@ import type { AppContext } from "@/lib/context";
 import { createDb, type Db } from "@/lib/db/client";
 import { PgLiveBus } from "@/lib/live/bus";
 import { type Agent, defineTool, type ModelAdapter } from "@/lib/runner";
-import { startRun } from "@/lib/runs/service";
+import { startRun } from "@/lib/services/start";
 
 const pgUrl = process.env.TEST_POSTGRES_URL;
 const sub: Actor = { id: "u-sub", email: "sub@example.com", name: "S", role: "submitter" };
@@ -117,7 +117,7 @@ describe.skipIf(!pgUrl)("takeover through the dispatch path (PostgreSQL, pg-boss
     const X = await instance({ concurrency: CONCURRENCY, model: busy.model, agent: w.agent });
 
     const ids: string[] = [];
-    for (let i = 0; i < RUNS; i++) ids.push((await startRun(d, sub, { agent: w.agent.name, input: {} })).id);
+    for (let i = 0; i < RUNS; i++) ids.push((await startRun(d, sub, { body: { agent: w.agent.name, input: {} } })).id);
     await expect.poll(() => dead.m.inFlight, { timeout: 15_000 }).toBe(RUNS);
     await sleep(900); // past D's lease
 

@@ -9,7 +9,7 @@ import { freshDatabase, providers, type TestDb } from "./helpers/databases";
 import { scriptedModel } from "./helpers/scripted-model";
 import { createDb, type Db } from "@/lib/db/client";
 import { testContext } from "./helpers/context";
-import { startRun } from "@/lib/runs/service";
+import { startRun } from "@/lib/services/start";
 import { type Agent, checkpointLatestKey, defineTool, listCheckpoints } from "@/lib/runner";
 import type { Actor } from "@/lib/auth/actor";
 
@@ -67,7 +67,7 @@ describe.each(providers)("fencing on %s", (provider) => {
       models: { gate: w.model(hold) },
     });
     const b = testContext(db2, { leaseMs: 5_000, agents: { "stall-test": w.agent }, models: { gate: w.model(null) } });
-    const { id } = await startRun(a, sub, { agent: "stall-test", input: {} });
+    const { id } = await startRun(a, sub, { body: { agent: "stall-test", input: {} } });
     // A ran c1 and now waits in its second model call.
     await expect.poll(() => w.executions.get("c1") ?? 0, { timeout: 10_000 }).toBe(1);
     await new Promise((r) => setTimeout(r, 900)); // past A's lease
@@ -118,7 +118,7 @@ describe.each(providers)("fencing on %s", (provider) => {
       models: { gate: w.model(hold) },
     });
     const c = testContext(t.db, { leaseMs: 5_000, agents: { "stall-test": w.agent }, models: { gate: w.model(null) } });
-    const { id } = await startRun(a, sub, { agent: "stall-test", input: {} });
+    const { id } = await startRun(a, sub, { body: { agent: "stall-test", input: {} } });
     await expect.poll(() => w.executions.get("c1") ?? 0, { timeout: 10_000 }).toBe(1);
     // Two stalls in a row: A, then B after it took over; C finishes.
     await new Promise((r) => setTimeout(r, 900));

@@ -10,7 +10,12 @@ import { HttpError } from "@/lib/auth/errors";
 import { testContext } from "./helpers/context";
 import type { AppContext } from "@/lib/context";
 import { getRunRow } from "@/lib/db/runs";
-import { decide, getRunView, listInbox, listRuns, resumeRun, startRun, timelinePage } from "@/lib/runs/service";
+import { decide } from "@/lib/services/decide";
+import { listInbox } from "@/lib/services/inbox";
+import { resumeRun } from "@/lib/services/operate";
+import { getRunView, listRuns } from "@/lib/services/run-view";
+import { startRun } from "@/lib/services/start";
+import { timelinePage } from "@/lib/services/timeline";
 import { inboxDto, runDto, runListDto } from "@/lib/dto";
 
 const sub: Actor = { id: "u-sub", email: "sub@example.com", name: "S", role: "submitter" };
@@ -38,10 +43,10 @@ describe.each(providers)("a slow model on %s", (provider) => {
       while (!stop) {
         if (runId) {
           for (const [name, read] of [
-            ["run", () => getRunView(ctx, rev, runId)],
-            ["runs", () => listRuns(t.db, rev, {})],
-            ["inbox", () => listInbox(t.db, rev, {})],
-            ["timeline", () => timelinePage(t.db, rev, runId, {})],
+            ["run", () => getRunView(ctx, rev, { runId })],
+            ["runs", () => listRuns({ db: t.db }, rev, { query: {} })],
+            ["inbox", () => listInbox({ db: t.db }, rev, { query: {} })],
+            ["timeline", () => timelinePage({ db: t.db }, rev, { runId, query: {} })],
           ] as const) {
             try {
               const v = await read();
@@ -62,11 +67,13 @@ describe.each(providers)("a slow model on %s", (provider) => {
         await new Promise((r) => setTimeout(r, 100));
       }
     })();
-    runId = (await startRun(ctx, sub, { agent: "refund-desk", input: { order_id: "ORD-9001", amount_cents: 9000, reason: "late" } })).id;
+    runId = (
+      await startRun(ctx, sub, { body: { agent: "refund-desk", input: { order_id: "ORD-9001", amount_cents: 9000, reason: "late" } } })
+    ).id;
     await expect.poll(() => states.at(-1), { timeout: 15_000, interval: 100 }).toBe("paused");
-    await decide(ctx, rev, `${runId}:2:call_refund`, { decision: "approve" });
-    await decide(ctx, rev, `${runId}:2:call_notify`, { decision: "approve" });
-    await resumeRun(ctx, rev, runId);
+    await decide(ctx, rev, { approvalId: `${runId}:2:call_refund`, body: { decision: "approve" } });
+    await decide(ctx, rev, { approvalId: `${runId}:2:call_notify`, body: { decision: "approve" } });
+    await resumeRun(ctx, rev, { runId });
     await expect.poll(() => states.at(-1), { timeout: 15_000, interval: 100 }).toBe("completed");
     stop = true;
     await poller;
@@ -99,17 +106,19 @@ describe.each(providers.filter((p) => p === "postgresql"))("write-behind lag on 
       await blocker.query("BEGIN");
       await blocker.query(`LOCK TABLE "StateEntry" IN EXCLUSIVE MODE`); // writes wait, reads go on
       const { id } = await startRun(ctx, sub, {
-        agent: "refund-desk",
-        input: { order_id: "ORD-9002", amount_cents: 100, reason: "late" },
+        body: {
+          agent: "refund-desk",
+          input: { order_id: "ORD-9002", amount_cents: 100, reason: "late" },
+        },
       });
       await expect.poll(async () => (await getRunRow(t.db, id))?.step ?? 0, { timeout: 10_000, interval: 20 }).toBeGreaterThan(0);
-      const view = await getRunView(ctx, rev, id);
+      const view = await getRunView(ctx, rev, { runId: id });
       expect(view.corruption).toBeNull();
       expect(view.run.state).toBe("running");
       expect((await getRunRow(t.db, id))?.corruptKey).toBeNull();
       await blocker.query("COMMIT");
       await expect.poll(async () => (await getRunRow(t.db, id))?.state, { timeout: 15_000, interval: 100 }).toBe("paused");
-      expect((await getRunView(ctx, rev, id)).corruption).toBeNull();
+      expect((await getRunView(ctx, rev, { runId: id })).corruption).toBeNull();
     } finally {
       await blocker.end();
     }

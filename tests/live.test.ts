@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import pg from "pg";
 import { LIVE_CHANNEL, type LiveMessage, PgLiveBus } from "@/lib/live/bus";
 import { testContext } from "./helpers/context";
-import { cancelRun, startRun } from "@/lib/runs/service";
+import { cancelRun } from "@/lib/services/operate";
+import { startRun } from "@/lib/services/start";
 import type { Actor } from "@/lib/auth/actor";
 import { databaseWithContext, freshDatabase } from "./helpers/databases";
 
@@ -27,7 +28,7 @@ describe("live updates in one process", () => {
   it("a run's streamed text arrives in order with offsets, then the run change that makes it stale", async () => {
     const got: LiveMessage[] = [];
     const off = h.ctx.live.subscribe((m) => got.push(m));
-    const { id } = await startRun(h.ctx, submitter, { agent: "order-status", input: { order_id: "ORD-1234" } });
+    const { id } = await startRun(h.ctx, submitter, { body: { agent: "order-status", input: { order_id: "ORD-1234" } } });
     await until(() => got.some((m) => m.topic === "delta" && m.runId === id));
     // Mid-stream, a late subscriber gets the text so far.
     expect(h.ctx.live.liveText(id)?.text.length).toBeGreaterThan(0);
@@ -58,8 +59,10 @@ describe("live updates in one process", () => {
     const got: LiveMessage[] = [];
     const off = h.ctx.live.subscribe((m) => got.push(m));
     const { id } = await startRun(h.ctx, submitter, {
-      agent: "deploy-bot",
-      input: { service: "live-svc", version: "1.0.0", environment: "staging" },
+      body: {
+        agent: "deploy-bot",
+        input: { service: "live-svc", version: "1.0.0", environment: "staging" },
+      },
     });
     await until(() => got.some((m) => m.topic === "run" && m.runId === id && m.state === "paused"));
     expect(got.some((m) => m.topic === "inbox")).toBe(true);
@@ -132,10 +135,10 @@ describe.skipIf(!pgUrl)("live updates across processes (PostgreSQL LISTEN/NOTIFY
     const a = testContext(t.db, { demoLatencyMs: 20_000, leaseMs: 60_000, live: busA });
     const b = testContext(t.db, { leaseMs: 60_000, live: busB });
     try {
-      const { id } = await startRun(a, submitter, { agent: "order-status", input: { order_id: "ORD-1234" } });
+      const { id } = await startRun(a, submitter, { body: { agent: "order-status", input: { order_id: "ORD-1234" } } });
       await until(async () => (await t.db.run.findUnique({ where: { id } }))?.phase === "pre_llm");
       const t0 = Date.now();
-      await cancelRun(b, operator, id);
+      await cancelRun(b, operator, { runId: id });
       await until(async () => (await t.db.run.findUnique({ where: { id } }))?.state === "cancelled", 5000);
       expect(Date.now() - t0).toBeLessThan(1000);
       expect(a.runtime.demo.calls).toBe(1);

@@ -12,7 +12,10 @@ import { z } from "zod";
 import type { McpServerConfig } from "@/lib/agents/mcp";
 import type { Actor } from "@/lib/auth/actor";
 import { testContext } from "./helpers/context";
-import { decide, getRunView, retryRun, startRun } from "@/lib/runs/service";
+import { decide } from "@/lib/services/decide";
+import { retryRun } from "@/lib/services/operate";
+import { getRunView } from "@/lib/services/run-view";
+import { startRun } from "@/lib/services/start";
 import { type Agent, toolIdempotencyKey } from "@/lib/runner";
 import { mcpConnections } from "@/lib/runtime";
 import { freshDatabase, providers } from "./helpers/databases";
@@ -79,9 +82,9 @@ describe.each(providers)("MCP tools on %s", (provider) => {
       models: { script: model },
     });
     try {
-      const { id } = await startRun(ctx, sub, { agent: "note-taker", input: {} });
+      const { id } = await startRun(ctx, sub, { body: { agent: "note-taker", input: {} } });
       await ctx.worker.idle();
-      let view = await getRunView(ctx, rev, id);
+      let view = await getRunView(ctx, rev, { runId: id });
       expect(view.run.state).toBe("paused");
       expect(view.approvals.map((a) => [a.tool_name, a.mcp, a.status])).toEqual([
         ["notes__write_note", { server: "notes", tool: "write_note" }, "pending"],
@@ -89,10 +92,10 @@ describe.each(providers)("MCP tools on %s", (provider) => {
       // The approval shows the MCP tool's own argument schema (from the server's listing).
       expect(view.approvals[0].argsSchema).toMatchObject({ properties: { id: { type: "string" }, text: { type: "string" } } });
       expect(lines(log)).toEqual([]);
-      await decide(ctx, rev, view.approvals[0].id, { decision: "approve" });
+      await decide(ctx, rev, { approvalId: view.approvals[0].id, body: { decision: "approve" } });
       await ctx.executor.resume(id);
       await ctx.worker.idle();
-      view = await getRunView(ctx, rev, id);
+      view = await getRunView(ctx, rev, { runId: id });
       expect(view.run.state).toBe("completed");
       expect(lines(log)).toEqual([{ id: "n1", text: "call the customer back", key: toolIdempotencyKey(id, 1, "c_write") }]);
       const last = view.conversation!.messages.at(-1);
@@ -119,7 +122,7 @@ describe.each(providers)("MCP tools on %s", (provider) => {
       models: { script: writeOnly },
       config: { failpoint: { at: "tool_executed", action: "throw" } },
     });
-    const { id } = await startRun(crashing, sub, { agent: "note-taker", input: {} });
+    const { id } = await startRun(crashing, sub, { body: { agent: "note-taker", input: {} } });
     await crashing.worker.idle();
     expect((await t.db.run.findUnique({ where: { id } }))?.state).toBe("failed");
     const first = lines(log);
@@ -129,7 +132,7 @@ describe.each(providers)("MCP tools on %s", (provider) => {
       mcp: { "note-taker": [stdio(log)] },
       models: { script: writeOnly },
     });
-    await retryRun(healthy, op, id);
+    await retryRun(healthy, op, { runId: id });
     await healthy.worker.idle();
     expect((await t.db.run.findUnique({ where: { id } }))?.state).toBe("completed");
     // Executed twice (this server does not de-duplicate), and both times with the same key: a server that
@@ -170,9 +173,9 @@ describe("MCP over streamable HTTP", () => {
       mcp: { "note-taker": [{ name: "web", transport: { type: "http", url: `http://127.0.0.1:${port}/mcp` } }] },
       models: { script: failing },
     });
-    const { id } = await startRun(ctx, sub, { agent: "note-taker", input: {} });
+    const { id } = await startRun(ctx, sub, { body: { agent: "note-taker", input: {} } });
     await ctx.worker.idle();
-    const view = await getRunView(ctx, op, id);
+    const view = await getRunView(ctx, op, { runId: id });
     expect(view.run.state).toBe("completed");
     const tools = view.conversation!.messages.filter((m) => m.role === "tool");
     expect(tools.map((m) => (m as { success: boolean }).success)).toEqual([true, false]);

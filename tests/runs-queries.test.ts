@@ -16,7 +16,7 @@ import {
 } from "@/lib/db/read-models";
 import { getRunRow, listRunRows, runCounts } from "@/lib/db/runs";
 import { pendingApprovalRecords } from "@/lib/db/maintenance";
-import { readPendingApprovals } from "@/lib/runs/approval-rows";
+import { readPendingApprovals } from "@/lib/services/inbox";
 
 describe.each(providers)("console queries on %s", (provider) => {
   let t: TestDb;

@@ -6,8 +6,11 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDb } from "./helpers/databases";
 import { testContext } from "./helpers/context";
-import { decide, getRunView, resumeRun, startRun } from "@/lib/runs/service";
-import { createToken, listTokens } from "@/lib/tokens/service";
+import { decide } from "@/lib/services/decide";
+import { resumeRun } from "@/lib/services/operate";
+import { getRunView } from "@/lib/services/run-view";
+import { startRun } from "@/lib/services/start";
+import { createToken, listTokens } from "@/lib/services/tokens";
 import { providerAdapters } from "@/lib/models/ai-sdk";
 import { parseEnv, resetEnv } from "@/lib/env";
 import type { Actor } from "@/lib/auth/actor";
@@ -62,8 +65,10 @@ describe("secrets and the pause webhook", () => {
         webhook: { url, secret: WEBHOOK_SECRET, baseUrl: "https://afk.example", baseDelayMs: 20 },
       });
       const { id } = await startRun(ctx, sub, {
-        agent: "refund-desk",
-        input: { order_id: "ORD-3001", amount_cents: 9000, reason: "Broken" },
+        body: {
+          agent: "refund-desk",
+          input: { order_id: "ORD-3001", amount_cents: 9000, reason: "Broken" },
+        },
       });
       await ctx.worker.idle();
       await expect
@@ -85,15 +90,15 @@ describe("secrets and the pause webhook", () => {
       const [, ts, hex] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(sig)!;
       expect(hex).toBe(createHmac("sha256", WEBHOOK_SECRET).update(`${ts}.${last.body}`).digest("hex"));
 
-      await decide(ctx, rev, `${id}:2:call_refund`, { decision: "approve" });
-      await decide(ctx, rev, `${id}:2:call_notify`, { decision: "approve" });
-      await resumeRun(ctx, rev, id);
+      await decide(ctx, rev, { approvalId: `${id}:2:call_refund`, body: { decision: "approve" } });
+      await decide(ctx, rev, { approvalId: `${id}:2:call_notify`, body: { decision: "approve" } });
+      await resumeRun(ctx, rev, { runId: id });
       await ctx.worker.idle();
-      const view = await getRunView(ctx, rev, id);
+      const view = await getRunView(ctx, rev, { runId: id });
       expect(view.run.state).toBe("completed");
 
-      const token = await createToken(t.db, admin, { name: "ci", role: "reviewer" });
-      const listed = JSON.stringify(await listTokens(t.db, admin));
+      const token = await createToken({ db: t.db }, admin, { body: { name: "ci", role: "reviewer" } });
+      const listed = JSON.stringify(await listTokens({ db: t.db }, admin));
       expect(listed).not.toContain(token.token);
 
       // Every table, every log line, every API answer: none holds a secret.

@@ -9,7 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scratchDatabase, type ScratchDb } from "./helpers/scratch";
 import type { Actor } from "@/lib/auth/actor";
 import { testContext } from "./helpers/context";
-import { decide, getRunView, retryRun, startRun } from "@/lib/runs/service";
+import { decide } from "@/lib/services/decide";
+import { retryRun } from "@/lib/services/operate";
+import { getRunView } from "@/lib/services/run-view";
+import { startRun } from "@/lib/services/start";
 import { sweep } from "@/lib/execution/sweep";
 import { listApprovals, listCheckpoints } from "@/lib/runner";
 
@@ -64,13 +67,18 @@ describe.skipIf(!enabled)("PostgreSQL stopped mid-run", () => {
   it("stops at a durable checkpoint with the error, keeps the decision, and a retry completes once", async () => {
     const ctx = testContext(s.db, { demoLatencyMs: 1500 });
     const { id } = await startRun(ctx, sub, {
-      agent: "deploy-bot",
-      input: { service: "db", version: "1.0.0", environment: "staging" },
+      body: {
+        agent: "deploy-bot",
+        input: { service: "db", version: "1.0.0", environment: "staging" },
+      },
     });
     await ctx.worker.idle();
-    await decide(ctx, rev, `${id}:2:call_deploy`, {
-      decision: "approve",
-      args: { service: "db", version: "1.0.1", environment: "staging" },
+    await decide(ctx, rev, {
+      approvalId: `${id}:2:call_deploy`,
+      body: {
+        decision: "approve",
+        args: { service: "db", version: "1.0.1", environment: "staging" },
+      },
     });
     // deploy-bot resumes by itself: the deploy runs, then the step-3 model call takes 1.5 s. Stop the
     // database during that call.
@@ -80,7 +88,7 @@ describe.skipIf(!enabled)("PostgreSQL stopped mid-run", () => {
     pgctl("-w", "-l", path.join(dir, "log"), "-o", `-c listen_addresses=127.0.0.1 -p ${PORT} -k ${dir}`, "start");
     await ctx.worker.idle();
 
-    const stopped = await getRunView(ctx, op, id);
+    const stopped = await getRunView(ctx, op, { runId: id });
     expect(stopped.run.state).toBe("failed");
     expect(stopped.run.error).toMatch(/CheckpointWriteError/);
     const cps = await listCheckpoints(ctx.store, id, id);
@@ -92,8 +100,8 @@ describe.skipIf(!enabled)("PostgreSQL stopped mid-run", () => {
     // The sweep (every instance runs it) retries a run stopped by a store fault once the database answers.
     expect((await sweep(ctx)).retried).toBe(1);
     await ctx.worker.idle();
-    expect(await retryRun(ctx, op, id).catch((e) => e.status)).toBe(409);
-    const done = await getRunView(ctx, op, id);
+    expect(await retryRun(ctx, op, { runId: id }).catch((e) => e.status)).toBe(409);
+    const done = await getRunView(ctx, op, { runId: id });
     expect(done.run.state).toBe("completed");
     expect(await s.db.deployment.count({ where: { runId: id } })).toBe(1);
     const after = await listCheckpoints(ctx.store, id, id);

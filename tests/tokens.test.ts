@@ -3,7 +3,7 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, providers, type TestDb } from "./helpers/databases";
-import { actorFromToken, createToken, revokeToken } from "@/lib/tokens/service";
+import { actorFromToken, createToken, revokeToken } from "@/lib/services/tokens";
 import type { Actor } from "@/lib/auth/actor";
 import { tokenWithUser } from "@/lib/db/accounts";
 
@@ -20,10 +20,10 @@ describe.each(providers)("API tokens on %s", (provider) => {
   afterAll(() => t?.drop());
 
   it("a token alone, and a token acting as a user", async () => {
-    const plain = await createToken(t.db, admin, { name: "ci", role: "operator" });
+    const plain = await createToken({ db: t.db }, admin, { body: { name: "ci", role: "operator" } });
     expect(await actorFromToken(t.db, plain.token)).toMatchObject({ id: `token:${plain.id}`, role: "operator" });
     const rev = await t.db.user.create({ data: { email: "rev@example.com", name: "R", role: "reviewer", passwordHash: "x" } });
-    const asUser = await createToken(t.db, admin, { name: "bot", role: "reviewer", userId: rev.id });
+    const asUser = await createToken({ db: t.db }, admin, { body: { name: "bot", role: "reviewer", userId: rev.id } });
     expect(await actorFromToken(t.db, asUser.token)).toEqual({
       id: rev.id,
       email: "rev@example.com",
@@ -33,7 +33,7 @@ describe.each(providers)("API tokens on %s", (provider) => {
     });
     // The same look-up inside a transaction (no driver: Prisma's raw query) reads the row alike (a token
     // of its own: a look-up through actorFromToken writes lastUsedAt in the background).
-    const looked = hashToken((await createToken(t.db, admin, { name: "look", role: "reviewer", userId: rev.id })).token);
+    const looked = hashToken((await createToken({ db: t.db }, admin, { body: { name: "look", role: "reviewer", userId: rev.id } })).token);
     const viaDriver = await tokenWithUser(t.db, looked);
     await t.db.user.update({ where: { id: rev.id }, data: { disabled: true } });
     const disabledViaDriver = await tokenWithUser(t.db, looked);
@@ -45,13 +45,13 @@ describe.each(providers)("API tokens on %s", (provider) => {
     expect(await actorFromToken(t.db, asUser.token)).toBeNull();
     await t.db.user.update({ where: { id: rev.id }, data: { role: "reviewer", disabled: true } });
     expect(await actorFromToken(t.db, asUser.token)).toBeNull();
-    await revokeToken(t.db, admin, plain.id);
+    await revokeToken({ db: t.db }, admin, { tokenId: plain.id });
     expect(await actorFromToken(t.db, plain.token)).toBeNull();
     expect(await actorFromToken(t.db, "afk_not-a-token")).toBeNull();
   });
 
   it("records use at most once a minute", async () => {
-    const tok = await createToken(t.db, admin, { name: "busy", role: "reviewer" });
+    const tok = await createToken({ db: t.db }, admin, { body: { name: "busy", role: "reviewer" } });
     await actorFromToken(t.db, tok.token);
     await expect.poll(async () => (await t.db.apiToken.findUnique({ where: { id: tok.id } }))?.lastUsedAt).not.toBeNull();
     const first = (await t.db.apiToken.findUnique({ where: { id: tok.id } }))!.lastUsedAt!;

@@ -15,7 +15,10 @@ import { HttpError } from "@/lib/auth/errors";
 import { createDb, type Db } from "@/lib/db/client";
 import { testContext } from "./helpers/context";
 import type { AppContext } from "@/lib/context";
-import { decide, getRunView, listInbox, listRuns, pendingCount, resumeRun } from "@/lib/runs/service";
+import { decide } from "@/lib/services/decide";
+import { listInbox, pendingCount } from "@/lib/services/inbox";
+import { resumeRun } from "@/lib/services/operate";
+import { getRunView, listRuns } from "@/lib/services/run-view";
 import { providers } from "./helpers/databases";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -108,15 +111,15 @@ describe.each(providers)("a database of the version before the redesign, on %s",
     await ctx?.worker.idle();
     await t?.drop();
   });
-  const view = (scenario: Scenario) => getRunView(ctx, who.operator, ids[scenario]);
+  const view = (scenario: Scenario) => getRunView(ctx, who.operator, { runId: ids[scenario] });
   const pendingOf = async (scenario: Scenario) =>
-    (await getRunView(ctx, who.reviewer, ids[scenario])).approvals.filter((a) => a.status === "pending");
+    (await getRunView(ctx, who.reviewer, { runId: ids[scenario] })).approvals.filter((a) => a.status === "pending");
   const executions = async (scenario: Scenario) => (await view(scenario)).conversation!.toolExecutions.map((e) => e.tool_name);
   const audit = async (scenario: Scenario) =>
     (await t.db.auditEvent.findMany({ where: { targetId: ids[scenario] }, orderBy: { at: "asc" } })).map((a) => [a.action, a.actorEmail]);
 
   it("lists every run with its state and every pending item in the inbox", async () => {
-    const { runs } = await listRuns(t.db, who.operator, {});
+    const { runs } = await listRuns({ db: t.db }, who.operator, { query: {} });
     const stateOf = Object.fromEntries(runs.map((r) => [r.id, r.state]));
     expect(Object.fromEntries(Object.entries(ids).map(([s, id]) => [s, stateOf[id]]))).toEqual({
       completed: "completed",
@@ -129,7 +132,7 @@ describe.each(providers)("a database of the version before the redesign, on %s",
       failed: "failed",
       cancelled: "cancelled",
     });
-    const inbox = await listInbox(t.db, who.reviewer2, {});
+    const inbox = await listInbox({ db: t.db }, who.reviewer2, { query: {} });
     const items = inbox.approvals.map((a) => [
       Object.entries(ids).find(([, id]) => id === a.runId)?.[0],
       a.kind,
@@ -154,10 +157,10 @@ describe.each(providers)("a database of the version before the redesign, on %s",
       rootAgent: "release-coordinator",
     });
     expect(inbox.approvals.find((a) => a.runId === ids.quorumHalf)).toMatchObject({ decidedByMe: false });
-    expect((await listInbox(t.db, who.reviewer, {})).approvals.find((a) => a.runId === ids.quorumHalf)).toMatchObject({
+    expect((await listInbox({ db: t.db }, who.reviewer, { query: {} })).approvals.find((a) => a.runId === ids.quorumHalf)).toMatchObject({
       decidedByMe: true,
     });
-    expect((await pendingCount(t.db, who.reviewer)).pending).toBe(7);
+    expect((await pendingCount({ db: t.db }, who.reviewer)).pending).toBe(7);
   });
 
   it("the ended runs read as they ended", async () => {
@@ -167,14 +170,16 @@ describe.each(providers)("a database of the version before the redesign, on %s",
     expect(failed.run.error).toContain("The model call of step 2 was rejected: over budget this month");
     const cancelled = await view("cancelled");
     expect(cancelled.approvals.map((a) => [a.status, a.decisions.map((d) => d.reason)])).toEqual([["expired", ["The run was cancelled"]]]);
-    expect(await status(decide(ctx, who.reviewer, cancelled.approvals[0].id, { decision: "approve" }))).toBe(409);
+    expect(await status(decide(ctx, who.reviewer, { approvalId: cancelled.approvals[0].id, body: { decision: "approve" } }))).toBe(409);
   });
 
   it("a tool approval is decided and the resumed run refunds and notifies once", async () => {
     const pending = await pendingOf("toolApproval");
     for (const a of pending)
-      expect((await decide(ctx, who.reviewer, a.id, { decision: "approve", argsHash: a.argsHash })).resumed).toBe(false);
-    await resumeRun(ctx, who.reviewer, ids.toolApproval);
+      expect((await decide(ctx, who.reviewer, { approvalId: a.id, body: { decision: "approve", argsHash: a.argsHash } })).resumed).toBe(
+        false,
+      );
+    await resumeRun(ctx, who.reviewer, { runId: ids.toolApproval });
     await ctx.worker.idle();
     expect((await view("toolApproval")).run.state).toBe("completed");
     expect((await t.db.refund.findMany({ where: { runId: ids.toolApproval } })).map((r) => r.amountCents)).toEqual([9000]);
@@ -191,7 +196,9 @@ describe.each(providers)("a database of the version before the redesign, on %s",
   it("a question is answered and the run resumes by itself with the answer", async () => {
     const [q] = await pendingOf("question");
     expect(q.kind).toBe("question");
-    expect((await decide(ctx, who.reviewer, q.id, { decision: "respond", answer: { plan: "team", seats: 12 } })).resumed).toBe(true);
+    expect(
+      (await decide(ctx, who.reviewer, { approvalId: q.id, body: { decision: "respond", answer: { plan: "team", seats: 12 } } })).resumed,
+    ).toBe(true);
     await ctx.worker.idle();
     const done = await view("question");
     expect(done.run.state).toBe("completed");
@@ -203,16 +210,19 @@ describe.each(providers)("a database of the version before the redesign, on %s",
   it("a subagent gate is edited and approved; the model-call gate after it too; the subagent runs once", async () => {
     const [gate] = await pendingOf("subagentGate");
     expect(gate).toMatchObject({ kind: "subagent", args: { task: "Notes for billing 2.4.0" } });
-    await decide(ctx, who.reviewer, gate.id, {
-      decision: "approve",
-      args: { task: "Notes for billing 2.4.0, security fixes first" },
+    await decide(ctx, who.reviewer, {
+      approvalId: gate.id,
+      body: {
+        decision: "approve",
+        args: { task: "Notes for billing 2.4.0, security fixes first" },
+      },
     });
-    await resumeRun(ctx, who.reviewer, ids.subagentGate);
+    await resumeRun(ctx, who.reviewer, { runId: ids.subagentGate });
     await ctx.worker.idle();
     const [llm] = await pendingOf("subagentGate");
     expect(llm).toMatchObject({ kind: "llm", step: 2 });
-    await decide(ctx, who.reviewer2, llm.id, { decision: "approve" });
-    await resumeRun(ctx, who.reviewer2, ids.subagentGate);
+    await decide(ctx, who.reviewer2, { approvalId: llm.id, body: { decision: "approve" } });
+    await resumeRun(ctx, who.reviewer2, { runId: ids.subagentGate });
     await ctx.worker.idle();
     const done = await view("subagentGate");
     expect(done.run.state).toBe("completed");
@@ -225,8 +235,8 @@ describe.each(providers)("a database of the version before the redesign, on %s",
   it("a model-call gate written before the upgrade is approved; the subagent that ran before is not run again", async () => {
     const [llm] = await pendingOf("modelCallGate");
     expect(llm).toMatchObject({ kind: "llm", step: 2, tool_name: "llm_call" });
-    await decide(ctx, who.reviewer2, llm.id, { decision: "approve" });
-    await resumeRun(ctx, who.reviewer2, ids.modelCallGate);
+    await decide(ctx, who.reviewer2, { approvalId: llm.id, body: { decision: "approve" } });
+    await resumeRun(ctx, who.reviewer2, { runId: ids.modelCallGate });
     await ctx.worker.idle();
     const done = await view("modelCallGate");
     expect(done.run.state).toBe("completed");
@@ -246,8 +256,8 @@ describe.each(providers)("a database of the version before the redesign, on %s",
   it("a quorum with one decision made before the upgrade takes a second reviewer's, resumes and deploys once", async () => {
     const [a] = await pendingOf("quorumHalf");
     expect(a.decisions.map((d) => d.by)).toEqual(["reviewer@example.com"]);
-    expect(await status(decide(ctx, who.reviewer, a.id, { decision: "approve" }))).toBe(409);
-    expect(await decide(ctx, who.reviewer2, a.id, { decision: "approve" })).toMatchObject({
+    expect(await status(decide(ctx, who.reviewer, { approvalId: a.id, body: { decision: "approve" } }))).toBe(409);
+    expect(await decide(ctx, who.reviewer2, { approvalId: a.id, body: { decision: "approve" } })).toMatchObject({
       approval: { status: "approved" },
       resumed: true,
     });
@@ -266,9 +276,9 @@ describe.each(providers)("a database of the version before the redesign, on %s",
   it("a subagent's approval takes its quorum; the parent resumes and the subagent deploys once", async () => {
     const [a] = await pendingOf("subagentApproval");
     expect(a).toMatchObject({ tool_name: "deploy", agent_path: "release-coordinator/deploy-bot", quorum: 2 });
-    await decide(ctx, who.reviewer, a.id, { decision: "approve" });
-    await decide(ctx, who.reviewer2, a.id, { decision: "approve" });
-    await resumeRun(ctx, who.reviewer2, ids.subagentApproval);
+    await decide(ctx, who.reviewer, { approvalId: a.id, body: { decision: "approve" } });
+    await decide(ctx, who.reviewer2, { approvalId: a.id, body: { decision: "approve" } });
+    await resumeRun(ctx, who.reviewer2, { runId: ids.subagentApproval });
     await ctx.worker.idle();
     const done = await view("subagentApproval");
     expect(done.run.state).toBe("completed");
@@ -280,9 +290,9 @@ describe.each(providers)("a database of the version before the redesign, on %s",
   });
 
   it("nothing is left waiting", async () => {
-    expect((await listInbox(t.db, who.reviewer, {})).approvals).toEqual([]);
-    expect((await pendingCount(t.db, who.reviewer)).pending).toBe(0);
-    const { runs } = await listRuns(t.db, who.operator, {});
+    expect((await listInbox({ db: t.db }, who.reviewer, { query: {} })).approvals).toEqual([]);
+    expect((await pendingCount({ db: t.db }, who.reviewer)).pending).toBe(0);
+    const { runs } = await listRuns({ db: t.db }, who.operator, { query: {} });
     expect(runs.map((r) => r.state).sort()).toEqual([
       "cancelled",
       "completed",

@@ -3,7 +3,7 @@ import { freshDatabase, providers, type TestDb } from "./helpers/databases";
 import { actorFromClaims, type Actor } from "@/lib/auth/actor";
 import { ForbiddenError, UnauthorizedError, ValidationError, ConflictError } from "@/lib/auth/errors";
 import { verifyPassword } from "@/lib/auth/password";
-import { createUser, listUsers, updateUser } from "@/lib/users/service";
+import { createUser, listUsers, updateUser } from "@/lib/services/users";
 
 describe.each(providers)("users and roles on %s", (provider) => {
   let t: TestDb;
@@ -20,7 +20,9 @@ describe.each(providers)("users and roles on %s", (provider) => {
   afterAll(() => t?.drop());
 
   it("an admin creates a user with a bcrypt hash and an audit event", async () => {
-    const u = await createUser(t.db, admin, { email: "New@Example.com", name: "New", role: "reviewer", password: "longenough" });
+    const u = await createUser({ db: t.db }, admin, {
+      body: { email: "New@Example.com", name: "New", role: "reviewer", password: "longenough" },
+    });
     expect(u.email).toBe("new@example.com");
     const row = await t.db.user.findUniqueOrThrow({ where: { id: u.id } });
     expect(row.passwordHash).toMatch(/^\$2[aby]\$10\$/);
@@ -32,10 +34,12 @@ describe.each(providers)("users and roles on %s", (provider) => {
   it("refuses a submitter (403) and nobody (401) and writes nothing", async () => {
     const before = [await t.db.user.count(), await t.db.auditEvent.count()];
     const input = { email: "x@example.com", name: "X", role: "admin", password: "longenough" };
-    await expect(createUser(t.db, submitter, input)).rejects.toBeInstanceOf(ForbiddenError);
-    await expect(createUser(t.db, null, input)).rejects.toBeInstanceOf(UnauthorizedError);
-    await expect(updateUser(t.db, submitter, admin.id, { disabled: true })).rejects.toBeInstanceOf(ForbiddenError);
-    await expect(listUsers(t.db, submitter)).rejects.toBeInstanceOf(ForbiddenError);
+    await expect(createUser({ db: t.db }, submitter, { body: input })).rejects.toBeInstanceOf(ForbiddenError);
+    await expect(createUser({ db: t.db }, null, { body: input })).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(updateUser({ db: t.db }, submitter, { userId: admin.id, body: { disabled: true } })).rejects.toBeInstanceOf(
+      ForbiddenError,
+    );
+    await expect(listUsers({ db: t.db }, submitter)).rejects.toBeInstanceOf(ForbiddenError);
     expect([await t.db.user.count(), await t.db.auditEvent.count()]).toEqual(before);
   });
 
@@ -48,28 +52,30 @@ describe.each(providers)("users and roles on %s", (provider) => {
       [{ email: "a@b.co", name: "N", role: "admin", password: "longenough", extra: 1 }, "extra"],
     ] as const;
     for (const [input, field] of bad) {
-      const err = await createUser(t.db, admin, input).catch((e) => e);
+      const err = await createUser({ db: t.db }, admin, { body: input }).catch((e) => e);
       expect(err).toBeInstanceOf(ValidationError);
       expect((err as ValidationError).field).toBe(field);
     }
     await expect(
-      createUser(t.db, admin, { email: "sub@example.com", name: "S", role: "admin", password: "longenough" }),
+      createUser({ db: t.db }, admin, { body: { email: "sub@example.com", name: "S", role: "admin", password: "longenough" } }),
     ).rejects.toBeInstanceOf(ConflictError);
   });
 
   it("disabling a user or changing a role ends their live session", async () => {
-    const u = await createUser(t.db, admin, { email: "live@example.com", name: "Live", role: "operator", password: "longenough" });
+    const u = await createUser({ db: t.db }, admin, {
+      body: { email: "live@example.com", name: "Live", role: "operator", password: "longenough" },
+    });
     const claims = { sub: u.id, sessionVersion: 0 };
     expect((await actorFromClaims(t.db, claims))?.role).toBe("operator");
-    await updateUser(t.db, admin, u.id, { role: "reviewer" });
+    await updateUser({ db: t.db }, admin, { userId: u.id, body: { role: "reviewer" } });
     expect(await actorFromClaims(t.db, claims)).toBeNull();
     expect((await actorFromClaims(t.db, { sub: u.id, sessionVersion: 1 }))?.role).toBe("reviewer");
-    await updateUser(t.db, admin, u.id, { disabled: true });
+    await updateUser({ db: t.db }, admin, { userId: u.id, body: { disabled: true } });
     expect(await actorFromClaims(t.db, { sub: u.id, sessionVersion: 2 })).toBeNull();
   });
 
   it("an admin cannot disable themself", async () => {
-    const err = await updateUser(t.db, admin, admin.id, { disabled: true }).catch((e) => e);
+    const err = await updateUser({ db: t.db }, admin, { userId: admin.id, body: { disabled: true } }).catch((e) => e);
     expect(err).toBeInstanceOf(ValidationError);
   });
 });

@@ -6,9 +6,9 @@
 import { currentActor } from "@/lib/auth/server";
 import { runAction } from "@/lib/http";
 import { appContext } from "@/lib/context";
-import { decide } from "@/lib/runs/service";
+import { decide } from "@/lib/services/decide";
 import { idArg } from "@/lib/validation";
 
 export async function decideAction(approvalId: string, body: unknown) {
-  return runAction(async () => decide(appContext(), await currentActor(), idArg("approvalId", approvalId), body));
+  return runAction(async () => decide(appContext(), await currentActor(), { approvalId: idArg("approvalId", approvalId), body }));
 }

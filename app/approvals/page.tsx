@@ -1,15 +1,15 @@
-import { db } from "@/lib/db/client";
 import { pageActor } from "@/lib/auth/server";
 import { appContext } from "@/lib/context";
-import { agentNames, listInbox } from "@/lib/runs/service";
+import { agentNames } from "@/lib/services/catalog";
+import { listInbox } from "@/lib/services/inbox";
 import { Inbox } from "./inbox";
 
 export const dynamic = "force-dynamic";
 
 export default async function ApprovalsPage() {
   const actor = await pageActor("approvals:decide");
-  const initial = await listInbox(db(), actor, {});
-  const agents = agentNames(appContext());
+  const initial = await listInbox(appContext(), actor, { query: {} });
+  const agents = agentNames(appContext(), actor);
   return (
     <div className="space-y-4">
       <h1 className="text-xl font-semibold">Approvals</h1>

@@ -1,9 +1,10 @@
 import Link from "next/link";
-import { db } from "@/lib/db/client";
 import { pageActor } from "@/lib/auth/server";
-import { HttpError } from "@/lib/auth/errors";
-import { auditPage } from "@/lib/audit/service";
-import { queryObject } from "@/lib/runs/schemas";
+import type { ErrorBody } from "@/lib/dto";
+import { expectedFailure } from "@/lib/http";
+import { appContext } from "@/lib/context";
+import { auditPage } from "@/lib/services/audit";
+import { queryObject } from "@/lib/services/schemas";
 import { Empty, ErrorBox, JsonView } from "@/components/ui";
 import { fmtTime } from "@/lib/format";
 
@@ -29,12 +30,11 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
   const actor = await pageActor("runs:read-all");
   const q = queryObject(await searchParams);
   let page: Awaited<ReturnType<typeof auditPage>> | null = null;
-  let error: HttpError | null = null;
+  let error: ErrorBody | null = null;
   try {
-    page = await auditPage(db(), actor, q);
+    page = await auditPage(appContext(), actor, { query: q });
   } catch (e) {
-    if (!(e instanceof HttpError) || e.status !== 400) throw e;
-    error = e;
+    error = expectedFailure(e, [400]);
   }
   const { cursor: _c, ...filters } = q;
   const next = page?.nextCursor ? `/audit?${new URLSearchParams({ ...filters, cursor: page.nextCursor })}` : null;
@@ -76,7 +76,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
       </form>
       {error && (
         <ErrorBox title="Invalid filter">
-          {error.field}: {error.message}
+          {error.field}: {error.error}
         </ErrorBox>
       )}
       {page && page.events.length === 0 && <Empty>No events match.</Empty>}

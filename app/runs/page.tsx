@@ -1,12 +1,12 @@
 import Link from "next/link";
-import { db } from "@/lib/db/client";
 import { pageActor } from "@/lib/auth/server";
-import { can } from "@/lib/auth/roles";
-import { ForbiddenError, HttpError } from "@/lib/auth/errors";
-import { forbidden } from "next/navigation";
+import type { ErrorBody } from "@/lib/dto";
+import { expectedFailure } from "@/lib/http";
 import { appContext } from "@/lib/context";
-import { agentCatalog, listRuns } from "@/lib/runs/service";
-import { queryObject } from "@/lib/runs/schemas";
+import { SEES_RUNS, allows } from "@/lib/services/access";
+import { agentCatalog } from "@/lib/services/catalog";
+import { listRuns } from "@/lib/services/run-view";
+import { queryObject } from "@/lib/services/schemas";
 import { RUN_STATES } from "@/lib/runner";
 import { Empty, ErrorBox, StateBadge } from "@/components/ui";
 import { fmtCost, fmtTime } from "@/lib/format";
@@ -16,25 +16,23 @@ export const dynamic = "force-dynamic";
 type SP = Promise<Record<string, string | string[] | undefined>>;
 
 export default async function RunsPage({ searchParams }: { searchParams: SP }) {
-  const actor = await pageActor();
-  if (!can(actor.role, "runs:read-all") && !can(actor.role, "runs:start")) forbidden();
+  const actor = await pageActor(SEES_RUNS);
   const q = queryObject(await searchParams);
   let page: Awaited<ReturnType<typeof listRuns>> | null = null;
-  let error: HttpError | null = null;
+  let error: ErrorBody | null = null;
   try {
-    page = await listRuns(db(), actor, q);
+    page = await listRuns(appContext(), actor, { query: q });
   } catch (e) {
-    if (e instanceof ForbiddenError || !(e instanceof HttpError)) throw e;
-    error = e;
+    error = expectedFailure(e);
   }
-  const agents = agentCatalog(appContext()).map((a) => a.name);
+  const agents = agentCatalog(appContext(), actor).map((a) => a.name);
   const { cursor: _c, ...filters } = q;
   const next = page?.nextCursor ? `/runs?${new URLSearchParams({ ...filters, cursor: page.nextCursor })}` : null;
   return (
     <div className="space-y-4">
       <div className="flex items-center justify-between">
         <h1 className="text-xl font-semibold">Runs</h1>
-        {can(actor.role, "runs:start") && (
+        {allows(actor, "runs:start") && (
           <Link className="btn-primary" href="/runs/new">
             Start a run
           </Link>
@@ -73,7 +71,7 @@ export default async function RunsPage({ searchParams }: { searchParams: SP }) {
             ))}
           </select>
         </div>
-        {can(actor.role, "runs:read-all") && (
+        {allows(actor, "runs:read-all") && (
           <div>
             <label className="label" htmlFor="submitter">
               Submitter
@@ -103,7 +101,7 @@ export default async function RunsPage({ searchParams }: { searchParams: SP }) {
       {error && (
         <ErrorBox title="Invalid filter">
           {error.field ? `${error.field}: ` : ""}
-          {error.message}
+          {error.error}
         </ErrorBox>
       )}
       {page && page.runs.length === 0 && <Empty>No runs match.</Empty>}

@@ -2,9 +2,9 @@
 // they signed in; the database says whether they may still act (disabled, role changed).
 import type { Db } from "../db/client.ts";
 import { userByEmail, userById } from "../db/accounts.ts";
-import { type Permission, type Role, can, roleSchema } from "./roles.ts";
-import { ForbiddenError, UnauthorizedError } from "./errors.ts";
-import { storedGroups } from "../users/schemas.ts";
+import { UnauthorizedError } from "./errors.ts";
+import { type Role, roleSchema } from "./roles.ts";
+import { storedGroups } from "../services/schemas.ts";
 
 /** `groups`: the user's routing groups (absent: none). */
 export type Actor = { id: string; email: string; name: string; role: Role; groups?: string[] };
@@ -32,10 +32,4 @@ export async function actorByEmail(db: Db, email: string): Promise<Actor> {
   const role = roleSchema.safeParse(user.role);
   if (!role.success) throw new UnauthorizedError(`User ${email} has no valid role`);
   return { id: user.id, email: user.email, name: user.name, role: role.data, groups: storedGroups(user.groups) };
-}
-
-export function requirePermission(actor: Actor | null, permission: Permission): Actor {
-  if (!actor) throw new UnauthorizedError();
-  if (!can(actor.role, permission)) throw new ForbiddenError();
-  return actor;
 }

@@ -1,4 +1,5 @@
-// Typed errors that routes map to HTTP statuses and actions map to { error, status }.
+// The typed errors services throw. Each names its HTTP status; lib/http.ts alone turns one into an answer
+// (route handlers and server actions alike).
 export class HttpError extends Error {
   constructor(
     readonly status: number,
@@ -34,16 +35,23 @@ export class ConflictError extends HttpError {
   }
 }
 
+// A 409 on a decision that carries the approval's current state, so a client sees what happened instead.
+export class DecisionConflictError extends ConflictError {
+  constructor(
+    message: string,
+    readonly current: unknown,
+  ) {
+    super(message);
+  }
+}
+
 // A record of the run could not be read (AgentCheckpointCorruptionError). 409, never 500: the request was
-// fine, the run is not. The body names the error type and the record's key.
+// fine, the run is not. Its answer names the error type and the record's key.
 export class CorruptRecordError extends HttpError {
   constructor(
     message: string,
     readonly key: string | null,
   ) {
     super(409, message);
-  }
-  body() {
-    return { error: "AgentCheckpointCorruptionError", message: this.message, key: this.key };
   }
 }

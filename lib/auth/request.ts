@@ -1,7 +1,7 @@
 // Who is calling an API route: a bearer token when the request has one (an invalid one is never
 // silently downgraded to the session), otherwise the signed-in session.
 import { db } from "../db/client.ts";
-import { actorFromToken } from "../tokens/service.ts";
+import { actorFromToken } from "../services/tokens.ts";
 import type { Actor } from "./actor.ts";
 import { UnauthorizedError } from "./errors.ts";
 import { currentActor } from "./server.ts";

@@ -5,7 +5,7 @@ import { forbidden, redirect } from "next/navigation";
 import { db } from "../db/client.ts";
 import { authOptions } from "./options.ts";
 import { type Actor, actorFromClaims } from "./actor.ts";
-import { type Permission, can } from "./roles.ts";
+import { type Needed, allows } from "../services/access.ts";
 
 export async function currentActor(): Promise<Actor | null> {
   const session = await getServerSession(authOptions);
@@ -13,10 +13,10 @@ export async function currentActor(): Promise<Actor | null> {
   return actorFromClaims(db(), { sub: u?.id, sessionVersion: u?.sessionVersion });
 }
 
-// For pages: no session → /login; a session without the permission → a real 403 page.
-export async function pageActor(permission?: Permission): Promise<Actor> {
+// For pages: no session → /login; a session without the permission (any one of several) → a real 403 page.
+export async function pageActor(needed?: Needed): Promise<Actor> {
   const actor = await currentActor();
   if (!actor) redirect("/login");
-  if (permission && !can(actor.role, permission)) forbidden();
+  if (needed && !allows(actor, needed)) forbidden();
   return actor;
 }

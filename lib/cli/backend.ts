@@ -2,6 +2,7 @@
 // DATABASE_URL as a named user, the remote one calls the REST API with a token. Both answer the same
 // response shapes (lib/dto.ts), so the commands and their printing do not know which one they talk to.
 import type { z } from "zod";
+import { type ErrorBody, errorText } from "../dto-shared.ts";
 import { isTerminal } from "../runner/state.ts";
 import type {
   InboxDto,
@@ -74,6 +75,13 @@ export class CliError extends Error {
     readonly current?: unknown,
   ) {
     super(message);
+  }
+
+  /** The console's error answer (lib/http.ts builds it, locally or over REST) as one line; an unreadable
+   * record is named by its key. */
+  static of(status: number, body: ErrorBody): CliError {
+    const message = body.key !== undefined ? `${errorText(body)} (key ${body.key})` : errorText(body);
+    return new CliError(message, status, body.field, body.current);
   }
 }
 

@@ -5,35 +5,25 @@
 // go through the context's dispatch: on SQLite they run in this process (the CLI waits for them), on
 // PostgreSQL they are queued for the workers.
 import { actorByEmail } from "../auth/actor.ts";
-import { CorruptRecordError, HttpError } from "../auth/errors.ts";
 import { type AppContext, appContext } from "../context.ts";
 import { db } from "../db/client.ts";
 import { env } from "../env.ts";
 import { pruneCheckpoints } from "../execution/retention.ts";
-import {
-  cancelRun,
-  decide,
-  forkRun,
-  getRunView,
-  listInbox,
-  listRuns,
-  resumeRun,
-  retryRun,
-  startRun,
-  timelinePage,
-} from "../runs/service.ts";
 import { sweep } from "../execution/sweep.ts";
-import { AgentCheckpointCorruptionError } from "../runner/index.ts";
+import { failureOf } from "../http.ts";
+import { decide } from "../services/decide.ts";
+import { listInbox } from "../services/inbox.ts";
+import { cancelRun, forkRun, resumeRun, retryRun } from "../services/operate.ts";
+import { getRunView, listRuns } from "../services/run-view.ts";
+import { startRun } from "../services/start.ts";
+import { timelinePage } from "../services/timeline.ts";
 import { type Backend, CliError, pollUntilSettled } from "./backend.ts";
 
-/** A service's typed error as the CLI reports it; anything else is a bug and passes through. */
+/** A service's error as the CLI reports it: what a route would answer (lib/http.ts), as one line. A 500 is
+ * a bug and passes through with its stack. */
 export function cliErrorOf(e: unknown): unknown {
-  if (e instanceof AgentCheckpointCorruptionError) e = new CorruptRecordError(e.message, e.key ?? null);
-  if (e instanceof CorruptRecordError) return new CliError(`AgentCheckpointCorruptionError: ${e.message} (key ${e.key})`, 409);
-  if (e instanceof HttpError) return new CliError(e.message, e.status, e.field, "current" in e ? e.current : undefined);
-  if ((e as { code?: string } | null)?.code === "P2028")
-    return new CliError("The database did not finish this request in time and nothing was changed; try again", 503);
-  return e;
+  const f = failureOf(e);
+  return f.status === 500 ? e : CliError.of(f.status, f.body);
 }
 
 async function mapped<T>(fn: () => Promise<T>): Promise<T> {
@@ -64,20 +54,21 @@ export async function localBackend(email: string): Promise<Backend> {
   });
   const ctx = openContext();
   const executesHere = env().databaseProvider === "sqlite";
-  const show = (runId: string) => mapped(() => getRunView(ctx, actor, runId));
+  const show = (runId: string) => mapped(() => getRunView(ctx, actor, { runId }));
   return {
     describe: `${actor.email} (${actor.role}) on ${env().databaseProvider}`,
     executesHere,
-    start: (agent, input, opts) => mapped(() => startRun(ctx, actor, { agent, input }, { idempotencyKey: opts.idempotencyKey ?? null })),
-    runs: (query) => mapped(() => listRuns(ctx.db, actor, query)),
+    start: (agent, input, opts) =>
+      mapped(() => startRun(ctx, actor, { body: { agent, input }, idempotencyKey: opts.idempotencyKey ?? null })),
+    runs: (query) => mapped(() => listRuns(ctx, actor, { query })),
     show,
-    checkpoints: (runId, query) => mapped(() => timelinePage(ctx.db, actor, runId, query)),
-    inbox: (query) => mapped(() => listInbox(ctx.db, actor, query)),
-    decide: (approvalId, body) => mapped(() => decide(ctx, actor, approvalId, body)),
-    resume: (runId) => mapped(() => resumeRun(ctx, actor, runId)),
-    cancel: (runId) => mapped(() => cancelRun(ctx, actor, runId)),
-    retry: (runId) => mapped(() => retryRun(ctx, actor, runId)),
-    fork: (runId, seq) => mapped(() => forkRun(ctx, actor, runId, { seq })),
+    checkpoints: (runId, query) => mapped(() => timelinePage(ctx, actor, { runId, query })),
+    inbox: (query) => mapped(() => listInbox(ctx, actor, { query })),
+    decide: (approvalId, body) => mapped(() => decide(ctx, actor, { approvalId, body })),
+    resume: (runId) => mapped(() => resumeRun(ctx, actor, { runId })),
+    cancel: (runId) => mapped(() => cancelRun(ctx, actor, { runId })),
+    retry: (runId) => mapped(() => retryRun(ctx, actor, { runId })),
+    fork: (runId, seq) => mapped(() => forkRun(ctx, actor, { runId, body: { seq } })),
     async wait(runId, timeoutMs) {
       // On SQLite the run executes here: its execution ends when it pauses or ends.
       await ctx.worker.idle();

@@ -36,12 +36,7 @@ export function remoteBackend(baseUrl: string, token: string): Backend {
       if (res.ok) throw new CliError(`${base} answered ${path} with something that is not JSON`, res.status);
     }
     if (!res.ok) {
-      // The corruption answer names its record: {error: "AgentCheckpointCorruptionError", message, key}.
-      const message =
-        data.error === "AgentCheckpointCorruptionError"
-          ? `AgentCheckpointCorruptionError: ${String(data.message)} (key ${String(data.key)})`
-          : String(data.error ?? `HTTP ${res.status}`);
-      throw new CliError(message, res.status, typeof data.field === "string" ? data.field : undefined, data.current);
+      throw CliError.of(res.status, { ...data, error: String(data.error ?? `HTTP ${res.status}`) });
     }
     return data as T;
   }

@@ -64,7 +64,7 @@ export async function pendingApprovalRows(db: Db, take = 200, after: InboxCursor
   return rows.map((r) => ({ key: r.key, value: r.value, runId: r.runId, timestampMs: Number(r.timestampMs ?? 0) }));
 }
 
-/** How a page reads its rows' stored text (the inbox passes a per-process cache, lib/runs/approval-rows.ts). */
+/** How a page reads its rows' stored text (the inbox passes a per-process cache, lib/services/inbox.ts). */
 export type ApprovalReader = (rows: { key: string; value: string; runId: string | null }[]) => {
   ok: ApprovalRecord[];
   bad: UnreadableRow[];

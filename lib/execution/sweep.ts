@@ -10,7 +10,7 @@ import { appendAudit } from "../db/audit.ts";
 import { AgentCheckpointCorruptionError, expireApproval, rootRunOf } from "../runner/index.ts";
 import { log } from "../log.ts";
 import type { AppContext } from "../context.ts";
-import { pendingApprovalsOf } from "../runs/view.ts";
+import { pendingApprovalsOf } from "../services/run-view.ts";
 import { getRunRow, markRunCorrupt } from "../db/runs.ts";
 import { pausedRunIds, pendingApprovalRecords, storeFaultRunIds, strandedPendingRunIds } from "../db/maintenance.ts";
 import type { UnreadableRow } from "../db/read-models.ts";

@@ -3,10 +3,9 @@
 // hints to refetch (run, inbox) or text to show (delta); the page's data still comes from the API.
 import "server-only";
 import type { Actor } from "../auth/actor.ts";
-import { requirePermission } from "../auth/actor.ts";
-import { UnauthorizedError, ValidationError } from "../auth/errors.ts";
+import { ValidationError } from "../auth/errors.ts";
 import type { AppContext } from "../context.ts";
-import { visibleRun } from "../runs/service.ts";
+import { authorize, visibleRun } from "../services/access.ts";
 import type { LiveMessage } from "./bus.ts";
 
 // Comments keep proxies from closing an idle stream; retry tells EventSource how soon to reconnect.
@@ -14,13 +13,13 @@ const PING_MS = 15_000;
 const RETRY_MS = 2_000;
 
 export async function liveEvents(ctx: AppContext, actor: Actor | null, query: Record<string, string>, signal: AbortSignal) {
-  if (!actor) throw new UnauthorizedError();
+  authorize(actor);
   const runId = query.run;
   const inbox = query.inbox === "1";
   if (!runId && !inbox) throw new ValidationError("run", "Say what to follow: run=<id> and/or inbox=1");
   if (query.inbox !== undefined && !inbox) throw new ValidationError("inbox", "inbox must be 1");
-  if (runId) await visibleRun(ctx.db, actor, runId);
-  if (inbox) requirePermission(actor, "approvals:decide");
+  if (runId) await visibleRun(ctx, actor, runId);
+  if (inbox) authorize(actor, "approvals:decide");
 
   const enc = new TextEncoder();
   let cleanup = () => {};

@@ -1,15 +1,15 @@
-import { db } from "@/lib/db/client";
 import { pageActor } from "@/lib/auth/server";
-import { listTokens } from "@/lib/tokens/service";
-import { listUsers } from "@/lib/users/service";
+import { appContext } from "@/lib/context";
+import { listTokens } from "@/lib/services/tokens";
+import { listUsers } from "@/lib/services/users";
 import { TokensClient } from "./tokens-client";
 
 export const dynamic = "force-dynamic";
 
 export default async function TokensPage() {
   const actor = await pageActor("users:manage");
-  const tokens = await listTokens(db(), actor);
-  const users = (await listUsers(db(), actor)).filter((u) => !u.disabled).map((u) => ({ id: u.id, email: u.email, role: u.role }));
+  const tokens = await listTokens(appContext(), actor);
+  const users = (await listUsers(appContext(), actor)).filter((u) => !u.disabled).map((u) => ({ id: u.id, email: u.email, role: u.role }));
   return (
     <div className="space-y-4">
       <h1 className="text-xl font-semibold">API tokens</h1>

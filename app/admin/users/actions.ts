@@ -1,18 +1,18 @@
 "use server";
 import { revalidatePath } from "next/cache";
-import { db } from "@/lib/db/client";
 import { currentActor } from "@/lib/auth/server";
 import { runAction } from "@/lib/http";
-import { createUser, updateUser } from "@/lib/users/service";
+import { appContext } from "@/lib/context";
+import { createUser, updateUser } from "@/lib/services/users";
 
 export async function createUserAction(input: unknown) {
-  const result = await runAction(async () => createUser(db(), await currentActor(), input));
+  const result = await runAction(async () => createUser(appContext(), await currentActor(), { body: input }));
   if (result.ok) revalidatePath("/admin/users");
   return result;
 }
 
 export async function updateUserAction(userId: string, input: unknown) {
-  const result = await runAction(async () => updateUser(db(), await currentActor(), userId, input));
+  const result = await runAction(async () => updateUser(appContext(), await currentActor(), { userId, body: input }));
   if (result.ok) revalidatePath("/admin/users");
   return result;
 }

@@ -1,13 +1,13 @@
-import { db } from "@/lib/db/client";
 import { pageActor } from "@/lib/auth/server";
-import { listUsers } from "@/lib/users/service";
+import { appContext } from "@/lib/context";
+import { listUsers } from "@/lib/services/users";
 import { NewUserForm, UserRow } from "./users-client";
 
 export const dynamic = "force-dynamic";
 
 export default async function UsersPage() {
   const actor = await pageActor("users:manage");
-  const users = await listUsers(db(), actor);
+  const users = await listUsers(appContext(), actor);
   return (
     <div className="space-y-6">
       <h1 className="text-xl font-semibold">Users</h1>

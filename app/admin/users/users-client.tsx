@@ -1,6 +1,7 @@
 "use client";
 import { useState, useTransition } from "react";
 import { ROLES } from "@/lib/auth/roles";
+import { errorText } from "@/lib/dto-shared";
 import { createUserAction, updateUserAction } from "./actions";
 
 type U = { id: string; email: string; name: string; role: string; disabled: boolean; groups: string[] };
@@ -17,7 +18,7 @@ export function UserRow({ user, self }: { user: U; self: boolean }) {
   const update = (patch: { role?: string; disabled?: boolean; groups?: string[] }) =>
     start(async () => {
       const r = await updateUserAction(user.id, patch);
-      setError(r.ok ? null : r.error);
+      setError(r.ok ? null : errorText(r));
     });
   return (
     <tr data-testid={`user-${user.email}`}>
@@ -113,7 +114,7 @@ export function NewUserForm() {
         formEl.reset();
       } else {
         setDone(null);
-        setError({ field: r.field, error: r.error });
+        setError({ field: r.field, error: errorText(r) });
       }
     });
   }

@@ -1,9 +1,5 @@
 import { apiRoute } from "@/lib/http";
-import { UnauthorizedError } from "@/lib/auth/errors";
 import { appContext } from "@/lib/context";
-import { agentCatalog } from "@/lib/runs/service";
+import { agentCatalog } from "@/lib/services/catalog";
 
-export const GET = apiRoute(async ({ actor }) => {
-  if (!actor) throw new UnauthorizedError();
-  return { agents: agentCatalog(appContext()) };
-});
+export const GET = apiRoute(async ({ actor }) => ({ agents: agentCatalog(appContext(), actor) }));

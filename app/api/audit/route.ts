@@ -1,5 +1,5 @@
-import { db } from "@/lib/db/client";
 import { apiRoute } from "@/lib/http";
-import { auditPage } from "@/lib/audit/service";
+import { appContext } from "@/lib/context";
+import { auditPage } from "@/lib/services/audit";
 
-export const GET = apiRoute(({ actor, query }) => auditPage(db(), actor, query));
+export const GET = apiRoute(({ actor, query }) => auditPage(appContext(), actor, { query }));

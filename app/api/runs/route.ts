@@ -1,11 +1,11 @@
-import { db } from "@/lib/db/client";
 import { apiRoute } from "@/lib/http";
 import { appContext } from "@/lib/context";
-import { listRuns, startRun } from "@/lib/runs/service";
+import { listRuns } from "@/lib/services/run-view";
+import { startRun } from "@/lib/services/start";
 
-export const GET = apiRoute(({ actor, query }) => listRuns(db(), actor, query));
+export const GET = apiRoute(({ actor, query }) => listRuns(appContext(), actor, { query }));
 // Idempotency-Key: a retried start returns the run the first request created.
 export const POST = apiRoute(
-  async ({ req, actor, body }) => startRun(appContext(), actor, await body(), { idempotencyKey: req.headers.get("idempotency-key") }),
+  async ({ req, actor, body }) => startRun(appContext(), actor, { body: await body(), idempotencyKey: req.headers.get("idempotency-key") }),
   { status: 201 },
 );

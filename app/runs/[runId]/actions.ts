@@ -5,17 +5,17 @@
 import { currentActor } from "@/lib/auth/server";
 import { runAction } from "@/lib/http";
 import { appContext } from "@/lib/context";
-import { cancelRun, resumeRun, retryRun } from "@/lib/runs/service";
+import { cancelRun, resumeRun, retryRun } from "@/lib/services/operate";
 import { idArg } from "@/lib/validation";
 
 export async function resumeRunAction(runId: string) {
-  return runAction(async () => resumeRun(appContext(), await currentActor(), idArg("runId", runId)));
+  return runAction(async () => resumeRun(appContext(), await currentActor(), { runId: idArg("runId", runId) }));
 }
 
 export async function cancelRunAction(runId: string) {
-  return runAction(async () => cancelRun(appContext(), await currentActor(), idArg("runId", runId)));
+  return runAction(async () => cancelRun(appContext(), await currentActor(), { runId: idArg("runId", runId) }));
 }
 
 export async function retryRunAction(runId: string) {
-  return runAction(async () => retryRun(appContext(), await currentActor(), idArg("runId", runId)));
+  return runAction(async () => retryRun(appContext(), await currentActor(), { runId: idArg("runId", runId) }));
 }

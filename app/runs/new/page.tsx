@@ -1,13 +1,13 @@
 import { pageActor } from "@/lib/auth/server";
 import { appContext } from "@/lib/context";
-import { agentCatalog } from "@/lib/runs/service";
+import { agentCatalog } from "@/lib/services/catalog";
 import { StartRunForm } from "./start-run-form";
 
 export const dynamic = "force-dynamic";
 
 export default async function NewRunPage({ searchParams }: { searchParams: Promise<{ agent?: string }> }) {
-  await pageActor("runs:start");
-  const agents = agentCatalog(appContext());
+  const actor = await pageActor("runs:start");
+  const agents = agentCatalog(appContext(), actor);
   const { agent } = await searchParams;
   return (
     <div className="space-y-4">

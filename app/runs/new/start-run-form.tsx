@@ -3,6 +3,7 @@ import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { type JsonSchema, SchemaFields, type Values, cleanValues, initialValues } from "@/components/schema-form";
 import type { AgentsDto } from "@/lib/dto";
+import { errorText } from "@/lib/dto-shared";
 import { startRunAction } from "./actions";
 
 // crypto.randomUUID needs a secure context; getRandomValues works on plain-HTTP hosts too.
@@ -34,7 +35,7 @@ export function StartRunForm({ agents, initialAgent }: { agents: AgentInfo[]; in
       if (r.ok) {
         setIdempotencyKey(newKey());
         router.push(`/runs/${r.data.id}`);
-      } else setError({ field: r.field, error: r.error });
+      } else setError({ field: r.field, error: errorText(r) });
     });
   }
 

@@ -1,6 +1,6 @@
-import { db } from "@/lib/db/client";
 import { apiRoute } from "@/lib/http";
-import { createToken, listTokens } from "@/lib/tokens/service";
+import { appContext } from "@/lib/context";
+import { createToken, listTokens } from "@/lib/services/tokens";
 
-export const GET = apiRoute(async ({ actor }) => ({ tokens: await listTokens(db(), actor) }));
-export const POST = apiRoute(async ({ actor, body }) => createToken(db(), actor, await body()), { status: 201 });
+export const GET = apiRoute(async ({ actor }) => ({ tokens: await listTokens(appContext(), actor) }));
+export const POST = apiRoute(async ({ actor, body }) => createToken(appContext(), actor, { body: await body() }), { status: 201 });

@@ -1,6 +1,8 @@
-import { db } from "@/lib/db/client";
 import { apiRoute } from "@/lib/http";
-import { createUser, listUsers } from "@/lib/users/service";
+import { appContext } from "@/lib/context";
+import { createUser, listUsers } from "@/lib/services/users";
 
-export const GET = apiRoute(async ({ actor }) => ({ users: await listUsers(db(), actor) }));
-export const POST = apiRoute(async ({ actor, body }) => ({ user: await createUser(db(), actor, await body()) }), { status: 201 });
+export const GET = apiRoute(async ({ actor }) => ({ users: await listUsers(appContext(), actor) }));
+export const POST = apiRoute(async ({ actor, body }) => ({ user: await createUser(appContext(), actor, { body: await body() }) }), {
+  status: 201,
+});

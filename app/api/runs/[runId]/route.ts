@@ -1,5 +1,5 @@
 import { apiRoute } from "@/lib/http";
 import { appContext } from "@/lib/context";
-import { getRunView } from "@/lib/runs/service";
+import { getRunView } from "@/lib/services/run-view";
 
-export const GET = apiRoute<{ runId: string }>(({ actor, params }) => getRunView(appContext(), actor, params.runId));
+export const GET = apiRoute<{ runId: string }>(({ actor, params }) => getRunView(appContext(), actor, { runId: params.runId }));

@@ -1,12 +1,11 @@
 import Link from "next/link";
-import { notFound } from "next/navigation";
-import { db } from "@/lib/db/client";
 import { pageActor } from "@/lib/auth/server";
-import { can } from "@/lib/auth/roles";
-import { CorruptRecordError, HttpError, NotFoundError } from "@/lib/auth/errors";
+import { errorText } from "@/lib/dto";
+import { expectedFailure, notFoundOr } from "@/lib/http";
 import { appContext } from "@/lib/context";
-import { diffCheckpoints, timelinePage } from "@/lib/runs/service";
-import { queryObject } from "@/lib/runs/schemas";
+import { allows } from "@/lib/services/access";
+import { queryObject } from "@/lib/services/schemas";
+import { diffCheckpoints, timelinePage } from "@/lib/services/timeline";
 import { ErrorBox, JsonView, StateBadge } from "@/components/ui";
 import { fmtCost, fmtDuration, fmtTime } from "@/lib/format";
 import { TimelinePicture } from "@/components/timeline-picture";
@@ -24,23 +23,17 @@ export default async function TimelinePage({
   const actor = await pageActor();
   const { runId } = await params;
   const sp = queryObject(await searchParams);
-  const page = await timelinePage(db(), actor, runId, { cursor: sp.cursor, take: sp.take }).catch((e) => {
-    if (e instanceof NotFoundError) notFound();
-    throw e;
-  });
+  const page = await timelinePage(appContext(), actor, { runId, query: { cursor: sp.cursor, take: sp.take } }).catch(notFoundOr);
   let diff: Awaited<ReturnType<typeof diffCheckpoints>> | null = null;
   let diffError: string | null = null;
   if (sp.a !== undefined && sp.b !== undefined) {
-    diff = await diffCheckpoints(appContext(), actor, runId, { a: sp.a, b: sp.b }).catch((e) => {
-      if (e instanceof HttpError) {
-        diffError = e instanceof CorruptRecordError ? `AgentCheckpointCorruptionError: ${e.message}` : e.message;
-        return null;
-      }
-      throw e;
+    diff = await diffCheckpoints(appContext(), actor, { runId, query: { a: sp.a, b: sp.b } }).catch((e) => {
+      diffError = errorText(expectedFailure(e));
+      return null;
     });
   }
   const cps = page.checkpoints;
-  const operate = can(actor.role, "runs:operate");
+  const operate = allows(actor, "runs:operate");
   const next = page.nextCursor ? `?${new URLSearchParams({ cursor: page.nextCursor })}` : null;
   const rid = encodeURIComponent(runId);
   return (

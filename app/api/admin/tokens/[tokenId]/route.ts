@@ -1,7 +1,7 @@
-import { db } from "@/lib/db/client";
 import { apiRoute } from "@/lib/http";
-import { revokeToken } from "@/lib/tokens/service";
+import { appContext } from "@/lib/context";
+import { revokeToken } from "@/lib/services/tokens";
 
 export const DELETE = apiRoute<{ tokenId: string }>(async ({ actor, params }) => ({
-  token: await revokeToken(db(), actor, params.tokenId),
+  token: await revokeToken(appContext(), actor, { tokenId: params.tokenId }),
 }));

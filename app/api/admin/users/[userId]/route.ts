@@ -1,7 +1,7 @@
-import { db } from "@/lib/db/client";
 import { apiRoute } from "@/lib/http";
-import { updateUser } from "@/lib/users/service";
+import { appContext } from "@/lib/context";
+import { updateUser } from "@/lib/services/users";
 
 export const PATCH = apiRoute<{ userId: string }>(async ({ actor, params, body }) => ({
-  user: await updateUser(db(), actor, params.userId, await body()),
+  user: await updateUser(appContext(), actor, { userId: params.userId, body: await body() }),
 }));

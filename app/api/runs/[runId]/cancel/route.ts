@@ -1,5 +1,7 @@
 import { apiRoute } from "@/lib/http";
 import { appContext } from "@/lib/context";
-import { cancelRun } from "@/lib/runs/service";
+import { cancelRun } from "@/lib/services/operate";
 
-export const POST = apiRoute<{ runId: string }>(({ actor, params }) => cancelRun(appContext(), actor, params.runId), { status: 202 });
+export const POST = apiRoute<{ runId: string }>(({ actor, params }) => cancelRun(appContext(), actor, { runId: params.runId }), {
+  status: 202,
+});

@@ -1,5 +1,7 @@
-import { db } from "@/lib/db/client";
 import { apiRoute } from "@/lib/http";
-import { timelinePage } from "@/lib/runs/service";
+import { appContext } from "@/lib/context";
+import { timelinePage } from "@/lib/services/timeline";
 
-export const GET = apiRoute<{ runId: string }>(({ actor, params, query }) => timelinePage(db(), actor, params.runId, query));
+export const GET = apiRoute<{ runId: string }>(({ actor, params, query }) =>
+  timelinePage(appContext(), actor, { runId: params.runId, query }),
+);

@@ -1,5 +1,7 @@
 import { apiRoute } from "@/lib/http";
 import { appContext } from "@/lib/context";
-import { diffCheckpoints } from "@/lib/runs/service";
+import { diffCheckpoints } from "@/lib/services/timeline";
 
-export const GET = apiRoute<{ runId: string }>(({ actor, params, query }) => diffCheckpoints(appContext(), actor, params.runId, query));
+export const GET = apiRoute<{ runId: string }>(({ actor, params, query }) =>
+  diffCheckpoints(appContext(), actor, { runId: params.runId, query }),
+);

@@ -1,5 +1,7 @@
 import { apiRoute } from "@/lib/http";
 import { appContext } from "@/lib/context";
-import { resumeRun } from "@/lib/runs/service";
+import { resumeRun } from "@/lib/services/operate";
 
-export const POST = apiRoute<{ runId: string }>(({ actor, params }) => resumeRun(appContext(), actor, params.runId), { status: 202 });
+export const POST = apiRoute<{ runId: string }>(({ actor, params }) => resumeRun(appContext(), actor, { runId: params.runId }), {
+  status: 202,
+});

@@ -1,5 +1,7 @@
 import { apiRoute } from "@/lib/http";
 import { appContext } from "@/lib/context";
-import { retryRun } from "@/lib/runs/service";
+import { retryRun } from "@/lib/services/operate";
 
-export const POST = apiRoute<{ runId: string }>(({ actor, params }) => retryRun(appContext(), actor, params.runId), { status: 202 });
+export const POST = apiRoute<{ runId: string }>(({ actor, params }) => retryRun(appContext(), actor, { runId: params.runId }), {
+  status: 202,
+});

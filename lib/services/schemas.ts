@@ -1,7 +1,11 @@
-// Request bodies and query strings of the runs area; every route and server action parses with these.
+// Request bodies and query strings: every service parses its input with these (and lib/openapi.ts documents
+// them). No server-only imports: the browser's forms may share them.
 import { z } from "zod";
-import { RUN_STATES } from "../runner/index.ts";
+import { roleSchema } from "../auth/roles.ts";
+import { RUN_STATES } from "../runner/state.ts";
 import { dateParam, intParam } from "../validation.ts";
+
+// ---- Runs ----
 
 export const startRunSchema = z.strictObject({
   agent: z.string().min(1, "Pick an agent").max(100),
@@ -54,6 +58,73 @@ export const inboxFiltersSchema = z.strictObject({
 });
 
 export const timelineQuerySchema = z.strictObject({ cursor: z.string().max(300).optional(), take: intParam(1, 500).optional() });
+
+export const diffQuerySchema = z.strictObject({ a: intParam(0, 1e9), b: intParam(0, 1e9) });
+
+// ---- Users ----
+// Routing groups: short lowercase names (a rule's `groups` name them), at most 20 per user.
+export const groupNameSchema = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^[a-z0-9][a-z0-9-]{0,39}$/, "A group name is lowercase letters, digits and dashes (at most 40)");
+export const groupsSchema = z
+  .array(groupNameSchema)
+  .max(20, "At most 20 groups")
+  .transform((g) => [...new Set(g)].sort());
+
+/** The groups stored on a user row (a JSON array); anything unreadable counts as no group. */
+export function storedGroups(text: string | null | undefined): string[] {
+  try {
+    const p = groupsSchema.safeParse(JSON.parse(text ?? "[]"));
+    return p.success ? p.data : [];
+  } catch {
+    return [];
+  }
+}
+
+export const newUserSchema = z.strictObject({
+  email: z
+    .email({ message: "Enter a valid email address" })
+    .max(200)
+    .transform((s) => s.toLowerCase()),
+  name: z.string().trim().min(1, "Name is required").max(100),
+  role: roleSchema,
+  password: z.string().min(8, "At least 8 characters").max(200),
+  groups: groupsSchema.optional(),
+});
+export type NewUser = z.infer<typeof newUserSchema>;
+
+export const userPatchSchema = z
+  .strictObject({
+    role: roleSchema.optional(),
+    disabled: z.boolean().optional(),
+    groups: groupsSchema.optional(),
+  })
+  .refine((p) => p.role !== undefined || p.disabled !== undefined || p.groups !== undefined, {
+    message: "Nothing to change: give role, disabled or groups",
+    path: ["role"],
+  });
+
+// ---- API tokens ----
+
+export const newTokenSchema = z.strictObject({
+  name: z.string().trim().min(1, "Name the token").max(100),
+  role: roleSchema,
+  userId: z.string().min(1).max(100).optional(),
+});
+
+// ---- Audit log ----
+
+export const auditFiltersSchema = z.strictObject({
+  action: z.string().max(100).optional(),
+  actor: z.string().max(320).optional(),
+  targetId: z.string().max(200).optional(),
+  from: dateParam.optional(),
+  to: dateParam.optional(),
+  cursor: z.string().max(100).optional(),
+  take: intParam(1, 200).optional(),
+});
 
 // Query strings arrive as strings; empty values mean "no filter".
 export function queryObject(params: URLSearchParams | Record<string, string | string[] | undefined>): Record<string, string> {

@@ -1,22 +1,29 @@
+// People and their roles (admin only): add, list, change role, groups or disabled, each audited. A role
+// change or a disable ends the user's live sessions at once.
 import "server-only";
-import { type Db, transaction } from "../db/client.ts";
-import { createUserRow, listUserRows, updateUserRow, userByEmail, userById } from "../db/accounts.ts";
-import { type Actor, requirePermission } from "../auth/actor.ts";
+import type { Actor } from "../auth/actor.ts";
 import { ConflictError, NotFoundError, ValidationError } from "../auth/errors.ts";
 import { hashPassword } from "../auth/password.ts";
+import type { AppContext } from "../context.ts";
+import { createUserRow, listUserRows, updateUserRow, userByEmail, userById } from "../db/accounts.ts";
 import { appendAudit } from "../db/audit.ts";
-import { parseOr400 } from "../validation.ts";
-import { newUserSchema, storedGroups, userPatchSchema } from "./schemas.ts";
+import { transaction } from "../db/client.ts";
 import { type UserDto, toUserDto } from "../dto.ts";
+import { parseOr400 } from "../validation.ts";
+import { authorize } from "./access.ts";
+import { newUserSchema, storedGroups, userPatchSchema } from "./schemas.ts";
 
-export async function listUsers(db: Db, actor: Actor | null): Promise<UserDto[]> {
-  requirePermission(actor, "users:manage");
-  return (await listUserRows(db)).map(toUserDto);
+type Ctx = Pick<AppContext, "db">;
+
+export async function listUsers(ctx: Ctx, actor: Actor | null): Promise<UserDto[]> {
+  authorize(actor, "users:manage");
+  return (await listUserRows(ctx.db)).map(toUserDto);
 }
 
-export async function createUser(db: Db, actor: Actor | null, input: unknown): Promise<UserDto> {
-  const admin = requirePermission(actor, "users:manage");
-  const data = parseOr400(newUserSchema, input);
+export async function createUser(ctx: Ctx, actor: Actor | null, { body }: { body: unknown }): Promise<UserDto> {
+  const { db } = ctx;
+  const admin = authorize(actor, "users:manage");
+  const data = parseOr400(newUserSchema, body);
   if (await userByEmail(db, data.email)) {
     throw new ConflictError(`A user with email ${data.email} already exists`);
   }
@@ -40,9 +47,10 @@ export async function createUser(db: Db, actor: Actor | null, input: unknown): P
   });
 }
 
-export async function updateUser(db: Db, actor: Actor | null, userId: string, input: unknown): Promise<UserDto> {
-  const admin = requirePermission(actor, "users:manage");
-  const patch = parseOr400(userPatchSchema, input);
+export async function updateUser(ctx: Ctx, actor: Actor | null, { userId, body }: { userId: string; body: unknown }): Promise<UserDto> {
+  const { db } = ctx;
+  const admin = authorize(actor, "users:manage");
+  const patch = parseOr400(userPatchSchema, body);
   const before = await userById(db, userId);
   if (!before) throw new NotFoundError("No such user");
   if (before.id === admin.id && (patch.disabled || (patch.role && patch.role !== "admin"))) {

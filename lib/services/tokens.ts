@@ -4,27 +4,25 @@
 // disabled or their role changes. A token made for no user is a service identity of its own.
 import "server-only";
 import { createHash, randomBytes } from "node:crypto";
-import { z } from "zod";
-import { type TokenView, toTokenDto } from "../dto.ts";
-import { createTokenRow, listTokenRows, revokeTokenRow, tokenById, tokenWithUser, touchToken, userById } from "../db/accounts.ts";
-import { type Db, transaction } from "../db/client.ts";
-import { type Actor, requirePermission } from "../auth/actor.ts";
-import { storedGroups } from "../users/schemas.ts";
-import { roleSchema } from "../auth/roles.ts";
+import type { Actor } from "../auth/actor.ts";
 import { NotFoundError, ValidationError } from "../auth/errors.ts";
+import { roleSchema } from "../auth/roles.ts";
+import type { AppContext } from "../context.ts";
+import { createTokenRow, listTokenRows, revokeTokenRow, tokenById, tokenWithUser, touchToken, userById } from "../db/accounts.ts";
 import { appendAudit } from "../db/audit.ts";
+import { type Db, transaction } from "../db/client.ts";
+import { type TokenView, toTokenDto } from "../dto.ts";
 import { parseOr400 } from "../validation.ts";
+import { authorize } from "./access.ts";
+import { newTokenSchema, storedGroups } from "./schemas.ts";
 
-export const newTokenSchema = z.strictObject({
-  name: z.string().trim().min(1, "Name the token").max(100),
-  role: roleSchema,
-  userId: z.string().min(1).max(100).optional(),
-});
+type Ctx = Pick<AppContext, "db">;
 
 const hash = (token: string) => createHash("sha256").update(token).digest("hex");
 
-export async function createToken(db: Db, actor: Actor | null, body: unknown) {
-  const admin = requirePermission(actor, "users:manage");
+export async function createToken(ctx: Ctx, actor: Actor | null, { body }: { body: unknown }) {
+  const { db } = ctx;
+  const admin = authorize(actor, "users:manage");
   const input = parseOr400(newTokenSchema, body);
   if (input.userId) {
     const user = await userById(db, input.userId);
@@ -53,13 +51,14 @@ export async function createToken(db: Db, actor: Actor | null, body: unknown) {
   return { ...toTokenDto(row), token };
 }
 
-export async function listTokens(db: Db, actor: Actor | null): Promise<TokenView[]> {
-  requirePermission(actor, "users:manage");
-  return (await listTokenRows(db)).map(toTokenDto);
+export async function listTokens(ctx: Ctx, actor: Actor | null): Promise<TokenView[]> {
+  authorize(actor, "users:manage");
+  return (await listTokenRows(ctx.db)).map(toTokenDto);
 }
 
-export async function revokeToken(db: Db, actor: Actor | null, id: string) {
-  const admin = requirePermission(actor, "users:manage");
+export async function revokeToken(ctx: Ctx, actor: Actor | null, { tokenId: id }: { tokenId: string }) {
+  const { db } = ctx;
+  const admin = authorize(actor, "users:manage");
   const existing = await tokenById(db, id);
   if (!existing) throw new NotFoundError("No such token");
   return transaction(db, async (tx) => {
@@ -69,7 +68,7 @@ export async function revokeToken(db: Db, actor: Actor | null, id: string) {
   });
 }
 
-// The actor a bearer token stands for, or null when it is unknown or revoked.
+// The actor a bearer token stands for, or null when it is unknown or revoked (lib/auth/request.ts asks).
 export async function actorFromToken(db: Db, token: string): Promise<Actor | null> {
   const row = await tokenWithUser(db, hash(token));
   if (!row || row.revokedAt) return null;

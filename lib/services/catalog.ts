@@ -1,0 +1,28 @@
+// The agents a signed-in person can pick from: names for filters, and for starting a run each startable
+// agent's input form (its JSON schema) and why it cannot run here, if it cannot.
+import "server-only";
+import type { Actor } from "../auth/actor.ts";
+import type { AppContext } from "../context.ts";
+import { type AgentsDto, toJsonSchemaDto } from "../dto.ts";
+import { authorize } from "./access.ts";
+
+type Ctx = Pick<AppContext, "agents">;
+
+export function agentNames(ctx: Ctx, actor: Actor | null): string[] {
+  authorize(actor);
+  return ctx.agents.all().map((a) => a.name);
+}
+
+export function agentCatalog(ctx: Ctx, actor: Actor | null): AgentsDto["agents"] {
+  authorize(actor);
+  return ctx.agents
+    .startable()
+    .filter((a) => a.inputSchema)
+    .map((a) => ({
+      name: a.name,
+      description: a.description ?? "",
+      model: a.model,
+      inputSchema: toJsonSchemaDto(a.inputSchema!),
+      unavailable: ctx.agents.unavailableReason(a),
+    }));
+}

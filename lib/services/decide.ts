@@ -1,0 +1,118 @@
+// A reviewer's decision on an approval or a question: approve (possibly with edited arguments), reject
+// with a reason, or respond in the tool's place. Checked against routing, separation of duties and the
+// arguments the reviewer saw; written with its audit entry (and, for agents that resume by themselves, the
+// reservation of the resume) in one transaction.
+import "server-only";
+import { type Actor, routingGroupsOf } from "../auth/actor.ts";
+import { DecisionConflictError, ForbiddenError, NotFoundError, ValidationError } from "../auth/errors.ts";
+import type { AppContext } from "../context.ts";
+import { argChanges } from "../dto.ts";
+import { log } from "../log.ts";
+import { ApprovalDecisionError, type ApprovalRecord, decideApproval, getApproval, parseApprovalId } from "../runner/index.ts";
+import { appendAudit } from "../db/audit.ts";
+import { getRunRow, lockRun } from "../db/runs.ts";
+import { PrismaStore } from "../db/store.ts";
+import { parseOr400 } from "../validation.ts";
+import { authorize } from "./access.ts";
+import { assertReadable, onRun, pendingApprovalsOf } from "./run-view.ts";
+import { decisionSchema } from "./schemas.ts";
+
+export type DecideInput = {
+  approvalId: string;
+  /** { decision, reason?, args?, answer?, argsHash? } as the client sent it. */
+  body: unknown;
+};
+
+function approvalError(e: unknown, current: unknown): never {
+  if (!(e instanceof ApprovalDecisionError)) throw e;
+  switch (e.code) {
+    case "not_found":
+      throw new NotFoundError(e.message);
+    case "forbidden":
+      throw new ForbiddenError(e.message);
+    case "invalid_args":
+      throw new ValidationError(e.field ?? "args", e.message);
+    default:
+      throw new DecisionConflictError(e.message, current);
+  }
+}
+
+export async function decide(ctx: AppContext, actor: Actor | null, { approvalId, body }: DecideInput) {
+  const { db, executor: ex } = ctx;
+  const who = authorize(actor, "approvals:decide");
+  const input = parseOr400(decisionSchema, body);
+  const ref = parseApprovalId(approvalId);
+  if (!ref) throw new NotFoundError("No such approval");
+  const root = await getRunRow(db, ref.rootRunId);
+  if (!root) throw new NotFoundError("No such approval");
+  await assertReadable(ctx, root);
+  const before = await onRun(db, root.id, () => getApproval(ctx.store, root.threadId, approvalId));
+  if (!before) throw new NotFoundError("No such approval");
+  const rootAgent = ctx.agents.find(root.agentName);
+  // An MCP tool's schema (edited arguments are validated by it) comes from its server.
+  const deciding = ctx.agents.find(before.agent_name);
+  if (deciding) await ctx.agents.prepare(deciding).catch((e) => log.warn("MCP tools unavailable for a decision", { error: String(e) }));
+  const tool = ctx.agents.toolsOf(before.agent_name).find((t) => t.name === before.tool_name);
+  const edited = input.decision === "approve" && !!input.args;
+
+  // The decision, its audit entry and (for agents that resume by themselves) the reservation of the resume
+  // and its job commit in one transaction, on SQLite as on PostgreSQL: a crash loses all or nothing. Its
+  // first statement takes the run's row lock, so decisions on one run serialize.
+  const result = await onRun(db, root.id, () =>
+    ex.transaction(async (tx, submit) => {
+      await lockRun(tx, root.id);
+      const store = new PrismaStore(tx);
+      let after: ApprovalRecord;
+      try {
+        after = await decideApproval(store, root.threadId, approvalId, tool, {
+          by: who.email,
+          decision: input.decision,
+          reason: input.reason,
+          args: input.args,
+          answer: input.answer,
+          expectedArgsHash: input.argsHash,
+          forbiddenDeciders: rootAgent?.allowSelfApproval || !root.submittedByEmail ? [] : [root.submittedByEmail],
+          deciderGroups: routingGroupsOf(who),
+        });
+      } catch (e) {
+        approvalError(e, await getApproval(store, root.threadId, approvalId));
+      }
+      await appendAudit(tx, {
+        actor: who,
+        action: edited ? "approval.edit_approve" : `approval.${input.decision}`,
+        targetType: "run",
+        targetId: root.id,
+        data: {
+          approval_id: approvalId,
+          tool: before.tool_name,
+          decision: input.decision,
+          reason: input.reason ?? null,
+          kind: before.kind,
+          ...(input.answer ? { answer: after.decisions.at(-1)?.answer ?? null } : {}),
+          before: before.approved_args ?? before.args,
+          after: after.approved_args ?? after.args,
+          changes: argChanges(before.args, after.approved_args),
+          status: after.status,
+        },
+      });
+      let reserved = false;
+      if (rootAgent?.autoResume && root.state === "paused") {
+        const pending = await pendingApprovalsOf(store, root.threadId, root.id);
+        reserved =
+          !pending.length &&
+          (await submit(root.id, "paused", {
+            actor: null,
+            action: "run.auto_resume",
+            targetType: "run",
+            targetId: root.id,
+            data: { after: approvalId },
+          }));
+      }
+      return { approval: after, resumed: reserved };
+    }),
+  );
+  // Committed: every reviewer's inbox and every tab on this run refetch.
+  ctx.live.publish({ topic: "inbox" });
+  ctx.live.publish({ topic: "run", runId: root.id });
+  return result;
+}

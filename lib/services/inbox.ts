@@ -1,0 +1,175 @@
+// The approvals inbox and the pending badge: what every reviewer's browser polls. Reading it writes
+// nothing: an approval record that cannot be read is listed apart and never offered for a decision; its
+// run is marked by the sweep (which reads every pending approval) or by the first decision or page that
+// reads it.
+//
+// Two per-process caches keep the polls cheap. The inbox's ETag is a hash of the stored pending records,
+// the reviewer and the filters: an unchanged inbox costs one indexed read and a 304, and a changed one is
+// built once per reviewer (the last few are kept), not on every poll. And since the same rows are read on
+// each poll (a 304 needs them for its ETag), a row's stored text is parsed once per process and the
+// result kept frozen, so no reader can change what the next one gets; keyed by the text itself (a row that
+// changes is a new entry), bounded.
+import "server-only";
+import { createHash } from "node:crypto";
+import { type Actor, routingGroupsOf } from "../auth/actor.ts";
+import { ValidationError } from "../auth/errors.ts";
+import type { AppContext } from "../context.ts";
+import type { InboxDto } from "../dto.ts";
+import {
+  type ApprovalReader,
+  countPendingApprovals,
+  decodeInboxCursor,
+  pendingApprovalPage,
+  readAll,
+  runSummaries,
+  type UnreadableRow,
+} from "../db/read-models.ts";
+import { type ApprovalRecord, argsHash, mayDecide, parseApproval, questionOf, rootRunOf } from "../runner/index.ts";
+import { parseOr400 } from "../validation.ts";
+import { authorize } from "./access.ts";
+import { inboxFiltersSchema } from "./schemas.ts";
+
+type Ctx = Pick<AppContext, "db">;
+type InboxInput = { query: unknown; ifNoneMatch?: string | null };
+
+/** Approvals per inbox page; the rest are on the pages its nextCursor leads to. */
+export const INBOX_PAGE = 200;
+
+const builtInboxes = new Map<string, Omit<InboxDto, "asOfMs">>();
+
+export async function listInbox(ctx: Ctx, actor: Actor | null, { query }: { query: unknown }): Promise<InboxDto> {
+  return (await inboxPage(ctx, actor, { query })).inbox!;
+}
+
+/** One page of the inbox and its ETag; `inbox` is null when `ifNoneMatch` names the current ETag (a 304). */
+export async function inboxPage(
+  ctx: Ctx,
+  actor: Actor | null,
+  { query, ifNoneMatch = null }: InboxInput,
+): Promise<{ etag: string; inbox: InboxDto | null }> {
+  const who = authorize(actor, "approvals:decide");
+  const f = parseOr400(inboxFiltersSchema, query);
+  const after = f.cursor === undefined ? null : decodeInboxCursor(f.cursor);
+  if (f.cursor !== undefined && !after) throw new ValidationError("cursor", "Not a cursor of this inbox: use the nextCursor of a page");
+  const page = await pendingApprovalPage(ctx.db, { after, take: INBOX_PAGE, agent: f.agent, tool: f.tool, read: cachedApprovalReader });
+  // Routing decides what this reviewer may decide: their groups are part of what the answer depends on.
+  const groups = routingGroupsOf(who);
+  const h = createHash("sha256").update(`${who.email}\n${JSON.stringify(groups)}\n${JSON.stringify(f)}\n`);
+  for (const r of page.rows) h.update(r.key).update("\0").update(r.value).update("\0");
+  // Whether a next page exists is part of the answer too: the same 200 rows with one more behind them
+  // must not be answered with the copy built when nothing was behind them.
+  h.update(page.nextCursor ?? "-");
+  const etag = `"${h.digest("base64url").slice(0, 27)}"`;
+  if (ifNoneMatch?.split(/\s*,\s*/).includes(etag)) return { etag, inbox: null };
+  let built = builtInboxes.get(etag);
+  if (!built) {
+    built = await buildInbox(ctx, who, page);
+    builtInboxes.set(etag, built);
+    if (builtInboxes.size > 16) builtInboxes.delete(builtInboxes.keys().next().value!);
+  }
+  return { etag, inbox: { ...built, asOfMs: Date.now() } };
+}
+
+export async function pendingCount(ctx: Ctx, actor: Actor | null) {
+  authorize(actor, "approvals:decide");
+  return { pending: await countPendingApprovals(ctx.db) };
+}
+
+const summarize = (args: Record<string, unknown>) =>
+  Object.entries(args)
+    .map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`)
+    .join(" · ")
+    .slice(0, 300);
+
+function summaryOf(a: ApprovalRecord): string {
+  if (a.kind === "question") return questionOf(a.args);
+  if (a.kind === "llm") {
+    const f = a.args;
+    return `Model call of step ${a.step} with ${String(f.model)}: ${String(f.llm_calls)} calls, ${String(f.total_tokens)} tokens, $${Number(f.total_cost_usd).toFixed(4)} so far`;
+  }
+  return summarize(a.approved_args ?? a.args);
+}
+
+async function buildInbox(
+  ctx: Ctx,
+  who: Actor,
+  { approvals, corrupt, nextCursor }: Awaited<ReturnType<typeof pendingApprovalPage>>,
+): Promise<Omit<InboxDto, "asOfMs">> {
+  const groups = routingGroupsOf(who);
+  const roots = await runSummaries(ctx.db, [...new Set(approvals.map((a) => a.root_run_id))]);
+  const byId = new Map(roots.map((r) => [r.id, r]));
+  return {
+    approvals: approvals.map((a) => ({
+      id: a.id,
+      runId: a.root_run_id,
+      subRunId: a.run_id === a.root_run_id ? null : a.run_id,
+      agent: a.agent_name,
+      rootAgent: byId.get(a.root_run_id)?.agentName ?? a.agent_name,
+      tool: a.tool_name,
+      kind: a.kind,
+      summary: summaryOf(a),
+      reason: a.reason,
+      requestedBy: a.requested_by ?? byId.get(a.root_run_id)?.submittedByEmail ?? null,
+      requestedAtMs: a.requested_at_ms,
+      deadlineMs: a.deadline_ms,
+      quorum: a.quorum,
+      groups: a.groups,
+      canDecide: mayDecide(a, groups),
+      approvals: a.decisions.filter((d) => d.decision === "approve").length,
+      decidedByMe: a.decisions.some((d) => d.by === who.email),
+      argsHash: argsHash(a.approved_args ?? a.args),
+      version: a.version,
+    })),
+    // A corrupt approval is listed but never offered for a decision.
+    corrupt: corrupt.map((c) => ({
+      key: c.key,
+      runId: c.runId ? rootRunOf(c.runId) : null,
+      error: "AgentCheckpointCorruptionError" as const,
+      message: c.message,
+    })),
+    nextCursor,
+  };
+}
+
+// ---- The frozen per-process read of approval rows ----
+
+type Read = { ok: ApprovalRecord[]; bad: UnreadableRow[] };
+type StoredRow = { key: string; value: string; runId: string | null };
+
+const readRows = new Map<string, Read>();
+
+function readApprovalRow(r: StoredRow): Read {
+  const id = `${r.key}\0${r.runId}\0${r.value}`;
+  let read = readRows.get(id);
+  if (!read) {
+    read = deepFreeze(readAll([r], parseApproval));
+    if (readRows.size >= 4096) readRows.clear();
+    readRows.set(id, read);
+  }
+  return read;
+}
+
+function deepFreeze<T>(v: T): T {
+  if (v && typeof v === "object" && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const x of Object.values(v)) deepFreeze(x);
+  }
+  return v;
+}
+
+/** The cached reader, in the shape pendingApprovalPage takes. */
+export const cachedApprovalReader: ApprovalReader = (rows) => {
+  const read = rows.map(readApprovalRow);
+  return { ok: read.flatMap((x) => x.ok), bad: read.flatMap((x) => x.bad) };
+};
+
+export function readPendingApprovals(
+  rows: StoredRow[],
+  opts: { agent?: string; tool?: string } = {},
+): { approvals: ApprovalRecord[]; corrupt: UnreadableRow[] } {
+  const { ok, bad } = cachedApprovalReader(rows);
+  return {
+    approvals: ok.filter((a) => (!opts.agent || a.agent_name === opts.agent) && (!opts.tool || a.tool_name === opts.tool)),
+    corrupt: bad,
+  };
+}

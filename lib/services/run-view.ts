@@ -1,0 +1,200 @@
+// The runs list and the run page. The page is rebuilt from the runner's records through its validating
+// readers: the conversation from the latest runtime snapshot (with each subagent's own conversation under
+// the tool call that delegated to it) and the approvals of the run and its subagents. Everything here is
+// data; the page renders it as text. A record that cannot be read marks its run (`onRun`): decide, resume,
+// cancel, retry and fork then refuse it with a 409 naming the record's key.
+import "server-only";
+import type { Actor } from "../auth/actor.ts";
+import { routingGroupsOf } from "../auth/actor.ts";
+import { CorruptRecordError } from "../auth/errors.ts";
+import type { AppContext } from "../context.ts";
+import type { Db } from "../db/client.ts";
+import {
+  type ApprovalView,
+  type ConversationView,
+  type CorruptionDto,
+  type RunView,
+  argChanges,
+  toDeliveryDto,
+  toJsonSchemaDto,
+  toRunDto,
+  toRunListDto,
+} from "../dto.ts";
+import {
+  type Agent,
+  AgentCheckpointCorruptionError,
+  type MemoryStore,
+  checkpointLatestKey,
+  childRunId,
+  delegateTaskSchema,
+  isDelegateTool,
+  keys,
+  listStored,
+  loadSnapshot,
+  mayDecide,
+  parseApproval,
+  readLatestCheckpoint,
+  readStored,
+  reviewedArgsHash,
+  validateEffects,
+} from "../runner/index.ts";
+import { countCheckpoints, webhookDeliveries } from "../db/read-models.ts";
+import { getRunRow, listRunRows, markRunCorrupt } from "../db/runs.ts";
+import { parseOr400 } from "../validation.ts";
+import { type RunRow, SEES_RUNS, allows, authorize, visibleRun } from "./access.ts";
+import { runFiltersSchema } from "./schemas.ts";
+
+// ---- The runs list ----
+
+/** A page of runs: every run for those who see all, a submitter's own otherwise. */
+export async function listRuns(ctx: Pick<AppContext, "db">, actor: Actor | null, { query }: { query: unknown }) {
+  const who = authorize(actor, SEES_RUNS);
+  const all = allows(who, "runs:read-all");
+  const f = parseOr400(runFiltersSchema, query);
+  return toRunListDto(await listRunRows(ctx.db, { ...f, onlySubmittedById: all ? undefined : who.id }));
+}
+
+// ---- The run page ----
+
+export async function getRunView(ctx: AppContext, actor: Actor | null, { runId }: { runId: string }): Promise<RunView> {
+  const { db } = ctx;
+  const who = authorize(actor, SEES_RUNS);
+  let run = await visibleRun(ctx, who, runId);
+  let read: RunRecords = { conversation: null, approvals: [] };
+  let corruption: CorruptionDto | null = null;
+  try {
+    read = await readRun(ctx, run);
+  } catch (e) {
+    corruption = corruptionOf(e);
+    if (!corruption) throw e;
+    await markRunCorrupt(db, run.id, corruption.key);
+    run = (await getRunRow(db, run.id)) ?? run;
+  }
+  if (!corruption && run.corruptKey)
+    corruption = {
+      error: "AgentCheckpointCorruptionError",
+      message: `A record of this run could not be read (key ${run.corruptKey})`,
+      key: run.corruptKey,
+    };
+  const agent = ctx.agents.find(run.agentName);
+  return {
+    run: toRunDto(run),
+    corruption,
+    conversation: read.conversation,
+    approvals: read.approvals.map((a) => ({ ...a, canDecide: mayDecide(a, routingGroupsOf(who)) })),
+    checkpointCount: await countCheckpoints(db, run.threadId, run.id),
+    canResume: !corruption && run.state === "paused" && read.approvals.every((a) => a.status !== "pending"),
+    permissions: { decide: allows(who, "approvals:decide"), operate: allows(who, "runs:operate") },
+    selfApprovalForbidden: !agent?.allowSelfApproval && run.submittedById === who.id,
+    deliveries: (await webhookDeliveries(db, run.id)).map(toDeliveryDto),
+    asOfMs: Date.now(),
+  };
+}
+
+const corruptionOf = (e: unknown): CorruptionDto | null =>
+  e instanceof AgentCheckpointCorruptionError ? { error: "AgentCheckpointCorruptionError", message: e.message, key: e.key ?? null } : null;
+
+type RunRecords = { conversation: ConversationView | null; approvals: ApprovalView[] };
+
+// Reads everything of a run that a decision or an operator action would rely on, through the runner's
+// validating readers: the latest checkpoint (a run that has begun must have one), the snapshot and logs
+// it points to, and every approval of the run and its subagents.
+async function readRun(ctx: Pick<AppContext, "store" | "agents">, run: RunRow): Promise<RunRecords> {
+  if (run.state === "pending") return { conversation: null, approvals: [] };
+  const latest = await readLatestCheckpoint(ctx.store, run.threadId, run.id);
+  // A running run may have none stored yet at any step: its row's progress comes from the runner's events,
+  // ahead of the write-behind queue (and a worker taking it over starts it afresh without one).
+  if (!latest && run.state === "running") return { conversation: null, approvals: [] };
+  if (!latest) throw new AgentCheckpointCorruptionError(`No checkpoint for run ${run.id}`, checkpointLatestKey(run.id));
+  const conversation = await conversationOf(ctx.store, run.threadId, run.id);
+  const approvals = await approvalsOf(
+    ctx.store,
+    run.threadId,
+    run.id,
+    (name) => ctx.agents.toolsOf(name),
+    (agent, tool) => ctx.agents.mcpOriginOf(agent, tool),
+  );
+  return { conversation, approvals };
+}
+
+/** Decide, resume, cancel, retry and fork refuse a run with an unreadable record: 409 naming the key,
+ * and the run is marked so that no sweep or worker claims it again. */
+export async function assertReadable(ctx: Pick<AppContext, "db" | "store" | "agents">, run: RunRow): Promise<void> {
+  if (run.corruptKey) throw new CorruptRecordError(`A record of run ${run.id} could not be read`, run.corruptKey);
+  await onRun(ctx.db, run.id, async () => {
+    await readRun(ctx, run);
+    // Resume replays effects: one that cannot be read would stop it later; refuse now instead.
+    await validateEffects(ctx.store, run.threadId, run.id);
+  });
+}
+
+/** Any corruption found while acting on a run marks it and answers 409. */
+export async function onRun<T>(db: Db, runId: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (!(e instanceof AgentCheckpointCorruptionError)) throw e;
+    await markRunCorrupt(db, runId, e.key ?? null);
+    throw new CorruptRecordError(e.message, e.key ?? null);
+  }
+}
+
+// ---- Reading the runner's records ----
+
+type McpOrigin = { server: string; tool: string };
+
+export async function conversationOf(store: MemoryStore, threadId: string, runId: string, depth = 0): Promise<ConversationView> {
+  const loaded = await loadSnapshot(store, threadId, runId);
+  const children: Record<string, ConversationView> = {};
+  if (depth < 4) {
+    for (const m of loaded.messages.items) {
+      if (m.role !== "assistant") continue;
+      for (const c of m.tool_calls.filter((c) => isDelegateTool(c.name))) {
+        const childId = childRunId(runId, c.id);
+        if ((await readStored(store, threadId, keys.runtime(childId), "Runtime snapshot")) !== undefined)
+          children[c.id] = await conversationOf(store, threadId, childId, depth + 1);
+      }
+    }
+  }
+  return {
+    runId,
+    agent: loaded.snapshot.agent_name,
+    state: loaded.snapshot.state,
+    messages: loaded.messages.items,
+    toolExecutions: loaded.toolExecutions.items,
+    children,
+  };
+}
+
+// Approvals of a run and of its subagent runs (same thread), oldest first.
+export async function approvalsOf(
+  store: MemoryStore,
+  threadId: string,
+  runId: string,
+  toolsOf: (agentName: string) => Agent["tools"],
+  mcpOriginOf: (agentName: string, toolName: string) => McpOrigin | null = () => null,
+): Promise<ApprovalView[]> {
+  const entries = await listStored(store, threadId, keys.approvalPrefix(runId), "approval record");
+  const children = await listStored(store, threadId, keys.descendantApprovalPrefix(runId), "approval record");
+  return [...entries, ...children]
+    .map((e) => parseApproval(e.value, e.key))
+    .sort((a, b) => a.requested_at_ms - b.requested_at_ms)
+    .map((a) => {
+      const tool = toolsOf(a.agent_name).find((t) => t.name === a.tool_name);
+      // A delegation's task is edited on its own schema; a model call's facts are not edited at all.
+      const schema = a.kind === "subagent" ? delegateTaskSchema : a.kind === "llm" ? undefined : tool?.schema;
+      return {
+        ...a,
+        changes: argChanges(a.args, a.approved_args),
+        argsSchema: schema ? toJsonSchemaDto(schema) : null,
+        argsHash: reviewedArgsHash(a),
+        answerSchema: tool?.asksHuman?.answerSchema ? toJsonSchemaDto(tool.asksHuman.answerSchema) : null,
+        mcp: mcpOriginOf(a.agent_name, a.tool_name),
+      };
+    });
+}
+
+// The approvals of a run (and its subagents) still waiting for a decision.
+export async function pendingApprovalsOf(store: MemoryStore, threadId: string, runId: string): Promise<ApprovalView[]> {
+  return (await approvalsOf(store, threadId, runId, () => [])).filter((a) => a.status === "pending");
+}
