@@ -1,10 +1,13 @@
 // The inbox's ETag: unchanged pending records → the same tag and a 304 (no body built); a decision, another
-// reviewer or other filters → another tag. Real database, real runs.
+// reviewer or other filters → another tag. An unreadable approval is listed apart, and reading the inbox
+// writes nothing (the sweep marks its run). Real database, real runs.
 import { describe, expect, it } from "vitest";
 import { databaseWithContext, providers } from "./helpers/databases";
 import { decide } from "@/lib/services/decide";
 import { inboxPage } from "@/lib/services/inbox";
+import { getRunView } from "@/lib/services/run-view";
 import { startRun } from "@/lib/services/start";
+import { sweep } from "@/lib/execution/sweep";
 import type { Actor } from "@/lib/auth/actor";
 
 const sub: Actor = { id: "u-sub", email: "sub@example.com", name: "S", role: "submitter" };
@@ -30,5 +33,27 @@ describe.each(providers)("inbox ETag on %s", (provider) => {
     const after = await inboxPage({ db: t.db }, rev, { query: {}, ifNoneMatch: first.etag });
     expect(after.etag).not.toBe(first.etag);
     expect(after.inbox!.approvals.map((a) => a.id)).toEqual([first.inbox!.approvals[1].id]);
+  });
+});
+
+describe.each(providers)("an unreadable approval in the inbox on %s", (provider) => {
+  const w = databaseWithContext(provider);
+
+  it("is listed apart and the read writes nothing; the sweep marks its run, whose page says so", async () => {
+    const { t, ctx } = w;
+    const { id } = await startRun(ctx, sub, {
+      body: { agent: "deploy-bot", input: { service: "gamma", version: "1.0.0", environment: "staging" } },
+    });
+    await ctx.worker.idle();
+    const [row] = await t.db.stateEntry.findMany({ where: { threadId: id, kind: "approval", status: "pending" } });
+    await t.db.stateEntry.update({ where: { threadId_key: { threadId: id, key: row.key } }, data: { value: "{not json" } });
+    const updatedAt = (await t.db.run.findUniqueOrThrow({ where: { id } })).updatedAt;
+    const { inbox } = await inboxPage({ db: t.db }, rev, { query: {} });
+    expect(inbox!.approvals.filter((a) => a.runId === id)).toEqual([]);
+    expect(inbox!.corrupt).toEqual([expect.objectContaining({ key: row.key, runId: id, error: "AgentCheckpointCorruptionError" })]);
+    expect(await t.db.run.findUniqueOrThrow({ where: { id } })).toMatchObject({ corruptKey: null, updatedAt });
+    expect(await sweep(ctx)).toMatchObject({ corrupt: 1 });
+    expect((await t.db.run.findUniqueOrThrow({ where: { id } })).corruptKey).toBe(row.key);
+    expect((await getRunView(ctx, rev, { runId: id })).corruption).toMatchObject({ key: row.key });
   });
 });
