@@ -2,7 +2,6 @@
 // Error schema (lib/dto.ts); route handlers answer it, server actions return it, pages read it. Never leaks
 // a stack trace.
 import { NextResponse } from "next/server";
-import { notFound } from "next/navigation";
 import { CorruptRecordError, DecisionConflictError, HttpError } from "./auth/errors.ts";
 import type { Actor } from "./auth/actor.ts";
 import type { ErrorBody } from "./dto.ts";
@@ -54,9 +53,11 @@ export async function runAction<T>(fn: () => Promise<T>): Promise<ActionResult<T
   }
 }
 
-/** For pages: a service's 404 is the page's 404; anything else goes on to the error page. */
-export function notFoundOr(e: unknown): never {
-  if (failureOf(e).status === 404) notFound();
+/** For pages: a service's 404 is the page's 404; anything else goes on to the error page. (next/navigation
+ * is loaded here only when a page needs it: the CLI maps errors with this module outside Next, where it
+ * cannot load.) */
+export async function notFoundOr(e: unknown): Promise<never> {
+  if (failureOf(e).status === 404) (await import("next/navigation")).notFound();
   throw e;
 }
 
