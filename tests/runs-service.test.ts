@@ -69,6 +69,18 @@ describe.each(providers)("run operations on %s", (provider) => {
       ]),
     );
     expect(paused.canResume).toBe(false);
+    // The two were asked by tools running in parallel, so either may be stored first: the view lists them as
+    // the model called them whatever their timestamps say.
+    const asked = await ctx.store.listState(paused.run.threadId, `approval:${id}:`);
+    for (const e of asked) {
+      const rec = e.value as { tool_name: string; requested_at_ms: number };
+      const shifted = rec.tool_name === "issue_refund" ? rec.requested_at_ms + 7 : rec.requested_at_ms;
+      await ctx.store.putState(paused.run.threadId, e.key, { ...rec, requested_at_ms: shifted });
+    }
+    expect((await getRunView(ctx, submitter, { runId: id })).approvals.map((a) => a.tool_name)).toEqual([
+      "issue_refund",
+      "notify_customer",
+    ]);
     // The conversation comes from the snapshot: system, user, assistant with tool calls, tool result.
     expect(paused.conversation!.messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool", "assistant"]);
 

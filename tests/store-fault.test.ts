@@ -3,6 +3,7 @@
 // with every side effect exactly once. Uses its own throwaway cluster (it is stopped on purpose).
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -23,8 +24,17 @@ const pgBin = existsSync("/usr/lib/postgresql")
       .at(-1)
   : undefined;
 const enabled = !!process.env.TEST_POSTGRES_URL && !!pgBin;
-// A port of its own, different on every run, so a cluster left behind by a killed test run cannot collide.
-const PORT = 55440 + Math.floor(Math.random() * 400);
+// A port of its own that nothing listens on now (a fixed or random one can be taken by another test's
+// cluster or by a client's ephemeral port), found by letting the kernel pick it.
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
 const asPg = (cmd: string, args: string[]) =>
   process.getuid?.() === 0
     ? execFileSync("runuser", ["-u", "postgres", "--", cmd, ...args], { stdio: "pipe" })
@@ -36,15 +46,27 @@ const op: Actor = { id: "u-op", email: "op@example.com", name: "O", role: "opera
 
 describe.skipIf(!enabled)("PostgreSQL stopped mid-run", () => {
   let dir: string;
+  let port: number;
   let s: ScratchDb;
   const pgctl = (...args: string[]) => asPg(`${pgBin}/pg_ctl`, ["-D", dir, ...args]);
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), "afk-fault-pg-"));
-    const url = execFileSync("bash", [".ci/pg-start.sh"], {
-      env: { ...process.env, PGPORT: String(PORT), PGDIR: dir, PGDIR_FILE: path.join(dir, "pgdir-file") },
-    })
-      .toString()
-      .trim();
+    // The port can still be taken between the check and the server's bind: a second one is tried then.
+    let url = "";
+    for (let attempt = 1; !url; attempt++) {
+      port = await freePort();
+      try {
+        url = execFileSync("bash", [".ci/pg-start.sh"], {
+          env: { ...process.env, PGPORT: String(port), PGDIR: dir, PGDIR_FILE: path.join(dir, "pgdir-file") },
+        })
+          .toString()
+          .trim();
+      } catch (e) {
+        if (attempt >= 3) throw e;
+        rmSync(dir, { recursive: true, force: true });
+        dir = mkdtempSync(path.join(tmpdir(), "afk-fault-pg-"));
+      }
+    }
     s = await scratchDatabase("postgresql", url, "afk_fault");
   });
   afterAll(async () => {
@@ -85,7 +107,7 @@ describe.skipIf(!enabled)("PostgreSQL stopped mid-run", () => {
     await expect.poll(async () => s.db.deployment.count({ where: { runId: id } }), { timeout: 10_000, interval: 50 }).toBe(1);
     pgctl("-m", "immediate", "stop");
     await new Promise((r) => setTimeout(r, 2500));
-    pgctl("-w", "-l", path.join(dir, "log"), "-o", `-c listen_addresses=127.0.0.1 -p ${PORT} -k ${dir}`, "start");
+    pgctl("-w", "-l", path.join(dir, "log"), "-o", `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir}`, "start");
     await ctx.worker.idle();
 
     const stopped = await getRunView(ctx, op, { runId: id });

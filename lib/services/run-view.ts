@@ -113,6 +113,7 @@ async function readRun(ctx: Pick<AppContext, "store" | "agents">, run: RunRow): 
     run.id,
     (name) => ctx.agents.toolsOf(name),
     (agent, tool) => ctx.agents.mcpOriginOf(agent, tool),
+    callPositions(conversation),
   );
   return { conversation, approvals };
 }
@@ -166,19 +167,47 @@ export async function conversationOf(store: MemoryStore, threadId: string, runId
   };
 }
 
-// Approvals of a run and of its subagent runs (same thread), oldest first.
+const callKey = (runId: string, callId: string) => `${runId} ${callId}`;
+
+// Where each tool call stands in the model turn that made it, for every run of a conversation tree. A
+// provider may reuse an id in a later step: the latest turn that holds it wins, which is the one whose
+// approvals can still be pending.
+function callPositions(conv: ConversationView | null, into = new Map<string, number>()): Map<string, number> {
+  if (!conv) return into;
+  for (const m of conv.messages) {
+    if (m.role !== "assistant") continue;
+    for (const [i, c] of m.tool_calls.entries()) into.set(callKey(conv.runId, c.id), i);
+  }
+  for (const child of Object.values(conv.children)) callPositions(child, into);
+  return into;
+}
+
+// Approvals of a run and of its subagent runs (same thread), oldest first. The approvals of one step are
+// requested by tools running in parallel, so their timestamps say nothing about their order: they are
+// listed as the model called them (positions from callPositions), each step where its first one was asked.
 export async function approvalsOf(
   store: MemoryStore,
   threadId: string,
   runId: string,
   toolsOf: (agentName: string) => Agent["tools"],
   mcpOriginOf: (agentName: string, toolName: string) => McpOrigin | null = () => null,
+  positions: Map<string, number> = new Map(),
 ): Promise<ApprovalView[]> {
   const entries = await listStored(store, threadId, keys.approvalPrefix(runId), "approval record");
   const children = await listStored(store, threadId, keys.descendantApprovalPrefix(runId), "approval record");
-  return [...entries, ...children]
-    .map((e) => parseApproval(e.value, e.key))
-    .sort((a, b) => a.requested_at_ms - b.requested_at_ms)
+  const parsed = [...entries, ...children].map((e) => parseApproval(e.value, e.key));
+  const stepOf = (a: (typeof parsed)[number]) => `${a.run_id} ${a.step}`;
+  const stepStart = new Map<string, number>();
+  for (const a of parsed) stepStart.set(stepOf(a), Math.min(stepStart.get(stepOf(a)) ?? a.requested_at_ms, a.requested_at_ms));
+  const position = (a: (typeof parsed)[number]) => positions.get(callKey(a.run_id, a.tool_call_id)) ?? Number.MAX_SAFE_INTEGER;
+  return parsed
+    .sort(
+      (a, b) =>
+        (stepStart.get(stepOf(a)) ?? 0) - (stepStart.get(stepOf(b)) ?? 0) ||
+        stepOf(a).localeCompare(stepOf(b)) ||
+        position(a) - position(b) ||
+        a.requested_at_ms - b.requested_at_ms,
+    )
     .map((a) => {
       const tool = toolsOf(a.agent_name).find((t) => t.name === a.tool_name);
       // A delegation's task is edited on its own schema; a model call's facts are not edited at all.
