@@ -4,6 +4,9 @@
 // returns plain JSON: ISO dates, plain numbers, no lease internals, no raw Prisma rows.
 // A raw Run row cannot be serialized at all (its lease deadline is a BigInt), which is why nothing else
 // may put one into a response.
+// Why this is one file: the shapes nest (a run page holds runs, approvals, messages and errors) and are
+// registered in one registry; split by page, each part would import the others and the one owner of
+// response shapes would become five.
 import { z } from "zod";
 import type { Run } from "./db/runs.ts";
 import { storedGroups } from "./services/schemas.ts";

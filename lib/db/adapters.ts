@@ -1,5 +1,5 @@
 // The Prisma driver adapters as this app runs them. Written for the versions package.json pins exactly
-// (WRITTEN_FOR); tests/db-adapters.test.ts fails when the installed ones differ, when the parts of them this
+// (WRITTEN_FOR); tests/db/adapters.test.ts fails when the installed ones differ, when the parts of them this
 // file relies on change shape, or when a transaction stops taking SQLite's write lock at BEGIN.
 //
 // SQLite: @prisma/adapter-better-sqlite3 has no option for what the app needs (its options are

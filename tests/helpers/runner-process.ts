@@ -1,4 +1,4 @@
-// A process that drives the runner directly on DATABASE_URL, for tests/crash.test.ts: it is killed at a
+// A process that drives the runner directly on DATABASE_URL, for tests/scenarios/crash.test.ts: it is killed at a
 // failpoint (AFK_FAILPOINT) and a new one resumes the run. Not the CLI: the CLI acts through the services
 // (Run rows, leases, audit); this exercises the runner's own durability across processes, nothing else.
 //   node --conditions=react-server --import tsx tests/helpers/runner-process.ts run <agent> --input '<json>' --run-id <id>

@@ -1,0 +1,271 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freshDatabase, providers, type TestDb } from "../helpers/databases";
+import { createRuntime } from "@/lib/runtime";
+import { checkpointLatestKey, keys, listCheckpoints } from "@/lib/runner";
+import { PrismaStore } from "@/lib/db/store";
+import {
+  checkpointBySeq,
+  checkpointsBySeq,
+  checkpointTimeline,
+  countCheckpoints,
+  countPendingApprovals,
+  decodeInboxCursor,
+  pendingApprovalPage,
+  pendingApprovalRows,
+  pendingApprovals,
+} from "@/lib/db/read-models";
+import { getRunRow, listRunRows, runCounts } from "@/lib/db/runs";
+import { pendingApprovalRecords } from "@/lib/db/maintenance";
+import { readPendingApprovals } from "@/lib/services/inbox";
+
+describe.each(providers)("console queries on %s", (provider) => {
+  let t: TestDb;
+  beforeAll(async () => {
+    t = await freshDatabase(provider);
+  });
+  afterAll(() => t?.drop());
+
+  it("lists pending approvals oldest first, filtered by agent and tool, and pages a timeline by cursor", async () => {
+    const rt = createRuntime(t.db);
+    await rt.runner.run(rt.agent("refund-desk"), {
+      userMessage: JSON.stringify({ order_id: "ORD-100", amount_cents: 9000, reason: "x" }),
+      runId: "q1",
+    });
+    await rt.runner.run(rt.agent("deploy-bot"), {
+      userMessage: JSON.stringify({ service: "web", version: "1.0.0", environment: "production" }),
+      runId: "q2",
+    });
+    const { approvals: all } = await pendingApprovals(t.db);
+    // Oldest first; the two approvals of q1's step may share a millisecond, so their mutual order is free.
+    expect(all.map((a) => a.id).sort()).toEqual(["q1:2:call_notify", "q1:2:call_refund", "q2:2:call_deploy"]);
+    expect(all.map((a) => a.requested_at_ms)).toEqual(all.map((a) => a.requested_at_ms).sort((x, y) => x - y));
+    expect(all.at(-1)?.id).toBe("q2:2:call_deploy");
+    expect((await pendingApprovals(t.db, { agent: "deploy-bot" })).approvals.map((a) => a.id)).toEqual(["q2:2:call_deploy"]);
+    expect((await pendingApprovals(t.db, { tool: "notify_customer" })).approvals.map((a) => a.id)).toEqual(["q1:2:call_notify"]);
+    expect(await countPendingApprovals(t.db)).toBe(3);
+
+    // A polled row is read once per process: the same text gives the same frozen record; changed text
+    // (another status) is read anew; a corrupt text stays corrupt.
+    const [row] = await pendingApprovalRows(t.db, 1);
+    const first = readPendingApprovals([row]).approvals[0];
+    expect(readPendingApprovals([{ ...row }]).approvals[0]).toBe(first);
+    expect(Object.isFrozen(first) && Object.isFrozen(first.args)).toBe(true);
+    const edited = { ...row, value: JSON.stringify({ ...JSON.parse(row.value), reason: "changed" }) };
+    expect(readPendingApprovals([edited]).approvals[0].reason).toBe("changed");
+    expect(readPendingApprovals([row]).approvals[0].reason).toBe(first.reason);
+    for (let i = 0; i < 2; i++) expect(readPendingApprovals([{ ...row, value: "{oops" }]).corrupt).toHaveLength(1);
+
+    const full = await listCheckpoints(rt.store, "q1", "q1");
+    const seen = [];
+    let cursor: string | undefined;
+    for (;;) {
+      const page = await checkpointTimeline(t.db, "q1", "q1", { cursor, take: 4 });
+      seen.push(...page.checkpoints);
+      if (!page.nextCursor) break;
+      cursor = page.nextCursor;
+    }
+    expect(seen).toEqual(full);
+  });
+
+  it("pages runs newest first by keyset, ties on createdAt included, with and without filters", async () => {
+    const base = Date.UTC(2026, 0, 1);
+    // 23 runs over 9 distinct instants (ties), two states.
+    const runs = Array.from({ length: 23 }, (_, i) => ({
+      id: `page-${String((i * 7) % 23).padStart(2, "0")}`,
+      threadId: `page-${i}`,
+      agentName: "deploy-bot",
+      input: "{}",
+      state: i % 3 ? "completed" : "failed",
+      createdAt: new Date(base + Math.floor(i / 3) * 1000),
+    }));
+    await t.db.run.createMany({ data: runs });
+    const expected = (state?: string) =>
+      runs
+        .filter((r) => !state || r.state === state)
+        .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1))
+        .map((r) => r.id);
+    for (const state of [undefined, "failed"]) {
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      for (let i = 0; i < 30; i++) {
+        const page = await listRunRows(t.db, { state, q: "page-", take: 4, cursor });
+        seen.push(...page.runs.map((r) => r.id));
+        if (!page.nextCursor) break;
+        cursor = page.nextCursor;
+      }
+      expect(seen).toEqual(expected(state));
+    }
+    expect(await listRunRows(t.db, { cursor: "no-such-run" })).toEqual({ runs: [], nextCursor: null });
+    // A date range binds alike through the driver and through Prisma (a transaction client), in any zone.
+    const tz = process.env.TZ;
+    process.env.TZ = "Asia/Tokyo";
+    try {
+      const from = new Date(base + 2000);
+      const to = new Date(base + 5000);
+      const want = expected().filter((id) => {
+        const r = runs.find((x) => x.id === id)!;
+        return r.createdAt >= from && r.createdAt <= to;
+      });
+      expect(want).toHaveLength(12);
+      const f = { q: "page-", from, to, take: 200 };
+      expect((await listRunRows(t.db, f)).runs.map((r) => r.id)).toEqual(want);
+      expect((await t.db.$transaction((tx) => listRunRows(tx as typeof t.db, f))).runs.map((r) => r.id)).toEqual(want);
+      // Rows come back as Prisma gives them.
+      const [first] = (await listRunRows(t.db, { q: want[0], take: 1 })).runs;
+      expect(first).toEqual(await t.db.run.findUnique({ where: { id: want[0] } }));
+    } finally {
+      if (tz === undefined) delete process.env.TZ;
+      else process.env.TZ = tz;
+    }
+  });
+
+  it("finds a checkpoint by seq among its run's keys only, a retry's higher seq at an earlier step included", async () => {
+    const store = new PrismaStore(t.db);
+    const put = (runId: string, step: number, seq: number, phase: string) =>
+      store.putState("s-thread", keys.checkpoint(runId, step, seq, phase), {
+        schema_version: "v1",
+        run_id: runId,
+        thread_id: "s-thread",
+        step,
+        phase,
+        timestamp_ms: 1_000 + seq,
+        seq,
+        payload: { tag: `${runId}/${seq}` },
+      });
+    const phases = ["step_started", "pre_llm", "post_llm", "pre_tool_batch", "post_tool_batch"];
+    for (let seq = 0; seq < 15; seq++) await put("s1", Math.floor(seq / 5), seq, phases[seq % 5]);
+    await put("s1", 1, 15, "step_started"); // a retry: back to step 1 under a higher seq
+    await put("s1", 3, 10_000, "pre_llm"); // seqs past four digits
+    // Same thread, other runs whose keys share the prefix's beginning: a subagent and a longer id.
+    for (const other of ["s1.1", "s10"]) for (const seq of [3, 7, 15]) await put(other, 1, seq, "pre_llm");
+    await store.putState("s-thread", checkpointLatestKey("s1"), { seq: 10_000 });
+
+    for (const seq of [0, 3, 7, 14, 15, 10_000]) {
+      const cp = await checkpointBySeq(t.db, "s-thread", "s1", seq);
+      expect(cp?.payload).toEqual({ tag: `s1/${seq}` });
+    }
+    expect(await checkpointBySeq(t.db, "s-thread", "s1", 16)).toBeNull();
+    expect(await checkpointBySeq(t.db, "s-thread", "s1", 1_000)).toBeNull();
+    const both = await checkpointsBySeq(t.db, "s-thread", "s1", [15, 10_000, 16]);
+    expect([...both.keys()].sort((x, y) => x - y)).toEqual([15, 10_000]);
+    // A transaction client has no driver: the same statement goes through Prisma inside the transaction.
+    expect((await t.db.$transaction((tx) => checkpointBySeq(tx as typeof t.db, "s-thread", "s1", 15)))?.step).toBe(1);
+
+    const page = await checkpointTimeline(t.db, "s-thread", "s1", { take: 500 });
+    expect(page.checkpoints.map((c) => c.seq)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 10, 11, 12, 13, 14, 10_000]);
+    expect(page.checkpoints.every((c) => c.run_id === "s1")).toBe(true);
+    expect(await countCheckpoints(t.db, "s-thread", "s1")).toBe(17);
+  });
+
+  it("counts runs by state for the health check", async () => {
+    const before = await runCounts(t.db);
+    await t.db.run.createMany({
+      data: ["paused", "paused", "running", "pending", "completed"].map((state, i) => ({
+        id: `count-${i}`,
+        threadId: `count-${i}`,
+        agentName: "deploy-bot",
+        input: "{}",
+        state,
+      })),
+    });
+    const after = await runCounts(t.db);
+    const grew = (s: string) => (after[s] ?? 0) - (before[s] ?? 0);
+    expect([grew("paused"), grew("running"), grew("pending"), grew("completed")]).toEqual([2, 1, 1, 0]);
+  });
+
+  it("reads a run row through the driver exactly as Prisma does, in any time zone", async () => {
+    const at = (ms: number) => new Date(Date.UTC(2026, 0, 2, 3, 4, 5, ms));
+    await t.db.run.create({
+      data: {
+        id: "row-full",
+        threadId: "row-full",
+        agentName: "deploy-bot",
+        state: "failed",
+        step: 7,
+        phase: "run_terminal",
+        input: '{"a":1}',
+        submittedById: "u1",
+        submittedByEmail: "u1@example.com",
+        model: "demo",
+        totalTokens: 1234,
+        costUsd: 0.0125,
+        forkedFromRunId: "src",
+        forkedFromSeq: 42,
+        leaseOwner: "vm:1",
+        leaseUntilMs: BigInt(Date.UTC(2026, 0, 2, 3, 5)), // epoch ms: the SQLite driver reads integers as numbers
+        cancelRequested: true,
+        leaseEpoch: 3,
+        corruptKey: "checkpoint:row-full:latest",
+        idempotencyKey: "u1:k",
+        prunedAt: at(1),
+        prunedCheckpoints: 9,
+        error: "boom",
+        createdAt: at(2),
+        finishedAt: at(3),
+      },
+    });
+    await t.db.run.create({ data: { id: "row-bare", threadId: "row-bare", agentName: "deploy-bot", state: "pending", input: "{}" } });
+    const tz = process.env.TZ;
+    process.env.TZ = "America/New_York";
+    try {
+      for (const id of ["row-full", "row-bare"]) expect(await getRunRow(t.db, id)).toEqual(await t.db.run.findUnique({ where: { id } }));
+      expect((await getRunRow(t.db, "row-full"))?.createdAt.toISOString()).toBe("2026-01-02T03:04:05.002Z");
+    } finally {
+      if (tz === undefined) delete process.env.TZ;
+      else process.env.TZ = tz;
+    }
+    expect(await getRunRow(t.db, "no-such-run")).toBeNull();
+  });
+});
+
+describe.each(providers)("the one reader of pending approvals on %s", (provider) => {
+  let t: TestDb;
+  beforeAll(async () => {
+    t = await freshDatabase(provider);
+  });
+  afterAll(() => t?.drop());
+
+  it("reads past a statement's chunk: the sweep's list, a long page and the count agree", async () => {
+    const rt = createRuntime(t.db);
+    await rt.runner.run(rt.agent("deploy-bot"), {
+      userMessage: JSON.stringify({ service: "web", version: "1.0.0", environment: "production" }),
+      runId: "one",
+    });
+    const [row] = await pendingApprovalRows(t.db, 1);
+    const rec = JSON.parse(row.value);
+    // 1,200 more pending approvals, more than one statement reads (1,001 rows), some sharing a millisecond.
+    const store = new PrismaStore(t.db);
+    const n = 1200;
+    for (let i = 0; i < n; i += 200)
+      await store.putStates(
+        `bulk${i}`,
+        Array.from({ length: 200 }, (_, j) => {
+          const runId = `bulk${i + j}`;
+          return {
+            key: keys.approval(runId, 2, "call_deploy"),
+            value: {
+              ...rec,
+              id: `${runId}:2:call_deploy`,
+              run_id: runId,
+              root_run_id: runId,
+              requested_at_ms: rec.requested_at_ms + Math.floor((i + j) / 3),
+            },
+          };
+        }),
+      );
+    expect(await countPendingApprovals(t.db)).toBe(n + 1);
+    const sweep = await pendingApprovalRecords(t.db);
+    expect(sweep.bad).toEqual([]);
+    expect(new Set(sweep.ok.map((a) => a.id)).size).toBe(n + 1);
+    expect(sweep.ok.map((a) => a.requested_at_ms)).toEqual(sweep.ok.map((a) => a.requested_at_ms).sort((x, y) => x - y));
+    const page = await pendingApprovalPage(t.db, { take: 1500 });
+    expect(page.approvals.map((a) => a.id)).toEqual(sweep.ok.map((a) => a.id));
+    expect(page.nextCursor).toBeNull();
+    // A page of 1,100 of them says where the next one starts, and that one holds the rest.
+    const first = await pendingApprovalPage(t.db, { take: 1100 });
+    expect(first.approvals).toHaveLength(1100);
+    const rest = await pendingApprovalPage(t.db, { take: 1100, after: decodeInboxCursor(first.nextCursor ?? "") });
+    expect([...first.approvals, ...rest.approvals].map((a) => a.id)).toEqual(sweep.ok.map((a) => a.id));
+    expect(rest.nextCursor).toBeNull();
+  });
+});
