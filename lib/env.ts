@@ -6,6 +6,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { parseFailpoint } from "./runner/failpoints.ts";
+import { type SsoConfig, groupMapSchema } from "./auth/sso.ts";
+import { roleSchema } from "./auth/roles.ts";
 
 export const DEFAULT_DATABASE_URL = "file:./data/afk.db";
 
@@ -59,9 +61,44 @@ const schema = z.object({
       }
     }),
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  // Single sign-on through an OpenID Connect provider (README "Single sign-on"): the issuer turns it on.
+  AFK_OIDC_ISSUER: z.url({ message: "must be the IdP's issuer URL, such as https://idp.example.com/realms/acme" }).optional(),
+  AFK_OIDC_CLIENT_ID: z.string().min(1).optional(),
+  AFK_OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  AFK_OIDC_NAME: z.string().trim().min(1).max(60).default("single sign-on"),
+  AFK_OIDC_SCOPES: z
+    .string()
+    .default("openid email profile")
+    .refine((s) => s.split(/\s+/).includes("openid"), { message: "must include openid" }),
+  AFK_OIDC_GROUPS_CLAIM: z.string().trim().min(1).max(200).default("groups"),
+  AFK_OIDC_GROUP_MAP: z
+    .string()
+    .default("{}")
+    .transform((text, ctx) => {
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        ctx.addIssue({ code: "custom", message: "must be JSON: an object of IdP group → {role?, groups?}" });
+        return z.NEVER;
+      }
+      const r = groupMapSchema.safeParse(json);
+      if (r.success) return r.data;
+      const i = r.error.issues[0];
+      ctx.addIssue({ code: "custom", message: `${i.path.map(String).join(".") || "(the map)"}: ${i.message}` });
+      return z.NEVER;
+    }),
+  AFK_OIDC_DEFAULT_ROLE: roleSchema.optional(),
+  // "off": only the IdP signs people in (API tokens still work).
+  AFK_PASSWORD_SIGNIN: z.enum(["on", "off"]).default("on"),
 });
 
-export type Env = z.infer<typeof schema> & { NEXTAUTH_SECRET: string; databaseProvider: "sqlite" | "postgresql" };
+export type Env = z.infer<typeof schema> & {
+  NEXTAUTH_SECRET: string;
+  databaseProvider: "sqlite" | "postgresql";
+  /** Single sign-on, when AFK_OIDC_ISSUER is set. */
+  sso: SsoConfig | null;
+};
 
 export function isPostgresUrl(v: string): boolean {
   if (!/^postgres(ql)?:\/\//.test(v)) return false;
@@ -85,6 +122,32 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
     ...e,
     NEXTAUTH_SECRET: e.NEXTAUTH_SECRET ?? embeddedSecret(e.AFK_DATA_DIR),
     databaseProvider: isPostgresUrl(e.DATABASE_URL) ? "postgresql" : "sqlite",
+    sso: ssoOf(e),
+  };
+}
+
+function ssoOf(e: z.infer<typeof schema>): SsoConfig | null {
+  const fail = (name: string, message: string) => {
+    throw new EnvError(`Invalid environment variable ${name}: ${message}`);
+  };
+  if (!e.AFK_OIDC_ISSUER) {
+    if (e.AFK_OIDC_CLIENT_ID || e.AFK_OIDC_CLIENT_SECRET) fail("AFK_OIDC_ISSUER", "is needed with AFK_OIDC_CLIENT_ID");
+    if (e.AFK_PASSWORD_SIGNIN === "off") fail("AFK_PASSWORD_SIGNIN", "off needs single sign-on (AFK_OIDC_ISSUER), or nobody could sign in");
+    return null;
+  }
+  if (!e.AFK_OIDC_CLIENT_ID) return fail("AFK_OIDC_CLIENT_ID", "is needed with AFK_OIDC_ISSUER");
+  if (!e.AFK_OIDC_CLIENT_SECRET) return fail("AFK_OIDC_CLIENT_SECRET", "is needed with AFK_OIDC_ISSUER");
+  if (Object.keys(e.AFK_OIDC_GROUP_MAP).length === 0 && !e.AFK_OIDC_DEFAULT_ROLE)
+    return fail("AFK_OIDC_GROUP_MAP", "maps no IdP group and there is no AFK_OIDC_DEFAULT_ROLE: nobody could sign in");
+  return {
+    issuer: e.AFK_OIDC_ISSUER,
+    clientId: e.AFK_OIDC_CLIENT_ID,
+    clientSecret: e.AFK_OIDC_CLIENT_SECRET,
+    name: e.AFK_OIDC_NAME,
+    scopes: e.AFK_OIDC_SCOPES.trim().split(/\s+/).join(" "),
+    groupsClaim: e.AFK_OIDC_GROUPS_CLAIM,
+    groupMap: e.AFK_OIDC_GROUP_MAP,
+    defaultRole: e.AFK_OIDC_DEFAULT_ROLE,
   };
 }
 

@@ -2,8 +2,10 @@
 import { signIn } from "next-auth/react";
 import { useState } from "react";
 
-export function LoginForm() {
-  const [error, setError] = useState<string | null>(null);
+type Props = { passwords: boolean; sso: { id: string; name: string } | null; initialError: string | null };
+
+export function LoginForm({ passwords, sso, initialError }: Props) {
+  const [error, setError] = useState<string | null>(initialError);
   const [pending, setPending] = useState(false);
 
   async function onSubmit(e: React.FormEvent<HTMLFormElement>) {
@@ -24,28 +26,55 @@ export function LoginForm() {
     window.location.assign("/");
   }
 
+  // The IdP's page signs the person in and sends them back to /api/auth/callback/oidc, then to "/".
+  async function withIdp() {
+    if (!sso) return;
+    setPending(true);
+    setError(null);
+    await signIn(sso.id, { callbackUrl: "/" });
+  }
+
   return (
-    <form onSubmit={onSubmit} className="card space-y-4" aria-label="Sign in">
-      <div>
-        <label htmlFor="email" className="label">
-          Email
-        </label>
-        <input id="email" name="email" type="email" autoComplete="username" required className="input mt-1" />
-      </div>
-      <div>
-        <label htmlFor="password" className="label">
-          Password
-        </label>
-        <input id="password" name="password" type="password" autoComplete="current-password" required className="input mt-1" />
-      </div>
+    <div className="card space-y-4">
       {error && (
-        <p data-testid="login-error" className="text-sm text-rose-700 dark:text-rose-400">
+        <p data-testid="login-error" role="status" className="text-sm text-rose-700 dark:text-rose-400">
           {error}
         </p>
       )}
-      <button type="submit" className="btn-primary w-full justify-center" disabled={pending}>
-        {pending ? "Signing in…" : "Sign in"}
-      </button>
-    </form>
+      {sso && (
+        <button
+          type="button"
+          onClick={withIdp}
+          disabled={pending}
+          className={`${passwords ? "btn-secondary" : "btn-primary"} w-full justify-center`}
+        >
+          Sign in with {sso.name}
+        </button>
+      )}
+      {sso && passwords && (
+        <p className="text-center text-xs text-slate-500 dark:text-slate-400" aria-hidden="true">
+          or with a password
+        </p>
+      )}
+      {passwords && (
+        <form onSubmit={onSubmit} className="space-y-4" aria-label="Sign in">
+          <div>
+            <label htmlFor="email" className="label">
+              Email
+            </label>
+            <input id="email" name="email" type="email" autoComplete="username" required className="input mt-1" />
+          </div>
+          <div>
+            <label htmlFor="password" className="label">
+              Password
+            </label>
+            <input id="password" name="password" type="password" autoComplete="current-password" required className="input mt-1" />
+          </div>
+          <button type="submit" className="btn-primary w-full justify-center" disabled={pending}>
+            {pending ? "Signing in…" : "Sign in"}
+          </button>
+        </form>
+      )}
+    </div>
   );
 }

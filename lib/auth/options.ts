@@ -1,61 +1,129 @@
 import type { NextAuthOptions } from "next-auth";
+import type { OAuthConfig } from "next-auth/providers/oauth";
 import Credentials from "next-auth/providers/credentials";
 import { db } from "../db/client.ts";
-import { endSessions, userByEmail } from "../db/accounts.ts";
+import { userByEmail, userBySsoSubject } from "../db/accounts.ts";
 import { env } from "../env.ts";
 import { verifyPassword } from "./password.ts";
 import { assertNotLockedOut, clearAccountFailures, clientAddress, recordFailure } from "./lockout.ts";
+import { signOutEverywhere } from "./revocation.ts";
+import { type SsoConfig, ssoSubjectOf } from "./sso.ts";
+import { type SsoClaims, signInThroughIdp } from "./sso-users.ts";
 import { z } from "zod";
 
 const credentialsSchema = z.object({ email: z.string().trim().toLowerCase().max(200), password: z.string().max(200) });
 
-export const authOptions: NextAuthOptions = {
-  secret: env().NEXTAUTH_SECRET,
-  session: { strategy: "jwt", maxAge: 8 * 60 * 60 },
-  pages: { signIn: "/login" },
-  providers: [
-    Credentials({
-      name: "Email and password",
-      credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
-      async authorize(raw, req) {
-        const c = credentialsSchema.safeParse(raw);
-        if (!c.success) return null;
-        const address = clientAddress(req?.headers as Record<string, string | undefined> | undefined);
-        // A locked-out account is refused before the password is even checked (next-auth shows the message).
-        await assertNotLockedOut(db(), c.data.email, address);
-        const user = await userByEmail(db(), c.data.email);
-        // Compare even for unknown users so that timing does not reveal which emails exist.
-        const ok = await verifyPassword(
-          c.data.password,
-          user?.passwordHash ?? "$2b$10$invalidinvalidinvalidinvalidinvalidinvalidinvalidinvali",
-        );
-        if (!user || !ok || user.disabled) {
-          await recordFailure(db(), c.data.email, address);
-          return null;
-        }
-        await clearAccountFailures(db(), c.data.email);
-        return { id: user.id, email: user.email, name: user.name, role: user.role, sessionVersion: user.sessionVersion };
+// The live bus of this process (for access notices); imported late, as the context builds the executor.
+const liveContext = async () => ({ db: db(), live: (await import("../runs/instance.ts")).appContext().live });
+
+const passwords = Credentials({
+  name: "Email and password",
+  credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
+  async authorize(raw, req) {
+    const c = credentialsSchema.safeParse(raw);
+    if (!c.success) return null;
+    const address = clientAddress(req?.headers as Record<string, string | undefined> | undefined);
+    // A locked-out account is refused before the password is even checked (next-auth shows the message).
+    await assertNotLockedOut(db(), c.data.email, address);
+    const user = await userByEmail(db(), c.data.email);
+    // Compare even for unknown users (and users of the IdP, who have no password) so that timing does
+    // not reveal which emails exist.
+    const ok = await verifyPassword(
+      c.data.password,
+      user?.passwordHash || "$2b$10$invalidinvalidinvalidinvalidinvalidinvalidinvalidinvali",
+    );
+    if (!user?.passwordHash || !ok || user.disabled) {
+      await recordFailure(db(), c.data.email, address);
+      return null;
+    }
+    await clearAccountFailures(db(), c.data.email);
+    return { id: user.id, email: user.email, name: user.name, role: user.role, sessionVersion: user.sessionVersion };
+  },
+});
+
+/**
+ * The IdP as next-auth's generic OpenID Connect provider: discovery from the issuer, the authorization
+ * code flow with PKCE and state, the ID token verified (signature, issuer, audience, expiry). Claims are
+ * the ID token's, completed by the userinfo endpoint's (many IdPs put email and groups only there); the
+ * ID token's win where both have one.
+ */
+export function oidcProvider(cfg: SsoConfig): OAuthConfig<SsoClaims> {
+  return {
+    id: "oidc",
+    name: cfg.name,
+    type: "oauth",
+    wellKnown: `${cfg.issuer.replace(/\/+$/, "")}/.well-known/openid-configuration`,
+    clientId: cfg.clientId,
+    clientSecret: cfg.clientSecret,
+    authorization: { params: { scope: cfg.scopes } },
+    checks: ["pkce", "state"],
+    idToken: true,
+    userinfo: {
+      async request({ tokens, client }) {
+        // next-auth hands openid-client's TokenSet, its ID token already verified.
+        const set = tokens as typeof tokens & { claims(): SsoClaims };
+        // openid-client checks that the userinfo's subject is the ID token's (it is given the whole set).
+        const info = client.issuer.metadata.userinfo_endpoint && set.access_token ? await client.userinfo(set as never) : {};
+        return { ...info, ...set.claims() };
       },
+    },
+    profile: (claims) => ({
+      id: claims.sub,
+      email: typeof claims.email === "string" ? claims.email : null,
+      name: typeof claims.name === "string" ? claims.name : null,
     }),
-  ],
-  events: {
-    // Signing out ends the session everywhere: a copy of the old cookie no longer works.
-    async signOut({ token }) {
-      if (token?.sub) await endSessions(db(), token.sub);
+  };
+}
+
+function options(): NextAuthOptions {
+  const e = env();
+  const sso = e.sso;
+  return {
+    secret: e.NEXTAUTH_SECRET,
+    session: { strategy: "jwt", maxAge: 8 * 60 * 60 },
+    // Errors (a refused IdP sign-in included) are shown on the sign-in page, with the provider's button.
+    pages: { signIn: "/login", error: "/login" },
+    providers: [...(e.AFK_PASSWORD_SIGNIN === "on" ? [passwords] : []), ...(sso ? [oidcProvider(sso)] : [])],
+    events: {
+      // Signing out ends the session everywhere: a copy of the old cookie no longer works, and the
+      // user's open event streams, on every instance, close.
+      async signOut({ token }) {
+        if (token?.sub) await signOutEverywhere(await liveContext(), token.sub);
+      },
     },
-  },
-  callbacks: {
-    jwt({ token, user }) {
-      if (user) {
-        const u = user as typeof user & { role: string; sessionVersion: number };
-        token.role = u.role;
-        token.sessionVersion = u.sessionVersion;
-      }
-      return token;
+    callbacks: {
+      async signIn({ account, profile }) {
+        if (account?.provider !== "oidc" || !sso) return true;
+        const outcome = await signInThroughIdp(await liveContext(), sso, profile as SsoClaims);
+        return outcome.ok ? true : `/login?error=${outcome.refusal}`;
+      },
+      async jwt({ token, user, account, profile }) {
+        if (account?.provider === "oidc" && profile) {
+          // The session is this console's user (signInThroughIdp made or updated it), not the IdP's subject.
+          const claims = profile as SsoClaims;
+          const row = await userBySsoSubject(db(), ssoSubjectOf(claims.iss, claims.sub));
+          if (!row) throw new Error("The IdP's user was not provisioned");
+          return { ...token, sub: row.id, email: row.email, name: row.name, role: row.role, sessionVersion: row.sessionVersion };
+        }
+        if (user) {
+          const u = user as typeof user & { role: string; sessionVersion: number };
+          token.role = u.role;
+          token.sessionVersion = u.sessionVersion;
+        }
+        return token;
+      },
+      session({ session, token }) {
+        session.user = { ...session.user, id: token.sub, role: token.role, sessionVersion: token.sessionVersion } as typeof session.user;
+        return session;
+      },
     },
-    session({ session, token }) {
-      session.user = { ...session.user, id: token.sub, role: token.role, sessionVersion: token.sessionVersion } as typeof session.user;
-      return session;
-    },
-  },
-};
+  };
+}
+
+export const authOptions: NextAuthOptions = options();
+
+/** What the sign-in page offers: password sign-in, and the IdP's button by its name. */
+export function signInMethods(): { passwords: boolean; sso: { id: string; name: string } | null } {
+  const e = env();
+  return { passwords: e.AFK_PASSWORD_SIGNIN === "on", sso: e.sso ? { id: "oidc", name: e.sso.name } : null };
+}

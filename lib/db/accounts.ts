@@ -53,18 +53,28 @@ const publicUserFields = { id: true, email: true, name: true, role: true, disabl
 /** The full row (password hash and session version included): for sign-in and session checks. */
 export const userById = (db: Db, id: string) => db.user.findUnique({ where: { id } });
 export const userByEmail = (db: Db, email: string) => db.user.findUnique({ where: { email } });
+/** The user linked to an IdP account ("<issuer> <subject>"), if any. */
+export const userBySsoSubject = (db: Db, ssoSubject: string) => db.user.findUnique({ where: { ssoSubject } });
 
 export const listUserRows = (db: Db) => db.user.findMany({ select: publicUserFields, orderBy: { createdAt: "asc" } });
 
-export const createUserRow = (db: Db, u: { email: string; name: string; role: string; groups: string; passwordHash: string }) =>
-  db.user.create({ data: u, select: publicUserFields });
+// A user who signs in only through the IdP has an empty passwordHash (no password matches it).
+export const createUserRow = (
+  db: Db,
+  u: { email: string; name: string; role: string; groups: string; passwordHash: string; ssoSubject?: string },
+) => db.user.create({ data: u, select: publicUserFields });
 
 // A new sessionVersion ends the user's live sessions at once.
-export const updateUserRow = (db: Db, id: string, p: { role?: string; disabled?: boolean; groups?: string; endSessions: boolean }) =>
+export const updateUserRow = (
+  db: Db,
+  id: string,
+  p: { role?: string; disabled?: boolean; groups?: string; ssoSubject?: string; endSessions: boolean },
+) =>
   db.user.update({
     where: { id },
     data: {
       ...(p.role !== undefined ? { role: p.role } : {}),
+      ...(p.ssoSubject !== undefined ? { ssoSubject: p.ssoSubject } : {}),
       ...(p.disabled !== undefined ? { disabled: p.disabled } : {}),
       ...(p.groups !== undefined ? { groups: p.groups } : {}),
       ...(p.endSessions ? { sessionVersion: { increment: 1 } } : {}),

@@ -1,5 +1,5 @@
 // Live updates between the parts of the console: a run moved, a model is streaming text, the inbox
-// changed, a job waits, a run is to be cancelled. In one process an in-memory emitter carries them; on
+// changed, a job waits, a run is to be cancelled, someone's access changed. In one process an in-memory emitter carries them; on
 // PostgreSQL every process also LISTENs on one channel and publishes with pg_notify, so a reviewer's
 // browser connected to instance A sees the text a worker process B is streaming, and a worker wakes
 // the moment a job is queued instead of at its next poll. Messages are hints, never the data: whoever
@@ -28,6 +28,10 @@ export const liveMessageSchema = z.discriminatedUnion("topic", [
   z.object({ topic: z.literal("work") }),
   // Stop this run wherever it executes.
   z.object({ topic: z.literal("cancel"), runId: z.string().max(200) }),
+  // Someone's access changed (a token revoked; a user disabled, signed out everywhere, given another role
+  // or other groups): their open event streams check it again at once (lib/live/stream.ts).
+  // actorId is the actor's id as streams know it: a user's id, or "token:<id>" for a service token.
+  z.object({ topic: z.literal("access"), actorId: z.string().max(200) }),
 ]);
 export type LiveMessage = z.infer<typeof liveMessageSchema>;
 

@@ -1,54 +1,110 @@
 // GET /api/events: server-sent events for one browser tab. `run=<id>` follows a run (its changes and the
 // text its model is streaming); `inbox=1` follows the approvals inbox and the pending badge. Events are
 // hints to refetch (run, inbox) or text to show (delta); the page's data still comes from the API.
+//
+// A stream lives as long as its caller's access: nothing goes out without a check of the caller's
+// credential (lib/auth/caller.ts) that began after the event arrived, so an event that comes after a
+// token is revoked, a user is disabled or signed out everywhere, or their role or groups change is never
+// sent, and the stream closes. The check runs at once when an access notice for the caller arrives from
+// any instance (lib/auth/revocation.ts), for every batch of events, and with each keep-alive ping, which
+// bounds a lost notice to PING_MS. A changed group closes the stream too: what a routed inbox shows
+// depends on it, and the browser reconnects and refetches under the new groups.
 import "server-only";
 import type { Actor } from "../auth/actor.ts";
+import type { Caller } from "../auth/caller.ts";
 import { ValidationError } from "../auth/errors.ts";
 import type { AppContext } from "../context.ts";
-import { authorize, visibleRun } from "../services/access.ts";
+import { log } from "../log.ts";
+import { allows, authorize, mayRead, visibleRun } from "../services/access.ts";
 import type { LiveMessage } from "./bus.ts";
 
-// Comments keep proxies from closing an idle stream; retry tells EventSource how soon to reconnect.
-const PING_MS = 15_000;
+// Comments keep proxies from closing an idle stream and re-check the caller; retry tells EventSource how
+// soon to reconnect.
+export const PING_MS = 5_000;
 const RETRY_MS = 2_000;
 
-export async function liveEvents(ctx: AppContext, actor: Actor | null, query: Record<string, string>, signal: AbortSignal) {
-  authorize(actor);
+type Out = { event: string; data: unknown } | { comment: string };
+
+export async function liveEvents(ctx: AppContext, caller: Caller, query: Record<string, string>, signal: AbortSignal) {
+  const actor = authorize(caller.actor);
   const runId = query.run;
   const inbox = query.inbox === "1";
   if (!runId && !inbox) throw new ValidationError("run", "Say what to follow: run=<id> and/or inbox=1");
   if (query.inbox !== undefined && !inbox) throw new ValidationError("inbox", "inbox must be 1");
-  if (runId) await visibleRun(ctx, actor, runId);
+  const run = runId ? await visibleRun(ctx, actor, runId) : null;
   if (inbox) authorize(actor, "approvals:decide");
+
+  // Still the same person with the same role and groups, and still allowed to follow what they follow.
+  const stillAllowed = async (): Promise<boolean> => {
+    const now = await caller.recheck();
+    if (!now || !sameAccess(now, actor)) return false;
+    if (run && !mayRead(now, run)) return false;
+    return !inbox || allows(now, "approvals:decide");
+  };
 
   const enc = new TextEncoder();
   let cleanup = () => {};
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
-      const send = (event: string, data: unknown) => {
+      let closed = false;
+      let checking = false;
+      let pending: Out[] = [];
+      let recheck = false;
+      const write = (o: Out) => {
         try {
-          controller.enqueue(enc.encode(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`));
+          controller.enqueue(enc.encode("comment" in o ? `: ${o.comment}\n\n` : `event: ${o.event}\ndata: ${JSON.stringify(o.data)}\n\n`));
         } catch {
           cleanup();
         }
       };
+      // Sends what waits, each batch after a check that began once it was waiting; one check at a time.
+      const pump = async () => {
+        if (checking || closed) return;
+        checking = true;
+        try {
+          while (!closed && (pending.length > 0 || recheck)) {
+            const batch = pending;
+            pending = [];
+            recheck = false;
+            let ok = false;
+            try {
+              ok = await stillAllowed();
+            } catch (e) {
+              // Cannot tell: close rather than send; the browser reconnects and is checked afresh.
+              log.warn("event stream closed: its caller could not be checked", { error: String(e).slice(0, 200) });
+            }
+            if (closed) return;
+            if (!ok) return cleanup();
+            for (const o of batch) write(o);
+          }
+        } finally {
+          checking = false;
+        }
+      };
+      const send = (o: Out) => {
+        if (closed) return;
+        pending.push(o);
+        void pump();
+      };
+      const unsubscribe = ctx.live.subscribe((m: LiveMessage) => {
+        if ((m.topic === "run" || m.topic === "delta") && m.runId === runId) send({ event: m.topic, data: m });
+        else if (m.topic === "inbox" && inbox) send({ event: "inbox", data: {} });
+        else if (m.topic === "access" && m.actorId === actor.id && !closed) {
+          recheck = true;
+          void pump();
+        }
+      });
       controller.enqueue(enc.encode(`retry: ${RETRY_MS}\n: connected\n\n`));
-      send("ready", { run: runId ?? null, inbox });
+      // Checked once more after subscribing, so a change between the request's check and now is seen.
+      send({ event: "ready", data: { run: runId ?? null, inbox } });
       // A tab that opens mid-stream gets the text so far.
       const sofar = runId ? ctx.live.liveText(runId) : null;
-      if (sofar && runId) send("delta", { runId, step: sofar.step, offset: 0, text: sofar.text });
-      const unsubscribe = ctx.live.subscribe((m: LiveMessage) => {
-        if ((m.topic === "run" || m.topic === "delta") && m.runId === runId) send(m.topic, m);
-        else if (m.topic === "inbox" && inbox) send("inbox", {});
-      });
-      const ping = setInterval(() => {
-        try {
-          controller.enqueue(enc.encode(": ping\n\n"));
-        } catch {
-          cleanup();
-        }
-      }, PING_MS);
+      if (sofar && runId) send({ event: "delta", data: { runId, step: sofar.step, offset: 0, text: sofar.text } });
+      const ping = setInterval(() => send({ comment: "ping" }), PING_MS);
       cleanup = () => {
+        if (closed) return;
+        closed = true;
+        pending = [];
         unsubscribe();
         clearInterval(ping);
         try {
@@ -69,4 +125,10 @@ export async function liveEvents(ctx: AppContext, actor: Actor | null, query: Re
       "x-accel-buffering": "no",
     },
   });
+}
+
+function sameAccess(now: Actor, then: Actor): boolean {
+  const a = [...(now.groups ?? [])].sort().join("\n");
+  const b = [...(then.groups ?? [])].sort().join("\n");
+  return now.id === then.id && now.role === then.role && a === b;
 }

@@ -1,7 +1,12 @@
+import { requestCaller } from "@/lib/auth/caller";
 import { apiRoute } from "@/lib/http";
 import { liveEvents } from "@/lib/live/stream";
 import { appContext } from "@/lib/context";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute(({ actor, query, req }) => liveEvents(appContext(), actor, query, req.signal));
+// The stream keeps its caller's credential to check it again on every event it would send.
+export const GET = apiRoute(async ({ query, req }) => {
+  const ctx = appContext();
+  return liveEvents(ctx, await requestCaller(ctx.db, req), query, req.signal);
+});

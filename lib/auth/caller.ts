@@ -1,0 +1,47 @@
+// Who is calling an API route: a bearer token when the request has one (an invalid one is never silently
+// downgraded to the session), otherwise the session cookie. Also how to ask again later with the same
+// credential: an open event stream re-checks its caller on every event it would send (lib/live/stream.ts),
+// so a token revoked, a user disabled or signed out everywhere, or a role changed ends it.
+import { getToken } from "next-auth/jwt";
+import type { Db } from "../db/client.ts";
+import { env } from "../env.ts";
+import { actorFromToken } from "../services/tokens.ts";
+import { type Actor, type SessionClaims, actorFromClaims } from "./actor.ts";
+import { UnauthorizedError } from "./errors.ts";
+
+export type Caller = {
+  actor: Actor | null;
+  /** The actor the same credential stands for now; null once it no longer works. */
+  recheck(): Promise<Actor | null>;
+};
+
+export async function requestCaller(db: Db, req: Request): Promise<Caller> {
+  const auth = req.headers.get("authorization");
+  if (auth) {
+    const token = /^Bearer\s+(\S+)$/i.exec(auth)?.[1];
+    const actor = token ? await actorFromToken(db, token) : null;
+    if (!token || !actor) throw new UnauthorizedError("Invalid or revoked API token");
+    return { actor, recheck: () => actorFromToken(db, token) };
+  }
+  const claims = await sessionClaims(req);
+  // A session outlives nothing: past its expiry it stands for nobody, even on a stream opened before.
+  const recheck = () => (claims && (claims.exp ?? 0) * 1000 > Date.now() ? actorFromClaims(db, claims) : Promise.resolve(null));
+  return { actor: await recheck(), recheck };
+}
+
+/** The session's claims from its cookie (next-auth's JWT, decrypted and checked with NEXTAUTH_SECRET). */
+async function sessionClaims(req: Request): Promise<(NonNullable<SessionClaims> & { exp?: number }) | null> {
+  const e = env();
+  const cookies: Record<string, string> = {};
+  for (const part of (req.headers.get("cookie") ?? "").split(";")) {
+    const i = part.indexOf("=");
+    if (i <= 0) continue;
+    try {
+      cookies[part.slice(0, i).trim()] = decodeURIComponent(part.slice(i + 1).trim());
+    } catch {}
+  }
+  const secureCookie = e.NEXTAUTH_URL?.startsWith("https://") ?? false;
+  const jwt = await getToken({ req: { cookies, headers: {} } as never, secret: e.NEXTAUTH_SECRET, secureCookie });
+  if (!jwt?.sub) return null;
+  return { sub: jwt.sub, sessionVersion: Number(jwt.sessionVersion ?? 0), exp: typeof jwt.exp === "number" ? jwt.exp : undefined };
+}
