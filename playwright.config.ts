@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { chromium, defineConfig } from "@playwright/test";
+import { ssoEnv } from "./e2e/sso/config";
 
 const PORT = Number(process.env.E2E_PORT ?? 3100);
 const baseURL = `http://localhost:${PORT}`;
@@ -30,11 +31,19 @@ function safe(f: () => string): string | undefined {
 // A local OpenAI-compatible streaming server (e2e/model-server.ts) for agents on "a team's own model".
 const MODEL_PORT = PORT + 99;
 
+// A real OpenID Connect provider (e2e/idp.ts). The console's server offers it beside passwords; a third
+// server signs people in only through it (AFK_PASSWORD_SIGNIN=off): the sso project runs against that one.
+const IDP_PORT = PORT + 98;
+const idpURL = `http://localhost:${IDP_PORT}`;
+const SSO_PORT = PORT + 2;
+const ssoURL = `http://localhost:${SSO_PORT}`;
+
 const e2eEnv = {
   DATABASE_URL: process.env.E2E_DATABASE_URL ?? "file:./data/e2e.db",
   NEXTAUTH_URL: baseURL,
   AFK_DATA_DIR: "data",
   OPENAI_COMPATIBLE_BASE_URL: `http://127.0.0.1:${MODEL_PORT}/v1`,
+  ...ssoEnv(idpURL),
 };
 
 export default defineConfig({
@@ -45,8 +54,9 @@ export default defineConfig({
   retries: 0,
   reporter: [["list"]],
   projects: [
-    { name: "console", testIgnore: /latency\//, use: { baseURL } },
+    { name: "console", testIgnore: /(latency|sso)\//, use: { baseURL } },
     { name: "latency", testMatch: /latency\/.*\.spec\.ts/, use: { baseURL: slowURL } },
+    { name: "sso", testMatch: /sso\/.*\.spec\.ts/, use: { baseURL: ssoURL } },
   ],
   use: {
     baseURL,
@@ -74,6 +84,13 @@ export default defineConfig({
       stdout: "pipe",
     },
     {
+      command: `node --import tsx e2e/idp.ts ${IDP_PORT} ${baseURL} ${ssoURL}`,
+      url: `${idpURL}/health`,
+      timeout: 30_000,
+      reuseExistingServer: false,
+      stdout: "pipe",
+    },
+    {
       command: `node scripts/db.mjs reset && node_modules/.bin/next start -p ${PORT}`,
       url: `${baseURL}/api/health`,
       timeout: 120_000,
@@ -87,6 +104,14 @@ export default defineConfig({
       timeout: 120_000,
       reuseExistingServer: false,
       env: { ...e2eEnv, DATABASE_URL: "file:./data/e2e-slow.db", NEXTAUTH_URL: slowURL, AFK_DEMO_LATENCY_MS: "800" },
+      stdout: "pipe",
+    },
+    {
+      command: `node scripts/db.mjs reset && node_modules/.bin/next start -p ${SSO_PORT}`,
+      url: `${ssoURL}/api/health`,
+      timeout: 120_000,
+      reuseExistingServer: false,
+      env: { ...e2eEnv, DATABASE_URL: "file:./data/e2e-sso.db", NEXTAUTH_URL: ssoURL, AFK_PASSWORD_SIGNIN: "off" },
       stdout: "pipe",
     },
   ],

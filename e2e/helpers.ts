@@ -6,7 +6,7 @@ export async function signIn(page: Page, email: string, password = DEMO_PASSWORD
   await page.goto("/login");
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password").fill(password);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
 }
 
 export async function signInAs(page: Page, role: string) {

@@ -8,9 +8,7 @@
 import { generateKeyPairSync } from "node:crypto";
 import http from "node:http";
 import Provider, { type Configuration, type KoaContextWithOIDC } from "oidc-provider";
-
-export const IDP_CLIENT = { id: "afk-console", secret: "idp-test-secret-not-for-production" };
-export const IDP_PASSWORD = "idp-pass-2026";
+import { IDP_CLIENT, IDP_PASSWORD } from "./sso/config.ts";
 
 type Account = { name: string; groups: string[]; verified: boolean };
 const accounts = new Map<string, Account>([

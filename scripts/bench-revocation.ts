@@ -1,0 +1,58 @@
+// Revocation → closed stream, p50/p95 (`npm run bench:revocation`). For each way to lose access (a token
+// revoked, a user disabled, a role changed, groups changed, a sign-out everywhere), a new reviewer follows a
+// run and the inbox on GET /api/events's own code; the change is made through the services, and the time is
+// from the change's commit to the end of each stream as its client reads it. SQLite: one instance, the
+// in-process bus. PostgreSQL: the change on instance A, the streams on instance B, the notice through
+// LISTEN/NOTIFY. Quiet: nothing else happens (the access notice ends the streams). Busy: events for the run
+// and the inbox every 10 ms from the change on (each is checked before it would go out).
+//   tsx --conditions=react-server scripts/bench-revocation.ts [rounds per kind, default 20]
+import { PgLiveBus } from "../lib/live/bus.ts";
+import { RunExecutor } from "../lib/runs/executor.ts";
+import { startRun } from "../lib/runs/service.ts";
+import { KINDS, type Kind, benchAdmin, revokeWhileFollowing } from "../tests/helpers/revocation.ts";
+import { scratchDatabase } from "../tests/helpers/scratch.ts";
+
+const rounds = Number(process.argv[2] ?? 20);
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
+};
+const fmt = (xs: number[]) => `n=${xs.length} p50 ${pct(xs, 50)} ms, p95 ${pct(xs, 95)} ms, max ${Math.max(...xs)} ms`;
+
+async function bench(provider: "sqlite" | "postgresql", pgUrl?: string) {
+  const t = await scratchDatabase(provider, pgUrl, "afk_bench");
+  const buses = provider === "postgresql" ? [new PgLiveBus(t.url), new PgLiveBus(t.url)] : [];
+  await Promise.all(buses.map((b) => b.ready));
+  const a = new RunExecutor(t.db, { live: buses[0] });
+  const b = buses[1] ? new RunExecutor(t.db, { live: buses[1] }) : a;
+  try {
+    const { id: runId } = await startRun(a.context, benchAdmin, { agent: "order-status", input: { order_id: "ORD-1234" } });
+    await a.idle();
+    for (const mode of ["quiet", "busy"] as const) {
+      const all: number[] = [];
+      for (const kind of Object.keys(KINDS) as Kind[]) {
+        const xs: number[] = [];
+        for (let i = 0; i < rounds; i++) {
+          const out = await revokeWhileFollowing(b.context, a.context, runId, kind, { busy: mode === "busy" });
+          if (out.after.run.length + out.after.inbox.length > 0) throw new Error(`${kind}: an event went out after the change`);
+          xs.push(out.closedMs.run, out.closedMs.inbox);
+        }
+        if (xs.some(Number.isNaN)) throw new Error(`${kind}: a stream stayed open`);
+        all.push(...xs);
+        console.log(`revocation (${provider}${provider === "postgresql" ? ", 2 instances" : ""}, ${mode}) ${kind}: ${fmt(xs)}`);
+      }
+      console.log(`revocation (${provider}, ${mode}) all: ${fmt(all)}`);
+    }
+  } finally {
+    await a.idle();
+    await Promise.all(buses.map((x) => x.close()));
+    await t.drop();
+  }
+}
+
+await bench("sqlite");
+const pgUrl = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL;
+if (pgUrl) await bench("postgresql", pgUrl);
+else console.log("(PostgreSQL skipped: set BENCH_POSTGRES_URL or TEST_POSTGRES_URL)");
+process.exit(0);

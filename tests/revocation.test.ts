@@ -1,0 +1,87 @@
+// Revocation ends every kind of access within seconds, wherever the stream is: for a revoked token, a
+// disabled user, a role change, a group change and a sign-out everywhere, an open stream of a run and of
+// the inbox ends and gets nothing published after the change, and the same credential is refused at the
+// next request (a group change keeps the access, under the new groups). On SQLite (one instance, the
+// in-process bus) and on PostgreSQL across two instances (the change on A, the streams on B, the notice
+// through LISTEN/NOTIFY). The browser's side (EventSource, next-auth's real session): e2e/sso/revocation.spec.ts.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { requestCaller } from "@/lib/auth/caller";
+import { UnauthorizedError } from "@/lib/auth/errors";
+import { PgLiveBus } from "@/lib/live/bus";
+import { RunExecutor } from "@/lib/runs/executor";
+import { startRun } from "@/lib/runs/service";
+import { freshDatabase, providers, type TestDb } from "./helpers/databases";
+import { KINDS, type Kind, benchAdmin, newReviewer, openStream, revokeWhileFollowing } from "./helpers/revocation";
+
+const WITHIN_MS = 3_000;
+
+describe.each(providers)("revocation on %s", (provider) => {
+  let t: TestDb;
+  // SQLite: one instance. PostgreSQL: two, each with its own LISTEN connection.
+  let a: RunExecutor;
+  let b: RunExecutor;
+  let runId: string;
+
+  beforeAll(async () => {
+    t = await freshDatabase(provider);
+    if (provider === "postgresql") {
+      const [busA, busB] = [new PgLiveBus(t.url), new PgLiveBus(t.url)];
+      await Promise.all([busA.ready, busB.ready]);
+      a = new RunExecutor(t.db, { live: busA });
+      b = new RunExecutor(t.db, { live: busB });
+    } else {
+      a = b = new RunExecutor(t.db);
+    }
+    ({ id: runId } = await startRun(a.context, benchAdmin, { agent: "order-status", input: { order_id: "ORD-1234" } }));
+  });
+  afterAll(async () => {
+    await a?.idle();
+    await b?.idle();
+    await a?.context.live.close();
+    if (b !== a) await b?.context.live.close();
+    await t?.drop();
+  });
+
+  // Quiet: only the access notice can end the streams this soon (the keep-alive check comes after 5 s).
+  // Busy: events for the run and the inbox every 10 ms from the moment the change committed.
+  it.each((Object.keys(KINDS) as Kind[]).flatMap((k) => [[k, "quiet"] as const, [k, "busy"] as const]))(
+    "%s (%s): the run and inbox streams end within seconds and get nothing after",
+    async (kind, mode) => {
+      const out = await revokeWhileFollowing(b.context, a.context, runId, kind, { busy: mode === "busy" });
+      expect(out.closedMs.run).toBeLessThan(WITHIN_MS);
+      expect(out.closedMs.inbox).toBeLessThan(WITHIN_MS);
+      expect(out.after, JSON.stringify(out.after)).toEqual({ run: [], inbox: [] });
+      // The next request with the same credential.
+      if (kind === "groups changed") {
+        const again = await requestCaller(b.context.db, out.request());
+        expect(again.actor).toMatchObject({ id: out.reviewer.user.id, role: "reviewer", groups: ["ops"] });
+      } else if (KINDS[kind].credential === "bearer") {
+        await expect(requestCaller(b.context.db, out.request())).rejects.toBeInstanceOf(UnauthorizedError);
+      } else {
+        expect((await requestCaller(b.context.db, out.request())).actor).toBeNull();
+      }
+    },
+  );
+
+  it("closes only the streams whose credential stopped working: a token of the same user keeps following", async () => {
+    const r = await newReviewer(a.context);
+    const bySession = await openStream(b.context, r.session(), { inbox: "1" });
+    const byToken = await openStream(b.context, r.bearer(), { inbox: "1" });
+    await KINDS["signed out everywhere"].revoke(a.context, r);
+    await bySession.ended;
+    a.context.live.publish({ topic: "inbox" });
+    await expect.poll(() => byToken.seen.filter((e) => e.type === "inbox").length).toBeGreaterThan(0);
+    byToken.stop();
+  });
+
+  it("checks the caller before every event, without a notice: access taken away behind its back stops the next event", async () => {
+    const r = await newReviewer(a.context);
+    const s = await openStream(b.context, r.session(), { inbox: "1" });
+    const seen = s.seen.length;
+    // Straight in the database, as a script or another tool would: nobody publishes an access notice.
+    await t.db.user.update({ where: { id: r.user.id }, data: { disabled: true } });
+    a.context.live.publish({ topic: "inbox" });
+    await s.ended;
+    expect(s.seen.slice(seen)).toEqual([]);
+  });
+});
