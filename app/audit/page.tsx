@@ -22,6 +22,7 @@ const ACTIONS = [
   "run.fork",
   "user.create",
   "user.update",
+  "user.sso_refused",
   "token.create",
   "token.revoke",
 ];
