@@ -5,6 +5,8 @@ const PORT = Number(process.env.E2E_PORT ?? 3100);
 const IDP_PORT = String(PORT + 98);
 /** The test IdP (e2e/idp.ts), started by playwright.config.ts. */
 export const idpURL = `http://localhost:${IDP_PORT}`;
+/** The console's own e2e server, where passwords stay on beside the IdP. */
+export const consoleURL = `http://localhost:${PORT}`;
 
 export const emailOf = (login: string) => `${login}@example.org`;
 

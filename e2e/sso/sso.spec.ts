@@ -5,9 +5,9 @@
 // applies at the next sign-in.
 import { expect, test } from "@playwright/test";
 import { approvalId } from "../../lib/runner/ids";
-import { DEMO_PASSWORD } from "../helpers";
+import { DEMO_PASSWORD, signIn } from "../helpers";
 import { IDP_NAME } from "./config";
-import { emailOf, setIdpGroups, signedIn, ssoSignIn, userByEmail } from "./helpers";
+import { consoleURL, emailOf, setIdpGroups, signedIn, ssoSignIn, userByEmail } from "./helpers";
 
 test("the sign-in page offers only the IdP; a password sign-in is refused", async ({ page }) => {
   await page.goto("/login");
@@ -19,6 +19,24 @@ test("the sign-in page offers only the IdP; a password sign-in is refused", asyn
   });
   expect(await (await page.request.get("/api/auth/session")).json()).toEqual({});
   expect((await page.request.get("/api/runs")).status()).toBe(401);
+});
+
+test("where passwords stay on, both ways sign in: the demo users by password, IdP users only through the IdP", async ({ browser }) => {
+  test.setTimeout(60_000);
+  const local = await (await browser.newContext({ baseURL: consoleURL })).newPage();
+  await local.goto("/login");
+  await expect(local.getByRole("button", { name: `Sign in with ${IDP_NAME}` })).toBeVisible();
+  await signIn(local, "reviewer@example.com");
+  await expect(local.getByTestId("whoami")).toContainText("reviewer@example.com reviewer");
+
+  const idp = await (await browser.newContext({ baseURL: consoleURL })).newPage();
+  await ssoSignIn(idp, "bob");
+  await expect(idp.getByTestId("whoami")).toContainText(`${emailOf("bob")} reviewer`);
+  // bob has no password here: whatever he types is wrong.
+  await idp.context().clearCookies();
+  await signIn(idp, emailOf("bob"), "any-password-at-all");
+  await expect(idp.getByTestId("login-error")).toHaveText("Wrong email or password.");
+  for (const p of [local, idp]) await p.context().close();
 });
 
 test("each IdP group signs in as its role with its routing groups; the first sign-in creates the user, audited", async ({ browser }) => {

@@ -66,16 +66,17 @@ export async function liveEvents(ctx: AppContext, caller: Caller, query: Record<
             const batch = pending;
             pending = [];
             recheck = false;
-            let ok = false;
+            let ok: boolean | null = null;
             try {
               ok = await stillAllowed();
             } catch (e) {
-              // Cannot tell: close rather than send; the browser reconnects and is checked afresh.
-              log.warn("event stream closed: its caller could not be checked", { error: String(e).slice(0, 200) });
+              // Cannot tell (the database is unreachable): send nothing and ask again with what comes next
+              // (at the latest the next ping). Events are hints; the pages poll meanwhile.
+              log.warn("event stream held back events: its caller could not be checked", { error: String(e).slice(0, 200) });
             }
             if (closed) return;
-            if (!ok) return cleanup();
-            for (const o of batch) write(o);
+            if (ok === false) return cleanup();
+            if (ok) for (const o of batch) write(o);
           }
         } finally {
           checking = false;
