@@ -7,7 +7,7 @@
 // and the inbox every 10 ms from the change on (each is checked before it would go out).
 //   tsx --conditions=react-server scripts/bench-revocation.ts [rounds per kind, default 20]
 import { PgLiveBus } from "../lib/live/bus.ts";
-import { RunExecutor } from "../lib/runs/executor.ts";
+import { createContext } from "../lib/context.ts";
 import { startRun } from "../lib/runs/service.ts";
 import { KINDS, type Kind, benchAdmin, revokeWhileFollowing } from "../tests/helpers/revocation.ts";
 import { scratchDatabase } from "../tests/helpers/scratch.ts";
@@ -24,17 +24,17 @@ async function bench(provider: "sqlite" | "postgresql", pgUrl?: string) {
   const t = await scratchDatabase(provider, pgUrl, "afk_bench");
   const buses = provider === "postgresql" ? [new PgLiveBus(t.url), new PgLiveBus(t.url)] : [];
   await Promise.all(buses.map((b) => b.ready));
-  const a = new RunExecutor(t.db, { live: buses[0] });
-  const b = buses[1] ? new RunExecutor(t.db, { live: buses[1] }) : a;
+  const a = createContext(t.db, { live: buses[0] });
+  const b = buses[1] ? createContext(t.db, { live: buses[1] }) : a;
   try {
-    const { id: runId } = await startRun(a.context, benchAdmin, { agent: "order-status", input: { order_id: "ORD-1234" } });
-    await a.idle();
+    const { id: runId } = await startRun(a, benchAdmin, { agent: "order-status", input: { order_id: "ORD-1234" } });
+    await a.worker.idle();
     for (const mode of ["quiet", "busy"] as const) {
       const all: number[] = [];
       for (const kind of Object.keys(KINDS) as Kind[]) {
         const xs: number[] = [];
         for (let i = 0; i < rounds; i++) {
-          const out = await revokeWhileFollowing(b.context, a.context, runId, kind, { busy: mode === "busy" });
+          const out = await revokeWhileFollowing(b, a, runId, kind, { busy: mode === "busy" });
           if (out.after.run.length + out.after.inbox.length > 0) throw new Error(`${kind}: an event went out after the change`);
           xs.push(out.closedMs.run, out.closedMs.inbox);
         }
@@ -45,7 +45,7 @@ async function bench(provider: "sqlite" | "postgresql", pgUrl?: string) {
       console.log(`revocation (${provider}, ${mode}) all: ${fmt(all)}`);
     }
   } finally {
-    await a.idle();
+    await a.worker.idle();
     await Promise.all(buses.map((x) => x.close()));
     await t.drop();
   }

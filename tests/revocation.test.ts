@@ -8,8 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { requestCaller } from "@/lib/auth/caller";
 import { UnauthorizedError } from "@/lib/auth/errors";
 import { PgLiveBus } from "@/lib/live/bus";
-import { RunExecutor } from "@/lib/runs/executor";
+import type { AppContext } from "@/lib/context";
 import { startRun } from "@/lib/runs/service";
+import { testContext } from "./helpers/context";
 import { freshDatabase, providers, type TestDb } from "./helpers/databases";
 import { KINDS, type Kind, benchAdmin, newReviewer, openStream, revokeWhileFollowing } from "./helpers/revocation";
 
@@ -18,8 +19,8 @@ const WITHIN_MS = 3_000;
 describe.each(providers)("revocation on %s", (provider) => {
   let t: TestDb;
   // SQLite: one instance. PostgreSQL: two, each with its own LISTEN connection.
-  let a: RunExecutor;
-  let b: RunExecutor;
+  let a: AppContext;
+  let b: AppContext;
   let runId: string;
 
   beforeAll(async () => {
@@ -27,18 +28,18 @@ describe.each(providers)("revocation on %s", (provider) => {
     if (provider === "postgresql") {
       const [busA, busB] = [new PgLiveBus(t.url), new PgLiveBus(t.url)];
       await Promise.all([busA.ready, busB.ready]);
-      a = new RunExecutor(t.db, { live: busA });
-      b = new RunExecutor(t.db, { live: busB });
+      a = testContext(t.db, { live: busA });
+      b = testContext(t.db, { live: busB });
     } else {
-      a = b = new RunExecutor(t.db);
+      a = b = testContext(t.db);
     }
-    ({ id: runId } = await startRun(a.context, benchAdmin, { agent: "order-status", input: { order_id: "ORD-1234" } }));
+    ({ id: runId } = await startRun(a, benchAdmin, { agent: "order-status", input: { order_id: "ORD-1234" } }));
   });
   afterAll(async () => {
-    await a?.idle();
-    await b?.idle();
-    await a?.context.live.close();
-    if (b !== a) await b?.context.live.close();
+    await a?.worker.idle();
+    await b?.worker.idle();
+    await a?.live.close();
+    if (b !== a) await b?.live.close();
     await t?.drop();
   });
 
@@ -47,40 +48,40 @@ describe.each(providers)("revocation on %s", (provider) => {
   it.each((Object.keys(KINDS) as Kind[]).flatMap((k) => [[k, "quiet"] as const, [k, "busy"] as const]))(
     "%s (%s): the run and inbox streams end within seconds and get nothing after",
     async (kind, mode) => {
-      const out = await revokeWhileFollowing(b.context, a.context, runId, kind, { busy: mode === "busy" });
+      const out = await revokeWhileFollowing(b, a, runId, kind, { busy: mode === "busy" });
       expect(out.closedMs.run).toBeLessThan(WITHIN_MS);
       expect(out.closedMs.inbox).toBeLessThan(WITHIN_MS);
       expect(out.after, JSON.stringify(out.after)).toEqual({ run: [], inbox: [] });
       // The next request with the same credential.
       if (kind === "groups changed") {
-        const again = await requestCaller(b.context.db, out.request());
+        const again = await requestCaller(b.db, out.request());
         expect(again.actor).toMatchObject({ id: out.reviewer.user.id, role: "reviewer", groups: ["ops"] });
       } else if (KINDS[kind].credential === "bearer") {
-        await expect(requestCaller(b.context.db, out.request())).rejects.toBeInstanceOf(UnauthorizedError);
+        await expect(requestCaller(b.db, out.request())).rejects.toBeInstanceOf(UnauthorizedError);
       } else {
-        expect((await requestCaller(b.context.db, out.request())).actor).toBeNull();
+        expect((await requestCaller(b.db, out.request())).actor).toBeNull();
       }
     },
   );
 
   it("closes only the streams whose credential stopped working: a token of the same user keeps following", async () => {
-    const r = await newReviewer(a.context);
-    const bySession = await openStream(b.context, r.session(), { inbox: "1" });
-    const byToken = await openStream(b.context, r.bearer(), { inbox: "1" });
-    await KINDS["signed out everywhere"].revoke(a.context, r);
+    const r = await newReviewer(a);
+    const bySession = await openStream(b, r.session(), { inbox: "1" });
+    const byToken = await openStream(b, r.bearer(), { inbox: "1" });
+    await KINDS["signed out everywhere"].revoke(a, r);
     await bySession.ended;
-    a.context.live.publish({ topic: "inbox" });
+    a.live.publish({ topic: "inbox" });
     await expect.poll(() => byToken.seen.filter((e) => e.type === "inbox").length).toBeGreaterThan(0);
     byToken.stop();
   });
 
   it("checks the caller before every event, without a notice: access taken away behind its back stops the next event", async () => {
-    const r = await newReviewer(a.context);
-    const s = await openStream(b.context, r.session(), { inbox: "1" });
+    const r = await newReviewer(a);
+    const s = await openStream(b, r.session(), { inbox: "1" });
     const seen = s.seen.length;
     // Straight in the database, as a script or another tool would: nobody publishes an access notice.
     await t.db.user.update({ where: { id: r.user.id }, data: { disabled: true } });
-    a.context.live.publish({ topic: "inbox" });
+    a.live.publish({ topic: "inbox" });
     await s.ended;
     expect(s.seen.slice(seen)).toEqual([]);
   });

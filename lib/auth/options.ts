@@ -13,8 +13,8 @@ import { z } from "zod";
 
 const credentialsSchema = z.object({ email: z.string().trim().toLowerCase().max(200), password: z.string().max(200) });
 
-// The live bus of this process (for access notices); imported late, as the context builds the executor.
-const liveContext = async () => ({ db: db(), live: (await import("../runs/instance.ts")).appContext().live });
+// The live bus of this process (for access notices); imported late: the composition root builds everything.
+const liveContext = async () => ({ db: db(), live: (await import("../context.ts")).appContext().live });
 
 const passwords = Credentials({
   name: "Email and password",

@@ -18,8 +18,6 @@ export type SsoClaims = Record<string, unknown> & { iss: string; sub: string };
 
 export type SsoOutcome = { ok: true; userId: string } | { ok: false; refusal: SsoRefusal };
 
-const SSO_ACTOR = { id: "system:sso", email: "system:sso" };
-
 export async function signInThroughIdp(ctx: { db: Db; live: LiveBus }, cfg: SsoConfig, claims: SsoClaims): Promise<SsoOutcome> {
   const { db } = ctx;
   const subject = ssoSubjectOf(claims.iss, claims.sub);
@@ -109,7 +107,8 @@ async function refuse(
   who: { subject: string; email: string; idpGroups: string[]; userId?: string },
 ): Promise<SsoOutcome> {
   await appendAudit(db, {
-    actor: SSO_ACTOR,
+    // Nobody acted: the IdP's answer was refused. The entry names the IdP account and why.
+    actor: null,
     action: "user.sso_refused",
     targetType: who.userId ? "user" : "sso",
     targetId: who.userId ?? who.subject,

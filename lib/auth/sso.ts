@@ -32,7 +32,8 @@ export type SsoConfig = {
 export function claimAt(claims: Record<string, unknown>, path: string): unknown {
   if (Object.hasOwn(claims, path)) return claims[path];
   let v: unknown = claims;
-  for (const k of path.split(".")) {
+  // The segments of a claim path (a JSON path into the IdP's claims, nothing of the runner's keys).
+  for (const k of path.split(/\./)) {
     if (!v || typeof v !== "object" || Array.isArray(v) || !Object.hasOwn(v, k)) return undefined;
     v = (v as Record<string, unknown>)[k];
   }
