@@ -8,7 +8,7 @@
 //   tsx --conditions=react-server scripts/bench-revocation.ts [rounds per kind, default 20]
 import { PgLiveBus } from "../lib/live/bus.ts";
 import { createContext } from "../lib/context.ts";
-import { startRun } from "../lib/runs/service.ts";
+import { startRun } from "../lib/services/start.ts";
 import { KINDS, type Kind, benchAdmin, revokeWhileFollowing } from "../tests/helpers/revocation.ts";
 import { scratchDatabase } from "../tests/helpers/scratch.ts";
 
@@ -27,7 +27,7 @@ async function bench(provider: "sqlite" | "postgresql", pgUrl?: string) {
   const a = createContext(t.db, { live: buses[0] });
   const b = buses[1] ? createContext(t.db, { live: buses[1] }) : a;
   try {
-    const { id: runId } = await startRun(a, benchAdmin, { agent: "order-status", input: { order_id: "ORD-1234" } });
+    const { id: runId } = await startRun(a, benchAdmin, { body: { agent: "order-status", input: { order_id: "ORD-1234" } } });
     await a.worker.idle();
     for (const mode of ["quiet", "busy"] as const) {
       const all: number[] = [];

@@ -9,7 +9,7 @@ import { requestCaller } from "@/lib/auth/caller";
 import { UnauthorizedError } from "@/lib/auth/errors";
 import { PgLiveBus } from "@/lib/live/bus";
 import type { AppContext } from "@/lib/context";
-import { startRun } from "@/lib/runs/service";
+import { startRun } from "@/lib/services/start";
 import { testContext } from "./helpers/context";
 import { freshDatabase, providers, type TestDb } from "./helpers/databases";
 import { KINDS, type Kind, benchAdmin, newReviewer, openStream, revokeWhileFollowing } from "./helpers/revocation";
@@ -33,7 +33,7 @@ describe.each(providers)("revocation on %s", (provider) => {
     } else {
       a = b = testContext(t.db);
     }
-    ({ id: runId } = await startRun(a, benchAdmin, { agent: "order-status", input: { order_id: "ORD-1234" } }));
+    ({ id: runId } = await startRun(a, benchAdmin, { body: { agent: "order-status", input: { order_id: "ORD-1234" } } }));
   });
   afterAll(async () => {
     await a?.worker.idle();

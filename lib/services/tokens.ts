@@ -13,6 +13,7 @@ import { appendAudit } from "../db/audit.ts";
 import { type Db, transaction } from "../db/client.ts";
 import { type TokenView, toTokenDto } from "../dto.ts";
 import { parseOr400 } from "../validation.ts";
+import { accessChanged, tokenActorId } from "../auth/revocation.ts";
 import { authorize } from "./access.ts";
 import { newTokenSchema, storedGroups } from "./schemas.ts";
 
@@ -56,16 +57,19 @@ export async function listTokens(ctx: Ctx, actor: Actor | null): Promise<TokenVi
   return (await listTokenRows(ctx.db)).map(toTokenDto);
 }
 
-export async function revokeToken(ctx: Ctx, actor: Actor | null, { tokenId: id }: { tokenId: string }) {
+export async function revokeToken(ctx: Pick<AppContext, "db" | "live">, actor: Actor | null, { tokenId: id }: { tokenId: string }) {
   const { db } = ctx;
   const admin = authorize(actor, "users:manage");
   const existing = await tokenById(db, id);
   if (!existing) throw new NotFoundError("No such token");
-  return transaction(db, async (tx) => {
+  const revoked = await transaction(db, async (tx) => {
     const row = await revokeTokenRow(tx, id, existing.revokedAt ?? new Date());
     await appendAudit(tx, { actor: admin, action: "token.revoke", targetType: "token", targetId: id, data: { name: row.name } });
     return toTokenDto(row);
   });
+  // Committed: streams opened with this token, on every instance, end now (lib/auth/revocation.ts).
+  accessChanged(ctx.live, tokenActorId(existing));
+  return revoked;
 }
 
 // The actor a bearer token stands for, or null when it is unknown or revoked (lib/auth/request.ts asks).

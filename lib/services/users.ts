@@ -10,10 +10,13 @@ import { appendAudit } from "../db/audit.ts";
 import { transaction } from "../db/client.ts";
 import { type UserDto, toUserDto } from "../dto.ts";
 import { parseOr400 } from "../validation.ts";
+import { accessChanged } from "../auth/revocation.ts";
 import { authorize } from "./access.ts";
 import { newUserSchema, storedGroups, userPatchSchema } from "./schemas.ts";
 
 type Ctx = Pick<AppContext, "db">;
+/** A change of someone's access also tells their open event streams, on every instance. */
+type AccessCtx = Pick<AppContext, "db" | "live">;
 
 export async function listUsers(ctx: Ctx, actor: Actor | null): Promise<UserDto[]> {
   authorize(actor, "users:manage");
@@ -47,7 +50,11 @@ export async function createUser(ctx: Ctx, actor: Actor | null, { body }: { body
   });
 }
 
-export async function updateUser(ctx: Ctx, actor: Actor | null, { userId, body }: { userId: string; body: unknown }): Promise<UserDto> {
+export async function updateUser(
+  ctx: AccessCtx,
+  actor: Actor | null,
+  { userId, body }: { userId: string; body: unknown },
+): Promise<UserDto> {
   const { db } = ctx;
   const admin = authorize(actor, "users:manage");
   const patch = parseOr400(userPatchSchema, body);
@@ -56,7 +63,7 @@ export async function updateUser(ctx: Ctx, actor: Actor | null, { userId, body }
   if (before.id === admin.id && (patch.disabled || (patch.role && patch.role !== "admin"))) {
     throw new ValidationError(patch.disabled ? "disabled" : "role", "You cannot disable or demote yourself");
   }
-  return transaction(db, async (tx) => {
+  const updated = await transaction(db, async (tx) => {
     const user = await updateUserRow(tx, userId, {
       role: patch.role,
       disabled: patch.disabled,
@@ -77,4 +84,7 @@ export async function updateUser(ctx: Ctx, actor: Actor | null, { userId, body }
     });
     return toUserDto(user);
   });
+  // Committed: the user's open streams check their access now (a disable or a role or group change).
+  accessChanged(ctx.live, userId);
+  return updated;
 }

@@ -105,9 +105,9 @@ describe.each(providers)("routing on %s", (provider) => {
       },
     });
     expect(created.groups).toEqual(["finance", "ops"]);
-    const bad = await error(updateUser({ db: h.t.db }, admin, { userId: created.id, body: { groups: ["ok", "not a group!"] } }));
+    const bad = await error(updateUser(h.ctx, admin, { userId: created.id, body: { groups: ["ok", "not a group!"] } }));
     expect([bad?.status, bad?.field]).toEqual([400, "groups.1"]);
-    const updated = await updateUser({ db: h.t.db }, admin, { userId: created.id, body: { groups: ["legal"] } });
+    const updated = await updateUser(h.ctx, admin, { userId: created.id, body: { groups: ["legal"] } });
     expect(updated.groups).toEqual(["legal"]);
     const audit = await h.t.db.auditEvent.findFirst({ where: { targetId: created.id, action: "user.update" } });
     expect(JSON.parse(audit!.data)).toMatchObject({ before: { groups: ["finance", "ops"] }, after: { groups: ["legal"] } });

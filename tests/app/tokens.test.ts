@@ -3,6 +3,7 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, providers, type TestDb } from "../helpers/databases";
+import { LiveBus } from "@/lib/live/bus";
 import { actorFromToken, createToken, revokeToken } from "@/lib/services/tokens";
 import type { Actor } from "@/lib/auth/actor";
 import { tokenWithUser } from "@/lib/db/accounts";
@@ -11,6 +12,7 @@ const hashToken = (token: string) => createHash("sha256").update(token).digest("
 
 describe.each(providers)("API tokens on %s", (provider) => {
   let t: TestDb;
+  const live = new LiveBus();
   let admin: Actor;
   beforeAll(async () => {
     t = await freshDatabase(provider);
@@ -45,7 +47,7 @@ describe.each(providers)("API tokens on %s", (provider) => {
     expect(await actorFromToken(t.db, asUser.token)).toBeNull();
     await t.db.user.update({ where: { id: rev.id }, data: { role: "reviewer", disabled: true } });
     expect(await actorFromToken(t.db, asUser.token)).toBeNull();
-    await revokeToken({ db: t.db }, admin, { tokenId: plain.id });
+    await revokeToken({ db: t.db, live }, admin, { tokenId: plain.id });
     expect(await actorFromToken(t.db, plain.token)).toBeNull();
     expect(await actorFromToken(t.db, "afk_not-a-token")).toBeNull();
   });

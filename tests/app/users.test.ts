@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, providers, type TestDb } from "../helpers/databases";
+import { LiveBus } from "@/lib/live/bus";
 import { actorFromClaims, type Actor } from "@/lib/auth/actor";
 import { ForbiddenError, UnauthorizedError, ValidationError, ConflictError } from "@/lib/auth/errors";
 import { verifyPassword } from "@/lib/auth/password";
@@ -7,6 +8,7 @@ import { createUser, listUsers, updateUser } from "@/lib/services/users";
 
 describe.each(providers)("users and roles on %s", (provider) => {
   let t: TestDb;
+  const live = new LiveBus();
   let admin: Actor;
   let submitter: Actor;
 
@@ -36,7 +38,7 @@ describe.each(providers)("users and roles on %s", (provider) => {
     const input = { email: "x@example.com", name: "X", role: "admin", password: "longenough" };
     await expect(createUser({ db: t.db }, submitter, { body: input })).rejects.toBeInstanceOf(ForbiddenError);
     await expect(createUser({ db: t.db }, null, { body: input })).rejects.toBeInstanceOf(UnauthorizedError);
-    await expect(updateUser({ db: t.db }, submitter, { userId: admin.id, body: { disabled: true } })).rejects.toBeInstanceOf(
+    await expect(updateUser({ db: t.db, live }, submitter, { userId: admin.id, body: { disabled: true } })).rejects.toBeInstanceOf(
       ForbiddenError,
     );
     await expect(listUsers({ db: t.db }, submitter)).rejects.toBeInstanceOf(ForbiddenError);
@@ -67,15 +69,15 @@ describe.each(providers)("users and roles on %s", (provider) => {
     });
     const claims = { sub: u.id, sessionVersion: 0 };
     expect((await actorFromClaims(t.db, claims))?.role).toBe("operator");
-    await updateUser({ db: t.db }, admin, { userId: u.id, body: { role: "reviewer" } });
+    await updateUser({ db: t.db, live }, admin, { userId: u.id, body: { role: "reviewer" } });
     expect(await actorFromClaims(t.db, claims)).toBeNull();
     expect((await actorFromClaims(t.db, { sub: u.id, sessionVersion: 1 }))?.role).toBe("reviewer");
-    await updateUser({ db: t.db }, admin, { userId: u.id, body: { disabled: true } });
+    await updateUser({ db: t.db, live }, admin, { userId: u.id, body: { disabled: true } });
     expect(await actorFromClaims(t.db, { sub: u.id, sessionVersion: 2 })).toBeNull();
   });
 
   it("an admin cannot disable themself", async () => {
-    const err = await updateUser({ db: t.db }, admin, { userId: admin.id, body: { disabled: true } }).catch((e) => e);
+    const err = await updateUser({ db: t.db, live }, admin, { userId: admin.id, body: { disabled: true } }).catch((e) => e);
     expect(err).toBeInstanceOf(ValidationError);
   });
 });

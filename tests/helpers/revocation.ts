@@ -10,8 +10,8 @@ import { signOutEverywhere } from "../../lib/auth/revocation.ts";
 import type { AppContext } from "../../lib/context.ts";
 import { env } from "../../lib/env.ts";
 import { liveEvents } from "../../lib/live/stream.ts";
-import { createToken, revokeToken } from "../../lib/tokens/service.ts";
-import { createUser, updateUser } from "../../lib/users/service.ts";
+import { createToken, revokeToken } from "../../lib/services/tokens.ts";
+import { createUser, updateUser } from "../../lib/services/users.ts";
 
 export type Seen = { type: string; at: number };
 export type OpenStream = { seen: Seen[]; ended: Promise<number>; stop(): void };
@@ -22,9 +22,11 @@ export const benchAdmin: Actor = { id: "revocation-admin", email: "revocation-ad
 /** A new reviewer in finance, with a session cookie and (for the token kind) an API token of theirs. */
 export async function newReviewer(ctx: AppContext) {
   const email = `reviewer-${randomBytes(4).toString("hex")}@example.com`;
-  const user = await createUser(ctx.db, benchAdmin, { email, name: "R", role: "reviewer", password: "long-enough-1", groups: ["finance"] });
+  const user = await createUser(ctx, benchAdmin, {
+    body: { email, name: "R", role: "reviewer", password: "long-enough-1", groups: ["finance"] },
+  });
   const jwt = await encode({ token: { sub: user.id, email, role: "reviewer", sessionVersion: 0 }, secret: env().NEXTAUTH_SECRET });
-  const token = await createToken(ctx.db, benchAdmin, { name: "cli", role: "reviewer", userId: user.id });
+  const token = await createToken(ctx, benchAdmin, { body: { name: "cli", role: "reviewer", userId: user.id } });
   return {
     user,
     session: () => new Request("http://localhost/api/events", { headers: { cookie: `next-auth.session-token=${jwt}` } }),
@@ -65,18 +67,18 @@ export async function openStream(ctx: AppContext, req: Request, query: Record<st
 
 /** Each way to lose access, done through the services on ctx (another instance than the stream's, on PostgreSQL). */
 export const KINDS = {
-  "token revoked": { credential: "bearer", revoke: (ctx: AppContext, r: Reviewer) => revokeToken(ctx.db, benchAdmin, r.tokenId) },
+  "token revoked": { credential: "bearer", revoke: (ctx: AppContext, r: Reviewer) => revokeToken(ctx, benchAdmin, { tokenId: r.tokenId }) },
   "user disabled": {
     credential: "session",
-    revoke: (ctx: AppContext, r: Reviewer) => updateUser(ctx.db, benchAdmin, r.user.id, { disabled: true }),
+    revoke: (ctx: AppContext, r: Reviewer) => updateUser(ctx, benchAdmin, { userId: r.user.id, body: { disabled: true } }),
   },
   "role changed": {
     credential: "session",
-    revoke: (ctx: AppContext, r: Reviewer) => updateUser(ctx.db, benchAdmin, r.user.id, { role: "operator" }),
+    revoke: (ctx: AppContext, r: Reviewer) => updateUser(ctx, benchAdmin, { userId: r.user.id, body: { role: "operator" } }),
   },
   "groups changed": {
     credential: "session",
-    revoke: (ctx: AppContext, r: Reviewer) => updateUser(ctx.db, benchAdmin, r.user.id, { groups: ["ops"] }),
+    revoke: (ctx: AppContext, r: Reviewer) => updateUser(ctx, benchAdmin, { userId: r.user.id, body: { groups: ["ops"] } }),
   },
   "signed out everywhere": { credential: "session", revoke: (ctx: AppContext, r: Reviewer) => signOutEverywhere(ctx, r.user.id) },
 } as const;
