@@ -18,7 +18,8 @@ const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
 };
-const fmt = (xs: number[]) => `n=${xs.length} p50 ${pct(xs, 50)} ms, p95 ${pct(xs, 95)} ms, max ${Math.max(...xs)} ms`;
+const ms = (x: number) => `${x.toFixed(1)} ms`;
+const fmt = (xs: number[]) => `n=${xs.length} p50 ${ms(pct(xs, 50))}, p95 ${ms(pct(xs, 95))}, max ${ms(Math.max(...xs))}`;
 
 async function bench(provider: "sqlite" | "postgresql", pgUrl?: string) {
   const t = await scratchDatabase(provider, pgUrl, "afk_bench");

@@ -13,6 +13,7 @@ import { liveEvents } from "../../lib/live/stream.ts";
 import { createToken, revokeToken } from "../../lib/services/tokens.ts";
 import { createUser, updateUser } from "../../lib/services/users.ts";
 
+/** An event the client read, and when (performance.now()). */
 export type Seen = { type: string; at: number };
 export type OpenStream = { seen: Seen[]; ended: Promise<number>; stop(): void };
 
@@ -51,11 +52,11 @@ export async function openStream(ctx: AppContext, req: Request, query: Record<st
     let buf = "";
     for (;;) {
       const { done, value } = await reader.read();
-      if (done) return Date.now();
+      if (done) return performance.now();
       buf += dec.decode(value, { stream: true });
       for (let i = buf.indexOf("\n\n"); i >= 0; i = buf.indexOf("\n\n")) {
         const type = /^event: (\S+)/m.exec(buf.slice(0, i))?.[1];
-        if (type) seen.push({ type, at: Date.now() });
+        if (type) seen.push({ type, at: performance.now() });
         if (type === "ready") ready();
         buf = buf.slice(i + 2);
       }
@@ -113,7 +114,7 @@ export async function revokeWhileFollowing(
   };
   const before = { run: run.seen.length, inbox: inbox.seen.length };
   await how.revoke(changes, r);
-  const t1 = Date.now();
+  const t1 = performance.now();
   const events = opts.busy ? setInterval(publish, 10) : null;
   const timeout = (s: OpenStream) =>
     Promise.race([s.ended, new Promise<number>((ok) => setTimeout(() => ok(Number.NaN), opts.timeoutMs ?? 10_000))]);
