@@ -10,9 +10,9 @@ import { UnauthorizedError } from "@/lib/auth/errors";
 import { PgLiveBus } from "@/lib/live/bus";
 import type { AppContext } from "@/lib/context";
 import { startRun } from "@/lib/services/start";
-import { testContext } from "./helpers/context";
-import { freshDatabase, providers, type TestDb } from "./helpers/databases";
-import { KINDS, type Kind, benchAdmin, newReviewer, openStream, revokeWhileFollowing } from "./helpers/revocation";
+import { testContext } from "../helpers/context";
+import { freshDatabase, providers, type TestDb } from "../helpers/databases";
+import { KINDS, type Kind, benchAdmin, newReviewer, openStream, revokeWhileFollowing } from "../helpers/revocation";
 
 const WITHIN_MS = 3_000;
 

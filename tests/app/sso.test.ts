@@ -7,7 +7,7 @@ import { admit, claimAt, type GroupMap, idpGroupsOf, type SsoConfig } from "@/li
 import { signInThroughIdp } from "@/lib/auth/sso-users";
 import { parseEnv } from "@/lib/env";
 import { LiveBus, type LiveMessage } from "@/lib/live/bus";
-import { freshDatabase, providers, type TestDb } from "./helpers/databases";
+import { freshDatabase, providers, type TestDb } from "../helpers/databases";
 
 const map: GroupMap = {
   "console-admins": { role: "admin" },
