@@ -8,7 +8,7 @@ import * as first from "@/lib/db/client";
 import { Prisma } from "@/lib/generated/sqlite/client";
 
 // A second instance of the module, as a bundler's second chunk would hold (the query makes it another module).
-const second = (await import(/* @vite-ignore */ `../lib/db/client.ts?copy=${Date.now()}`)) as typeof first;
+const second = (await import(/* @vite-ignore */ `../../lib/db/client.ts?copy=${Date.now()}`)) as typeof first;
 
 describe.each(providers)("the database client on %s, seen from another copy of its module", (provider) => {
   const dbs: TestDb[] = [];
