@@ -28,20 +28,21 @@ const parsed = <T>(r: Out): T => {
   return JSON.parse(r.out) as T;
 };
 
-async function tokenFor(admin: Page, email: string, role: string): Promise<string> {
+async function tokenFor(admin: Page, email: string, role: string): Promise<{ id: string; token: string; userId: string }> {
   const users = (await (await admin.request.get("/api/admin/users")).json()).users as { id: string; email: string }[];
   const user = users.find((u) => u.email === email)!;
   const res = await admin.request.post("/api/admin/tokens", { data: { name: `cli-${role}-${Date.now()}`, role, userId: user.id } });
   expect(res.status()).toBe(201);
-  return (await res.json()).token;
+  const { id, token } = await res.json();
+  return { id, token, userId: user.id };
 }
 
 test("the CLI through the REST API: start, list, decide, resume, audited under each token's user", async ({ browser, baseURL }) => {
   test.setTimeout(180_000);
   const admin = await (await browser.newContext()).newPage();
   await signInAs(admin, "admin");
-  const sub = await tokenFor(admin, "submitter@example.com", "submitter");
-  const rev = await tokenFor(admin, "reviewer@example.com", "reviewer");
+  const sub = (await tokenFor(admin, "submitter@example.com", "submitter")).token;
+  const rev = (await tokenFor(admin, "reviewer@example.com", "reviewer")).token;
   const cli = (token: string, ...args: string[]) => afk(baseURL!, token, args);
 
   const input = JSON.stringify({ order_id: "ORD-4242", amount_cents: 9000, reason: "late and broken" });
@@ -104,4 +105,35 @@ test("the CLI through the REST API: start, list, decide, resume, audited under e
   const local = await cli(rev, "sweep");
   expect(local.code).toBe(2);
   expect(local.err).toMatch(/^afk: sweep works on the database itself/);
+});
+
+test("revocation ends the CLI's remote access at once: a revoked token, and the token of a user disabled since", async ({
+  browser,
+  baseURL,
+}) => {
+  test.setTimeout(120_000);
+  const admin = await (await browser.newContext()).newPage();
+  await signInAs(admin, "admin");
+  const cli = (token: string, ...args: string[]) => afk(baseURL!, token, args);
+  const refused = { code: 1, out: "", err: "afk: Invalid or revoked API token (401)\n" };
+  // Before: the token works through the REST API the CLI calls (each CLI process costs seconds).
+  const works = async (token: string) =>
+    expect((await fetch(`${baseURL}/api/runs`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+
+  const rev = await tokenFor(admin, "reviewer@example.com", "reviewer");
+  await works(rev.token);
+  expect((await admin.request.delete(`/api/admin/tokens/${rev.id}`)).status()).toBe(200);
+  expect(await cli(rev.token, "runs")).toEqual(refused);
+
+  // A user of their own, so that disabling them takes nothing from the other specs' demo users.
+  const email = `cli-leaver-${Date.now()}@example.com`;
+  const created = await admin.request.post("/api/admin/users", {
+    data: { email, name: "Leaver", role: "reviewer", password: "leaver-password-1" },
+  });
+  expect(created.status()).toBe(201);
+  const leaver = await tokenFor(admin, email, "reviewer");
+  await works(leaver.token);
+  expect((await admin.request.patch(`/api/admin/users/${leaver.userId}`, { data: { disabled: true } })).status()).toBe(200);
+  expect(await cli(leaver.token, "inbox")).toEqual(refused);
+  await admin.context().close();
 });

@@ -48,11 +48,21 @@ const kinds: Kind[] = [
   },
 ];
 
+// The admin who changes access and the submitter whose runs make events lose nothing here: they sign in
+// through the IdP once for the file (each sign-in is a few seconds of the suite).
+let alice: Page;
+let dave: Page;
+test.beforeAll(async ({ browser }) => {
+  alice = await signedIn(browser, "alice", "admin");
+  dave = await signedIn(browser, "dave", "submitter");
+});
+test.afterAll(async () => {
+  for (const p of [alice, dave]) await p?.context().close();
+});
+
 for (const kind of kinds) {
   test(`a reviewer ${kind.name}: their run and inbox streams end within seconds and get nothing after`, async ({ browser }) => {
     test.setTimeout(120_000);
-    const alice = await signedIn(browser, "alice", "admin");
-    const dave = await signedIn(browser, "dave", "submitter");
     // The IdP puts bob back in his groups at every sign-in; only a disable outlives it.
     const bobId = (await userByEmail(alice, emailOf("bob")).catch(() => null))?.id;
     if (bobId) await patchBob(alice, bobId, { disabled: false })();
@@ -91,7 +101,7 @@ for (const kind of kinds) {
       await expect.poll(() => pageStates(bob), { timeout: 10_000 }).toEqual({ run: 2, inbox: 2 });
       expect((await pageLog(bob)).filter((e) => e.conn > 0 && e.type !== "error")).toEqual([]);
     }
-    for (const p of [alice, dave, bob]) await p.context().close();
+    await bob.context().close();
   });
 }
 
@@ -100,8 +110,6 @@ test("an API token revoked while a client follows a run and the inbox with it: b
   baseURL,
 }) => {
   test.setTimeout(120_000);
-  const alice = await signedIn(browser, "alice", "admin");
-  const dave = await signedIn(browser, "dave", "submitter");
   const bob = await userByEmail(alice, emailOf("bob"));
   if (bob.disabled) await patchBob(alice, bob.id, { disabled: false })();
   // bob's role may have been changed by an earlier test; his token acts as him, with his role.
@@ -131,5 +139,4 @@ test("an API token revoked while a client follows a run and the inbox with it: b
   }
   const again = await fetch(`${baseURL}/api/runs`, { headers: { authorization: `Bearer ${token}` } });
   expect(again.status).toBe(401);
-  for (const p of [alice, dave]) await p.context().close();
 });
