@@ -83,7 +83,7 @@ for (const kind of kinds) {
     for (const s of ["run", "inbox"]) {
       const closedAt = log.find((e) => e.s === s && e.type === "error")!.at;
       console.log(
-        `${kind.name}: ${s} stream closed ${closedAt - t1} ms after the change committed (${closedAt - t0} ms after it was asked)`,
+        `${kind.name}: ${s} stream closed ${closedAt - t1} ms after the request that made the change returned (${closedAt - t0} ms after it was sent)`,
       );
       expect(closedAt - t1).toBeLessThan(WITHIN_MS);
       // Nothing of what happened after the change reached the old connection.
@@ -131,7 +131,7 @@ test("an API token revoked while a client follows a run and the inbox with it: b
   ] as const) {
     const closedAt = await Promise.race([f.ended, new Promise<number>((r) => setTimeout(() => r(Number.POSITIVE_INFINITY), 10_000))]);
     console.log(
-      `token revoked: ${s} stream closed ${closedAt - t1} ms after the change committed (${closedAt - t0} ms after it was asked)`,
+      `token revoked: ${s} stream closed ${closedAt - t1} ms after the request that made the change returned (${closedAt - t0} ms after it was sent)`,
     );
     expect(closedAt - t1).toBeLessThan(WITHIN_MS);
     expect(f.seen.filter((e) => e.at >= t0)).toEqual([]);
