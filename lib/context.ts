@@ -33,6 +33,8 @@ export type AppContext = {
   readonly runtime: Runtime;
   /** PostgreSQL's job queue (null: runs execute in this process as soon as they are reserved). */
   readonly queue: PgBossQueue | null;
+  /** Where pause and decision events are POSTed (null: nowhere). */
+  readonly webhook: WebhookConfig | null;
 };
 
 // heartbeatMs: how often leases are renewed (default a third of the lease; tests set it past the lease to
@@ -81,7 +83,7 @@ export function createContext(db: Db, opts: ContextOptions = {}): AppContext {
     leaseMs,
     executesHere: (runId) => w.holds(runId),
   });
-  return { db, store: runtime.store, agents: runtime.agents, executor, live, worker: w, runtime, queue };
+  return { db, store: runtime.store, agents: runtime.agents, executor, live, worker: w, runtime, queue, webhook: opts.webhook ?? null };
 }
 
 const g = globalThis as unknown as { afkContext?: AppContext };

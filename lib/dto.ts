@@ -47,6 +47,15 @@ export const runDto = named(
     prunedAt: isoOrNull,
     prunedCheckpoints: z.number().int(),
     error: z.string().nullable(),
+    // An external run (registered by a runtime through the runtime protocol; its runtime executes it).
+    external: z
+      .object({
+        framework: z.string(),
+        externalId: z.string(),
+        labels: z.record(z.string(), z.string()),
+        metadata: z.record(z.string(), z.unknown()),
+      })
+      .nullable(),
     createdAt: iso,
     updatedAt: iso,
     finishedAt: isoOrNull,
@@ -56,6 +65,25 @@ export type RunDto = z.infer<typeof runDto>;
 
 // The Run row as Prisma returns it; the mappers below read it and never pass it on.
 export type RunRowLike = Omit<Run, "leaseOwner" | "leaseUntilMs" | "leaseEpoch" | "idempotencyKey">;
+
+function parseObject<T>(text: string | null): Record<string, T> {
+  try {
+    const v: unknown = JSON.parse(text ?? "{}");
+    return v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, T>) : {};
+  } catch {
+    return {};
+  }
+}
+
+const externalOf = (r: RunRowLike): RunDto["external"] =>
+  r.runtimeTokenId && r.externalId
+    ? {
+        framework: r.framework ?? "",
+        externalId: r.externalId,
+        labels: parseObject<string>(r.labels),
+        metadata: parseObject<unknown>(r.metadata),
+      }
+    : null;
 
 function parseInput(text: string): unknown {
   try {
@@ -86,6 +114,7 @@ export function toRunDto(r: RunRowLike, opts: { withInput?: boolean } = {}): Run
     prunedAt: toIso(r.prunedAt),
     prunedCheckpoints: r.prunedCheckpoints,
     error: r.error,
+    external: externalOf(r),
     createdAt: r.createdAt.toISOString(),
     updatedAt: r.updatedAt.toISOString(),
     finishedAt: toIso(r.finishedAt),
@@ -539,6 +568,102 @@ export const healthDto = named(
     }),
     z.object({ ok: z.literal(false), database: z.enum(["sqlite", "postgresql"]), error: z.string() }),
   ]),
+);
+
+// ---- The runtime protocol (v1): what an external runtime is answered ----
+
+export const runtimeRunDto = named(
+  "RuntimeRun",
+  z.object({
+    id: z.string().describe("The console's run id (the run page is /runs/{id})"),
+    externalId: z.string(),
+    framework: z.string(),
+    agent: z.string(),
+    state: z.string(),
+    actsFor: z.string().nullable(),
+    labels: z.record(z.string(), z.string()),
+    metadata: z.record(z.string(), z.unknown()),
+    created: z.boolean().describe("false: this runtime had registered the run already (a retry or a restart)"),
+  }),
+);
+export type RuntimeRunDto = z.infer<typeof runtimeRunDto>;
+export const toRuntimeRunDto = (r: RunRowLike, created: boolean): RuntimeRunDto => {
+  const ext = externalOf(r);
+  return {
+    id: r.id,
+    externalId: ext?.externalId ?? "",
+    framework: ext?.framework ?? "",
+    agent: r.agentName,
+    state: r.state,
+    actsFor: r.submittedByEmail,
+    labels: ext?.labels ?? {},
+    metadata: ext?.metadata ?? {},
+    created,
+  };
+};
+
+export const parkedInterruptsDto = named(
+  "ParkedInterrupts",
+  z.object({
+    runId: z.string(),
+    state: z.string(),
+    interrupts: z.array(
+      z.object({
+        interruptId: z.string(),
+        approvalId: z.string(),
+        batchId: z.string().nullable(),
+        status: z.string(),
+        created: z.boolean().describe("false: parked before under this id (returned as it stands)"),
+      }),
+    ),
+  }),
+);
+export type ParkedInterruptsDto = z.infer<typeof parkedInterruptsDto>;
+
+export const RUNTIME_DECISION_TYPES = ["approve", "edit", "reject", "respond", "expire"] as const;
+export const runtimeDecisionDto = named(
+  "RuntimeDecision",
+  z.object({
+    approvalId: z.string(),
+    interruptId: z.string(),
+    batchId: z.string().nullable(),
+    kind: z.enum(APPROVAL_KINDS),
+    decision: z
+      .enum(RUNTIME_DECISION_TYPES)
+      .describe("edit: approved with edited arguments (args); expire: nobody decided in time or the run ended"),
+    args: z.record(z.string(), z.unknown()).nullable().describe("approve and edit: exactly the arguments to execute"),
+    message: z.string().nullable().describe("reject: why; respond: the answer in the tool's place; expire: why"),
+    answer: z.record(z.string(), z.unknown()).nullable().describe("respond on a question with a response schema"),
+    decidedBy: z.array(z.string()),
+    decidedAt: iso,
+    claimedAt: isoOrNull,
+    cursor: z.string().describe("The position after this decision (a later ?cursor= starts after it)"),
+  }),
+);
+export type RuntimeDecisionDto = z.infer<typeof runtimeDecisionDto>;
+
+export const runtimeDecisionsDto = named(
+  "RuntimeDecisions",
+  z.object({
+    runId: z.string(),
+    state: z.string(),
+    pending: z.number().int().describe("Interrupts still waiting for a decision"),
+    decisions: z.array(runtimeDecisionDto),
+    nextCursor: z.string().nullable().describe("Where the next call starts (the cursor sent, when nothing was decided since)"),
+  }),
+);
+export type RuntimeDecisionsDto = z.infer<typeof runtimeDecisionsDto>;
+
+export const claimedDecisionDto = named("ClaimedDecision", z.object({ decision: runtimeDecisionDto }));
+
+export const runtimeReportDto = named(
+  "RuntimeReport",
+  z.object({
+    runId: z.string(),
+    state: z.string(),
+    accepted: z.number().int().describe("Events recorded (a retried event with the same id is recorded once)"),
+    closed: z.number().int().describe("Pending interrupts a terminal state closed (expired)"),
+  }),
 );
 
 // Every 4xx: `error` names the kind, `field` the request field that is wrong (400), `key` the unreadable

@@ -1,7 +1,17 @@
 // The REST API as an OpenAPI 3.1 document. Request bodies come from the same zod schemas the routes parse;
 // every response from the shapes in lib/dto.ts (components.schemas, one per registered shape).
 import { z } from "zod";
-import { decisionSchema, forkSchema, newTokenSchema, newUserSchema, startRunSchema, userPatchSchema } from "./services/schemas.ts";
+import {
+  decisionSchema,
+  forkSchema,
+  interruptBatchSchema,
+  newTokenSchema,
+  newUserSchema,
+  runtimeEventsSchema,
+  runtimeRunSchema,
+  startRunSchema,
+  userPatchSchema,
+} from "./services/schemas.ts";
 import { apiSchemas } from "./dto.ts";
 
 const componentSchemas = (): Record<string, unknown> => {
@@ -194,6 +204,7 @@ export function openApiDocument(serverUrl: string) {
           responses: { 200: shaped("Healthy", "Health"), 503: shaped("Database unreachable", "Health") },
         },
       },
+      ...runtimePaths(),
       "/api/admin/users": {
         get: { summary: "Users (admin)", responses: { 200: shaped("Users", "Users"), ...errors } },
         post: { summary: "Add a user", requestBody: json(newUserSchema), responses: { 201: shaped("The user", "UserResult"), ...errors } },
@@ -220,6 +231,120 @@ export function openApiDocument(serverUrl: string) {
           parameters: [{ name: "tokenId", in: "path", required: true, schema: { type: "string" } }],
           responses: { 200: shaped("Revoked", "RevokedToken"), ...errors },
         },
+      },
+    },
+  };
+}
+
+// ---- The runtime protocol (v1) ----
+
+const RUNTIME = "Runtime protocol";
+// Only a runtime token (role runtime) is a caller here; it sees only the runs it registered (others: 404).
+const runtimeErrors = { 400: error, 401: error, 404: error, 409: error, 503: error };
+const interruptId = {
+  name: "interruptId",
+  in: "path",
+  required: true,
+  schema: { type: "string" },
+  description: "The runtime's own id of the interrupt",
+};
+const runtimeRunId = { ...runId, description: "The console's run id (from registerRuntimeRun)" };
+
+function runtimePaths() {
+  return {
+    "/api/v1/runtime/runs": {
+      post: {
+        operationId: "registerRuntimeRun",
+        tags: [RUNTIME],
+        summary: "Register an external run (idempotent by externalId)",
+        description:
+          "Registers a run of an external runtime under its own id, with its framework, agent, labels, metadata and the user it acts for (who may then not decide its interrupts). Registering the same externalId again returns the same run (created false) with the labels and metadata sent.",
+        requestBody: json(runtimeRunSchema),
+        responses: { 200: shaped("The run", "RuntimeRun"), ...runtimeErrors },
+      },
+    },
+    "/api/v1/runtime/runs/{runId}": {
+      get: {
+        operationId: "getRuntimeRun",
+        tags: [RUNTIME],
+        summary: "An external run as the console holds it",
+        description: "The run's state (a reviewer or operator may have cancelled it), labels and metadata.",
+        parameters: [runtimeRunId],
+        responses: { 200: shaped("The run", "RuntimeRun"), ...runtimeErrors },
+      },
+    },
+    "/api/v1/runtime/runs/{runId}/interrupts": {
+      post: {
+        operationId: "parkInterrupts",
+        tags: [RUNTIME],
+        summary: "Park one step's interrupts in the inbox",
+        description:
+          "Each interrupt is a tool approval or a question, idempotent by its id; the calls of one step go in one request (or share a batchId). The run pauses, every reviewer's inbox lists them, the pause webhook is sent. decisions lists what the runtime can apply (a framework that cannot apply edited arguments leaves out edit).",
+        parameters: [runtimeRunId],
+        requestBody: json(interruptBatchSchema),
+        responses: { 200: shaped("Each interrupt, with its approval id and status", "ParkedInterrupts"), ...runtimeErrors },
+      },
+    },
+    "/api/v1/runtime/runs/{runId}/decisions": {
+      get: {
+        operationId: "listRuntimeDecisions",
+        tags: [RUNTIME],
+        summary: "Decisions taken after a cursor (long-poll with wait)",
+        description:
+          "The run's decisions in the order they were taken, after cursor (none: from the first). With wait (seconds, at most 50) the request is held until a decision is taken on any instance or the run ends. A runtime that restarted reads on from its last cursor; it still claims each decision before applying it.",
+        parameters: [
+          runtimeRunId,
+          q("cursor", "nextCursor of an earlier answer"),
+          {
+            name: "wait",
+            in: "query",
+            required: false,
+            schema: { type: "integer", minimum: 0, maximum: 50 },
+            description: "Seconds to hold the request",
+          },
+        ],
+        responses: { 200: shaped("Decisions after the cursor", "RuntimeDecisions"), ...runtimeErrors },
+      },
+    },
+    "/api/v1/runtime/runs/{runId}/decisions/stream": {
+      get: {
+        operationId: "streamRuntimeDecisions",
+        tags: [RUNTIME],
+        summary: "Decisions as server-sent events",
+        description:
+          "`decision` events (data: a RuntimeDecision; id: its cursor, sent back as Last-Event-ID on a reconnect) and `state` events ({runId, state, pending}); the stream ends when the run is over.",
+        parameters: [
+          runtimeRunId,
+          q("cursor", "Start after this cursor"),
+          { name: "Last-Event-ID", in: "header", required: false, schema: { type: "string" }, description: "The last event id received" },
+        ],
+        responses: {
+          200: { description: "A text/event-stream", content: { "text/event-stream": { schema: { type: "string" } } } },
+          ...runtimeErrors,
+        },
+      },
+    },
+    "/api/v1/runtime/runs/{runId}/interrupts/{interruptId}/claim": {
+      post: {
+        operationId: "claimRuntimeDecision",
+        tags: [RUNTIME],
+        summary: "Claim a decision to apply it (exactly once)",
+        description:
+          "Returns the interrupt's decision the first time; every later claim is 409 with the decision in current, so a runtime that crashed after claiming knows it was handed out. 409 too while it is not decided.",
+        parameters: [runtimeRunId, interruptId],
+        responses: { 200: shaped("The decision, now claimed", "ClaimedDecision"), ...runtimeErrors },
+      },
+    },
+    "/api/v1/runtime/runs/{runId}/events": {
+      post: {
+        operationId: "reportRuntimeEvents",
+        tags: [RUNTIME],
+        summary: "Report progress: messages, tool results, phases, states",
+        description:
+          "Messages and tool results make the run page's conversation; phases and states its header. An event with an id is recorded once however often it is sent. A terminal state (completed, failed, cancelled) closes every interrupt still pending.",
+        parameters: [runtimeRunId],
+        requestBody: json(runtimeEventsSchema),
+        responses: { 200: shaped("What was recorded", "RuntimeReport"), ...runtimeErrors },
       },
     },
   };

@@ -1,8 +1,18 @@
 // Who is calling an API route (see lib/auth/caller.ts for the credential and its re-check).
 import { db } from "../db/client.ts";
+import { type RuntimeCaller, runtimeFromToken } from "../services/runtime-protocol.ts";
 import type { Actor } from "./actor.ts";
 import { requestCaller } from "./caller.ts";
+import { UnauthorizedError } from "./errors.ts";
 
 export async function requestActor(req: Request): Promise<Actor | null> {
   return (await requestCaller(db(), req)).actor;
+}
+
+// The runtime protocol's caller: a live runtime token, nothing else (no session, no user's token).
+export async function runtimeFromRequest(req: Request): Promise<RuntimeCaller> {
+  const m = /^Bearer\s+(\S+)$/i.exec(req.headers.get("authorization") ?? "");
+  const runtime = m ? await runtimeFromToken(db(), m[1]) : null;
+  if (!runtime) throw new UnauthorizedError("A live runtime token is required (Authorization: Bearer <token>)");
+  return runtime;
 }

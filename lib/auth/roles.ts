@@ -4,6 +4,12 @@ export const ROLES = ["admin", "reviewer", "operator", "submitter"] as const;
 export const roleSchema = z.enum(ROLES);
 export type Role = z.infer<typeof roleSchema>;
 
+// A token's role: a user's role, or "runtime": an external agent runtime's token, which acts only through
+// the runtime protocol (/api/v1/runtime) and only on the runs it registered; it is no actor anywhere else.
+export const RUNTIME_ROLE = "runtime";
+export const TOKEN_ROLES = [...ROLES, RUNTIME_ROLE] as const;
+export const tokenRoleSchema = z.enum(TOKEN_ROLES);
+
 // What each role may do. admin may do everything.
 export type Permission = "users:manage" | "approvals:decide" | "runs:read-all" | "runs:operate" | "runs:start";
 

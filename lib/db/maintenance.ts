@@ -12,7 +12,11 @@ export async function pendingApprovalRecords(db: Db, max = 5000) {
 export async function pausedRunIds(db: Db, agentNames: string[]): Promise<string[]> {
   if (!agentNames.length) return [];
   return (
-    await db.run.findMany({ where: { state: "paused", corruptKey: null, agentName: { in: agentNames } }, select: { id: true }, take: 1000 })
+    await db.run.findMany({
+      where: { state: "paused", corruptKey: null, runtimeTokenId: null, agentName: { in: agentNames } },
+      select: { id: true },
+      take: 1000,
+    })
   ).map((r) => r.id);
 }
 
@@ -37,7 +41,7 @@ export async function pruneRunCheckpoints(db: Db, run: { id: string; threadId: s
 export async function storeFaultRunIds(db: Db): Promise<string[]> {
   return (
     await db.run.findMany({
-      where: { state: "failed", corruptKey: null, error: { startsWith: "CheckpointWriteError" } },
+      where: { state: "failed", corruptKey: null, runtimeTokenId: null, error: { startsWith: "CheckpointWriteError" } },
       select: { id: true },
       take: 100,
     })

@@ -41,7 +41,7 @@ export async function getRunRow(db: Db, id: string): Promise<Run | null> {
   return r ? runFromRow(r) : null;
 }
 
-const runFromRow = (r: Row): Run => ({
+export const runFromRow = (r: Row): Run => ({
   id: r.id as string,
   threadId: r.threadId as string,
   agentName: r.agentName as string,
@@ -65,6 +65,11 @@ const runFromRow = (r: Row): Run => ({
   prunedAt: dateOf(r.prunedAt),
   prunedCheckpoints: Number(r.prunedCheckpoints),
   error: (r.error as string | null) ?? null,
+  runtimeTokenId: (r.runtimeTokenId as string | null) ?? null,
+  externalId: (r.externalId as string | null) ?? null,
+  framework: (r.framework as string | null) ?? null,
+  labels: (r.labels as string | null) ?? null,
+  metadata: (r.metadata as string | null) ?? null,
   createdAt: dateOf(r.createdAt) as Date,
   updatedAt: dateOf(r.updatedAt) as Date,
   finishedAt: dateOf(r.finishedAt),
@@ -82,13 +87,16 @@ export async function lockRun(db: Db, id: string): Promise<boolean> {
 // ---- Leases. Each is one autocommit UPDATE (Prisma's updateMany reads first inside a transaction,
 // which two SQLite connections can deadlock on). Times are epoch milliseconds: no time zones involved.
 
+// Nothing here reserves, takes over or recovers an external run (runtimeTokenId set): its own runtime
+// executes it, and a decision on it is claimed by that runtime (lib/db/runtime.ts), never resumed here.
+
 // Reserve a run for execution: from `from` to running, owned by the placeholder "queued", with a new
 // fencing epoch (one more than any before it). Every execution starts with a reservation, so each has its
 // own epoch; the worker that claims the reservation writes under it.
 export async function reserveRun(db: Db, id: string, from: string, leaseMs: number, cancel: boolean): Promise<boolean> {
   const until = BigInt(Date.now() + leaseMs);
   return (
-    (await db.$executeRaw`UPDATE "Run" SET "state" = 'running', "leaseOwner" = 'queued', "leaseUntilMs" = ${until}, "leaseEpoch" = "leaseEpoch" + 1, "cancelRequested" = ("cancelRequested" OR ${cancel}) WHERE "id" = ${id} AND "state" = ${from} AND "corruptKey" IS NULL`) ===
+    (await db.$executeRaw`UPDATE "Run" SET "state" = 'running', "leaseOwner" = 'queued', "leaseUntilMs" = ${until}, "leaseEpoch" = "leaseEpoch" + 1, "cancelRequested" = ("cancelRequested" OR ${cancel}) WHERE "id" = ${id} AND "state" = ${from} AND "corruptKey" IS NULL AND "runtimeTokenId" IS NULL`) ===
     1
   );
 }
@@ -101,7 +109,7 @@ export async function takeOver(db: Db, id: string, leaseMs: number, any = false)
   const until = BigInt(Date.now() + leaseMs);
   return (
     (await db.$executeRaw`UPDATE "Run" SET "leaseOwner" = 'queued', "leaseUntilMs" = ${until}, "leaseEpoch" = "leaseEpoch" + 1
-    WHERE "id" = ${id} AND "state" = 'running' AND "corruptKey" IS NULL AND (${any} OR "leaseUntilMs" IS NULL OR "leaseUntilMs" < ${now})`) ===
+    WHERE "id" = ${id} AND "state" = 'running' AND "corruptKey" IS NULL AND "runtimeTokenId" IS NULL AND (${any} OR "leaseUntilMs" IS NULL OR "leaseUntilMs" < ${now})`) ===
     1
   );
 }
@@ -118,7 +126,12 @@ export async function claimReserved(db: Db, id: string, owner: string, leaseMs: 
 
 export async function expiredLeases(db: Db): Promise<string[]> {
   const rows = await db.run.findMany({
-    where: { state: "running", corruptKey: null, OR: [{ leaseUntilMs: null }, { leaseUntilMs: { lt: BigInt(Date.now()) } }] },
+    where: {
+      state: "running",
+      corruptKey: null,
+      runtimeTokenId: null,
+      OR: [{ leaseUntilMs: null }, { leaseUntilMs: { lt: BigInt(Date.now()) } }],
+    },
     select: { id: true },
     take: 100,
   });
@@ -229,7 +242,7 @@ export async function listRunRows(db: Db, f: RunFilters) {
 
 export const orphanRuns = (db: Db) =>
   db.run.findMany({
-    where: { state: { in: ["running", "pending"] }, corruptKey: null },
+    where: { state: { in: ["running", "pending"] }, corruptKey: null, runtimeTokenId: null },
     select: { id: true, threadId: true, agentName: true, state: true },
     take: 1000,
   });

@@ -14,6 +14,8 @@ import { pendingApprovalsOf } from "../services/run-view.ts";
 import { getRunRow, markRunCorrupt } from "../db/runs.ts";
 import { pausedRunIds, pendingApprovalRecords, storeFaultRunIds, strandedPendingRunIds } from "../db/maintenance.ts";
 import type { UnreadableRow } from "../db/read-models.ts";
+import { toRuntimeDecision } from "../services/runtime-view.ts";
+import { notifyDecided } from "../webhooks/pause.ts";
 
 export type SweepResult = { expired: number; resumed: number; retried: number; corrupt: number };
 
@@ -57,6 +59,11 @@ export async function sweep(ctx: AppContext, nowMs = Date.now()): Promise<SweepR
         targetId: rec.root_run_id,
         data: { approval_id: rec.id, tool: rec.tool_name, fallback: rec.fallback },
       });
+      // An external runtime hears of it as of any decision.
+      if (record.external && ctx.webhook)
+        await notifyDecided(db, ctx.webhook, rec.root_run_id, [toRuntimeDecision(record, null)]).catch((e) =>
+          log.warn("decision webhook failed", { run_id: rec.root_run_id, error: String(e) }),
+        );
     });
   }
   for (const id of await pausedRunIds(
@@ -90,5 +97,7 @@ export async function sweep(ctx: AppContext, nowMs = Date.now()): Promise<SweepR
   }
   if (result.expired || result.resumed || result.retried) log.info("sweep", result);
   if (result.expired) ctx.live.publish({ topic: "inbox" });
+  // A runtime's long-poll on a run whose interrupt expired wakes up.
+  for (const runId of touched) ctx.live.publish({ topic: "run", runId });
   return result;
 }

@@ -10,6 +10,7 @@ import { type MemoryStore, keys } from "./store.ts";
 import { approvalId, parseApprovalId } from "./ids.ts";
 import type { Tool } from "./tools.ts";
 import { delegateTaskSchema } from "./agent.ts";
+import { assertOffered, externalInterruptSchema, externalTool } from "./external.ts";
 
 export const APPROVAL_SCHEMA_VERSION = SCHEMA_VERSIONS.approval;
 
@@ -69,6 +70,8 @@ export const approvalRecordSchema = z.object({
   decisions: z.array(decisionSchema),
   approved_args: z.record(z.string(), z.unknown()).nullable(),
   decided_at_ms: z.number().int().nullable(),
+  /** Parked by an external runtime (the runtime protocol): what it can apply and its schemas; null: ours. */
+  external: externalInterruptSchema.optional(),
 });
 export type ApprovalRecord = z.infer<typeof approvalRecordSchema>;
 
@@ -132,8 +135,12 @@ async function save(store: MemoryStore, rec: ApprovalRecord, expectedVersion: nu
 /** Stores a new pending approval request for a tool call (idempotent: an existing request is returned as is). */
 export async function createApprovalRequest(
   store: MemoryStore,
-  rec: Omit<ApprovalRecord, "schema_version" | "version" | "status" | "decisions" | "approved_args" | "decided_at_ms" | "id" | "kind"> & {
+  rec: Omit<
+    ApprovalRecord,
+    "schema_version" | "version" | "status" | "decisions" | "approved_args" | "decided_at_ms" | "id" | "kind" | "external"
+  > & {
     kind?: ApprovalRecord["kind"];
+    external?: ApprovalRecord["external"];
   },
 ): Promise<ApprovalRecord> {
   const full: ApprovalRecord = {
@@ -202,6 +209,8 @@ export async function decideApproval(
   for (let attempt = 0; attempt < 5; attempt++) {
     const rec = await getApproval(store, threadId, id);
     if (!rec) throw new ApprovalDecisionError("No such approval", "not_found");
+    // An external runtime's interrupt is checked against the schemas it gave, and only what it can apply.
+    const checked: (Pick<Tool, "asksHuman"> & { schema?: z.ZodType }) | undefined = rec.external ? externalTool(rec.external) : tool;
     if (rec.status !== "pending") throw new ApprovalDecisionError(`Approval is already ${rec.status}`, "already_decided");
     if (rec.deadline_ms !== null && now > rec.deadline_ms) throw new ApprovalDecisionError("Approval deadline has passed", "expired");
     if (input.forbiddenDeciders?.includes(input.by))
@@ -210,9 +219,10 @@ export async function decideApproval(
       throw new ApprovalDecisionError(`This approval is routed to ${rec.groups.join(", ")}; you are in none of them`, "forbidden");
     if (rec.decisions.some((d) => d.by === input.by))
       throw new ApprovalDecisionError("You already decided this approval", "already_decided");
+    if (rec.external) assertOffered(rec.external, input.decision, !!input.args);
     if (input.decision === "reject" && !input.reason?.trim())
       throw new ApprovalDecisionError("A reason is required to reject", "invalid_args", "reason");
-    const answer = rec.kind === "question" ? parseAnswer(rec, tool, input) : null;
+    const answer = rec.kind === "question" ? parseAnswer(rec, checked, input) : null;
     if (rec.kind !== "question" && input.answer !== undefined)
       throw new ApprovalDecisionError("Only a question takes an answer", "invalid_args", "answer");
     if (rec.kind === "llm" && input.decision === "respond")
@@ -239,7 +249,7 @@ export async function decideApproval(
     if (input.decision === "approve" && input.args) {
       // Edited arguments must fit the tool exactly: an unknown field is an error, not silently dropped. A
       // delegation's task is edited against the delegation's own schema.
-      const own = rec.kind === "subagent" ? delegateTaskSchema : tool?.schema;
+      const own = rec.kind === "subagent" ? delegateTaskSchema : checked?.schema;
       const schema = own instanceof z.ZodObject ? own.strict() : own;
       const parsed = schema?.safeParse(input.args);
       if (!parsed?.success) {

@@ -1,5 +1,6 @@
 export * from "./agent.ts";
 export * from "./approvals.ts";
+export * from "./external.ts";
 export * from "./ask.ts";
 export * from "./canonical.ts";
 export * from "./checkpoint.ts";

@@ -20,6 +20,8 @@
 //   "subagent" (a gate before a delegation; its args are `{task}`). v1–v3 records read as they are.
 // - approval v5 (2026-12-04): `groups`, the groups whose members may decide (routing). v1–v4 records
 //   read with no groups: anyone who may decide approvals decides them, as before.
+// - approval v6 (2026-12-05): `external`, an interrupt parked by an external runtime (the runtime
+//   protocol): its own id, batch, the decisions it can apply, its schemas. v1–v5 records read with none.
 import { z } from "zod";
 
 export type SchemaVersion = `v${number}`;
@@ -27,7 +29,7 @@ export type SchemaVersion = `v${number}`;
 export const SCHEMA_VERSIONS = {
   checkpoint: "v1",
   snapshot: "v1",
-  approval: "v5",
+  approval: "v6",
   effect: "v1",
   event: "v1",
 } as const satisfies Record<string, SchemaVersion>;
@@ -37,7 +39,7 @@ export type RecordKind = keyof typeof SCHEMA_VERSIONS;
 const READABLE: Record<RecordKind, readonly (string | number)[]> = {
   checkpoint: ["v1"],
   snapshot: ["v1", 1],
-  approval: ["v5", "v4", "v3", "v2", "v1", 1],
+  approval: ["v6", "v5", "v4", "v3", "v2", "v1", 1],
   effect: ["v1", 1],
   event: ["v1"],
 };

@@ -16,6 +16,8 @@ import { parseOr400 } from "../validation.ts";
 import { authorize } from "./access.ts";
 import { assertReadable, onRun, pendingApprovalsOf } from "./run-view.ts";
 import { decisionSchema } from "./schemas.ts";
+import { toRuntimeDecision } from "./runtime-view.ts";
+import { notifyDecided } from "../webhooks/pause.ts";
 
 export type DecideInput = {
   approvalId: string;
@@ -48,11 +50,14 @@ export async function decide(ctx: AppContext, actor: Actor | null, { approvalId,
   await assertReadable(ctx, root);
   const before = await onRun(db, root.id, () => getApproval(ctx.store, root.threadId, approvalId));
   if (!before) throw new NotFoundError("No such approval");
-  const rootAgent = ctx.agents.find(root.agentName);
+  // An external run's agent is its runtime's, whatever its name: none of ours applies (its interrupts carry
+  // their own schemas, and it never resumes here).
+  const external = !!root.runtimeTokenId;
+  const rootAgent = external ? undefined : ctx.agents.find(root.agentName);
   // An MCP tool's schema (edited arguments are validated by it) comes from its server.
-  const deciding = ctx.agents.find(before.agent_name);
+  const deciding = external ? undefined : ctx.agents.find(before.agent_name);
   if (deciding) await ctx.agents.prepare(deciding).catch((e) => log.warn("MCP tools unavailable for a decision", { error: String(e) }));
-  const tool = ctx.agents.toolsOf(before.agent_name).find((t) => t.name === before.tool_name);
+  const tool = external ? undefined : ctx.agents.toolsOf(before.agent_name).find((t) => t.name === before.tool_name);
   const edited = input.decision === "approve" && !!input.args;
 
   // The decision, its audit entry and (for agents that resume by themselves) the reservation of the resume
@@ -111,8 +116,12 @@ export async function decide(ctx: AppContext, actor: Actor | null, { approvalId,
       return { approval: after, resumed: reserved };
     }),
   );
-  // Committed: every reviewer's inbox and every tab on this run refetch.
+  // Committed: every reviewer's inbox and every tab on this run refetch (and a runtime's long-poll wakes).
   ctx.live.publish({ topic: "inbox" });
   ctx.live.publish({ topic: "run", runId: root.id });
+  if (external && ctx.webhook && result.approval.status !== "pending")
+    await notifyDecided(db, ctx.webhook, root.id, [toRuntimeDecision(result.approval, null)]).catch((e) =>
+      log.warn("decision webhook failed", { run_id: root.id, error: String(e) }),
+    );
   return result;
 }

@@ -14,13 +14,21 @@ import { parseOr400 } from "../validation.ts";
 import { authorize, visibleRun } from "./access.ts";
 import { assertReadable, onRun, pendingApprovalsOf } from "./run-view.ts";
 import { forkSchema } from "./schemas.ts";
+import { cancelExternalRun } from "./runtime-progress.ts";
 
 type RunInput = { runId: string };
+
+// An external run executes in its own runtime: it resumes there (after claiming its decisions), and this
+// console holds no checkpoint to retry or fork it from.
+function externalRefused(run: { runtimeTokenId: string | null }, what: string) {
+  if (run.runtimeTokenId) throw new ConflictError(`An external run is not ${what} here: its runtime executes it`);
+}
 
 export async function resumeRun(ctx: AppContext, actor: Actor | null, { runId }: RunInput) {
   const { db, executor: ex } = ctx;
   const who = authorize(actor, ["approvals:decide", "runs:operate"]);
   const run = await visibleRun(ctx, who, runId);
+  externalRefused(run, "resumed");
   await assertReadable(ctx, run);
   if (run.state !== "paused") throw new ConflictError(`Run is ${run.state}, not paused`);
   const pending = await onRun(db, run.id, () => pendingApprovalsOf(ctx.store, run.threadId, run.id));
@@ -36,6 +44,7 @@ export async function cancelRun(ctx: AppContext, actor: Actor | null, { runId }:
   await assertReadable(ctx, run);
   if (run.state !== "running" && run.state !== "paused")
     throw new ConflictError(`Run is ${run.state}; only running or paused runs can be cancelled`);
+  if (run.runtimeTokenId) return cancelExternalRun(ctx, who, run);
   const audit = { actor: who, action: "run.cancel", targetType: "run", targetId: run.id, data: { from_state: run.state } };
   if (!(await ex.cancel(run.id, audit))) throw new ConflictError("Run is no longer running or paused");
   return { id: run.id, cancelling: true as const };
@@ -50,6 +59,7 @@ export async function retryRun(ctx: AppContext, actor: Actor | null, { runId }: 
   const { db, executor: ex } = ctx;
   const who = authorize(actor, "runs:operate");
   const run = await visibleRun(ctx, who, runId);
+  externalRefused(run, "retried");
   await assertReadable(ctx, run);
   if (run.state !== "failed") throw new ConflictError(`Run is ${run.state}; only a failed run can be retried`);
   const audit = { actor: who, action: "run.retry", targetType: "run", targetId: run.id, data: { error: run.error } };
@@ -68,6 +78,7 @@ export async function forkRun(ctx: AppContext, actor: Actor | null, { runId, bod
   const who = authorize(actor, "runs:operate");
   const run = await visibleRun(ctx, who, runId);
   const { seq } = parseOr400(forkSchema, body);
+  externalRefused(run, "forked");
   await assertReadable(ctx, run);
   if (!(await checkpointBySeq(db, run.threadId, run.id, seq))) throw new ValidationError("seq", `Run has no checkpoint ${seq}`);
   const id = randomUUID();

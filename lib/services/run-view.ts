@@ -15,6 +15,7 @@ import {
   type CorruptionDto,
   type RunView,
   argChanges,
+  jsonSchemaDto,
   toDeliveryDto,
   toJsonSchemaDto,
   toRunDto,
@@ -40,6 +41,8 @@ import {
 } from "../runner/index.ts";
 import { countCheckpoints, webhookDeliveries } from "../db/read-models.ts";
 import { getRunRow, listRunRows, markRunCorrupt } from "../db/runs.ts";
+import { runtimeEvents } from "../db/runtime.ts";
+import { externalConversation } from "./runtime-view.ts";
 import { parseOr400 } from "../validation.ts";
 import { type RunRow, SEES_RUNS, allows, authorize, visibleRun } from "./access.ts";
 import { runFiltersSchema } from "./schemas.ts";
@@ -83,9 +86,10 @@ export async function getRunView(ctx: AppContext, actor: Actor | null, { runId }
     conversation: read.conversation,
     approvals: read.approvals.map((a) => ({ ...a, canDecide: mayDecide(a, routingGroupsOf(who)) })),
     checkpointCount: await countCheckpoints(db, run.threadId, run.id),
-    canResume: !corruption && run.state === "paused" && read.approvals.every((a) => a.status !== "pending"),
+    // An external run is resumed by its own runtime (it claims the decisions), never from here.
+    canResume: !corruption && !run.runtimeTokenId && run.state === "paused" && read.approvals.every((a) => a.status !== "pending"),
     permissions: { decide: allows(who, "approvals:decide"), operate: allows(who, "runs:operate") },
-    selfApprovalForbidden: !agent?.allowSelfApproval && run.submittedById === who.id,
+    selfApprovalForbidden: (!!run.runtimeTokenId || !agent?.allowSelfApproval) && run.submittedById === who.id,
     deliveries: (await webhookDeliveries(db, run.id)).map(toDeliveryDto),
     asOfMs: Date.now(),
   };
@@ -99,7 +103,13 @@ type RunRecords = { conversation: ConversationView | null; approvals: ApprovalVi
 // Reads everything of a run that a decision or an operator action would rely on, through the runner's
 // validating readers: the latest checkpoint (a run that has begun must have one), the snapshot and logs
 // it points to, and every approval of the run and its subagents.
-async function readRun(ctx: Pick<AppContext, "store" | "agents">, run: RunRow): Promise<RunRecords> {
+async function readRun(ctx: Pick<AppContext, "db" | "store" | "agents">, run: RunRow): Promise<RunRecords> {
+  // An external run has no checkpoints here: its conversation is what its runtime reported.
+  if (run.runtimeTokenId)
+    return {
+      conversation: externalConversation(run, await runtimeEvents(ctx.db, run.id)),
+      approvals: await approvalsOf(ctx.store, run.threadId, run.id, () => []),
+    };
   if (run.state === "pending") return { conversation: null, approvals: [] };
   const latest = await readLatestCheckpoint(ctx.store, run.threadId, run.id);
   // A running run may have none stored yet at any step: its row's progress comes from the runner's events,
@@ -209,14 +219,24 @@ export async function approvalsOf(
         a.requested_at_ms - b.requested_at_ms,
     )
     .map((a) => {
+      const common = { ...a, changes: argChanges(a.args, a.approved_args), argsHash: reviewedArgsHash(a) };
+      // An external runtime's interrupt carries its own schemas; the edit form is offered only when it can apply an edit.
+      if (a.external) {
+        const ext = a.external;
+        const editable = ext.decisions.includes("edit");
+        return {
+          ...common,
+          argsSchema: editable ? jsonSchemaDto.parse(ext.args_schema ?? { type: "object" }) : null,
+          answerSchema: ext.response_schema ? jsonSchemaDto.parse(ext.response_schema) : null,
+          mcp: null,
+        };
+      }
       const tool = toolsOf(a.agent_name).find((t) => t.name === a.tool_name);
       // A delegation's task is edited on its own schema; a model call's facts are not edited at all.
       const schema = a.kind === "subagent" ? delegateTaskSchema : a.kind === "llm" ? undefined : tool?.schema;
       return {
-        ...a,
-        changes: argChanges(a.args, a.approved_args),
+        ...common,
         argsSchema: schema ? toJsonSchemaDto(schema) : null,
-        argsHash: reviewedArgsHash(a),
         answerSchema: tool?.asksHuman?.answerSchema ? toJsonSchemaDto(tool.asksHuman.answerSchema) : null,
         mcp: mcpOriginOf(a.agent_name, a.tool_name),
       };

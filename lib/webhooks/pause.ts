@@ -7,6 +7,7 @@ import type { Db } from "../db/client.ts";
 import { getRunRow } from "../db/runs.ts";
 import { createWebhookDelivery, recordDeliveryAttempt } from "../db/webhooks.ts";
 import { log } from "../log.ts";
+import type { RuntimeDecisionDto } from "../dto.ts";
 
 export type WebhookConfig = { url: string; secret: string; baseUrl: string; attempts?: number; baseDelayMs?: number; timeoutMs?: number };
 
@@ -25,6 +26,27 @@ export async function notifyPaused(db: Db, cfg: WebhookConfig, runId: string, ap
     // A deep link per approval: the run page scrolled to that approval's card.
     approvals: approvalIds.map((id) => ({ id, url: `${runUrl}#${approvalAnchor(id)}` })),
     url: runUrl,
+    at: new Date().toISOString(),
+  };
+  const body = JSON.stringify(payload);
+  const row = await createWebhookDelivery(db, { runId, event: payload.type, url: cfg.url, payload: body });
+  void deliver(db, cfg, row.id, body);
+}
+
+/**
+ * Decisions on an external run's interrupts, for its runtime (same URL, signature and retries as the pause
+ * webhook): `{type:"interrupt.decided", run_id, external_id, decisions, url, at}`. The runtime still claims
+ * each decision before applying it, so a delivery retried or received twice applies nothing twice.
+ */
+export async function notifyDecided(db: Db, cfg: WebhookConfig, runId: string, decisions: RuntimeDecisionDto[]): Promise<void> {
+  if (!decisions.length) return;
+  const run = await getRunRow(db, runId);
+  const payload = {
+    type: "interrupt.decided",
+    run_id: runId,
+    external_id: run?.externalId ?? null,
+    decisions,
+    url: `${cfg.baseUrl.replace(/\/$/, "")}/runs/${encodeURIComponent(runId)}`,
     at: new Date().toISOString(),
   };
   const body = JSON.stringify(payload);

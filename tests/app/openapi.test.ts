@@ -39,8 +39,8 @@ describe("OpenAPI document", () => {
       ))
         for (const [status, r] of Object.entries(op.responses)) {
           if (status === "304") continue; // no body
-          // The one stream: server-sent events, text by definition (the events are described in the summary).
-          if (p === "/api/events" && status === "200") {
+          // The streams: server-sent events, text by definition (the events are described in the summary).
+          if ((p === "/api/events" || p === "/api/v1/runtime/runs/{runId}/decisions/stream") && status === "200") {
             expect(Object.keys(r.content)).toEqual(["text/event-stream"]);
             continue;
           }

@@ -224,7 +224,7 @@ describe("routing (a rule's groups)", () => {
     const { groups: _, ...v4 } = { ...rec, schema_version: "v4" };
     await w.store.putState(T, keys.approval("r", rec.step, rec.tool_call_id), v4);
     const read = await getApproval(w.store, T, rec.id);
-    expect([read?.schema_version, read?.groups]).toEqual(["v5", []]);
+    expect([read?.schema_version, read?.groups]).toEqual(["v6", []]);
     expect((await w.decide(rec.id, { by: "anyone", decision: "approve", deciderGroups: ["ops"] })).status).toBe("approved");
   });
 });

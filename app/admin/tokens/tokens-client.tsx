@@ -1,7 +1,7 @@
 "use client";
 import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { ROLES } from "@/lib/auth/roles";
+import { TOKEN_ROLES } from "@/lib/auth/roles";
 import { api, fromAction } from "@/components/api";
 import { createTokenAction, revokeTokenAction } from "./actions";
 import { Empty } from "@/components/ui";
@@ -66,7 +66,7 @@ export function TokensClient({ initial, users }: { initial: Token[]; users: User
             disabled={!!userId}
             onChange={(e) => setRole(e.target.value)}
           >
-            {ROLES.map((r) => (
+            {TOKEN_ROLES.map((r) => (
               <option key={r} value={r}>
                 {r}
               </option>

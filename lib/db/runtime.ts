@@ -1,0 +1,123 @@
+// The runtime protocol's rows: external runs (Run rows registered by a runtime token, under the runtime's
+// own id), what the runtime reported of them (RuntimeEvent) and the claims of their decisions
+// (InterruptClaim, whose primary key makes each claim happen once).
+import { Prisma, type Run } from "../generated/sqlite/client.ts";
+import { type AuditInput, appendAudit } from "./audit.ts";
+import { type Db, queryRows, transaction } from "./client.ts";
+import { dateOf } from "./driver.ts";
+import { runFromRow } from "./runs.ts";
+
+export const isUniqueViolation = (e: unknown) => (e as { code?: string } | null)?.code === "P2002";
+
+export type ExternalRunInput = {
+  id: string;
+  tokenId: string;
+  externalId: string;
+  agentName: string;
+  framework: string;
+  labels: Record<string, string>;
+  metadata: Record<string, unknown>;
+  input: unknown;
+  submittedById: string | null;
+  submittedByEmail: string | null;
+};
+
+export async function externalRunByExternalId(db: Db, tokenId: string, externalId: string): Promise<Run | null> {
+  const [r] = await queryRows(db, Prisma.sql`SELECT * FROM "Run" WHERE "runtimeTokenId" = ${tokenId} AND "externalId" = ${externalId}`);
+  return r ? runFromRow(r) : null;
+}
+
+/** Creates an external run (state running); a registration that raced another fails with P2002 (isUniqueViolation). */
+export const createExternalRun = (db: Db, r: ExternalRunInput) =>
+  db.run.create({
+    data: {
+      id: r.id,
+      threadId: r.id,
+      agentName: r.agentName,
+      state: "running",
+      input: JSON.stringify(r.input ?? null),
+      submittedById: r.submittedById,
+      submittedByEmail: r.submittedByEmail,
+      runtimeTokenId: r.tokenId,
+      externalId: r.externalId,
+      framework: r.framework,
+      labels: JSON.stringify(r.labels),
+      metadata: JSON.stringify(r.metadata),
+    },
+  });
+
+/** Labels and metadata are the latest the runtime sent. */
+export const updateExternalRunLabels = (db: Db, id: string, labels: Record<string, string>, metadata: Record<string, unknown>) =>
+  db.run.update({ where: { id }, data: { labels: JSON.stringify(labels), metadata: JSON.stringify(metadata) } });
+
+/** The state, phase and step a runtime reported (terminal states stamp finishedAt). */
+export const setExternalRunState = (
+  db: Db,
+  id: string,
+  p: { state?: string; phase?: string | null; step?: number; error?: string | null; finishedAt?: Date | null },
+) => db.run.update({ where: { id }, data: p });
+
+export type RuntimeEventRow = { seq: number; type: string; clientId: string | null; data: string; at: Date };
+
+/**
+ * Appends reported events in order (call under the run's lock: seq is the next after the last). An event
+ * whose clientId the run already has is skipped (a retried report lands once); returns how many were new.
+ */
+export async function appendRuntimeEvents(tx: Db, runId: string, events: { type: string; clientId: string | null; data: unknown }[]) {
+  const [last] = await queryRows(tx, Prisma.sql`SELECT MAX("seq") AS "seq" FROM "RuntimeEvent" WHERE "runId" = ${runId}`);
+  let seq = Number(last?.seq ?? 0);
+  const ids = events.map((e) => e.clientId).filter((c): c is string => c !== null);
+  const seen = new Set(
+    ids.length
+      ? (await tx.runtimeEvent.findMany({ where: { runId, clientId: { in: ids } }, select: { clientId: true } })).map((r) => r.clientId)
+      : [],
+  );
+  const fresh = events.filter((e) => e.clientId === null || !seen.has(e.clientId));
+  for (const e of fresh) {
+    if (e.clientId) seen.add(e.clientId);
+    await tx.runtimeEvent.create({ data: { runId, seq: ++seq, type: e.type, clientId: e.clientId, data: JSON.stringify(e.data) } });
+  }
+  return fresh.length;
+}
+
+/** A run's reported events in order (the run page's conversation and timeline), at most `take`. */
+export async function runtimeEvents(db: Db, runId: string, take = 5000): Promise<RuntimeEventRow[]> {
+  const rows = await queryRows(
+    db,
+    Prisma.sql`SELECT "seq", "type", "clientId", "data", "at" FROM "RuntimeEvent" WHERE "runId" = ${runId} ORDER BY "seq" ASC LIMIT ${take}`,
+  );
+  return rows.map((r) => ({
+    seq: Number(r.seq),
+    type: r.type as string,
+    clientId: (r.clientId as string | null) ?? null,
+    data: r.data as string,
+    at: dateOf(r.at) as Date,
+  }));
+}
+
+/**
+ * Claims a decision for the runtime, with its audit entry in one transaction: true exactly once per
+ * approval, false for every later claim (the primary key refuses the second row).
+ */
+export async function claimInterrupt(
+  db: Db,
+  c: { approvalId: string; runId: string; tokenId: string },
+  audit: AuditInput,
+): Promise<boolean> {
+  try {
+    await transaction(db, async (tx) => {
+      await tx.interruptClaim.create({ data: c });
+      await appendAudit(tx, audit);
+    });
+    return true;
+  } catch (e) {
+    if (isUniqueViolation(e)) return false;
+    throw e;
+  }
+}
+
+/** When each claimed approval of a run was claimed. */
+export async function claimsOf(db: Db, runId: string): Promise<Map<string, Date>> {
+  const rows = await db.interruptClaim.findMany({ where: { runId }, select: { approvalId: true, claimedAt: true } });
+  return new Map(rows.map((r) => [r.approvalId, r.claimedAt]));
+}

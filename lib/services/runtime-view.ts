@@ -1,0 +1,115 @@
+// What the console shows of an external run and what its runtime is told: its decisions in the order they
+// were taken (a cursor over them, so a runtime that restarted reads on from where it was), and its
+// conversation rebuilt from what the runtime reported (messages, tool calls and their results).
+import "server-only";
+import type { ConversationView, RuntimeDecisionDto } from "../dto.ts";
+import type { RunRow } from "./access.ts";
+import { type ApprovalRecord, type Message, type ToolExecution, argsHash } from "../runner/index.ts";
+import type { RuntimeEventRow } from "../db/runtime.ts";
+import { ValidationError } from "../auth/errors.ts";
+import type { RuntimeEventInput } from "./schemas.ts";
+
+// ---- Decisions ----
+
+type Position = { ms: number; id: string };
+
+const encode = (p: Position) => Buffer.from(JSON.stringify([p.ms, p.id])).toString("base64url");
+
+/** The position a cursor names: 400 when it is not one this module wrote. */
+export function decodeDecisionCursor(cursor: string): Position {
+  try {
+    const v: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+    if (Array.isArray(v) && v.length === 2 && Number.isSafeInteger(v[0]) && typeof v[1] === "string") return { ms: v[0], id: v[1] };
+  } catch {}
+  throw new ValidationError("cursor", "Not a cursor this API gave");
+}
+
+const positionOf = (a: ApprovalRecord): Position => ({ ms: a.decided_at_ms ?? 0, id: a.id });
+const after = (a: Position, b: Position) => a.ms > b.ms || (a.ms === b.ms && a.id > b.id);
+
+/** A decided interrupt as its runtime applies it. */
+export function toRuntimeDecision(a: ApprovalRecord, claimedAt: Date | null): RuntimeDecisionDto {
+  const last = a.decisions.at(-1) ?? null;
+  let decision: RuntimeDecisionDto["decision"];
+  if (a.status === "approved") decision = a.approved_args && argsHash(a.approved_args) !== argsHash(a.args) ? "edit" : "approve";
+  else if (a.status === "rejected") decision = "reject";
+  else if (a.status === "responded") decision = "respond";
+  else decision = "expire";
+  return {
+    approvalId: a.id,
+    interruptId: a.external?.interrupt_id ?? a.tool_call_id,
+    batchId: a.external?.batch_id ?? null,
+    kind: a.kind,
+    decision,
+    args: a.status === "approved" ? (a.approved_args ?? a.args) : null,
+    message: decision === "approve" || decision === "edit" ? null : (last?.reason ?? null),
+    answer: a.status === "responded" ? (last?.answer ?? null) : null,
+    decidedBy: a.decisions.map((d) => d.by),
+    decidedAt: new Date(a.decided_at_ms ?? 0).toISOString(),
+    claimedAt: claimedAt ? claimedAt.toISOString() : null,
+    cursor: encode(positionOf(a)),
+  };
+}
+
+/** The run's decisions after the cursor, in the order they were taken, at most `take`. */
+export function decisionsAfter(
+  approvals: ApprovalRecord[],
+  claims: Map<string, Date>,
+  cursor: string | null,
+  take = 100,
+): { decisions: RuntimeDecisionDto[]; pending: number; nextCursor: string | null } {
+  const from = cursor ? decodeDecisionCursor(cursor) : null;
+  const decided = approvals
+    .filter((a) => a.status !== "pending" && a.decided_at_ms !== null)
+    .filter((a) => !from || after(positionOf(a), from))
+    .sort((a, b) => (a.decided_at_ms ?? 0) - (b.decided_at_ms ?? 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .slice(0, take)
+    .map((a) => toRuntimeDecision(a, claims.get(a.id) ?? null));
+  return {
+    decisions: decided,
+    pending: approvals.filter((a) => a.status === "pending").length,
+    nextCursor: decided.at(-1)?.cursor ?? cursor,
+  };
+}
+
+// ---- The conversation ----
+
+const text = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v ?? null));
+
+/** The conversation of an external run, in the runner's own message shapes (the run page renders it as is). */
+export function externalConversation(run: RunRow, events: RuntimeEventRow[]): ConversationView {
+  const messages: Message[] = [];
+  const toolExecutions: ToolExecution[] = [];
+  for (const row of events) {
+    let e: RuntimeEventInput;
+    try {
+      e = JSON.parse(row.data) as RuntimeEventInput;
+    } catch {
+      continue;
+    }
+    if (e.type === "message") {
+      if (e.role === "assistant")
+        messages.push({
+          role: "assistant",
+          content: e.content,
+          tool_calls: (e.toolCalls ?? []).map((c) => ({ ...c, args: c.args ?? {} })),
+        });
+      else messages.push({ role: e.role, content: e.content });
+    } else if (e.type === "tool_result") {
+      const success = e.success !== false;
+      messages.push({ role: "tool", tool_call_id: e.callId, name: e.name, content: text(e.output), success, untrusted: true });
+      toolExecutions.push({
+        tool_name: e.name,
+        tool_call_id: e.callId,
+        success,
+        output: e.output ?? null,
+        error: e.error ?? null,
+        latency_ms: e.latencyMs ?? 0,
+        agent_path: run.agentName,
+        replayed: false,
+        approved_by: [],
+      });
+    }
+  }
+  return { runId: run.id, agent: run.agentName, state: run.state, messages, toolExecutions, children: {} };
+}

@@ -1,0 +1,328 @@
+// The runtime protocol (v1): an external runtime registers a run, parks a step's interrupts and gets the
+// decisions back. Reviewers decide them through the same services as our own approvals (inbox, routing,
+// separation of duties, the argsHash 409, audit); a decision is claimed exactly once; our workers never
+// execute an external run; a terminal report closes what is pending; a token sees only its own runs and
+// stops at revocation. On PostgreSQL, a long-poll held by one instance is woken by a decision on another.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Actor } from "@/lib/auth/actor";
+import type { HttpError } from "@/lib/auth/errors";
+import type { AppContext } from "@/lib/context";
+import { PgLiveBus } from "@/lib/live/bus";
+import { sweep } from "@/lib/execution/sweep";
+import { decide } from "@/lib/services/decide";
+import { listInbox } from "@/lib/services/inbox";
+import { cancelRun, resumeRun, retryRun } from "@/lib/services/operate";
+import { getRunView } from "@/lib/services/run-view";
+import {
+  type RuntimeCaller,
+  claimDecision,
+  getRuntimeRun,
+  listDecisions,
+  parkInterrupts,
+  registerRun,
+  runtimeFromToken,
+} from "@/lib/services/runtime-protocol";
+import { reportEvents } from "@/lib/services/runtime-progress";
+import { actorFromToken, createToken, revokeToken } from "@/lib/services/tokens";
+import { auditPage } from "@/lib/services/audit";
+import { databaseWithContext, freshDatabase, providers, type TestDb } from "../helpers/databases";
+import { testContext } from "../helpers/context";
+import { admin } from "../helpers/actors";
+
+const rev: Actor = { id: "u-rev", email: "rev@example.com", name: "R", role: "reviewer" };
+const rev2: Actor = { id: "u-rev2", email: "rev2@example.com", name: "R2", role: "reviewer" };
+const op: Actor = { id: "u-op", email: "op@example.com", name: "O", role: "operator" };
+
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => null,
+    (e: unknown) => e as HttpError,
+  );
+
+const refund = (id: string, amount: number, extra: Record<string, unknown> = {}) => ({
+  id,
+  action: { name: "issue_refund", args: { order_id: "ORD-1", amount_cents: amount }, callId: id },
+  message: "Refund over the limit",
+  argsSchema: {
+    type: "object",
+    properties: { order_id: { type: "string" }, amount_cents: { type: "integer", minimum: 0 } },
+    required: ["order_id", "amount_cents"],
+    additionalProperties: false,
+  },
+  ...extra,
+});
+
+async function runtimeToken(ctx: AppContext, name: string) {
+  const t = await createToken(ctx, admin, { body: { name, role: "runtime" } });
+  return { token: t.token, id: t.id, caller: (await runtimeFromToken(ctx.db, t.token)) as RuntimeCaller };
+}
+
+describe.each(providers)("runtime protocol on %s", (provider) => {
+  const h = databaseWithContext(provider);
+  let rt: RuntimeCaller;
+  let token: string;
+  let tokenId: string;
+  beforeAll(async () => {
+    await h.t.db.user.create({ data: { email: "alice@example.com", name: "Alice", role: "submitter", passwordHash: "x" } });
+    ({ caller: rt, token, id: tokenId } = await runtimeToken(h.ctx, "agents-js"));
+  });
+
+  it("a runtime token is no actor elsewhere, acts for no user, and registers a run once per externalId", async () => {
+    expect(rt).toEqual({ tokenId, name: "agents-js" });
+    expect(await actorFromToken(h.ctx.db, token)).toBeNull();
+    const refused = await failure(createToken(h.ctx, admin, { body: { name: "x", role: "runtime", userId: "u-rev" } }));
+    expect([refused?.status, refused?.field]).toEqual([400, "userId"]);
+    const body = {
+      externalId: "thread-1",
+      framework: "openai-agents",
+      agent: "refund-bot",
+      actsFor: "alice@example.com",
+      labels: { team: "billing" },
+    };
+    const first = await registerRun(h.ctx, rt, { body });
+    const again = await registerRun(h.ctx, rt, { body: { ...body, metadata: { attempt: 2 } } });
+    expect(first).toMatchObject({
+      externalId: "thread-1",
+      framework: "openai-agents",
+      agent: "refund-bot",
+      state: "running",
+      created: true,
+    });
+    expect([again.id, again.created, again.metadata]).toEqual([first.id, false, { attempt: 2 }]);
+    expect((await failure(registerRun(h.ctx, rt, { body: { ...body, agent: "other" } })))?.status).toBe(409);
+    expect((await failure(registerRun(h.ctx, rt, { body: { ...body, actsFor: "nobody@example.com" } })))?.field).toBe("actsFor");
+    expect((await failure(registerRun(h.ctx, null, { body })))?.status).toBe(401);
+    // Another runtime's token does not see it.
+    const other = await runtimeToken(h.ctx, "langgraph");
+    expect((await failure(getRuntimeRun(h.ctx, other.caller, { runId: first.id })))?.status).toBe(404);
+    expect((await failure(parkInterrupts(h.ctx, other.caller, { runId: first.id, body: { interrupts: [refund("c0", 1)] } })))?.status).toBe(
+      404,
+    );
+    // The console shows it as an external run.
+    const view = await getRunView(h.ctx, admin, { runId: first.id });
+    expect(view.run.external).toEqual({
+      framework: "openai-agents",
+      externalId: "thread-1",
+      labels: { team: "billing" },
+      metadata: { attempt: 2 },
+    });
+  });
+
+  it("a step's calls park as approvals: the inbox lists them, reviewers decide, the runtime claims each once", async () => {
+    const run = await registerRun(h.ctx, rt, {
+      body: { externalId: "thread-2", framework: "openai-agents", agent: "refund-bot", actsFor: "alice@example.com" },
+    });
+    const batch = {
+      batchId: "step-1",
+      interrupts: [refund("call_a", 120_000), refund("call_b", 5_000, { decisions: ["approve", "reject"] })],
+    };
+    const parked = await parkInterrupts(h.ctx, rt, { runId: run.id, body: batch });
+    expect(parked.state).toBe("paused");
+    expect(parked.interrupts.map((i) => [i.interruptId, i.batchId, i.status, i.created])).toEqual([
+      ["call_a", "step-1", "pending", true],
+      ["call_b", "step-1", "pending", true],
+    ]);
+    // A retry parks nothing new.
+    const retried = await parkInterrupts(h.ctx, rt, { runId: run.id, body: batch });
+    expect(retried.interrupts.map((i) => [i.approvalId, i.created])).toEqual(parked.interrupts.map((i) => [i.approvalId, false]));
+    const [a, b] = parked.interrupts.map((i) => i.approvalId);
+
+    const inbox = await listInbox(h.ctx, rev, { query: {} });
+    const listed = inbox.approvals.filter((x) => x.runId === run.id);
+    expect(listed.map((x) => [x.id, x.tool, x.agent, x.reason])).toEqual([
+      [a, "issue_refund", "refund-bot", "Refund over the limit"],
+      [b, "issue_refund", "refund-bot", "Refund over the limit"],
+    ]);
+    const view = await getRunView(h.ctx, rev, { runId: run.id });
+    expect(view.canResume).toBe(false);
+    expect(view.approvals.find((x) => x.id === a)?.argsSchema?.properties?.amount_cents).toEqual({ type: "integer", minimum: 0 });
+    expect(view.approvals.find((x) => x.id === b)?.argsSchema).toBeNull();
+
+    // Nothing is decided yet: the claim is refused; a long-poll with wait=0 answers at once.
+    expect((await failure(claimDecision(h.ctx, rt, { runId: run.id, interruptId: "call_a" })))?.status).toBe(409);
+    expect((await listDecisions(h.ctx, rt, { runId: run.id, query: {} })).decisions).toEqual([]);
+
+    // Separation of duties: the user the runtime acts for may not decide.
+    const alice: Actor = {
+      id: (await h.t.db.user.findUnique({ where: { email: "alice@example.com" } }))!.id,
+      email: "alice@example.com",
+      name: "A",
+      role: "admin",
+    };
+    expect((await failure(decide(h.ctx, alice, { approvalId: a, body: { decision: "approve" } })))?.status).toBe(403);
+    // What the runtime cannot apply is refused: call_b offers no edit.
+    const noEdit = await failure(
+      decide(h.ctx, rev, { approvalId: b, body: { decision: "approve", args: { order_id: "ORD-1", amount_cents: 1 } } }),
+    );
+    expect([noEdit?.status, noEdit?.field]).toEqual([400, "args"]);
+    // Edited arguments are checked against the runtime's schema.
+    const bad = await failure(
+      decide(h.ctx, rev, { approvalId: a, body: { decision: "approve", args: { order_id: "ORD-1", amount_cents: -5 } } }),
+    );
+    expect([bad?.status, bad?.field]).toEqual([400, "args.amount_cents"]);
+
+    // A long-poll held before the decision wakes when it is taken.
+    const held = listDecisions(h.ctx, rt, { runId: run.id, query: { wait: "10" } });
+    await new Promise((r) => setTimeout(r, 100));
+    const viewA = view.approvals.find((x) => x.id === a)!;
+    const t0 = Date.now();
+    await decide(h.ctx, rev, {
+      approvalId: a,
+      body: { decision: "approve", args: { order_id: "ORD-1", amount_cents: 100_000 }, argsHash: viewA.argsHash },
+    });
+    const woke = await held;
+    expect(Date.now() - t0).toBeLessThan(1500);
+    expect(woke.decisions.map((d) => [d.interruptId, d.decision, d.args, d.decidedBy])).toEqual([
+      ["call_a", "edit", { order_id: "ORD-1", amount_cents: 100_000 }, ["rev@example.com"]],
+    ]);
+    // The argsHash the second reviewer saw is stale now that... (b is untouched); a stale hash on b is 409.
+    const stale = await failure(decide(h.ctx, rev2, { approvalId: b, body: { decision: "approve", argsHash: viewA.argsHash } }));
+    expect(stale?.status).toBe(409);
+    await decide(h.ctx, rev2, { approvalId: b, body: { decision: "reject", reason: "Too small to bother" } });
+
+    // The cursor reads on from where the runtime was.
+    const rest = await listDecisions(h.ctx, rt, { runId: run.id, query: { cursor: woke.nextCursor! } });
+    expect(rest.decisions.map((d) => [d.interruptId, d.decision, d.message, d.args])).toEqual([
+      ["call_b", "reject", "Too small to bother", null],
+    ]);
+    expect(rest.pending).toBe(0);
+    const all = await listDecisions(h.ctx, rt, { runId: run.id, query: {} });
+    expect(all.decisions.map((d) => d.interruptId)).toEqual(["call_a", "call_b"]);
+    expect((await failure(listDecisions(h.ctx, rt, { runId: run.id, query: { cursor: "nope" } })))?.field).toBe("cursor");
+    expect((await failure(listDecisions(h.ctx, rt, { runId: run.id, query: { wait: "51" } })))?.field).toBe("wait");
+
+    // Exactly once: the first claim returns it, a second (any process) is 409 with the decision.
+    const claimed = await claimDecision(h.ctx, rt, { runId: run.id, interruptId: "call_a" });
+    expect([claimed.decision.decision, claimed.decision.claimedAt !== null]).toEqual(["edit", true]);
+    const twice = await Promise.all([1, 2, 3].map(() => failure(claimDecision(h.ctx, rt, { runId: run.id, interruptId: "call_a" }))));
+    expect(twice.map((e) => e?.status)).toEqual([409, 409, 409]);
+    const both = await Promise.all([1, 2].map(() => failure(claimDecision(h.ctx, rt, { runId: run.id, interruptId: "call_b" }))));
+    expect(both.filter((e) => e === null)).toHaveLength(1);
+    expect((await listDecisions(h.ctx, rt, { runId: run.id, query: {} })).decisions.every((d) => d.claimedAt !== null)).toBe(true);
+
+    // Our workers never execute it: no resume from the console, the sweep or the dispatcher.
+    await sweep(h.ctx);
+    expect(await h.ctx.executor.resume(run.id)).toBe(false);
+    expect((await failure(resumeRun(h.ctx, admin, { runId: run.id })))?.status).toBe(409);
+    await h.ctx.worker.idle();
+    expect((await getRuntimeRun(h.ctx, rt, { runId: run.id })).state).toBe("paused");
+
+    const audit = await auditPage(h.ctx, admin, { query: { targetId: run.id } });
+    expect(audit.events.map((e) => e.action).sort()).toEqual(
+      ["approval.edit_approve", "approval.reject", "runtime.claim", "runtime.claim", "runtime.interrupt", "runtime.register"].sort(),
+    );
+  });
+
+  it("progress makes the conversation; a terminal report closes what is pending; a question takes an answer of its schema", async () => {
+    const run = await registerRun(h.ctx, rt, { body: { externalId: "thread-3", framework: "langgraph", agent: "helper" } });
+    await parkInterrupts(h.ctx, rt, {
+      runId: run.id,
+      body: {
+        interrupts: [
+          {
+            id: "q1",
+            kind: "question",
+            message: "Which plan?",
+            responseSchema: { type: "object", properties: { plan: { type: "string", enum: ["basic", "pro"] } }, required: ["plan"] },
+          },
+        ],
+      },
+    });
+    const [q] = (await getRunView(h.ctx, rev, { runId: run.id })).approvals;
+    expect([q.kind, q.answerSchema?.required]).toEqual(["question", ["plan"]]);
+    expect((await failure(decide(h.ctx, rev, { approvalId: q.id, body: { decision: "respond", answer: { plan: "gold" } } })))?.field).toBe(
+      "answer.plan",
+    );
+    await decide(h.ctx, rev, { approvalId: q.id, body: { decision: "respond", answer: { plan: "pro" } } });
+    expect((await claimDecision(h.ctx, rt, { runId: run.id, interruptId: "q1" })).decision).toMatchObject({
+      decision: "respond",
+      answer: { plan: "pro" },
+    });
+
+    const events = [
+      { type: "message", id: "m1", role: "user", content: "Set me up" },
+      {
+        type: "message",
+        id: "m2",
+        role: "assistant",
+        content: "",
+        toolCalls: [{ id: "t1", name: "create_account", args: { plan: "pro" } }],
+      },
+      { type: "tool_result", id: "r1", callId: "t1", name: "create_account", output: { ok: true } },
+      { type: "phase", id: "p1", phase: "post_tool_batch", step: 2 },
+    ];
+    expect((await reportEvents(h.ctx, rt, { runId: run.id, body: { events } })).accepted).toBe(4);
+    expect((await reportEvents(h.ctx, rt, { runId: run.id, body: { events } })).accepted).toBe(0);
+    await parkInterrupts(h.ctx, rt, { runId: run.id, body: { interrupts: [refund("late", 10)] } });
+    const done = await reportEvents(h.ctx, rt, { runId: run.id, body: { events: [{ type: "state", state: "completed" }] } });
+    expect([done.state, done.closed]).toEqual(["completed", 1]);
+    const view = await getRunView(h.ctx, rev, { runId: run.id });
+    expect(view.conversation?.messages.map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
+    expect(view.conversation?.toolExecutions.map((t) => [t.tool_name, t.output])).toEqual([["create_account", { ok: true }]]);
+    expect([view.run.state, view.run.phase, view.run.step]).toEqual(["completed", "post_tool_batch", 2]);
+    expect((await listInbox(h.ctx, rev, { query: {} })).approvals.some((a) => a.runId === run.id)).toBe(false);
+    const last = (await listDecisions(h.ctx, rt, { runId: run.id, query: {} })).decisions.at(-1);
+    expect([last?.interruptId, last?.decision]).toEqual(["late", "expire"]);
+    expect((await failure(parkInterrupts(h.ctx, rt, { runId: run.id, body: { interrupts: [refund("later", 1)] } })))?.status).toBe(409);
+    // A long-poll on an ended run answers at once.
+    const t0 = Date.now();
+    await listDecisions(h.ctx, rt, { runId: run.id, query: { wait: "20", cursor: last!.cursor } });
+    expect(Date.now() - t0).toBeLessThan(1000);
+  });
+
+  it("deadlines expire interrupts; an operator's cancel closes them; retry and fork are refused; revocation ends access", async () => {
+    const run = await registerRun(h.ctx, rt, { body: { externalId: "thread-4", framework: "mcp", agent: "notes" } });
+    await parkInterrupts(h.ctx, rt, { runId: run.id, body: { interrupts: [refund("d1", 1, { timeoutS: 1, onExpiry: "allow" })] } });
+    // Decisions are ordered by when they were taken: the sweep runs on the clock (past the 1 s deadline).
+    await new Promise((r) => setTimeout(r, 1_100));
+    await sweep(h.ctx);
+    const [d] = (await listDecisions(h.ctx, rt, { runId: run.id, query: {} })).decisions;
+    expect([d.decision, d.decidedBy]).toEqual(["approve", ["system:deadline"]]);
+    expect((await getRuntimeRun(h.ctx, rt, { runId: run.id })).state).toBe("paused");
+
+    await parkInterrupts(h.ctx, rt, { runId: run.id, body: { interrupts: [refund("d2", 1)] } });
+    expect((await failure(retryRun(h.ctx, op, { runId: run.id })))?.status).toBe(409);
+    await cancelRun(h.ctx, op, { runId: run.id });
+    const after = await listDecisions(h.ctx, rt, { runId: run.id, query: { cursor: d.cursor } });
+    expect([after.state, after.decisions.map((x) => x.decision)]).toEqual(["cancelled", ["expire"]]);
+
+    await revokeToken(h.ctx, admin, { tokenId });
+    expect(await runtimeFromToken(h.ctx.db, token)).toBeNull();
+  });
+});
+
+// Two instances on one PostgreSQL database, each with its own live bus (LISTEN/NOTIFY): the runtime's
+// long-poll is held by A, the reviewer decides on B, and A answers within the bus's latency (not its
+// 2 s safety poll).
+describe.skipIf(!process.env.TEST_POSTGRES_URL)("runtime protocol across instances (PostgreSQL)", () => {
+  let t: TestDb;
+  let a: AppContext;
+  let b: AppContext;
+  beforeAll(async () => {
+    t = await freshDatabase("postgresql");
+    a = testContext(t.db, { live: new PgLiveBus(t.url) });
+    b = testContext(t.db, { live: new PgLiveBus(t.url) });
+    await Promise.all([(a.live as PgLiveBus).ready, (b.live as PgLiveBus).ready]);
+  });
+  afterAll(async () => {
+    await a?.live.close();
+    await b?.live.close();
+    await t?.drop();
+  });
+
+  it("a long-poll on one instance is woken by a decision on another; a claim on either is once", async () => {
+    const { caller } = await runtimeToken(a, "cross");
+    const run = await registerRun(a, caller, { body: { externalId: "x-1", framework: "langgraph", agent: "ops" } });
+    const [parked] = (await parkInterrupts(a, caller, { runId: run.id, body: { interrupts: [refund("x", 1)] } })).interrupts;
+    const held = listDecisions(a, caller, { runId: run.id, query: { wait: "20" } });
+    await new Promise((r) => setTimeout(r, 200));
+    const t0 = Date.now();
+    await decide(b, rev, { approvalId: parked.approvalId, body: { decision: "approve" } });
+    const woke = await held;
+    expect(Date.now() - t0).toBeLessThan(1000);
+    expect(woke.decisions.map((d) => d.decision)).toEqual(["approve"]);
+    const claims = await Promise.all([a, b, a, b].map((ctx) => failure(claimDecision(ctx, caller, { runId: run.id, interruptId: "x" }))));
+    expect(claims.filter((e) => e === null)).toHaveLength(1);
+    expect(claims.filter((e) => e?.status === 409)).toHaveLength(3);
+  });
+});
