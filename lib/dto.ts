@@ -306,18 +306,16 @@ export { type ArgChange, argChanges, type ErrorBody, errorText } from "./dto-sha
 
 // An approval as a reviewer sees it: the stored record plus what changed, the arguments' JSON schema
 // (for the edit form) and the hash a decision sends back.
-export const approvalViewDto = named(
-  "ApprovalView",
-  approvalRecordSchema.extend({
-    changes: z.array(argChangeDto),
-    argsSchema: jsonSchemaDto.nullable(),
-    argsHash: z.string(),
-    // A question's answer form (JSON schema of its answer object); null for a text answer or a tool call.
-    answerSchema: jsonSchemaDto.nullable(),
-    // The MCP server and its own name for the tool, when the tool is an MCP server's
-    mcp: z.object({ server: z.string(), tool: z.string() }).nullable(),
-  }),
-);
+// Not a component of its own: the document names the run page's RunApproval, which extends it.
+export const approvalViewDto = approvalRecordSchema.extend({
+  changes: z.array(argChangeDto),
+  argsSchema: jsonSchemaDto.nullable(),
+  argsHash: z.string(),
+  // A question's answer form (JSON schema of its answer object); null for a text answer or a tool call.
+  answerSchema: jsonSchemaDto.nullable(),
+  // The MCP server and its own name for the tool, when the tool is an MCP server's
+  mcp: z.object({ server: z.string(), tool: z.string() }).nullable(),
+});
 // On the run page each approval also says whether routing lets this reader decide it.
 export const runApprovalDto = named("RunApproval", approvalViewDto.extend({ canDecide: z.boolean() }));
 export type RunApproval = z.infer<typeof runApprovalDto>;

@@ -111,7 +111,11 @@ export function apiRoute<P = Record<string, never>>(fn: (c: ApiCall<P>) => Promi
 }
 
 /** What a runtime-protocol route sees: the runtime token's caller (null without one), params, query, body. */
-export type RuntimeCall<P> = Omit<ApiCall<P>, "actor"> & { runtime: import("./services/runtime-protocol.ts").RuntimeCaller | null };
+export type RuntimeCall<P> = Omit<ApiCall<P>, "actor"> & {
+  runtime: import("./services/runtime-protocol.ts").RuntimeCaller | null;
+  /** The caller the same token stands for now (null once revoked). */
+  recheck: () => Promise<import("./services/runtime-protocol.ts").RuntimeCaller | null>;
+};
 
 // The runtime protocol's routes (/api/v1/runtime/...): the caller is a runtime token, never a session or
 // a user's token (a bearer that is not a live runtime token is a 401), and errors map as everywhere else.
@@ -119,12 +123,12 @@ export function runtimeRoute<P = Record<string, never>>(fn: (c: RuntimeCall<P>) 
   return async (req: Request, ctx: RouteCtx<P>) => {
     try {
       const { runtimeFromRequest } = await import("./auth/request.ts");
-      const runtime = await runtimeFromRequest(req);
+      const { runtime, recheck } = await runtimeFromRequest(req);
       const params = ctx?.params ? await ctx.params : ({} as P);
       const query: Record<string, string> = {};
       for (const [k, v] of new URL(req.url).searchParams) if (v !== "") query[k] = v;
       const body = async () => (runtime ? readJson(req) : null);
-      const result = await fn({ req, runtime, params, query, body });
+      const result = await fn({ req, runtime, recheck, params, query, body });
       if (result instanceof Response) return result;
       return NextResponse.json(result);
     } catch (e) {

@@ -1,18 +1,9 @@
 // The REST API as an OpenAPI 3.1 document. Request bodies come from the same zod schemas the routes parse;
 // every response from the shapes in lib/dto.ts (components.schemas, one per registered shape).
 import { z } from "zod";
-import {
-  decisionSchema,
-  forkSchema,
-  interruptBatchSchema,
-  newTokenSchema,
-  newUserSchema,
-  runtimeEventsSchema,
-  runtimeRunSchema,
-  startRunSchema,
-  userPatchSchema,
-} from "./services/schemas.ts";
+import { decisionSchema, forkSchema, newTokenSchema, newUserSchema, startRunSchema, userPatchSchema } from "./services/schemas.ts";
 import { apiSchemas } from "./dto.ts";
+import { RUNTIME, runtimePaths } from "./openapi-runtime.ts";
 
 const componentSchemas = (): Record<string, unknown> => {
   const { schemas } = z.toJSONSchema(apiSchemas, { io: "output", unrepresentable: "any", uri: (id) => `#/components/schemas/${id}` });
@@ -45,11 +36,23 @@ export function openApiDocument(serverUrl: string) {
     openapi: "3.1.0",
     info: {
       title: "AFK Console API",
+      contact: { name: "AFK Console", url: `${serverUrl.replace(/\/$/, "")}/api/openapi.json` },
       version: "1",
       description:
         "Start agent runs, decide approvals, resume and inspect runs. Auth: a session cookie or `Authorization: Bearer <token>` (created by an admin under Admin → API tokens).",
     },
-    servers: [{ url: serverUrl }],
+    servers: [{ url: serverUrl, description: "This console" }],
+    tags: [
+      { name: "Agents", description: "What can be started" },
+      { name: "Runs", description: "Start, inspect, resume, cancel, retry and fork runs" },
+      { name: "Approvals", description: "The inbox and reviewers' decisions" },
+      { name: "Timeline", description: "Checkpoints of a run and their differences" },
+      { name: "Audit", description: "The append-only audit log" },
+      { name: "Live", description: "Server-sent events for the console's pages" },
+      { name: "Health", description: "Liveness" },
+      { name: "Admin", description: "Users and API tokens" },
+      { name: RUNTIME, description: "External agent runtimes park their interrupts here and claim the decisions (v1)" },
+    ],
     security: [{ bearer: [] }],
     components: {
       securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
@@ -58,12 +61,18 @@ export function openApiDocument(serverUrl: string) {
     paths: {
       "/api/agents": {
         get: {
+          operationId: "listAgents",
+          tags: ["Agents"],
+          description: `The agents this console can start (those marked not configured lack their model provider), each with its input JSON schema for the start form.`,
           summary: "Agents that can be started, with their input JSON schema",
           responses: { 200: shaped("Agents", "Agents"), ...errors },
         },
       },
       "/api/runs": {
         get: {
+          operationId: "listRuns",
+          tags: ["Runs"],
+          description: `Runs newest first, filtered by state, agent, submitter, dates and id prefix, a page at a time (nextCursor). Submitters see only the runs they started.`,
           summary: "List runs (newest first; submitters see their own)",
           parameters: [
             q("state", "Run state"),
@@ -78,6 +87,9 @@ export function openApiDocument(serverUrl: string) {
           responses: { 200: shaped("A page of runs", "RunList"), ...errors },
         },
         post: {
+          operationId: "startRun",
+          tags: ["Runs"],
+          description: `Starts a run of an agent with its input (checked against its input schema) in the background; the answer comes before the run executes. An Idempotency-Key makes a retried start return the first run.`,
           summary: "Start a run in the background",
           parameters: [idempotencyKey],
           requestBody: json(startRunSchema),
@@ -89,6 +101,9 @@ export function openApiDocument(serverUrl: string) {
       },
       "/api/runs/{runId}": {
         get: {
+          operationId: "getRun",
+          tags: ["Runs"],
+          description: `The run page as data: header, the conversation rebuilt from the latest snapshot (or from what an external runtime reported), its approvals with what each reader may decide, and its webhook deliveries.`,
           summary: "Run header, conversation, approvals",
           parameters: [runId],
           responses: {
@@ -99,6 +114,9 @@ export function openApiDocument(serverUrl: string) {
       },
       "/api/runs/{runId}/checkpoints": {
         get: {
+          operationId: "listCheckpoints",
+          tags: ["Timeline"],
+          description: `The run's checkpoints in write order, a page at a time; an unreadable one is set aside in corrupt instead of failing the page.`,
           summary: "Checkpoints in order, by cursor",
           parameters: [runId, q("cursor", "nextCursor"), q("take", "≤ 500")],
           responses: { 200: shaped("A page of checkpoints; unreadable ones set aside in corrupt", "TimelinePage"), ...errors },
@@ -106,6 +124,9 @@ export function openApiDocument(serverUrl: string) {
       },
       "/api/runs/{runId}/diff": {
         get: {
+          operationId: "diffCheckpoints",
+          tags: ["Timeline"],
+          description: `What changed between two checkpoints of the run (by seq): messages added, counters, tokens, cost, the pending response and the state.`,
           summary: "Difference between two checkpoints",
           parameters: [runId, q("a", "seq"), q("b", "seq")],
           responses: { 200: shaped("Diff", "CheckpointDiff"), ...errors },
@@ -113,6 +134,9 @@ export function openApiDocument(serverUrl: string) {
       },
       "/api/runs/{runId}/resume": {
         post: {
+          operationId: "resumeRun",
+          tags: ["Runs"],
+          description: `Resumes a paused run once every approval is decided; a worker continues it from its latest checkpoint, executing exactly what was approved. 409 for an external run (its runtime resumes it).`,
           summary: "Resume a paused run whose approvals are all decided",
           parameters: [runId],
           responses: { 202: shaped("Resuming", "RunResumed"), ...errors },
@@ -120,6 +144,9 @@ export function openApiDocument(serverUrl: string) {
       },
       "/api/runs/{runId}/cancel": {
         post: {
+          operationId: "cancelRun",
+          tags: ["Runs"],
+          description: `Cancels a running or paused run: a paused one ends at once and its waiting requests close; a running one is stopped where it executes.`,
           summary: "Cancel a running or paused run",
           parameters: [runId],
           responses: { 202: shaped("Cancelling", "RunCancelling"), ...errors },
@@ -127,6 +154,9 @@ export function openApiDocument(serverUrl: string) {
       },
       "/api/runs/{runId}/retry": {
         post: {
+          operationId: "retryRun",
+          tags: ["Runs"],
+          description: `Retries a failed run from its last good checkpoint; effects already done replay instead of running twice.`,
           summary: "Retry a failed run from its last good checkpoint",
           parameters: [runId],
           responses: { 202: shaped("Retrying", "RunRetrying"), ...errors },
@@ -134,6 +164,9 @@ export function openApiDocument(serverUrl: string) {
       },
       "/api/runs/{runId}/fork": {
         post: {
+          operationId: "forkRun",
+          tags: ["Runs"],
+          description: `Starts a new run from a checkpoint (seq) of this one, with the caller as its submitter.`,
           summary: "Start a new run from a checkpoint of this one",
           parameters: [runId],
           requestBody: json(forkSchema),
@@ -142,6 +175,9 @@ export function openApiDocument(serverUrl: string) {
       },
       "/api/approvals": {
         get: {
+          operationId: "listApprovals",
+          tags: ["Approvals"],
+          description: `The approvals inbox: pending approvals and questions oldest first, 200 a page (nextCursor), with the argsHash each decision sends back; with count=1 only how many are pending. Supports If-None-Match.`,
           summary: "Pending approvals, oldest first, 200 per page; canDecide says whether routing lets the caller decide each",
           parameters: [
             q("agent", "Agent name"),
@@ -169,6 +205,9 @@ export function openApiDocument(serverUrl: string) {
       },
       "/api/approvals/{approvalId}/decision": {
         post: {
+          operationId: "decideApproval",
+          tags: ["Approvals"],
+          description: `Records one reviewer's decision, checked against routing, separation of duties, the quorum and the arguments the reviewer saw, and audited.`,
           summary:
             "Approve (optionally with edited args), reject (reason required) or respond (the tool does not run; reason is what the model gets). A question (kind question) is answered with respond (reason, or answer: an object of its answerSchema) or declined with reject; approve is 400. Send the argsHash you were shown: a decision on arguments edited since is 409",
           parameters: [{ name: "approvalId", in: "path", required: true, schema: { type: "string" } }],
@@ -178,6 +217,9 @@ export function openApiDocument(serverUrl: string) {
       },
       "/api/audit": {
         get: {
+          operationId: "listAuditEvents",
+          tags: ["Audit"],
+          description: `The append-only audit log newest first: run starts, decisions with their before and after arguments, resumes, cancels, user and token changes.`,
           summary: "Audit log, newest first",
           parameters: [q("action", "Action prefix"), q("actor", "Actor email"), q("targetId", "Run or user id"), q("cursor", "nextCursor")],
           responses: { 200: shaped("Events", "AuditPage"), ...errors },
@@ -185,6 +227,9 @@ export function openApiDocument(serverUrl: string) {
       },
       "/api/events": {
         get: {
+          operationId: "streamEvents",
+          tags: ["Live"],
+          description: `Server-sent events for one browser tab: a run's changes and streamed text, or the inbox's changes.`,
           summary:
             "Live updates as server-sent events: `run` (the run changed: refetch it), `delta` (text its model is streaming: {runId, step, offset, text}), `inbox` (approvals were created or decided), after a first `ready`",
           parameters: [q("run", "A run id to follow"), q("inbox", "1: follow the approvals inbox (reviewers)")],
@@ -199,18 +244,37 @@ export function openApiDocument(serverUrl: string) {
       },
       "/api/health": {
         get: {
+          operationId: "getHealth",
+          tags: ["Health"],
+          description: `Liveness for load balancers and monitors: the database round trip, the run queue's counts and this instance's work. Needs no authentication.`,
           summary: "Liveness: the database, the run queue, this instance's work (no auth)",
           security: [],
           responses: { 200: shaped("Healthy", "Health"), 503: shaped("Database unreachable", "Health") },
         },
       },
-      ...runtimePaths(),
+      ...runtimePaths({ json, shaped, q, error, runId }),
       "/api/admin/users": {
-        get: { summary: "Users (admin)", responses: { 200: shaped("Users", "Users"), ...errors } },
-        post: { summary: "Add a user", requestBody: json(newUserSchema), responses: { 201: shaped("The user", "UserResult"), ...errors } },
+        get: {
+          operationId: "listUsers",
+          tags: ["Admin"],
+          description: `Every user with role, groups and whether disabled (admins only).`,
+          summary: "Users (admin)",
+          responses: { 200: shaped("Users", "Users"), ...errors },
+        },
+        post: {
+          operationId: "createUser",
+          tags: ["Admin"],
+          description: `Adds a user with a role, a password and routing groups (admins only).`,
+          summary: "Add a user",
+          requestBody: json(newUserSchema),
+          responses: { 201: shaped("The user", "UserResult"), ...errors },
+        },
       },
       "/api/admin/users/{userId}": {
         patch: {
+          operationId: "updateUser",
+          tags: ["Admin"],
+          description: `Changes a user's role or groups, or disables them; a role change or disabling ends their sessions and their tokens at once.`,
           summary: "Change a user's role or disable them (ends their sessions)",
           parameters: [{ name: "userId", in: "path", required: true, schema: { type: "string" } }],
           requestBody: json(userPatchSchema),
@@ -218,8 +282,17 @@ export function openApiDocument(serverUrl: string) {
         },
       },
       "/api/admin/tokens": {
-        get: { summary: "API tokens (admin)", responses: { 200: shaped("Tokens", "Tokens"), ...errors } },
+        get: {
+          operationId: "listTokens",
+          tags: ["Admin"],
+          description: `Every API token with its role, the user it acts as, and when it was last used (never the token itself).`,
+          summary: "API tokens (admin)",
+          responses: { 200: shaped("Tokens", "Tokens"), ...errors },
+        },
         post: {
+          operationId: "createToken",
+          tags: ["Admin"],
+          description: `Creates an API token for a role (runtime: an external agent runtime's token), optionally acting as a user; the answer is the only time the token is shown.`,
           summary: "Create a token; the response is the only time it is shown",
           requestBody: json(newTokenSchema),
           responses: { 201: shaped("Token, with its secret", "CreatedToken"), ...errors },
@@ -227,6 +300,9 @@ export function openApiDocument(serverUrl: string) {
       },
       "/api/admin/tokens/{tokenId}": {
         delete: {
+          operationId: "revokeToken",
+          tags: ["Admin"],
+          description: `Revokes a token; it stops working at once.`,
           summary: "Revoke a token",
           parameters: [{ name: "tokenId", in: "path", required: true, schema: { type: "string" } }],
           responses: { 200: shaped("Revoked", "RevokedToken"), ...errors },
@@ -236,116 +312,23 @@ export function openApiDocument(serverUrl: string) {
   };
 }
 
-// ---- The runtime protocol (v1) ----
-
-const RUNTIME = "Runtime protocol";
-// Only a runtime token (role runtime) is a caller here; it sees only the runs it registered (others: 404).
-const runtimeErrors = { 400: error, 401: error, 404: error, 409: error, 503: error };
-const interruptId = {
-  name: "interruptId",
-  in: "path",
-  required: true,
-  schema: { type: "string" },
-  description: "The runtime's own id of the interrupt",
-};
-const runtimeRunId = { ...runId, description: "The console's run id (from registerRuntimeRun)" };
-
-function runtimePaths() {
+/** The document cut to the runtime protocol: its paths and every schema they reach (the protocol client's types). */
+export function runtimeProtocolDocument(serverUrl: string) {
+  const doc = openApiDocument(serverUrl);
+  const paths = Object.fromEntries(Object.entries(doc.paths).filter(([p]) => p.startsWith("/api/v1/runtime/")));
+  const schemas = doc.components.schemas;
+  const reached = new Set<string>();
+  const walk = (v: unknown) => {
+    for (const m of JSON.stringify(v).matchAll(/#\/components\/schemas\/([A-Za-z0-9_]+)/g))
+      if (!reached.has(m[1])) {
+        reached.add(m[1]);
+        walk(schemas[m[1]]);
+      }
+  };
+  walk(paths);
   return {
-    "/api/v1/runtime/runs": {
-      post: {
-        operationId: "registerRuntimeRun",
-        tags: [RUNTIME],
-        summary: "Register an external run (idempotent by externalId)",
-        description:
-          "Registers a run of an external runtime under its own id, with its framework, agent, labels, metadata and the user it acts for (who may then not decide its interrupts). Registering the same externalId again returns the same run (created false) with the labels and metadata sent.",
-        requestBody: json(runtimeRunSchema),
-        responses: { 200: shaped("The run", "RuntimeRun"), ...runtimeErrors },
-      },
-    },
-    "/api/v1/runtime/runs/{runId}": {
-      get: {
-        operationId: "getRuntimeRun",
-        tags: [RUNTIME],
-        summary: "An external run as the console holds it",
-        description: "The run's state (a reviewer or operator may have cancelled it), labels and metadata.",
-        parameters: [runtimeRunId],
-        responses: { 200: shaped("The run", "RuntimeRun"), ...runtimeErrors },
-      },
-    },
-    "/api/v1/runtime/runs/{runId}/interrupts": {
-      post: {
-        operationId: "parkInterrupts",
-        tags: [RUNTIME],
-        summary: "Park one step's interrupts in the inbox",
-        description:
-          "Each interrupt is a tool approval or a question, idempotent by its id; the calls of one step go in one request (or share a batchId). The run pauses, every reviewer's inbox lists them, the pause webhook is sent. decisions lists what the runtime can apply (a framework that cannot apply edited arguments leaves out edit).",
-        parameters: [runtimeRunId],
-        requestBody: json(interruptBatchSchema),
-        responses: { 200: shaped("Each interrupt, with its approval id and status", "ParkedInterrupts"), ...runtimeErrors },
-      },
-    },
-    "/api/v1/runtime/runs/{runId}/decisions": {
-      get: {
-        operationId: "listRuntimeDecisions",
-        tags: [RUNTIME],
-        summary: "Decisions taken after a cursor (long-poll with wait)",
-        description:
-          "The run's decisions in the order they were taken, after cursor (none: from the first). With wait (seconds, at most 50) the request is held until a decision is taken on any instance or the run ends. A runtime that restarted reads on from its last cursor; it still claims each decision before applying it.",
-        parameters: [
-          runtimeRunId,
-          q("cursor", "nextCursor of an earlier answer"),
-          {
-            name: "wait",
-            in: "query",
-            required: false,
-            schema: { type: "integer", minimum: 0, maximum: 50 },
-            description: "Seconds to hold the request",
-          },
-        ],
-        responses: { 200: shaped("Decisions after the cursor", "RuntimeDecisions"), ...runtimeErrors },
-      },
-    },
-    "/api/v1/runtime/runs/{runId}/decisions/stream": {
-      get: {
-        operationId: "streamRuntimeDecisions",
-        tags: [RUNTIME],
-        summary: "Decisions as server-sent events",
-        description:
-          "`decision` events (data: a RuntimeDecision; id: its cursor, sent back as Last-Event-ID on a reconnect) and `state` events ({runId, state, pending}); the stream ends when the run is over.",
-        parameters: [
-          runtimeRunId,
-          q("cursor", "Start after this cursor"),
-          { name: "Last-Event-ID", in: "header", required: false, schema: { type: "string" }, description: "The last event id received" },
-        ],
-        responses: {
-          200: { description: "A text/event-stream", content: { "text/event-stream": { schema: { type: "string" } } } },
-          ...runtimeErrors,
-        },
-      },
-    },
-    "/api/v1/runtime/runs/{runId}/interrupts/{interruptId}/claim": {
-      post: {
-        operationId: "claimRuntimeDecision",
-        tags: [RUNTIME],
-        summary: "Claim a decision to apply it (exactly once)",
-        description:
-          "Returns the interrupt's decision the first time; every later claim is 409 with the decision in current, so a runtime that crashed after claiming knows it was handed out. 409 too while it is not decided.",
-        parameters: [runtimeRunId, interruptId],
-        responses: { 200: shaped("The decision, now claimed", "ClaimedDecision"), ...runtimeErrors },
-      },
-    },
-    "/api/v1/runtime/runs/{runId}/events": {
-      post: {
-        operationId: "reportRuntimeEvents",
-        tags: [RUNTIME],
-        summary: "Report progress: messages, tool results, phases, states",
-        description:
-          "Messages and tool results make the run page's conversation; phases and states its header. An event with an id is recorded once however often it is sent. A terminal state (completed, failed, cancelled) closes every interrupt still pending.",
-        parameters: [runtimeRunId],
-        requestBody: json(runtimeEventsSchema),
-        responses: { 200: shaped("What was recorded", "RuntimeReport"), ...runtimeErrors },
-      },
-    },
+    ...doc,
+    paths,
+    components: { ...doc.components, schemas: Object.fromEntries(Object.entries(schemas).filter(([n]) => reached.has(n))) },
   };
 }

@@ -11,7 +11,14 @@ import { isTerminal } from "../runner/index.ts";
 const PING_MS = 15_000;
 const SAFETY_POLL_MS = 5_000;
 
-type StreamInput = { runId: string; query: Record<string, string>; lastEventId: string | null; signal: AbortSignal };
+type StreamInput = {
+  runId: string;
+  query: Record<string, string>;
+  lastEventId: string | null;
+  signal: AbortSignal;
+  /** The caller the token stands for now: the stream ends once it is revoked. */
+  recheck: () => Promise<RuntimeCaller | null>;
+};
 
 export async function runtimeDecisionStream(ctx: AppContext, runtime: RuntimeCaller | null, input: StreamInput) {
   let cursor = input.lastEventId || input.query.cursor || null;
@@ -55,7 +62,9 @@ export async function runtimeDecisionStream(ctx: AppContext, runtime: RuntimeCal
           do {
             again = false;
             if (closed) return;
-            emit(await listDecisions(ctx, runtime, { runId: input.runId, query: cursor ? { cursor } : {} }));
+            const now = await input.recheck();
+            if (!now) return cleanup();
+            emit(await listDecisions(ctx, now, { runId: input.runId, query: cursor ? { cursor } : {} }));
           } while (again);
         } catch {
           cleanup();

@@ -4,11 +4,12 @@ import { runtimeDecisionStream } from "@/lib/live/runtime-stream";
 
 export const dynamic = "force-dynamic";
 
-export const GET = runtimeRoute<{ runId: string }>(async ({ runtime, params, query, req }) =>
+export const GET = runtimeRoute<{ runId: string }>(async ({ runtime, recheck, params, query, req }) =>
   runtimeDecisionStream(appContext(), runtime, {
     runId: params.runId,
     query,
     lastEventId: req.headers.get("last-event-id"),
     signal: req.signal,
+    recheck,
   }),
 );

@@ -1,0 +1,130 @@
+// A typed client of the runtime protocol (v1) for external agent runtimes and this repo's adapters. Its
+// types are generated from the OpenAPI document (openapi.ts), so a change of the protocol that the client
+// does not follow fails the type check. Plain fetch: no next, react or prisma; it runs in any Node 20
+// process (or a browser, a worker, Deno).
+import type { components, operations } from "./openapi.ts";
+
+type Schemas = components["schemas"];
+type Body<Op extends keyof operations> = operations[Op] extends { requestBody?: { content: { "application/json": infer B } } } ? B : never;
+
+export type RuntimeRun = Schemas["RuntimeRun"];
+export type ParkedInterrupts = Schemas["ParkedInterrupts"];
+export type RuntimeDecision = Schemas["RuntimeDecision"];
+export type RuntimeDecisions = Schemas["RuntimeDecisions"];
+export type RuntimeReport = Schemas["RuntimeReport"];
+export type RegisterRunBody = Body<"registerRuntimeRun">;
+export type ParkInterruptsBody = Body<"parkInterrupts">;
+export type Interrupt = ParkInterruptsBody["interrupts"][number];
+export type RuntimeEvent = Body<"reportRuntimeEvents">["events"][number];
+
+/** A 4xx/5xx answer: its status and JSON body ({error, field?, current?}). */
+export class ProtocolError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: Schemas["Error"],
+  ) {
+    super(`${status}: ${body.error}`);
+  }
+}
+
+export type ClientOptions = {
+  /** The console's base URL, e.g. http://localhost:3000 */
+  baseUrl: string;
+  /** A runtime token (an admin creates it with role runtime). */
+  token: string;
+  fetch?: typeof fetch;
+};
+
+export class RuntimeClient {
+  private readonly base: string;
+  private readonly fetcher: typeof fetch;
+
+  constructor(private readonly opts: ClientOptions) {
+    this.base = opts.baseUrl.replace(/\/$/, "");
+    this.fetcher = opts.fetch ?? fetch;
+  }
+
+  private async call<T>(method: "GET" | "POST", path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+    const res = await this.fetcher(`${this.base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${this.opts.token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal,
+    });
+    const json = (await res.json().catch(() => ({ error: `HTTP ${res.status}` }))) as unknown;
+    if (!res.ok) throw new ProtocolError(res.status, json as Schemas["Error"]);
+    return json as T;
+  }
+
+  private run(runId: string, rest = "") {
+    return `/api/v1/runtime/runs/${encodeURIComponent(runId)}${rest}`;
+  }
+
+  /** Registers a run (idempotent by externalId: the same run comes back, created false). */
+  registerRun(body: RegisterRunBody): Promise<RuntimeRun> {
+    return this.call("POST", "/api/v1/runtime/runs", body);
+  }
+
+  getRun(runId: string): Promise<RuntimeRun> {
+    return this.call("GET", this.run(runId));
+  }
+
+  /** Parks one step's interrupts (idempotent by each interrupt's id). */
+  parkInterrupts(runId: string, body: ParkInterruptsBody): Promise<ParkedInterrupts> {
+    return this.call("POST", this.run(runId, "/interrupts"), body);
+  }
+
+  /** Decisions after cursor; with waitS (≤ 50) the server holds the request until one comes. */
+  decisions(runId: string, q: { cursor?: string | null; waitS?: number } = {}, signal?: AbortSignal): Promise<RuntimeDecisions> {
+    const params = new URLSearchParams();
+    if (q.cursor) params.set("cursor", q.cursor);
+    if (q.waitS !== undefined) params.set("wait", String(q.waitS));
+    const qs = params.toString();
+    return this.call("GET", this.run(runId, `/decisions${qs ? `?${qs}` : ""}`), undefined, signal);
+  }
+
+  /**
+   * Claims a decision to apply it: returned the first time only. A decision claimed before (by this process
+   * before a crash, or by another) comes back as `{claimed: false, decision}`; anything else is thrown.
+   */
+  async claim(runId: string, interruptId: string): Promise<{ claimed: boolean; decision: RuntimeDecision }> {
+    try {
+      const r = await this.call<Schemas["ClaimedDecision"]>(
+        "POST",
+        this.run(runId, `/interrupts/${encodeURIComponent(interruptId)}/claim`),
+      );
+      return { claimed: true, decision: r.decision };
+    } catch (e) {
+      const current = e instanceof ProtocolError && e.status === 409 ? (e.body.current as RuntimeDecision | undefined) : undefined;
+      if (current && typeof current === "object" && "decision" in current) return { claimed: false, decision: current };
+      throw e;
+    }
+  }
+
+  report(runId: string, events: RuntimeEvent[]): Promise<RuntimeReport> {
+    return this.call("POST", this.run(runId, "/events"), { events });
+  }
+
+  /**
+   * Waits until every interrupt named has a decision (long-polls of waitS seconds, at most timeoutMs in
+   * all), then returns them by interrupt id. The run ending first is an error naming its state.
+   */
+  async waitForDecisions(
+    runId: string,
+    interruptIds: string[],
+    opts: { waitS?: number; timeoutMs?: number; signal?: AbortSignal } = {},
+  ): Promise<Map<string, RuntimeDecision>> {
+    const found = new Map<string, RuntimeDecision>();
+    const until = Date.now() + (opts.timeoutMs ?? Number.POSITIVE_INFINITY);
+    let cursor: string | null = null;
+    for (;;) {
+      const page: RuntimeDecisions = await this.decisions(runId, { cursor, waitS: opts.waitS ?? 30 }, opts.signal);
+      for (const d of page.decisions) if (interruptIds.includes(d.interruptId)) found.set(d.interruptId, d);
+      cursor = page.nextCursor;
+      if (interruptIds.every((id) => found.has(id))) return found;
+      if (["completed", "failed", "cancelled"].includes(page.state) && !page.decisions.length)
+        throw new Error(`Run ${runId} is ${page.state}; ${interruptIds.length - found.size} interrupt(s) were never decided`);
+      if (Date.now() > until) throw new Error(`No decision on ${interruptIds.filter((id) => !found.has(id)).join(", ")} in time`);
+    }
+  }
+}

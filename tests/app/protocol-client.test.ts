@@ -1,0 +1,185 @@
+// The protocol client against the OpenAPI document: its types are the document's (generated, never stale),
+// the document is fit for client generators (Spectral's spectral:oas ruleset: zero errors, zero warnings),
+// and every answer the client gets from the real route handlers — the long-poll woken by a decision, the
+// claim, the second claim's 409, the report, the SSE stream — is what the document says.
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { Document, Spectral } from "@stoplight/spectral-core";
+import { Json } from "@stoplight/spectral-parsers";
+import { oas } from "@stoplight/spectral-rulesets";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AppContext } from "@/lib/context";
+import { openApiDocument } from "@/lib/openapi";
+import { type ProtocolError, RuntimeClient } from "@/lib/protocol-client";
+import { decide } from "@/lib/services/decide";
+import { createToken, revokeToken } from "@/lib/services/tokens";
+import { responseValidator } from "../../e2e/openapi";
+import { protocolTypesSource } from "../../scripts/protocol-client-types";
+import { admin, rev } from "../helpers/actors";
+import { freshDatabase, type TestDb } from "../helpers/databases";
+import { testContext } from "../helpers/context";
+
+const root = path.resolve(import.meta.dirname, "../..");
+const doc = openApiDocument("http://localhost:3000");
+
+describe("the OpenAPI document for generators", () => {
+  it("the protocol client's types are generated from it and up to date", async () => {
+    expect(readFileSync(path.join(root, "lib/protocol-client/openapi.ts"), "utf8")).toBe(await protocolTypesSource());
+  });
+
+  it("passes Spectral's spectral:oas ruleset with no error and no warning", async () => {
+    const spectral = new Spectral();
+    spectral.setRuleset({ extends: [[oas as never, "recommended"]] });
+    const results = await spectral.run(new Document(JSON.stringify(doc, null, 1), Json));
+    expect(results.map((r) => `${r.code} ${r.path.join(".")}: ${r.message}`)).toEqual([]);
+  });
+
+  it("every operation has an operationId, tags and a description", () => {
+    const ids = new Set<string>();
+    for (const [p, ops] of Object.entries(doc.paths))
+      for (const [m, op] of Object.entries(ops as Record<string, { operationId?: string; tags?: string[]; description?: string }>)) {
+        expect(op.operationId, `${m} ${p}`).toMatch(/^[a-z][A-Za-z]+$/);
+        expect(ids.has(op.operationId!), op.operationId).toBe(false);
+        ids.add(op.operationId!);
+        expect(op.tags?.length, `${m} ${p}`).toBeGreaterThan(0);
+        expect(op.description?.length, `${m} ${p}`).toBeGreaterThan(20);
+      }
+  });
+});
+
+// The route handlers as the server runs them, reached through the client's fetch.
+const ROUTES: Record<string, () => Promise<Record<string, unknown>>> = {
+  "/api/v1/runtime/runs": () => import("@/app/api/v1/runtime/runs/route"),
+  "/api/v1/runtime/runs/{runId}": () => import("@/app/api/v1/runtime/runs/[runId]/route"),
+  "/api/v1/runtime/runs/{runId}/interrupts": () => import("@/app/api/v1/runtime/runs/[runId]/interrupts/route"),
+  "/api/v1/runtime/runs/{runId}/interrupts/{interruptId}/claim": () =>
+    import("@/app/api/v1/runtime/runs/[runId]/interrupts/[interruptId]/claim/route"),
+  "/api/v1/runtime/runs/{runId}/decisions": () => import("@/app/api/v1/runtime/runs/[runId]/decisions/route"),
+  "/api/v1/runtime/runs/{runId}/decisions/stream": () => import("@/app/api/v1/runtime/runs/[runId]/decisions/stream/route"),
+  "/api/v1/runtime/runs/{runId}/events": () => import("@/app/api/v1/runtime/runs/[runId]/events/route"),
+};
+
+describe("the client against the real routes, every answer checked against the document (SQLite)", () => {
+  let t: TestDb;
+  let ctx: AppContext;
+  const g = globalThis as unknown as { afkContext?: AppContext; afkDb?: AppContext["db"] };
+  const validator = responseValidator(doc as never);
+  const problems: string[] = [];
+  const streams: string[] = [];
+
+  // fetch → the route handler of the path's template, with its params; each answer is validated.
+  const routed: typeof fetch = async (input, init) => {
+    const req = new Request(String(input), init);
+    const url = new URL(req.url);
+    for (const [template, load] of Object.entries(ROUTES)) {
+      const names: string[] = [];
+      const re = new RegExp(
+        `^${template.replace(/\{([^}]+)\}/g, (_m, n: string) => {
+          names.push(n);
+          return "([^/]+)";
+        })}$`,
+      );
+      const m = re.exec(url.pathname);
+      if (!m) continue;
+      const params = Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(m[i + 1])]));
+      const handler = (await load())[req.method] as (r: Request, c: { params: Promise<unknown> }) => Promise<Response>;
+      const res = await handler(req, { params: Promise.resolve(params) });
+      if (res.headers.get("content-type")?.startsWith("text/event-stream")) return res;
+      const body = await res.clone().json();
+      const problem = validator.check(req.method, req.url, res.status, body);
+      if (problem) problems.push(problem);
+      return res;
+    }
+    throw new Error(`No route for ${url.pathname}`);
+  };
+
+  beforeAll(async () => {
+    t = await freshDatabase("sqlite");
+    ctx = testContext(t.db);
+    g.afkDb = t.db;
+    g.afkContext = ctx;
+  });
+  afterAll(async () => {
+    g.afkContext = undefined;
+    g.afkDb = undefined;
+    await ctx?.worker.idle();
+    await t?.drop();
+  });
+
+  it("register, park, long-poll woken by a decision, claim once, report, stream", async () => {
+    const { token, id: tokenId } = await createToken(ctx, admin, { body: { name: "client", role: "runtime" } });
+    const client = new RuntimeClient({ baseUrl: "http://localhost:3000", token, fetch: routed });
+    const run = await client.registerRun({ externalId: "c-1", framework: "openai-agents", agent: "refunds", labels: { env: "test" } });
+    expect((await client.registerRun({ externalId: "c-1", framework: "openai-agents", agent: "refunds" })).id).toBe(run.id);
+    const parked = await client.parkInterrupts(run.id, {
+      batchId: "s1",
+      interrupts: [
+        { id: "call_1", action: { name: "refund", args: { cents: 500 } }, message: "Refund?" },
+        { id: "call_2", action: { name: "refund", args: { cents: 900 } }, decisions: ["approve", "reject"] },
+      ],
+    });
+    expect(parked.interrupts.map((i) => i.status)).toEqual(["pending", "pending"]);
+
+    const waiting = client.waitForDecisions(run.id, ["call_1", "call_2"], { waitS: 10, timeoutMs: 20_000 });
+    await new Promise((r) => setTimeout(r, 100));
+    await decide(ctx, rev, { approvalId: parked.interrupts[0].approvalId, body: { decision: "approve", args: { cents: 400 } } });
+    await decide(ctx, rev, { approvalId: parked.interrupts[1].approvalId, body: { decision: "reject", reason: "No" } });
+    const decided = await waiting;
+    expect([decided.get("call_1")?.decision, decided.get("call_1")?.args, decided.get("call_2")?.decision]).toEqual([
+      "edit",
+      { cents: 400 },
+      "reject",
+    ]);
+
+    const first = await client.claim(run.id, "call_1");
+    const second = await client.claim(run.id, "call_1");
+    expect([first.claimed, second.claimed, second.decision.decision]).toEqual([true, false, "edit"]);
+    const notYours = await new RuntimeClient({ baseUrl: "http://localhost:3000", token: "afk_nope", fetch: routed })
+      .getRun(run.id)
+      .catch((e: unknown) => e);
+    expect((notYours as ProtocolError).status).toBe(401);
+
+    // The stream replays the decisions after a cursor, then ends with the run.
+    const res = await routed(`http://localhost:3000/api/v1/runtime/runs/${run.id}/decisions/stream`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const reader = res.body!.getReader();
+    let text = "";
+    while (!text.includes("call_2")) text += new TextDecoder().decode((await reader.read()).value);
+    await client.report(run.id, [
+      { type: "message", role: "user", content: "refund me" },
+      { type: "state", state: "completed" },
+    ]);
+    for (let r = await reader.read(); !r.done; r = await reader.read()) text += new TextDecoder().decode(r.value);
+    streams.push(text);
+    expect(text.match(/^event: decision$/gm)).toHaveLength(2);
+    expect(text).toMatch(/"state":"completed"/);
+    expect(validator.check("GET", `/api/v1/runtime/runs/${run.id}/decisions/stream`, 200, text)).toBeNull();
+
+    // Revoking the token ends an open stream at its next event.
+    const other = await client.registerRun({ externalId: "c-2", framework: "openai-agents", agent: "refunds" });
+    const open = await routed(`http://localhost:3000/api/v1/runtime/runs/${other.id}/decisions/stream`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const r2 = open.body!.getReader();
+    await r2.read();
+    await revokeToken(ctx, admin, { tokenId });
+    ctx.live.publish({ topic: "run", runId: other.id });
+    let ended = false;
+    for (let r = await r2.read(); !ended; r = await r2.read()) ended = r.done;
+    expect(ended).toBe(true);
+    expect(((await client.getRun(other.id).catch((e: unknown) => e)) as ProtocolError).status).toBe(401);
+
+    expect(problems).toEqual([]);
+    const covered = validator.coverage().filter((c) => c.op.includes("/api/v1/runtime/"));
+    expect(covered.map((c) => `${c.op} ${c.statuses.sort().join(",")}`).sort()).toEqual([
+      "GET /api/v1/runtime/runs/{runId} 401",
+      "GET /api/v1/runtime/runs/{runId}/decisions 200",
+      "GET /api/v1/runtime/runs/{runId}/decisions/stream 200",
+      "POST /api/v1/runtime/runs 200",
+      "POST /api/v1/runtime/runs/{runId}/events 200",
+      "POST /api/v1/runtime/runs/{runId}/interrupts 200",
+      "POST /api/v1/runtime/runs/{runId}/interrupts/{interruptId}/claim 200,409",
+    ]);
+  });
+});
