@@ -1,0 +1,97 @@
+// OpenAI Agents JS (@openai/agents) through the runtime protocol. A tool with `needsApproval` stops the run
+// with `result.interruptions`; parkInterruptions parks them in the console's inbox (one step, one batch)
+// and hands back the serialized RunState for the runtime to keep (the console keeps requests and
+// decisions, the runtime its own state). Any process later calls resumeState with that string: it waits for
+// every decision, claims each (exactly once across processes), applies it with state.approve /
+// state.reject(message) and returns the state to run again. Agents JS cannot run a call with edited
+// arguments (openai-agents-js #1097), so its interrupts offer approve and reject only.
+import { type Agent, RunState, type RunToolApprovalItem } from "@openai/agents";
+import type { RuntimeClient, RuntimeDecision } from "../index.ts";
+
+// biome-ignore lint/suspicious/noExplicitAny: the SDK's own constraint for any agent (Agent<any, any>)
+type AnyAgent = Agent<any, any>;
+
+export const FRAMEWORK = "openai-agents";
+
+type FunctionCall = { type: "function_call"; callId: string; name: string; arguments: string };
+
+const callOf = (item: RunToolApprovalItem): FunctionCall => {
+  const raw = item.rawItem as Partial<FunctionCall> & { type?: string; id?: string };
+  if (raw.type !== "function_call" || !raw.callId) throw new Error(`Only function tool approvals are parked (got ${raw.type})`);
+  return raw as FunctionCall;
+};
+
+function argsOf(call: FunctionCall): Record<string, unknown> {
+  try {
+    const v: unknown = JSON.parse(call.arguments || "{}");
+    return v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : { value: v };
+  } catch {
+    return { arguments: call.arguments };
+  }
+}
+
+export type ParkOptions = {
+  /** Why a person must look (shown in the inbox); per tool name or one for all. */
+  message?: string | ((toolName: string) => string);
+  groups?: string[];
+  timeoutS?: number;
+  /** JSON schemas of the tools' arguments, by tool name (shown to reviewers). */
+  argsSchemas?: Record<string, Record<string, unknown>>;
+};
+
+/** Parks a result's interruptions as one batch; returns the serialized state to keep and the interrupt ids. */
+export async function parkInterruptions(
+  client: RuntimeClient,
+  runId: string,
+  result: { interruptions: RunToolApprovalItem[]; state: { toString(): string } },
+  opts: ParkOptions = {},
+): Promise<{ state: string; interruptIds: string[] }> {
+  const calls = result.interruptions.map(callOf);
+  if (calls.length)
+    await client.parkInterrupts(runId, {
+      batchId: calls.map((c) => c.callId).join(","),
+      interrupts: calls.map((c) => ({
+        id: c.callId,
+        action: { name: c.name, args: argsOf(c), callId: c.callId },
+        message: typeof opts.message === "function" ? opts.message(c.name) : (opts.message ?? `${c.name} needs approval`),
+        decisions: ["approve", "reject"],
+        ...(opts.argsSchemas?.[c.name] ? { argsSchema: opts.argsSchemas[c.name] } : {}),
+        ...(opts.groups ? { groups: opts.groups } : {}),
+        ...(opts.timeoutS ? { timeoutS: opts.timeoutS } : {}),
+      })),
+    });
+  return { state: result.state.toString(), interruptIds: calls.map((c) => c.callId) };
+}
+
+/** How one decision lands on the state: approve, or reject with the reviewer's reason as the model's text. */
+export function applyDecision(state: RunState<unknown, AnyAgent>, item: RunToolApprovalItem, d: RuntimeDecision) {
+  if (d.decision === "approve") state.approve(item);
+  else if (d.decision === "edit") throw new Error("Agents JS cannot run a call with edited arguments; edit was not offered");
+  else state.reject(item, { message: d.message ?? (d.decision === "expire" ? "Nobody approved this in time" : "Rejected by a reviewer") });
+}
+
+/**
+ * Rebuilds the state (in any process), waits for a decision on each of its interruptions, claims and
+ * applies them. A decision this runtime claimed before (a process that died after claiming) is applied
+ * again from the stored state: the claim says it was handed out, the state says it was not yet run.
+ */
+export async function resumeState<A extends AnyAgent>(
+  client: RuntimeClient,
+  runId: string,
+  agent: A,
+  serialized: string,
+  opts: { waitS?: number; timeoutMs?: number; signal?: AbortSignal } = {},
+): Promise<RunState<unknown, A>> {
+  const state = await RunState.fromString<unknown, A>(agent, serialized);
+  const items = state.getInterruptions();
+  const decisions = await client.waitForDecisions(
+    runId,
+    items.map((i) => callOf(i).callId),
+    opts,
+  );
+  for (const item of items) {
+    const { decision } = await client.claim(runId, callOf(item).callId);
+    applyDecision(state as never, item, decision ?? (decisions.get(callOf(item).callId) as RuntimeDecision));
+  }
+  return state;
+}

@@ -1,0 +1,112 @@
+// The adapters against the real frameworks from npm, each runtime in processes of its own: one process runs
+// the agent until it asks, parks the request in the console and exits; a reviewer decides in the console;
+// a different process applies the decisions and runs to the end. The tools append every execution to a
+// file, so the test counts exactly what ran, with which arguments.
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AppContext } from "@/lib/context";
+import { decide } from "@/lib/services/decide";
+import { getRunView } from "@/lib/services/run-view";
+import { createToken } from "@/lib/services/tokens";
+import { rev } from "../helpers/actors";
+import { testContext } from "../helpers/context";
+import { freshDatabase, type TestDb } from "../helpers/databases";
+import { protocolServer } from "../helpers/protocol-server";
+
+const run = promisify(execFile);
+const root = path.resolve(import.meta.dirname, "../..");
+const tsx = path.join(root, "node_modules/.bin/tsx");
+
+describe("adapters against the real packages, resumed in another process (SQLite)", () => {
+  let t: TestDb;
+  let ctx: AppContext;
+  let server: Awaited<ReturnType<typeof protocolServer>>;
+  let env: NodeJS.ProcessEnv;
+  const g = globalThis as unknown as { afkContext?: AppContext; afkDb?: AppContext["db"] };
+  beforeAll(async () => {
+    t = await freshDatabase("sqlite");
+    ctx = testContext(t.db);
+    g.afkDb = t.db;
+    g.afkContext = ctx;
+    server = await protocolServer();
+    const { token } = await createToken(
+      ctx,
+      { id: "u-admin", email: "admin@example.com", name: "A", role: "admin" },
+      { body: { name: "adapters", role: "runtime" } },
+    );
+    env = { ...process.env, AFK_URL: server.url, AFK_TOKEN: token };
+  });
+  afterAll(async () => {
+    await server?.close();
+    g.afkContext = undefined;
+    g.afkDb = undefined;
+    await t?.drop();
+  });
+
+  const runtime = (script: string, mode: string, dir: string) =>
+    run(tsx, [path.join(root, "tests/fixtures/runtimes", script), mode, dir], { env, cwd: root, timeout: 120_000 }).then((r) => {
+      const out = r.stdout.trim().split("\n").at(-1) ?? "{}";
+      return JSON.parse(out) as Record<string, unknown>;
+    });
+  const executions = (dir: string) => {
+    try {
+      return readFileSync(path.join(dir, "executions.jsonl"), "utf8")
+        .trim()
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l));
+    } catch {
+      return [];
+    }
+  };
+
+  it("OpenAI Agents JS: needsApproval → interruptions parked → approve / reject(message) on the deserialized RunState", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "afk-agents-js-"));
+    const started = (await runtime("openai-agents.ts", "start", dir)) as { runId: string; interrupts: string[] };
+    expect(started.interrupts).toEqual(["call_big", "call_small"]);
+    expect(executions(dir)).toEqual([]);
+    const view = await getRunView(ctx, rev, { runId: started.runId });
+    const big = view.approvals.find((a) => a.tool_call_id === "call_big")!;
+    const small = view.approvals.find((a) => a.tool_call_id === "call_small")!;
+    expect([big.args, big.external?.decisions]).toEqual([{ order_id: "A-1", amount_cents: 250000 }, ["approve", "reject"]]);
+    // The resuming process starts before anyone decides: its long-poll is woken by the decisions.
+    const resumed = runtime("openai-agents.ts", "resume", dir);
+    await new Promise((r) => setTimeout(r, 1500));
+    await decide(ctx, rev, { approvalId: big.id, body: { decision: "reject", reason: "Too large without a manager" } });
+    await decide(ctx, rev, { approvalId: small.id, body: { decision: "approve", argsHash: small.argsHash } });
+    const done = (await resumed) as { final: string; pid: number };
+    expect(done.final).toBe("Done: 2 results");
+    // Exactly the approved call ran, once, in the resuming process.
+    expect(executions(dir).map((e) => [e.order_id, e.amount_cents, e.pid])).toEqual([["A-2", 900, done.pid]]);
+    const after = await getRunView(ctx, rev, { runId: started.runId });
+    expect(after.run.state).toBe("completed");
+    expect(after.conversation?.messages.at(-1)).toMatchObject({ role: "assistant", content: "Done: 2 results" });
+  });
+
+  it("LangGraph JS: interrupt() with the HITL request shape, a SQLite checkpointer → approve / edit / reject by Command({ resume })", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "afk-langgraph-"));
+    const started = (await runtime("langgraph.ts", "start", dir)) as { runId: string; interrupts: string[] };
+    expect(started.interrupts).toHaveLength(3);
+    const view = await getRunView(ctx, rev, { runId: started.runId });
+    const [scale, page, drop] = ["scale_service", "page_oncall", "drop_cache"].map((n) => view.approvals.find((a) => a.tool_name === n)!);
+    expect(new Set(view.approvals.map((a) => a.external?.batch_id)).size).toBe(1);
+    await decide(ctx, rev, {
+      approvalId: scale.id,
+      body: { decision: "approve", args: { service: "checkout", replicas: 6 }, argsHash: scale.argsHash },
+    });
+    await decide(ctx, rev, { approvalId: page.id, body: { decision: "approve" } });
+    await decide(ctx, rev, { approvalId: drop.id, body: { decision: "reject", reason: "Not during the sale" } });
+    const done = (await runtime("langgraph.ts", "resume", dir)) as { results: string[]; pid: number };
+    expect(done.results).toEqual(["scale_service done", "page_oncall done", "rejected: Not during the sale"]);
+    // The edited arguments ran, exactly once each, in the resuming process.
+    expect(executions(dir).map((e) => [e.name, e.args, e.pid])).toEqual([
+      ["scale_service", { service: "checkout", replicas: 6 }, done.pid],
+      ["page_oncall", { team: "payments" }, done.pid],
+    ]);
+    expect((await getRunView(ctx, rev, { runId: started.runId })).run.state).toBe("completed");
+  });
+});
