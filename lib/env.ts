@@ -41,6 +41,12 @@ const schema = z.object({
   // enqueues, e.g. a web-only instance next to `npm run worker` processes). SQLite runs in-process.
   AFK_WORKERS: z.coerce.number().int().min(0).max(64).default(4),
   AFK_RETENTION_DAYS: z.coerce.number().int().positive().optional(),
+  // Metrics and probes (lib/ops). /api/metrics answers only a scrape with this bearer token (unset: off);
+  // AFK_OPS_PORT opens this process's own small HTTP port (/livez, /readyz, /metrics; a worker's only way
+  // to be probed), on AFK_OPS_HOST (loopback unless said otherwise; 0.0.0.0 in a container).
+  AFK_METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  AFK_OPS_PORT: z.coerce.number().int().min(1).max(65_535).optional(),
+  AFK_OPS_HOST: z.string().min(1).default("127.0.0.1"),
   // The demo model answers after this many milliseconds, as a real model would take seconds.
   AFK_DEMO_LATENCY_MS: z.coerce.number().int().min(0).max(600_000).default(0),
   // "0" makes the demo tools ignore their idempotency key (no unique constraint protects them): the crash

@@ -6,7 +6,9 @@
 // PostgreSQL they are queued for the workers.
 import { actorByEmail } from "../auth/actor.ts";
 import { type AppContext, appContext } from "../context.ts";
+import path from "node:path";
 import { db } from "../db/client.ts";
+import { backupSqliteFile, sqliteFileOf } from "../db/ops.ts";
 import { env } from "../env.ts";
 import { pruneCheckpoints } from "../execution/retention.ts";
 import { sweep } from "../execution/sweep.ts";
@@ -17,7 +19,7 @@ import { cancelRun, forkRun, resumeRun, retryRun } from "../services/operate.ts"
 import { getRunView, listRuns } from "../services/run-view.ts";
 import { startRun } from "../services/start.ts";
 import { timelinePage } from "../services/timeline.ts";
-import { type Backend, CliError, pollUntilSettled } from "./backend.ts";
+import { type Backend, CliError, pollUntilSettled, UsageError } from "./backend.ts";
 
 /** A service's error as the CLI reports it: what a route would answer (lib/http.ts), as one line. A 500 is
  * a bug and passes through with its stack. */
@@ -98,3 +100,13 @@ export async function sweepLocal() {
 }
 
 export const retentionDays = () => env().AFK_RETENTION_DAYS;
+
+/** An online backup of the SQLite database to `file` (a new file); PostgreSQL is backed up with pg_dump. */
+export async function backupLocal(file: string) {
+  const e = env();
+  if (e.databaseProvider === "postgresql")
+    throw new UsageError(
+      'backup copies a SQLite file; back PostgreSQL up with pg_dump while it runs: pg_dump --format=custom --file <file> "$DATABASE_URL" (the README\'s "Back up and restore")',
+    );
+  return backupSqliteFile(sqliteFileOf(e.DATABASE_URL), path.resolve(file));
+}

@@ -24,6 +24,8 @@ Commands:
   respond <approval> (--reason TEXT | --answer '<json>') [--wait]   answer in the tool's place
   resume | cancel | retry <run> [--wait]
   fork <run> --seq N [--wait]               a new run from checkpoint N
+  backup <file>                             an online backup of the SQLite database to a new file (local only;
+                                            PostgreSQL: pg_dump)
   prune --days N                            retention (local only)
   sweep                                     one deadline/resume sweep (local only)
 
@@ -140,6 +142,15 @@ export const COMMANDS: Record<string, Command> = {
       const b = await c.backend();
       const r = await b.fork(runId, seq);
       await follow(c, b, r.id, `Forked run ${r.id} from ${runId} at checkpoint ${seq}`, r);
+    },
+  },
+  backup: {
+    flags: {},
+    local: true,
+    async run(c) {
+      const { backupLocal } = await import("./local.ts");
+      const r = await backupLocal(positional(c.p, 0, "the file to write the backup to"));
+      c.print(`Backed up ${r.source} to ${r.file}: ${r.pages} pages, ${r.bytes} bytes, integrity checked.`, r);
     },
   },
   prune: {

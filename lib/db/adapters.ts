@@ -17,6 +17,7 @@
 // PostgreSQL: @prisma/adapter-pg needs nothing of the kind; it is given a pool of ours (shared with the
 // driver) through its public options.
 import "server-only";
+import { log } from "../log.ts";
 import type BetterSqlite3 from "better-sqlite3";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
@@ -136,5 +137,9 @@ async function begin(conn: SqlDriverAdapter, g: Gate, level?: IsolationLevel): P
 /** PostgreSQL: one pool, shared by Prisma and the driver; Prisma ends it on $disconnect. */
 export function postgresAdapter(url: string) {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
+  // An idle connection the server or the network dropped is an 'error' on the pool, which without a
+  // listener ended the process (uncaught): a database restart must cost queries, not the instance. The pool
+  // drops the connection and opens a new one when next asked.
+  pool.on("error", (e) => log.warn("database connection lost while idle", { error: String(e).slice(0, 200) }));
   return { adapter: new PrismaPg(pool, { disposeExternalPool: true }), pool };
 }

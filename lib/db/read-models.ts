@@ -140,6 +140,17 @@ export async function countPendingApprovals(db: Db): Promise<number> {
   return Number(r?.n ?? 0);
 }
 
+// The metrics' pending gauges: how many wait and since when the oldest has waited (its requested_at_ms),
+// one statement on the same index.
+export async function pendingApprovalStats(db: Db): Promise<{ count: number; oldestMs: number | null }> {
+  const [r] = await queryRows(
+    db,
+    Prisma.sql`SELECT COUNT(*) AS "n", MIN("timestampMs") AS "oldest" FROM "StateEntry" WHERE ${PENDING_APPROVAL}`,
+  );
+  const oldest = r?.oldest;
+  return { count: Number(r?.n ?? 0), oldestMs: oldest === null || oldest === undefined ? null : Number(oldest) };
+}
+
 // ---- Timeline ----
 
 // A run's checkpoint records: a range of the primary key (threadId, key), which on PostgreSQL compares

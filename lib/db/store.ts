@@ -4,6 +4,7 @@ import "server-only";
 import { Prisma } from "../generated/sqlite/client.ts";
 import { type Db, driverOf, providerOf, queryRows } from "./client.ts";
 import { LeaseLostError, type MemoryStore, type StateEntry, parseKey, parseStoredText } from "../runner/index.ts";
+import { type ApprovalLabels, approvalClosed, approvalRequested, type ClosedApproval, timedCheckpointWrite } from "../metrics.ts";
 
 type Projection = {
   kind: string;
@@ -46,16 +47,26 @@ export function project(key: string, value: unknown): Projection {
 // One execution's claim on a run: the root run's id and the lease epoch it claimed.
 export type Fence = { runId: string; epoch: number };
 
+// Requests for a human are counted where they are written: every request is created and closed (by a
+// reviewer, a deadline, a cancel) through compareAndPut, once. A store on a transaction client is made with
+// countApprovals false and its caller counts after the commit (a rolled-back decision closed nothing).
+export type StoreOptions = { countApprovals?: boolean };
+
 export class PrismaStore implements MemoryStore {
+  private readonly countApprovals: boolean;
+
   constructor(
     private readonly db: Db,
     // With a fence, every write is conditional on the claim still being current (see assertFence).
     private readonly fence: Fence | null = null,
-  ) {}
+    opts: StoreOptions = {},
+  ) {
+    this.countApprovals = opts.countApprovals ?? true;
+  }
 
   // This store as seen by the execution that claimed `fence`.
   fenced(fence: Fence): PrismaStore {
-    return new PrismaStore(this.db, fence);
+    return new PrismaStore(this.db, fence, { countApprovals: this.countApprovals });
   }
 
   // The condition every fenced write carries; on PostgreSQL it also share-locks the Run row, so a claim
@@ -107,7 +118,7 @@ export class PrismaStore implements MemoryStore {
       ON CONFLICT ("threadId", "key") DO UPDATE SET "value" = excluded."value", "kind" = excluded."kind", "runId" = excluded."runId",
         "step" = excluded."step", "phase" = excluded."phase", "status" = excluded."status", "timestampMs" = excluded."timestampMs"`;
     const d = driverOf(this.db);
-    const n = d ? await d.run(upsert) : await this.db.$executeRaw(upsert);
+    const n = await timedCheckpointWrite(() => (d ? d.run(upsert) : this.db.$executeRaw(upsert)));
     if (this.fence && n === 0) await this.assertFence();
   }
 
@@ -137,15 +148,19 @@ export class PrismaStore implements MemoryStore {
         SELECT ${threadId}, ${key}, ${text}, ${p.kind}, ${p.runId}, CAST(${p.step} AS INTEGER), ${p.phase}, ${p.status}, CAST(${p.timestampMs} AS BIGINT) WHERE ${this.held()}
         ON CONFLICT ("threadId", "key") DO NOTHING`;
       if (n === 0) await this.assertFence();
+      if (n === 1 && p.kind === "approval" && this.countApprovals) approvalRequested(value as ApprovalLabels);
       return n === 1;
     }
     const stored = await this.storedText(threadId, key);
-    if (stored === undefined || (parseStoredText(stored, key) as { version?: number }).version !== expectedVersion) return false;
+    const before = stored === undefined ? undefined : (parseStoredText(stored, key) as { version?: number; status?: unknown });
+    if (before === undefined || before.version !== expectedVersion) return false;
     // One autocommit statement: no read-then-write transaction for SQLite to deadlock on between instances.
     const n = await this.db
       .$executeRaw`UPDATE "StateEntry" SET "value" = ${text}, "status" = ${p.status}, "step" = ${p.step}, "timestampMs" = ${p.timestampMs}
       WHERE "threadId" = ${threadId} AND "key" = ${key} AND "value" = ${stored} AND ${this.held()}`;
     if (n === 0) await this.assertFence();
+    if (n === 1 && p.kind === "approval" && this.countApprovals && before.status === "pending" && p.status !== "pending")
+      approvalClosed(value as ClosedApproval);
     return n === 1;
   }
 }

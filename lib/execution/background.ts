@@ -3,6 +3,8 @@
 import { appContext } from "../context.ts";
 import { env } from "../env.ts";
 import { log } from "../log.ts";
+import { startDraining } from "../ops/probes.ts";
+import { startOpsServer } from "../ops/server.ts";
 import { pruneCheckpoints } from "./retention.ts";
 import { sweep } from "./sweep.ts";
 
@@ -54,8 +56,16 @@ export function startBackground() {
     t.unref();
     state.timers.push(t);
   }
-  // Graceful shutdown: finish or hand back this process's runs.
+  // This process's ops port (probes, metrics): how a worker is probed and scraped.
+  if (e.AFK_OPS_PORT)
+    void startOpsServer(ctx, { port: e.AFK_OPS_PORT, host: e.AFK_OPS_HOST, token: e.AFK_METRICS_TOKEN, provider: e.databaseProvider }).then(
+      (s) => log.info("ops port listening", { address: s.address() }),
+      (err) => log.error("ops port failed to open", { port: e.AFK_OPS_PORT, error: String(err) }),
+    );
+  // Graceful shutdown: not ready from the signal on (so no new work is routed here), then finish or hand
+  // back this process's runs.
   const stop = async (signal: string) => {
+    startDraining();
     log.info("shutting down", { signal, active_runs: worker.activeCount() });
     for (const t of state.timers) clearInterval(t);
     await q?.stop();

@@ -8,6 +8,7 @@ import PgBoss from "pg-boss";
 import { type Db, sqlInTransaction } from "../db/client.ts";
 import type { LiveBus } from "../live/bus.ts";
 import { log } from "../log.ts";
+import { metrics } from "../metrics.ts";
 import type { Worker } from "./worker.ts";
 
 export interface RunQueue {
@@ -27,6 +28,8 @@ export class InProcessQueue implements RunQueue {
 }
 
 export const RUN_QUEUE = "afk-run";
+/** pg-boss keeps its tables in its own schema, away from the app's migrations. */
+export const QUEUE_SCHEMA = "pgboss";
 
 type Job = { runId: string };
 
@@ -44,8 +47,7 @@ export class PgBossQueue implements RunQueue {
     readonly concurrency: number,
     private readonly live: LiveBus,
   ) {
-    // pg-boss keeps its tables in its own schema, away from the app's migrations.
-    this.boss = new PgBoss({ connectionString: url, schema: "pgboss", max: 4, schedule: false, supervise: true });
+    this.boss = new PgBoss({ connectionString: url, schema: QUEUE_SCHEMA, max: 4, schedule: false, supervise: true });
     this.boss.on("error", (e) => log.error("queue error", { error: String(e) }));
     this.started = this.boss.start().then(async () => {
       await this.boss.createQueue(RUN_QUEUE, { name: RUN_QUEUE, retryLimit: 5, retryDelay: 1, expireInSeconds: 900 }).catch((e) => {
@@ -107,8 +109,9 @@ export class PgBossQueue implements RunQueue {
   }
 
   private async takeOne(worker: Worker): Promise<boolean> {
-    const [job] = await this.boss.fetch<Job>(RUN_QUEUE, { batchSize: 1 });
+    const [job] = await this.boss.fetch<Job>(RUN_QUEUE, { batchSize: 1, includeMetadata: true });
     if (!job) return false;
+    metrics().scheduleToStart.observe(Math.max(0, job.startedOn.getTime() - job.createdOn.getTime()) / 1000);
     try {
       await worker.runJob(job.data.runId);
       await this.boss.complete(RUN_QUEUE, job.id);

@@ -18,8 +18,10 @@ import {
   readLatestCheckpoint,
 } from "../runner/index.ts";
 import { claimReserved, finishRunRow, getRunRow } from "../db/runs.ts";
+import { runFinished } from "../metrics.ts";
 import { Heartbeat, type Lease } from "./leases.ts";
 import { newProgress, type ProgressState, type RunProgress } from "./progress.ts";
+import { RunMetrics } from "./run-metrics.ts";
 
 /** A run this process executes: one record from its claim until its outcome is recorded. */
 type Held = Lease & {
@@ -28,6 +30,9 @@ type Held = Lease & {
   /** Settles when the run has stopped here and its row says how (or it was abandoned). */
   task: Promise<void>;
   progress: ProgressState;
+  /** The run's agent and start (its outcome is counted by agent, its duration from its start). */
+  agentName: string;
+  createdAt: Date;
 };
 
 export type WorkerOptions = { instanceId: string; leaseMs: number; heartbeatMs?: number };
@@ -40,6 +45,7 @@ export class Worker {
   private readonly jobs = new Set<Promise<unknown>>();
   private readonly heartbeat: Heartbeat<Held>;
   private readonly leaseMs: number;
+  private readonly metrics = new RunMetrics();
 
   constructor(
     private readonly db: Db,
@@ -87,6 +93,7 @@ export class Worker {
 
   /** The runner's event sink: progress of the runs executing here (subagent runs have no Run row). */
   onEvent(e: RunEvent) {
+    this.metrics.event(e);
     if (e.type === "checkpoint") log.debug("checkpoint", { run_id: e.runId, phase: e.data.phase, step: e.step });
     const held = this.runs.get(e.runId);
     if (held) this.progress.event(held, e);
@@ -107,7 +114,7 @@ export class Worker {
     const agent = this.runtime.agent(run.agentName);
     // Every write of this execution is conditional on this claim (see PrismaStore.fenced).
     const store = this.runtime.store.fenced({ runId, epoch });
-    return this.spawn(runId, epoch, async () => {
+    return this.spawn(runId, epoch, run, async () => {
       // Its MCP servers' tools, before the agent's shape is checked against the run's.
       await this.runtime.agents.prepare(agent);
       let h: RunHandle;
@@ -147,8 +154,17 @@ export class Worker {
     held.handle?.abandon();
   }
 
-  private spawn(runId: string, epoch: number, open: () => Promise<RunHandle>): Held {
-    const held: Held = { runId, epoch, leased: true, handle: null, task: Promise.resolve(), progress: newProgress() };
+  private spawn(runId: string, epoch: number, run: { agentName: string; createdAt: Date }, open: () => Promise<RunHandle>): Held {
+    const held: Held = {
+      runId,
+      epoch,
+      leased: true,
+      handle: null,
+      task: Promise.resolve(),
+      progress: newProgress(),
+      agentName: run.agentName,
+      createdAt: run.createdAt,
+    };
     const wasHolding = [...this.runs.values()].some((r) => r.leased);
     this.runs.set(runId, held);
     this.heartbeat.claimed(wasHolding);
@@ -180,6 +196,7 @@ export class Worker {
       log.error("run could not execute", { run_id: runId, error });
       const corruptKey = e instanceof AgentCheckpointCorruptionError ? (e.key ?? "(unknown key)") : undefined;
       await persistently(() => finishRunRow(this.db, runId, epoch, { state: "failed", error, finishedAt: new Date(), corruptKey }), runId);
+      runFinished(held.agentName, "failed", held.createdAt);
       await this.progress.stopped(runId, "failed");
       return;
     }
@@ -199,6 +216,7 @@ export class Worker {
         }),
       runId,
     );
+    if (isTerminal(result.state)) runFinished(held.agentName, result.state, held.createdAt);
     log.info("run stopped", { run_id: runId, state: result.state, step: result.stateSnapshot.step, instance: this.instanceId });
     await this.progress.stopped(runId, result.state, result.pendingApprovals);
   }

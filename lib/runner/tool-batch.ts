@@ -198,7 +198,7 @@ async function executeTool(
     await x.writer.flush();
   }
   const r = { success, output, error, latency_ms: Date.now() - started, replayed: !!stored, approved_by: approvedBy };
-  return recordToolExecution(x, c, r, c.name, { replayed: !!stored });
+  return recordToolExecution(x, c, r, c.name, { replayed: !!stored, latency_ms: r.latency_ms });
 }
 
 // Before any tool of a re-entered batch runs, every stored effect must match the call it would replay

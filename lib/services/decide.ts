@@ -8,6 +8,7 @@ import { DecisionConflictError, ForbiddenError, NotFoundError, ValidationError }
 import type { AppContext } from "../context.ts";
 import { argChanges } from "../dto.ts";
 import { log } from "../log.ts";
+import { approvalClosed } from "../metrics.ts";
 import { ApprovalDecisionError, type ApprovalRecord, decideApproval, getApproval, parseApprovalId } from "../runner/index.ts";
 import { appendAudit } from "../db/audit.ts";
 import { getRunRow, lockRun } from "../db/runs.ts";
@@ -66,7 +67,8 @@ export async function decide(ctx: AppContext, actor: Actor | null, { approvalId,
   const result = await onRun(db, root.id, () =>
     ex.transaction(async (tx, submit) => {
       await lockRun(tx, root.id);
-      const store = new PrismaStore(tx);
+      // Counted after the commit, below: a decision rolled back closed nothing.
+      const store = new PrismaStore(tx, null, { countApprovals: false });
       let after: ApprovalRecord;
       try {
         after = await decideApproval(store, root.threadId, approvalId, tool, {
@@ -116,7 +118,9 @@ export async function decide(ctx: AppContext, actor: Actor | null, { approvalId,
       return { approval: after, resumed: reserved };
     }),
   );
-  // Committed: every reviewer's inbox and every tab on this run refetch (and a runtime's long-poll wakes).
+  // Committed: a request this decision closed is counted, and every reviewer's inbox and every tab on this
+  // run refetch (and a runtime's long-poll wakes).
+  if (result.approval.status !== "pending") approvalClosed(result.approval);
   ctx.live.publish({ topic: "inbox" });
   ctx.live.publish({ topic: "run", runId: root.id });
   if (external && ctx.webhook && result.approval.status !== "pending")
