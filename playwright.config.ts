@@ -44,6 +44,8 @@ const e2eEnv = {
   AFK_DATA_DIR: "data",
   OPENAI_COMPATIBLE_BASE_URL: `http://127.0.0.1:${MODEL_PORT}/v1`,
   ...ssoEnv(idpURL),
+  // /api/metrics is off without a token; the OpenAPI spec scrapes it with this one.
+  AFK_METRICS_TOKEN: "e2e-metrics-token-0123456789",
 };
 
 export default defineConfig({

@@ -52,6 +52,18 @@ test("every API response validates against the OpenAPI document", async ({ brows
   ];
 
   expect((await call(anon, "GET", "/api/health")).status).toBe(200);
+  expect((await call(anon, "GET", "/api/health/live")).status).toBe(200);
+  expect((await call(anon, "GET", "/api/health/ready")).status).toBe(200);
+  // Metrics: Prometheus text with the server's metrics token (playwright.config.ts), 401 without it.
+  const scrape = async (token?: string) => {
+    const res = await fetch(new URL("/api/metrics", baseURL), { headers: token ? { authorization: `Bearer ${token}` } : {} });
+    const body = res.headers.get("content-type")?.startsWith("text/plain") ? await res.text() : await res.json();
+    const wrong = v.check("GET", "/api/metrics", res.status, body);
+    if (wrong) problems.push(wrong);
+    return res.status;
+  };
+  expect(await scrape()).toBe(401);
+  expect(await scrape("e2e-metrics-token-0123456789")).toBe(200);
   expect((await call(anon, "GET", "/api/runs")).status).toBe(401);
   expect((await call(submitter, "GET", "/api/admin/users")).status).toBe(403);
   expect((await call(submitter, "POST", "/api/runs", { agent: "deploy-bot", input: { service: 1 } })).status).toBe(400);

@@ -39,6 +39,11 @@ export function responseValidator(doc: Doc) {
           ? null
           : `${method} ${match.t} ${status}: not an event stream`;
       }
+      // Prometheus text (/api/metrics): a scrape's exposition, comments first.
+      if (op.responses[String(status)].content?.["text/plain"]) {
+        seen.add(`${method.toUpperCase()} ${match.t} ${status}`);
+        return typeof body === "string" && /^# (HELP|TYPE) /m.test(body) ? null : `${method} ${match.t} ${status}: not Prometheus text`;
+      }
       const validate = ajv.getSchema(
         `openapi#/paths/${pointer(match.t)}/${method.toLowerCase()}/responses/${status}/content/application~1json/schema`,
       );

@@ -664,6 +664,24 @@ export const runtimeReportDto = named(
   }),
 );
 
+// The probes (lib/ops/probes.ts): liveness checks nothing but the process; readiness says what is not ready.
+export const livenessDto = named("Liveness", z.object({ ok: z.literal(true), pid: z.number().int(), uptimeS: z.number().int() }));
+export const readinessDto = named(
+  "Readiness",
+  z.object({
+    ready: z.boolean(),
+    draining: z.boolean().describe("From SIGTERM on: the process finishes or hands back its runs and takes no new work"),
+    database: z.object({ ok: z.boolean(), latencyMs: z.number().nullable(), error: z.string().optional() }),
+    migrations: z.object({
+      ok: z.boolean(),
+      pending: z.array(z.string()).describe("Migrations of this build the database has not applied"),
+      error: z.string().optional(),
+    }),
+  }),
+);
+export type Liveness = z.infer<typeof livenessDto>;
+export type Readiness = z.infer<typeof readinessDto>;
+
 // Every 4xx: `error` names the kind, `field` the request field that is wrong (400), `key` the unreadable
 // record (409 AgentCheckpointCorruptionError), `current` the approval's state (409 on a stale decision).
 export const errorDto = named(

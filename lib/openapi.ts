@@ -253,6 +253,42 @@ export function openApiDocument(serverUrl: string) {
         },
       },
       ...runtimePaths({ json, shaped, q, error, runId }),
+      "/api/health/live": {
+        get: {
+          operationId: "getLiveness",
+          tags: ["Health"],
+          description: `Liveness probe: 200 while the process answers. Nothing else is checked, so a database outage never restarts a healthy process. Needs no authentication.`,
+          summary: "Liveness probe: the process answers; nothing else is checked (no auth)",
+          security: [],
+          responses: { 200: shaped("Alive", "Liveness") },
+        },
+      },
+      "/api/health/ready": {
+        get: {
+          operationId: "getReadiness",
+          tags: ["Health"],
+          description: `Readiness probe: 200 when the database answers within 2 s, every migration of this build is applied and the instance is not draining (503 from SIGTERM on); the body says what is not ready. Needs no authentication.`,
+          summary: "Readiness probe: the database answers, every migration is applied, not draining (no auth)",
+          security: [],
+          responses: { 200: shaped("Ready", "Readiness"), 503: shaped("Not ready, and why", "Readiness") },
+        },
+      },
+      "/api/metrics": {
+        get: {
+          operationId: "getMetrics",
+          tags: ["Health"],
+          description: `This instance's metrics in the Prometheus text format, for a scraper: only with \`Authorization: Bearer <AFK_METRICS_TOKEN>\`; 404 when no metrics token is configured (off by default).`,
+          summary: "Prometheus metrics of this instance (Authorization: Bearer AFK_METRICS_TOKEN; 404 when none is set)",
+          responses: {
+            200: {
+              description: "Prometheus text exposition format 0.0.4",
+              content: { "text/plain": { schema: { type: "string" } } },
+            },
+            401: error,
+            404: error,
+          },
+        },
+      },
       "/api/admin/users": {
         get: {
           operationId: "listUsers",

@@ -4,6 +4,7 @@
 // load balancer stops sending work first).
 import "server-only";
 import type { Db } from "../db/client.ts";
+import type { Liveness, Readiness } from "../dto.ts";
 import { appliedMigrations, ping, shippedMigrations } from "../db/ops.ts";
 
 const g = globalThis as unknown as { afkDraining?: boolean; afkShipped?: Map<string, string[] | null> };
@@ -15,18 +16,9 @@ export function startDraining() {
 
 export const isDraining = () => g.afkDraining === true;
 
-export type Liveness = { ok: true; pid: number; uptimeS: number };
-
 export function liveness(): Liveness {
   return { ok: true, pid: process.pid, uptimeS: Math.round(process.uptime()) };
 }
-
-export type Readiness = {
-  ready: boolean;
-  draining: boolean;
-  database: { ok: boolean; latencyMs: number | null; error?: string };
-  migrations: { ok: boolean; pending: string[]; error?: string };
-};
 
 const DB_TIMEOUT_MS = 2_000;
 

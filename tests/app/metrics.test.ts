@@ -141,7 +141,8 @@ describe.each(providers)("metrics (%s)", (provider) => {
     expect(hdelta("afk_tool_duration_seconds", { tool: "note", outcome: "ok" }).count).toBe(4);
     expect(hdelta("afk_tool_duration_seconds", { tool: "note", outcome: "ok" }).sum).toBeGreaterThanOrEqual(0.02);
     expect(hdelta("afk_tool_duration_seconds", { tool: "charge", outcome: "ok" }).count).toBe(2);
-    expect(hdelta("afk_checkpoint_write_seconds").count).toBeGreaterThan(20);
+    // Every model call's response is written durably (post_llm) in a batch of its own: seven at least.
+    expect(hdelta("afk_checkpoint_write_seconds").count).toBeGreaterThanOrEqual(7);
     expect(valueIn(after, "afk_build_info", { database: provider })).toBe(1);
     expect(valueIn(after, "afk_metrics_database_up")).toBe(1);
     expect(valueIn(after, "afk_active_runs")).toBe(0);
