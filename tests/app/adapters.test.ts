@@ -10,6 +10,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppContext } from "@/lib/context";
 import { decide } from "@/lib/services/decide";
+import { listInbox } from "@/lib/services/inbox";
 import { getRunView } from "@/lib/services/run-view";
 import { createToken } from "@/lib/services/tokens";
 import { rev } from "../helpers/actors";
@@ -108,5 +109,30 @@ describe("adapters against the real packages, resumed in another process (SQLite
       ["page_oncall", { team: "payments" }, done.pid],
     ]);
     expect((await getRunView(ctx, rev, { runId: started.runId })).run.state).toBe("completed");
+  });
+
+  it("MCP elicitation: a server's elicitation/create parked as a question with its schema; accept with the answer, decline", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "afk-mcp-"));
+    const finished = runtime("mcp-elicitation.ts", "run", dir);
+    const question = async (message: string) => {
+      for (;;) {
+        const inbox = await listInbox(ctx, rev, { query: {} });
+        const q = inbox.approvals.find((a) => a.kind === "question" && a.summary.includes(message));
+        if (q) return q;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    };
+    const plan = await question("Which plan");
+    const bad = await decide(ctx, rev, { approvalId: plan.id, body: { decision: "respond", answer: { plan: "gold" } } }).catch(
+      (e: unknown) => e,
+    );
+    expect((bad as { field?: string }).field).toBe("answer.plan");
+    await decide(ctx, rev, { approvalId: plan.id, body: { decision: "respond", answer: { plan: "pro" } } });
+    const wipe = await question("Delete the old account");
+    await decide(ctx, rev, { approvalId: wipe.id, body: { decision: "reject", reason: "Keep it for now" } });
+    const done = (await finished) as { runId: string; result: string };
+    expect(done.result).toBe("plan accept, wipe decline");
+    expect(executions(dir)).toEqual([{ plan: { action: "accept", content: { plan: "pro" } }, wipe: { action: "decline" } }]);
+    expect((await getRunView(ctx, rev, { runId: done.runId })).run.external?.framework).toBe("mcp");
   });
 });
