@@ -3,7 +3,10 @@
 // separation of duties, the argsHash 409, audit); a decision is claimed exactly once; our workers never
 // execute an external run; a terminal report closes what is pending; a token sees only its own runs and
 // stops at revocation. On PostgreSQL, a long-poll held by one instance is woken by a decision on another.
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signature } from "@/lib/webhooks/pause";
 import type { Actor } from "@/lib/auth/actor";
 import type { HttpError } from "@/lib/auth/errors";
 import type { AppContext } from "@/lib/context";
@@ -324,5 +327,46 @@ describe.skipIf(!process.env.TEST_POSTGRES_URL)("runtime protocol across instanc
     const claims = await Promise.all([a, b, a, b].map((ctx) => failure(claimDecision(ctx, caller, { runId: run.id, interruptId: "x" }))));
     expect(claims.filter((e) => e === null)).toHaveLength(1);
     expect(claims.filter((e) => e?.status === 409)).toHaveLength(3);
+  });
+});
+
+// The pause webhook for an external run's interrupts, and the decision webhook: same URL, same signature.
+describe("runtime protocol webhooks (SQLite)", () => {
+  const received: { body: Record<string, unknown>; signature: string; raw: string }[] = [];
+  let server: Server;
+  let url = "";
+  beforeAll(async () => {
+    server = createServer(async (req, res) => {
+      let raw = "";
+      for await (const c of req) raw += c;
+      received.push({ body: JSON.parse(raw), signature: String(req.headers["x-afk-signature"]), raw });
+      res.end("ok");
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+  const h = databaseWithContext("sqlite");
+
+  it("parking sends run.paused with deep links; a decision sends interrupt.decided, signed", async () => {
+    // The receiver's port is known once it listens: the context gets the webhook then.
+    const ctx = { ...h.ctx, webhook: { url, secret: "s3cret", baseUrl: "http://console" } };
+    const { caller } = await runtimeToken(h.ctx, "hooks");
+    const run = await registerRun(ctx, caller, { body: { externalId: "w-1", framework: "langgraph", agent: "ops" } });
+    const [p] = (await parkInterrupts(ctx, caller, { runId: run.id, body: { interrupts: [refund("w", 5)] } })).interrupts;
+    await expect.poll(() => received.length).toBe(1);
+    expect(received[0].body).toMatchObject({ type: "run.paused", run_id: run.id, approval_ids: [p.approvalId] });
+    await decide(ctx, rev, { approvalId: p.approvalId, body: { decision: "reject", reason: "No" } });
+    await expect.poll(() => received.length).toBe(2);
+    expect(received[1].body).toMatchObject({
+      type: "interrupt.decided",
+      run_id: run.id,
+      external_id: "w-1",
+      decisions: [{ interruptId: "w", decision: "reject", message: "No" }],
+    });
+    for (const r of received) {
+      const t = Number(/t=(\d+)/.exec(r.signature)?.[1]);
+      expect(r.signature).toBe(signature("s3cret", t, r.raw));
+    }
   });
 });
