@@ -6,6 +6,7 @@ import { Fragment, useEffect, useMemo, useState } from "react";
 import { api } from "@/components/api";
 import { useLive } from "@/components/live";
 import { Empty, ErrorBox } from "@/components/ui";
+import { useHydrated } from "@/components/use-hydrated";
 import { fmtDuration, fmtTime } from "@/lib/format";
 import type { InboxDto, InboxItemDto } from "@/lib/dto";
 import { approvalAnchor } from "@/lib/runner/ids";
@@ -40,6 +41,9 @@ export function Inbox({ initial, agents }: { initial: InboxData; agents: string[
     initialDataUpdatedAt: initial.asOfMs,
     refetchInterval: live ? 15_000 : 3000,
   });
+  // A page hydrated after its data went stale refetches at once, so the browser's first render is already
+  // fetching while the server's HTML was not: "refreshing…" waits for hydration.
+  const refreshing = useHydrated() && isFetching;
   const tools = [...new Set(initial.approvals.map((a) => a.tool))].sort();
   // Routing: what this reviewer may decide comes first; the rest is listed read-only below it.
   const items = useMemo(() => {
@@ -147,7 +151,7 @@ export function Inbox({ initial, agents }: { initial: InboxData; agents: string[
           </datalist>
         </div>
         <span className="text-xs text-slate-500 dark:text-slate-400" aria-live="polite">
-          {isFetching
+          {refreshing
             ? "refreshing…"
             : `${data?.approvals.length ?? 0} waiting${page ? " on this page" : ""}${data?.nextCursor ? ", more on the next page" : ""}`}
         </span>
