@@ -1,4 +1,6 @@
 import { existsSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { chromium, defineConfig } from "@playwright/test";
 import { ssoEnv } from "./e2e/sso/config";
 
@@ -56,9 +58,12 @@ export default defineConfig({
   retries: 0,
   reporter: [["list"]],
   projects: [
-    { name: "console", testIgnore: /(latency|sso)\//, use: { baseURL } },
+    { name: "console", testIgnore: /(latency|sso|dev)\//, use: { baseURL } },
     { name: "latency", testMatch: /latency\/.*\.spec\.ts/, use: { baseURL: slowURL } },
     { name: "sso", testMatch: /sso\/.*\.spec\.ts/, use: { baseURL: ssoURL } },
+    // next dev on port E2E_PORT + 5, started by the spec itself (e2e/dev/dev-server.ts). Its traces are
+    // written outside the project: next dev watches the project's files and reloads the page it walks.
+    { name: "dev", testMatch: /dev\/.*\.spec\.ts/, outputDir: path.join(os.tmpdir(), "afk-e2e-dev-results") },
   ],
   use: {
     baseURL,
