@@ -1,8 +1,11 @@
-// Runs once when the server starts: a bad environment stops the app with one readable line; then the
+// Runs once when the server starts: a bad environment stops the app with one readable line; tracing starts
+// when an OTLP endpoint is set (before anything opens the database, whose statements it traces); then the
 // instance's background work (recovery, sweep, retention) begins.
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   await import("./lib/startup");
+  const [{ env }, { startTracing }] = await Promise.all([import("./lib/env"), import("./lib/telemetry/sdk")]);
+  await startTracing("afk-console", env());
   const { startBackground } = await import("./lib/execution/background");
   startBackground();
 }

@@ -5,6 +5,15 @@ const nextConfig: NextConfig = {
   // forbidden()/unauthorized() give pages real 403/401 responses.
   experimental: { authInterrupts: true },
   poweredByHeader: false,
+  // Tracing (lib/telemetry/sdk.ts) loads these from node_modules at run time, one copy shared with Next's
+  // own spans, and only when an OTLP endpoint is set.
+  serverExternalPackages: [
+    "@opentelemetry/api",
+    "@opentelemetry/sdk-trace-node",
+    "@opentelemetry/sdk-trace-base",
+    "@opentelemetry/exporter-trace-otlp-http",
+    "@opentelemetry/resources",
+  ],
   async headers() {
     const list = (h: Record<string, string>) => Object.entries(h).map(([key, value]) => ({ key, value }));
     return [

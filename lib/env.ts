@@ -97,6 +97,25 @@ const schema = z.object({
   AFK_OIDC_DEFAULT_ROLE: roleSchema.optional(),
   // "off": only the IdP signs people in (API tokens still work).
   AFK_PASSWORD_SIGNIN: z.enum(["on", "off"]).default("on"),
+  // Traces (README "Operate it"): OpenTelemetry starts only when an OTLP endpoint is set; the standard
+  // variables, read here so a typo stops the start instead of silently sending nothing.
+  OTEL_EXPORTER_OTLP_ENDPOINT: z
+    .url({ protocol: /^https?$/, message: "must be the collector's OTLP/HTTP base URL, such as http://127.0.0.1:4318" })
+    .optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z
+    .url({ protocol: /^https?$/, message: "must be the full traces URL, such as http://127.0.0.1:4318/v1/traces" })
+    .optional(),
+  // The console sends OTLP/HTTP with JSON bodies, which every collector's HTTP port takes whatever this says.
+  OTEL_EXPORTER_OTLP_PROTOCOL: z
+    .enum(["http/json", "http/protobuf"], { message: "must be http/json (gRPC is not supported: use the collector's HTTP port)" })
+    .optional(),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z
+    .enum(["http/json", "http/protobuf"], { message: "must be http/json (gRPC is not supported: use the collector's HTTP port)" })
+    .optional(),
+  OTEL_SERVICE_NAME: z.string().trim().min(1).optional(),
+  OTEL_SDK_DISABLED: z.enum(["true", "false"]).default("false"),
+  // Prompts, answers, tool arguments and results on spans: off unless turned on (they may hold personal data).
+  OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: z.enum(["true", "false"]).default("false"),
 });
 
 export type Env = z.infer<typeof schema> & {

@@ -21,6 +21,7 @@ import {
 import { PrismaStore } from "./db/store.ts";
 import { providerAdapters } from "./models/ai-sdk.ts";
 import { env } from "./env.ts";
+import { traceModels } from "./telemetry/genai.ts";
 
 // agents: more agents beside the ones in agents/ (tests use agents whose tools count executions).
 export function createRuntime(
@@ -42,12 +43,13 @@ export function createRuntime(
   });
   const demo = new DemoModel(files.scripts, opts.demoLatencyMs ?? env().AFK_DEMO_LATENCY_MS);
   const models = { ...providerAdapters(env()), demo, ...opts.models };
+  // The runner gets them traced (chat spans) when tracing is on; the registry checks names only.
   const agents = new AgentRegistry({ ...files.startable, ...opts.agents }, files.all, new Set(Object.keys(models)), {
     servers: { ...files.mcp, ...opts.mcp },
     connections: mcpConnections(),
   });
   const store = new PrismaStore(db);
-  const runner = new Runner(store, models, { failpoint: env().AFK_FAILPOINT, ...opts.config }, opts.onEvent);
+  const runner = new Runner(store, traceModels(models), { failpoint: env().AFK_FAILPOINT, ...opts.config }, opts.onEvent);
   const agent = (name: string): Agent => agents.get(name);
   // The agent a stored run (or subagent run) was executing, from its validated snapshot or latest record.
   const agentForRun = async (threadId: string, runId: string): Promise<Agent> => {

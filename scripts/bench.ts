@@ -1,10 +1,12 @@
 // npm run bench — per-step cost of the runner for 10/50/200-step deterministic runs (one tool call per
 // step) with no store, in memory, on SQLite and on PostgreSQL (BENCH_POSTGRES_URL or TEST_POSTGRES_URL);
-// bytes stored, time to resume, and time to list the whole history. Prints a table.
+// bytes stored, time to resume, and time to list the whole history; tracing's overhead per step
+// (bench-traces.ts). Prints a table.
 import { z } from "zod";
 import { type Db, driverOf } from "../lib/db/client.ts";
 import { scratchDatabase } from "../tests/helpers/scratch.ts";
 import { benchWorkers } from "./bench-workers.ts";
+import { benchTraces } from "./bench-traces.ts";
 import { PrismaStore } from "../lib/db/store.ts";
 import {
   type Agent,
@@ -268,6 +270,7 @@ async function main() {
     console.log(
       `  (${k}: a process's first two resumes took ${v.cold.map((x) => x.toFixed(1)).join(" and ")} ms; the figure is the median of the next five)`,
     );
+  await benchTraces(pgUrl);
   if (pgUrl && !process.argv.includes("--runner")) await benchWorkers(pgUrl);
 }
 

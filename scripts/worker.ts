@@ -4,11 +4,14 @@ import { appContext } from "../lib/context.ts";
 import { env } from "../lib/env.ts";
 import { startBackground } from "../lib/execution/background.ts";
 import { log } from "../lib/log.ts";
+import { startTracing } from "../lib/telemetry/sdk.ts";
 
 if (env().databaseProvider !== "postgresql") {
   console.error("npm run worker needs DATABASE_URL=postgresql://…; with SQLite the app runs its runs itself.");
   process.exit(2);
 }
+// Before the context opens the database: its statements are traced too.
+await startTracing("afk-worker", env());
 startBackground();
 await appContext().queue!.ready();
 log.info("worker started", { pid: process.pid, concurrency: env().AFK_WORKERS });

@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { type Tool, matchesToolName } from "../runner/index.ts";
 import { log } from "../log.ts";
+import { mcpToolsCall } from "../telemetry/genai.ts";
 
 export type McpServerConfig = {
   /** Names the server's tools: `<name>__<tool>`. Lowercase letters, digits and dashes. */
@@ -91,10 +92,12 @@ async function connect(server: McpServerConfig): Promise<Connected> {
       schema,
       origin: { mcpServer: server.name, mcpTool: x.name },
       async execute(args, ctx) {
-        const r = await client.callTool(
-          { name: x.name, arguments: args as Record<string, unknown>, _meta: { [IDEMPOTENCY_META]: ctx.idempotencyKey } },
-          undefined,
-          { signal: ctx.signal },
+        const r = await mcpToolsCall(server.name, x.name, () =>
+          client.callTool(
+            { name: x.name, arguments: args as Record<string, unknown>, _meta: { [IDEMPOTENCY_META]: ctx.idempotencyKey } },
+            undefined,
+            { signal: ctx.signal },
+          ),
         );
         const text = (Array.isArray(r.content) ? r.content : [])
           .map((c: { type: string; text?: string }) => (c.type === "text" ? (c.text ?? "") : `[${c.type}]`))

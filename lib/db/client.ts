@@ -7,6 +7,8 @@ import { PrismaClient as PostgresClient } from "../generated/postgres/client.ts"
 import { env, isPostgresUrl } from "../env.ts";
 import { type Gate, postgresAdapter, sqliteAdapter } from "./adapters.ts";
 import { type Driver, postgresDriver, type Row, sqliteDriver } from "./driver.ts";
+import { tracingOn } from "../telemetry/sdk.ts";
+import { tracedAdapter, tracedDriver } from "./tracing.ts";
 
 // `Db` is the SQLite client's type, named as the shape both clients share. Both are generated from the one
 // models file (`npm run db:check` proves it), so their model delegates take and return the same shapes;
@@ -61,12 +63,14 @@ export const sqlInTransaction = (tx: Db) => ({
   executeSql: async (text: string, values: unknown[]) => ({ rows: (await tx.$queryRawUnsafe(text, ...values)) as unknown[] }),
 });
 
+// With tracing on (lib/telemetry/sdk.ts, started before the first client), every statement is a span.
 export function createDb(url: string = env().DATABASE_URL): Db {
+  const traced = tracingOn();
   if (isPostgresUrl(url)) {
     const { adapter, pool } = postgresAdapter(url);
-    const client = new PostgresClient({ adapter }) as unknown as Db;
+    const client = new PostgresClient({ adapter: traced ? tracedAdapter(adapter, "postgresql") : adapter }) as unknown as Db;
     providers.set(client, "postgresql");
-    drivers.set(client, postgresDriver(pool));
+    drivers.set(client, traced ? tracedDriver(postgresDriver(pool)) : postgresDriver(pool));
     return client;
   }
   const client = sqliteClient(url);
@@ -83,7 +87,8 @@ function sqliteClient(url: string): SqliteClient {
   // messages took 8.8 ms instead of 3.8).
   const pragmas = ["PRAGMA journal_mode=WAL", `PRAGMA synchronous=${env().AFK_SQLITE_SYNCHRONOUS}`, "PRAGMA cache_size=-65536"];
   const { factory, handle } = sqliteAdapter(url, { timeout: 10_000, pragmas, gate: gateOf(url) });
-  const client = new SqliteClient({ adapter: factory });
+  const traced = tracingOn();
+  const client = new SqliteClient({ adapter: traced ? tracedAdapter(factory, "sqlite") : factory });
   // The driver runs on the handle Prisma's connection opened, connecting first when there is none (yet).
   const connection = async () => {
     if (!handle()?.open) await client.$connect();
@@ -91,7 +96,8 @@ function sqliteClient(url: string): SqliteClient {
     if (!h) throw new Error("the SQLite adapter opened no connection");
     return h;
   };
-  drivers.set(client, sqliteDriver(connection, gateOf(url)));
+  const driver = sqliteDriver(connection, gateOf(url));
+  drivers.set(client, traced ? tracedDriver(driver) : driver);
   return client;
 }
 

@@ -70,6 +70,7 @@ export const runFromRow = (r: Row): Run => ({
   framework: (r.framework as string | null) ?? null,
   labels: (r.labels as string | null) ?? null,
   metadata: (r.metadata as string | null) ?? null,
+  traceContext: (r.traceContext as string | null) ?? null,
   createdAt: dateOf(r.createdAt) as Date,
   updatedAt: dateOf(r.updatedAt) as Date,
   finishedAt: dateOf(r.finishedAt),
@@ -185,10 +186,20 @@ export async function finishRunRow(
     phase?: string;
     finishedAt: Date | null;
     corruptKey?: string | null;
+    /** Traces: the segment that stopped here (lib/telemetry/segments.ts); undefined leaves it as it is. */
+    traceContext?: string;
   },
 ) {
   const set = setClause({ ...r, ...clearedLease });
   return db.$executeRaw`UPDATE "Run" SET ${set} WHERE "id" = ${id} AND "state" = 'running' AND "leaseEpoch" = ${epoch}`;
+}
+
+// Traces: a decision on a paused run adds its request's context for the resumed segment's links (inside
+// the decision's transaction, which holds the run's row lock).
+export async function updateTraceContext(db: Db, id: string, update: (current: string | null) => string) {
+  const [r] = await queryRows(db, Prisma.sql`SELECT "traceContext" FROM "Run" WHERE "id" = ${id}`);
+  if (!r) return;
+  await db.$executeRaw`UPDATE "Run" SET "traceContext" = ${update((r.traceContext as string | null) ?? null)} WHERE "id" = ${id}`;
 }
 
 // A reader found one of the run's records unreadable: the run is marked so nothing claims it again.

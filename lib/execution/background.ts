@@ -5,6 +5,7 @@ import { env } from "../env.ts";
 import { log } from "../log.ts";
 import { startDraining } from "../ops/probes.ts";
 import { startOpsServer } from "../ops/server.ts";
+import { stopTracing } from "../telemetry/sdk.ts";
 import { pruneCheckpoints } from "./retention.ts";
 import { sweep } from "./sweep.ts";
 
@@ -70,6 +71,8 @@ export function startBackground() {
     for (const t of state.timers) clearInterval(t);
     await q?.stop();
     await worker.shutdown();
+    // The spans of what stopped just now, then the rest of the buffer.
+    await stopTracing();
     process.exit(0);
   };
   process.once("SIGTERM", () => void stop("SIGTERM"));

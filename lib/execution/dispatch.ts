@@ -24,6 +24,7 @@ import {
 import { expiredLeases, getRunRow, markRunCorrupt, orphanRuns, requestCancel, reserveRun, setRunState, takeOver } from "../db/runs.ts";
 import { PrismaStore } from "../db/store.ts";
 import type { RunQueue } from "./queue.ts";
+import { jobTrace } from "../telemetry/propagation.ts";
 
 /**
  * Where a reservation starts from: a run in that state, or a running run whose lease expired (its worker
@@ -62,6 +63,8 @@ export class Dispatcher {
    */
   async transaction<T>(fn: (tx: Db, submit: TxSubmit) => Promise<T>): Promise<T> {
     const submitted: string[] = [];
+    // The request's trace goes with each job, so the worker's spans join it.
+    const trace = jobTrace();
     const result = await transaction(
       this.db,
       async (tx) => {
@@ -70,7 +73,7 @@ export class Dispatcher {
         const submit: TxSubmit = async (runId, from, audit, opts = {}) => {
           if (!(await this.reserve(tx, runId, from, opts.cancel ?? false))) return false;
           if (audit) await appendAudit(tx, audit);
-          await this.deps.queue.send(runId, tx);
+          await this.deps.queue.send(runId, tx, trace);
           submitted.push(runId);
           return true;
         };
@@ -80,7 +83,7 @@ export class Dispatcher {
     );
     for (const runId of submitted) {
       this.deps.live.publish({ topic: "run", runId }); // reserved: pages show it running
-      this.deps.queue.committed(runId);
+      this.deps.queue.committed(runId, trace);
     }
     return result;
   }

@@ -9,21 +9,25 @@ import { type Db, sqlInTransaction } from "../db/client.ts";
 import type { LiveBus } from "../live/bus.ts";
 import { log } from "../log.ts";
 import { metrics } from "../metrics.ts";
+import type { JobTrace } from "../telemetry/propagation.ts";
 import type { Worker } from "./worker.ts";
 
 export interface RunQueue {
-  /** Adds the run's job inside the transaction that reserved it: the job exists exactly when the reservation does. */
-  send(runId: string, tx: Db): Promise<void>;
+  /**
+   * Adds the run's job inside the transaction that reserved it: the job exists exactly when the reservation
+   * does. trace: the reserving request's context, for the worker's spans (undefined when tracing is off).
+   */
+  send(runId: string, tx: Db, trace?: JobTrace): Promise<void>;
   /** The transaction committed: the job may be taken now. */
-  committed(runId: string): void;
+  committed(runId: string, trace?: JobTrace): void;
 }
 
 /** One instance (SQLite, tests): a committed reservation is executed here at once. */
 export class InProcessQueue implements RunQueue {
   constructor(private readonly worker: Worker) {}
   async send(): Promise<void> {}
-  committed(runId: string) {
-    this.worker.take(runId);
+  committed(runId: string, trace?: JobTrace) {
+    this.worker.take(runId, trace);
   }
 }
 
@@ -31,7 +35,7 @@ export const RUN_QUEUE = "afk-run";
 /** pg-boss keeps its tables in its own schema, away from the app's migrations. */
 export const QUEUE_SCHEMA = "pgboss";
 
-type Job = { runId: string };
+type Job = { runId: string; trace?: JobTrace };
 
 export class PgBossQueue implements RunQueue {
   private readonly boss: PgBoss;
@@ -60,9 +64,9 @@ export class PgBossQueue implements RunQueue {
     return this.started;
   }
 
-  async send(runId: string, tx: Db): Promise<void> {
+  async send(runId: string, tx: Db, trace?: JobTrace): Promise<void> {
     await this.started;
-    await this.boss.send(RUN_QUEUE, { runId } satisfies Job, { db: sqlInTransaction(tx) });
+    await this.boss.send(RUN_QUEUE, (trace ? { runId, trace } : { runId }) satisfies Job, { db: sqlInTransaction(tx) });
   }
 
   // Workers, here and in other processes, wake now rather than at their next poll.
@@ -113,7 +117,7 @@ export class PgBossQueue implements RunQueue {
     if (!job) return false;
     metrics().scheduleToStart.observe(Math.max(0, job.startedOn.getTime() - job.createdOn.getTime()) / 1000);
     try {
-      await worker.runJob(job.data.runId);
+      await worker.runJob(job.data.runId, job.data.trace);
       await this.boss.complete(RUN_QUEUE, job.id);
     } catch (e) {
       await this.boss.fail(RUN_QUEUE, job.id, { error: String(e) });

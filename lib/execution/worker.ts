@@ -4,6 +4,7 @@
 // with SQLite. While a run executes here its lease is renewed (leases.ts) and its progress reported
 // (progress.ts); a worker that loses its lease stops without writing anything more.
 import "server-only";
+import type { Context } from "@opentelemetry/api";
 import type { Db } from "../db/client.ts";
 import { log } from "../log.ts";
 import type { LiveBus } from "../live/bus.ts";
@@ -13,6 +14,7 @@ import {
   type AgentResult,
   isTerminal,
   LeaseLostError,
+  listApprovals,
   type RunEvent,
   type RunHandle,
   readLatestCheckpoint,
@@ -22,6 +24,10 @@ import { runFinished } from "../metrics.ts";
 import { Heartbeat, type Lease } from "./leases.ts";
 import { newProgress, type ProgressState, type RunProgress } from "./progress.ts";
 import { RunMetrics } from "./run-metrics.ts";
+import { traceAgent } from "../telemetry/genai.ts";
+import { type JobTrace, parseRunTraceLinks } from "../telemetry/propagation.ts";
+import { tracingOn } from "../telemetry/sdk.ts";
+import { RunSegments } from "../telemetry/segments.ts";
 
 /** A run this process executes: one record from its claim until its outcome is recorded. */
 type Held = Lease & {
@@ -46,6 +52,8 @@ export class Worker {
   private readonly heartbeat: Heartbeat<Held>;
   private readonly leaseMs: number;
   private readonly metrics = new RunMetrics();
+  // Traces: each segment's invoke_agent span (null when tracing is off).
+  private readonly segments = tracingOn() ? new RunSegments() : null;
 
   constructor(
     private readonly db: Db,
@@ -79,14 +87,14 @@ export class Worker {
   }
 
   /** A queue's job: claim the reserved run and execute it; settles when it has paused or ended here. */
-  async runJob(runId: string): Promise<void> {
-    const held = await this.execute(runId);
+  async runJob(runId: string, trace?: JobTrace): Promise<void> {
+    const held = await this.execute(runId, trace);
     await held?.task;
   }
 
   /** The in-process queue's job (SQLite, tests): runJob without waiting for it. */
-  take(runId: string): void {
-    const job = this.runJob(runId).catch((e) => log.error("could not execute run", { run_id: runId, error: String(e) }));
+  take(runId: string, trace?: JobTrace): void {
+    const job = this.runJob(runId, trace).catch((e) => log.error("could not execute run", { run_id: runId, error: String(e) }));
     this.jobs.add(job);
     void job.finally(() => this.jobs.delete(job));
   }
@@ -97,10 +105,11 @@ export class Worker {
     if (e.type === "checkpoint") log.debug("checkpoint", { run_id: e.runId, phase: e.data.phase, step: e.step });
     const held = this.runs.get(e.runId);
     if (held) this.progress.event(held, e);
+    this.segments?.event(e);
   }
 
   // Claims the reserved run and starts executing it; null when it was not reserved (someone else claimed it).
-  private async execute(runId: string): Promise<Held | null> {
+  private async execute(runId: string, trace?: JobTrace): Promise<Held | null> {
     const epoch = await claimReserved(this.db, runId, this.instanceId, this.leaseMs);
     if (epoch === null) return null;
     // An older execution of this run here lost its claim to this one: it stops before this one starts.
@@ -114,15 +123,17 @@ export class Worker {
     const agent = this.runtime.agent(run.agentName);
     // Every write of this execution is conditional on this claim (see PrismaStore.fenced).
     const store = this.runtime.store.fenced({ runId, epoch });
-    return this.spawn(runId, epoch, run, async () => {
+    const segment = this.segments && (await this.beginSegment(this.segments, run, epoch, trace));
+    return this.spawn(runId, epoch, run, segment, async () => {
       // Its MCP servers' tools, before the agent's shape is checked against the run's.
       await this.runtime.agents.prepare(agent);
+      const a = traceAgent(agent);
       let h: RunHandle;
       if (await readLatestCheckpoint(store, run.threadId, runId))
-        h = await this.runtime.runner.resumeHandle(agent, { runId, threadId: run.threadId, store });
+        h = await this.runtime.runner.resumeHandle(a, { runId, threadId: run.threadId, store });
       else {
         const input = JSON.parse(run.input) as Record<string, unknown>;
-        h = this.runtime.runner.runHandle(agent, {
+        h = this.runtime.runner.runHandle(a, {
           runId,
           threadId: run.threadId,
           store,
@@ -132,6 +143,31 @@ export class Worker {
       }
       if (run.cancelRequested) h.cancel();
       return h;
+    });
+  }
+
+  // The segment's span, with the decisions made since the run paused (when it did) as its events.
+  private async beginSegment(
+    segments: RunSegments,
+    run: NonNullable<Awaited<ReturnType<typeof getRunRow>>>,
+    epoch: number,
+    job?: JobTrace,
+  ) {
+    const paused = !!parseRunTraceLinks(run.traceContext).segment;
+    const decided = paused
+      ? (await listApprovals(this.runtime.store, run.threadId, run.id).catch(() => [])).filter(
+          (a) => a.step === run.step && a.decided_at_ms !== null,
+        )
+      : [];
+    return segments.begin({
+      runId: run.id,
+      threadId: run.threadId,
+      agent: run.agentName,
+      epoch,
+      instanceId: this.instanceId,
+      job,
+      links: run.traceContext,
+      decided,
     });
   }
 
@@ -154,7 +190,14 @@ export class Worker {
     held.handle?.abandon();
   }
 
-  private spawn(runId: string, epoch: number, run: { agentName: string; createdAt: Date }, open: () => Promise<RunHandle>): Held {
+  // segment: the trace context the run executes in (null when tracing is off).
+  private spawn(
+    runId: string,
+    epoch: number,
+    run: { agentName: string; createdAt: Date },
+    segment: Context | null,
+    open: () => Promise<RunHandle>,
+  ): Held {
     const held: Held = {
       runId,
       epoch,
@@ -168,7 +211,7 @@ export class Worker {
     const wasHolding = [...this.runs.values()].some((r) => r.leased);
     this.runs.set(runId, held);
     this.heartbeat.claimed(wasHolding);
-    held.task = this.executeHeld(held, open)
+    held.task = this.executeHeld(held, segment ? () => RunSegments.within(segment, open) : open)
       .catch((e) => log.error("run bookkeeping failed", { run_id: runId, error: String(e) }))
       .finally(() => {
         if (this.runs.get(runId) === held) this.runs.delete(runId);
@@ -186,6 +229,7 @@ export class Worker {
       result = await h.awaitResult();
     } catch (e) {
       await this.progress.settle(held);
+      const traceContext = this.segments?.end(runId, { state: e instanceof LeaseLostError ? "abandoned" : "failed", error: e });
       if (e instanceof LeaseLostError) {
         // Another worker holds the run now; it is theirs to record.
         log.warn("run abandoned: lease lost", { run_id: runId, epoch, instance: this.instanceId });
@@ -195,12 +239,16 @@ export class Worker {
       const error = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
       log.error("run could not execute", { run_id: runId, error });
       const corruptKey = e instanceof AgentCheckpointCorruptionError ? (e.key ?? "(unknown key)") : undefined;
-      await persistently(() => finishRunRow(this.db, runId, epoch, { state: "failed", error, finishedAt: new Date(), corruptKey }), runId);
+      await persistently(
+        () => finishRunRow(this.db, runId, epoch, { state: "failed", error, finishedAt: new Date(), corruptKey, traceContext }),
+        runId,
+      );
       runFinished(held.agentName, "failed", held.createdAt);
       await this.progress.stopped(runId, "failed");
       return;
     }
     await this.progress.settle(held);
+    const traceContext = this.segments?.end(runId, { state: result.state, step: result.stateSnapshot.step, error: result.error });
     // The database may be the thing that failed: keep trying until the outcome is recorded.
     await persistently(
       () =>
@@ -213,6 +261,7 @@ export class Worker {
           error: result.error,
           phase: result.state === "paused" ? "paused" : isTerminal(result.state) ? "run_terminal" : undefined,
           finishedAt: isTerminal(result.state) ? new Date() : null,
+          traceContext,
         }),
       runId,
     );

@@ -11,7 +11,7 @@ import { log } from "../log.ts";
 import { approvalClosed } from "../metrics.ts";
 import { ApprovalDecisionError, type ApprovalRecord, decideApproval, getApproval, parseApprovalId } from "../runner/index.ts";
 import { appendAudit } from "../db/audit.ts";
-import { getRunRow, lockRun } from "../db/runs.ts";
+import { getRunRow, lockRun, updateTraceContext } from "../db/runs.ts";
 import { PrismaStore } from "../db/store.ts";
 import { parseOr400 } from "../validation.ts";
 import { authorize } from "./access.ts";
@@ -19,6 +19,8 @@ import { assertReadable, onRun, pendingApprovalsOf } from "./run-view.ts";
 import { decisionSchema } from "./schemas.ts";
 import { toRuntimeDecision } from "./runtime-view.ts";
 import { notifyDecided } from "../webhooks/pause.ts";
+import { traceDecision } from "../telemetry/decisions.ts";
+import { withDecision } from "../telemetry/propagation.ts";
 
 export type DecideInput = {
   approvalId: string;
@@ -84,6 +86,9 @@ export async function decide(ctx: AppContext, actor: Actor | null, { approvalId,
       } catch (e) {
         approvalError(e, await getApproval(store, root.threadId, approvalId));
       }
+      // Traces: the decision on this request's span; the resumed segment will link to it.
+      const traceparent = traceDecision(after);
+      if (traceparent) await updateTraceContext(tx, root.id, (current) => withDecision(current, traceparent));
       await appendAudit(tx, {
         actor: who,
         action: edited ? "approval.edit_approve" : `approval.${input.decision}`,

@@ -1,0 +1,72 @@
+// Traces: a span per SQL statement, both ways statements go (Prisma's driver adapter, which carries every
+// Prisma query and transaction, and our own driver for the runner store's hot statements). Only when
+// tracing is on: otherwise createDb uses the adapter and driver as they are.
+import "server-only";
+import { type Attributes, context, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import type { SqlDriverAdapter, SqlMigrationAwareDriverAdapterFactory, SqlQuery, Transaction } from "@prisma/driver-adapter-utils";
+import type { Prisma } from "../generated/sqlite/client.ts";
+import { DB, ERROR_TYPE } from "../telemetry/conventions.ts";
+import { tracer } from "../telemetry/sdk.ts";
+import type { Driver } from "./driver.ts";
+
+type System = "sqlite" | "postgresql";
+
+// Only inside a span (a request, a run's segment): the background's polls, heartbeats and sweeps would
+// otherwise each be a trace of their own every few seconds.
+function statementSpan<T>(system: System, sql: string, fn: () => Promise<T>): Promise<T> {
+  if (!trace.getSpan(context.active())?.isRecording()) return fn();
+  const op = /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase() ?? "SQL";
+  const attributes: Attributes = { [DB.systemName]: system, [DB.operationName]: op, [DB.queryText]: sql.slice(0, 2000) };
+  return tracer().startActiveSpan(op, { kind: SpanKind.CLIENT, attributes }, async (span) => {
+    try {
+      return await fn();
+    } catch (e) {
+      span.setAttribute(ERROR_TYPE, e instanceof Error ? e.name : "Error");
+      span.setStatus({ code: SpanStatusCode.ERROR });
+      throw e;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/** Our driver (lib/db/driver.ts) with a span per statement. */
+export function tracedDriver(d: Driver): Driver {
+  return {
+    provider: d.provider,
+    all: (q: Prisma.Sql) => statementSpan(d.provider, q.sql, () => d.all(q)),
+    run: (q: Prisma.Sql) => statementSpan(d.provider, q.sql, () => d.run(q)),
+  };
+}
+
+/** Prisma's adapter factory, its connections' statements and transactions' statements each a span. */
+export function tracedAdapter(f: SqlMigrationAwareDriverAdapterFactory, system: System): SqlMigrationAwareDriverAdapterFactory {
+  return withOverrides(f, {
+    connect: async () => tracedConnection(await f.connect(), system),
+  });
+}
+
+function tracedConnection(conn: SqlDriverAdapter, system: System): SqlDriverAdapter {
+  return withOverrides(conn, {
+    queryRaw: (q: SqlQuery) => statementSpan(system, q.sql, () => conn.queryRaw(q)),
+    executeRaw: (q: SqlQuery) => statementSpan(system, q.sql, () => conn.executeRaw(q)),
+    startTransaction: async (level?: Parameters<SqlDriverAdapter["startTransaction"]>[0]) => {
+      const tx = await conn.startTransaction(level);
+      return withOverrides<Transaction>(tx, {
+        queryRaw: (q: SqlQuery) => statementSpan(system, q.sql, () => tx.queryRaw(q)),
+        executeRaw: (q: SqlQuery) => statementSpan(system, q.sql, () => tx.executeRaw(q)),
+      });
+    },
+  });
+}
+
+// Everything else of the object passes through unchanged (bound to it), whatever an upgrade adds.
+function withOverrides<T extends object>(target: T, overrides: Partial<Record<keyof T, unknown>>): T {
+  return new Proxy(target, {
+    get(t, prop) {
+      if (Object.hasOwn(overrides, prop)) return overrides[prop as keyof T];
+      const v = Reflect.get(t, prop, t);
+      return typeof v === "function" ? v.bind(t) : v;
+    },
+  });
+}

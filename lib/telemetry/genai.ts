@@ -1,0 +1,124 @@
+// GenAI spans around what the runner calls, from outside it (lib/runner stays free of tracing): each
+// model adapter's call is a `chat {model}` span and each tool's execution an `execute_tool {tool}` span.
+// Both run as the active span, so what they call (an MCP server's tools/call) nests under them, and they
+// nest under the segment's invoke_agent span, which is active while the runner executes (segments.ts).
+import { type Attributes, type Span, SpanKind, SpanStatusCode } from "@opentelemetry/api";
+import type { Agent, ModelAdapter, Tool } from "../runner/index.ts";
+import { AFK, ERROR_TYPE, GEN_AI, MCP, OPERATION, SPAN } from "./conventions.ts";
+import { captureContent, tracer, tracingOn } from "./sdk.ts";
+
+/** The adapters, each call traced (the same object when tracing is off). */
+export function traceModels(models: Record<string, ModelAdapter>): Record<string, ModelAdapter> {
+  if (!tracingOn()) return models;
+  return Object.fromEntries(Object.entries(models).map(([key, m]) => [key, tracedModel(key, m)]));
+}
+
+function tracedModel(provider: string, m: ModelAdapter): ModelAdapter {
+  return {
+    provider: m.provider,
+    generate: (req) =>
+      tracer().startActiveSpan(
+        SPAN.chat(req.model),
+        {
+          kind: SpanKind.CLIENT,
+          attributes: {
+            [GEN_AI.operationName]: OPERATION.chat,
+            [GEN_AI.providerName]: provider,
+            [GEN_AI.requestModel]: req.model,
+            ...(captureContent() ? { [GEN_AI.inputMessages]: JSON.stringify(req.messages) } : {}),
+          },
+        },
+        async (span) => {
+          const started = performance.now();
+          let first = true;
+          const onText = req.onText
+            ? (delta: string) => {
+                if (first) {
+                  first = false;
+                  span.setAttribute(AFK.timeToFirstChunkS, (performance.now() - started) / 1000);
+                }
+                req.onText?.(delta);
+              }
+            : undefined;
+          try {
+            const r = await m.generate({ ...req, onText });
+            span.setAttributes({
+              [GEN_AI.responseModel]: req.model,
+              [GEN_AI.finishReasons]: [r.finish_reason],
+              [GEN_AI.inputTokens]: r.usage.input_tokens,
+              [GEN_AI.outputTokens]: r.usage.output_tokens,
+              ...(captureContent()
+                ? { [GEN_AI.outputMessages]: JSON.stringify([{ role: "assistant", content: r.text, tool_calls: r.tool_calls }]) }
+                : {}),
+            });
+            return r;
+          } catch (e) {
+            failed(span, e);
+            throw e;
+          } finally {
+            span.end();
+          }
+        },
+      ),
+  };
+}
+
+/** The agent with each tool's execution traced, its subagents' too (the same agent when tracing is off). */
+export function traceAgent(agent: Agent): Agent {
+  if (!tracingOn()) return agent;
+  return { ...agent, tools: agent.tools.map(tracedTool), subagents: agent.subagents?.map(traceAgent) };
+}
+
+function tracedTool(tool: Tool): Tool {
+  return {
+    ...tool,
+    execute: (args, ctx) =>
+      inSpan(
+        SPAN.executeTool(tool.name),
+        SpanKind.INTERNAL,
+        {
+          [GEN_AI.operationName]: OPERATION.executeTool,
+          [GEN_AI.toolName]: tool.name,
+          [GEN_AI.toolCallId]: ctx.toolCallId,
+          [GEN_AI.toolType]: tool.origin ? "extension" : "function",
+          ...(captureContent() ? { [GEN_AI.toolArguments]: JSON.stringify(args) } : {}),
+        },
+        async (span) => {
+          const out = await tool.execute(args, ctx);
+          if (captureContent()) span.setAttribute(GEN_AI.toolResult, JSON.stringify(out ?? null));
+          return out;
+        },
+      ),
+  };
+}
+
+/** An MCP server's tools/call, as the client span the MCP conventions describe (no span when tracing is off). */
+export function mcpToolsCall<T>(server: string, tool: string, fn: () => Promise<T>): Promise<T> {
+  if (!tracingOn()) return fn();
+  const attributes = {
+    [MCP.methodName]: MCP.toolsCall,
+    [GEN_AI.toolName]: tool,
+    [GEN_AI.operationName]: OPERATION.executeTool,
+    [MCP.server]: server,
+  };
+  return inSpan(SPAN.mcpToolsCall(tool), SpanKind.CLIENT, attributes, () => fn());
+}
+
+function inSpan<T>(name: string, kind: SpanKind, attributes: Attributes, fn: (span: Span) => Promise<T>): Promise<T> {
+  return tracer().startActiveSpan(name, { kind, attributes }, async (span) => {
+    try {
+      return await fn(span);
+    } catch (e) {
+      failed(span, e);
+      throw e;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/** error.type: the error's class name (low cardinality), and the message as the status. */
+export function failed(span: Span, e: unknown) {
+  span.setAttribute(ERROR_TYPE, e instanceof Error ? e.name : "Error");
+  span.setStatus({ code: SpanStatusCode.ERROR, message: e instanceof Error ? e.message.slice(0, 500) : String(e).slice(0, 500) });
+}

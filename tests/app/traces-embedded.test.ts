@@ -1,0 +1,106 @@
+// Traces on the embedded setup (SQLite, runs executed in the requesting process through the in-process
+// queue), with message content turned on: the request's trace reaches the run's spans through the
+// in-process job as through pg-boss, and the content variable puts prompts, answers, tool arguments and
+// results on the spans. Also: without an endpoint nothing is started and nothing is wrapped.
+import { SpanKind, trace } from "@opentelemetry/api";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseEnv } from "@/lib/env";
+import { decide } from "@/lib/services/decide";
+import { startRun } from "@/lib/services/start";
+import { listApprovals } from "@/lib/runner";
+import { traceModels } from "@/lib/telemetry/genai";
+import { AFK, GEN_AI, SPAN } from "@/lib/telemetry/conventions";
+import { flushTracing, startTracing, stopTracing, TRACER_NAME, tracesUrl, tracingOn } from "@/lib/telemetry/sdk";
+import { rev, sub } from "../helpers/actors";
+import { testContext } from "../helpers/context";
+import { freshDatabase, type TestDb } from "../helpers/databases";
+import { type OtlpReceiver, otlpReceiver } from "../helpers/otlp-receiver";
+
+describe("the OTEL_* variables", () => {
+  const base = { NEXTAUTH_SECRET: "a-test-secret-of-enough-length" };
+  it("turn tracing on only with an endpoint, and refuse what would send nothing", () => {
+    expect(tracesUrl(parseEnv(base))).toBeNull();
+    expect(tracesUrl(parseEnv({ ...base, OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318/" }))).toBe("http://collector:4318/v1/traces");
+    expect(tracesUrl(parseEnv({ ...base, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://c:4318/custom" }))).toBe("http://c:4318/custom");
+    expect(tracesUrl(parseEnv({ ...base, OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318", OTEL_SDK_DISABLED: "true" }))).toBeNull();
+    expect(() => parseEnv({ ...base, OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" })).toThrow(/OTEL_EXPORTER_OTLP_ENDPOINT/);
+    expect(() => parseEnv({ ...base, OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" })).toThrow(/OTEL_EXPORTER_OTLP_PROTOCOL: must be http\/json/);
+    expect(parseEnv(base).OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT).toBe("false");
+  });
+});
+
+describe("traces in one embedded instance (SQLite), message content on", () => {
+  let receiver: OtlpReceiver;
+  let t: TestDb;
+
+  beforeAll(async () => {
+    receiver = await otlpReceiver();
+  });
+  afterAll(async () => {
+    await stopTracing();
+    await t?.drop();
+    await receiver?.close();
+  });
+
+  it("without an endpoint nothing starts and the models are not wrapped", async () => {
+    // Not yet started in this file: the state is per process (globalThis), so this runs first.
+    const models = {};
+    expect(tracingOn()).toBe(false);
+    expect(traceModels(models)).toBe(models);
+  });
+
+  it("the request's trace runs through the in-process job; content is on the spans", async () => {
+    const on = await startTracing("afk-embedded-test", {
+      OTEL_EXPORTER_OTLP_ENDPOINT: undefined,
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.url}/v1/traces`,
+      OTEL_SERVICE_NAME: undefined,
+      OTEL_SDK_DISABLED: "false",
+      OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: "true",
+    });
+    expect(on).toBe(true);
+    t = await freshDatabase("sqlite");
+    const ctx = testContext(t.db);
+    const tracer = trace.getTracer(TRACER_NAME);
+    const request = (name: string, fn: () => Promise<unknown>) =>
+      tracer.startActiveSpan(name, { kind: SpanKind.SERVER }, async (span) => {
+        try {
+          return await fn();
+        } finally {
+          span.end();
+        }
+      });
+    const run = (await request("POST /api/runs", () =>
+      startRun(ctx, sub, { body: { agent: "deploy-bot", input: { service: "api", version: "1.2.3", environment: "staging" } } }),
+    )) as { id: string };
+    await ctx.worker.idle();
+    const [approval] = await listApprovals(ctx.store, run.id, run.id);
+    await request("POST /api/approvals/{id}/decision", () => decide(ctx, rev, { approvalId: approval.id, body: { decision: "approve" } }));
+    await ctx.worker.idle();
+    await flushTracing();
+
+    const spans = receiver.spans;
+    const startReq = spans.find((s) => s.name === "POST /api/runs")!;
+    const decideReq = spans.find((s) => s.name === "POST /api/approvals/{id}/decision")!;
+    const segments = spans.filter((s) => s.name === SPAN.invokeAgent("deploy-bot")).sort((a, b) => a.startMs - b.startMs);
+    expect(segments.map((s) => [s.traceId, s.parentSpanId, s.attributes[AFK.outcome]])).toEqual([
+      [startReq.traceId, startReq.spanId, "paused"],
+      [decideReq.traceId, decideReq.spanId, "completed"],
+    ]);
+    expect(segments[1].links.map((l) => l.spanId)).toEqual([segments[0].spanId]);
+    // SQLite statements, inside the segments.
+    expect(spans.some((s) => s.traceId === segments[0].traceId && s.attributes["db.system.name"] === "sqlite")).toBe(true);
+
+    const chat = spans.find((s) => s.name === SPAN.chat("deploy-bot") && s.parentSpanId === segments[1].spanId)!;
+    const input = JSON.parse(String(chat.attributes[GEN_AI.inputMessages])) as { role: string; content: string }[];
+    expect(input.map((m) => m.role)).toContain("user");
+    expect(input.find((m) => m.role === "user")?.content).toContain('"service":"api"');
+    expect(String(chat.attributes[GEN_AI.outputMessages])).toContain("Deployed api 1.2.3 to staging");
+    const deploy = spans.find((s) => s.name === SPAN.executeTool("deploy"))!;
+    expect(JSON.parse(String(deploy.attributes[GEN_AI.toolArguments]))).toEqual({
+      service: "api",
+      version: "1.2.3",
+      environment: "staging",
+    });
+    expect(String(deploy.attributes[GEN_AI.toolResult])).toContain('"status":"deployed"');
+  }, 60_000);
+});
