@@ -7,6 +7,7 @@
 import { spawn } from "node:child_process";
 import { z } from "zod";
 import { createContext } from "../lib/context.ts";
+import { getRunRow } from "../lib/db/runs.ts";
 import { env } from "../lib/env.ts";
 import { startRun } from "../lib/services/start.ts";
 import { type Agent, DemoModel, defineTool } from "../lib/runner/index.ts";
@@ -62,7 +63,7 @@ async function child(provider: "sqlite" | "postgresql"): Promise<Times> {
       await ctx.worker.idle();
       const ms = performance.now() - t0;
       const c = process.cpuUsage(c0);
-      const row = await s.db.run.findUnique({ where: { id: run.id }, select: { state: true } });
+      const row = await getRunRow(s.db, run.id);
       if (row?.state !== "completed") throw new Error(`bench run ${row?.state}`);
       return { wall: ms / STEPS, cpu: (c.user + c.system) / 1000 / STEPS };
     };
