@@ -1,17 +1,18 @@
 // Traces on the embedded setup (SQLite, runs executed in the requesting process through the in-process
 // queue), with message content turned on: the request's trace reaches the run's spans through the
-// in-process job as through pg-boss, and the content variable puts prompts, answers, tool arguments and
-// results on the spans. Also: without an endpoint nothing is started and nothing is wrapped.
+// in-process job as through pg-boss, the content variable puts prompts, answers, tool arguments and
+// results on the spans, and a run resumed by a request other than its decisions links to each of them. Also: without an endpoint nothing is started and nothing is wrapped.
 import { SpanKind, trace } from "@opentelemetry/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseEnv } from "@/lib/env";
 import { decide } from "@/lib/services/decide";
+import { resumeRun } from "@/lib/services/operate";
 import { startRun } from "@/lib/services/start";
 import { listApprovals } from "@/lib/runner";
 import { traceModels } from "@/lib/telemetry/genai";
-import { AFK, GEN_AI, SPAN } from "@/lib/telemetry/conventions";
+import { AFK, EVENT, GEN_AI, SPAN } from "@/lib/telemetry/conventions";
 import { flushTracing, startTracing, stopTracing, TRACER_NAME, tracesUrl, tracingOn } from "@/lib/telemetry/sdk";
-import { rev, sub } from "../helpers/actors";
+import { op, rev, sub } from "../helpers/actors";
 import { testContext } from "../helpers/context";
 import { freshDatabase, type TestDb } from "../helpers/databases";
 import { type OtlpReceiver, otlpReceiver } from "../helpers/otlp-receiver";
@@ -102,5 +103,39 @@ describe("traces in one embedded instance (SQLite), message content on", () => {
       environment: "staging",
     });
     expect(String(deploy.attributes[GEN_AI.toolResult])).toContain('"status":"deployed"');
+
+    // An agent that waits for its Resume: two decisions in two requests, the resume in a third. The resumed
+    // segment is in the Resume's trace and links to the segment before the pause and to both decisions.
+    const refund = (await request("POST /api/runs refund", () =>
+      startRun(ctx, sub, { body: { agent: "refund-desk", input: { order_id: "ORD-1234", amount_cents: 9000, reason: "Arrived broken" } } }),
+    )) as { id: string };
+    await ctx.worker.idle();
+    const pending = await listApprovals(ctx.store, refund.id, refund.id);
+    expect(pending.map((a) => a.tool_name).sort()).toEqual(["issue_refund", "notify_customer"]);
+    for (const [i, a] of pending.entries())
+      await request(`POST decision ${i}`, () => decide(ctx, rev, { approvalId: a.id, body: { decision: "approve" } }));
+    await request("POST /api/runs/{id}/resume", () => resumeRun(ctx, op, { runId: refund.id }));
+    await ctx.worker.idle();
+    await flushTracing();
+    const named = (n: string) => receiver.spans.find((s) => s.name === n)!;
+    const [before, after] = receiver.spans.filter((s) => s.name === SPAN.invokeAgent("refund-desk")).sort((a, b) => a.startMs - b.startMs);
+    const resumeReq = named("POST /api/runs/{id}/resume");
+    expect([before.traceId, after.traceId, after.parentSpanId]).toEqual([
+      named("POST /api/runs refund").traceId,
+      resumeReq.traceId,
+      resumeReq.spanId,
+    ]);
+    expect(after.links.map((l) => [l.spanId, l.attributes[AFK.linkKind]])).toEqual([
+      [before.spanId, "previous_segment"],
+      [named("POST decision 0").spanId, "decision"],
+      [named("POST decision 1").spanId, "decision"],
+    ]);
+    expect(
+      after.events
+        .filter((e) => e.name === EVENT.approvalDecided)
+        .map((e) => e.attributes[GEN_AI.toolName])
+        .sort(),
+    ).toEqual(["issue_refund", "notify_customer"]);
+    expect(after.attributes[AFK.outcome]).toBe("completed");
   }, 60_000);
 });
