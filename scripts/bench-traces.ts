@@ -17,7 +17,7 @@ import { scratchDatabase } from "../tests/helpers/scratch.ts";
 
 const STEPS = 200;
 const RUNS = 5;
-const ROUNDS = 3;
+const ROUNDS = Number(process.env.BENCH_TRACE_ROUNDS ?? 4);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const tick = defineTool({
