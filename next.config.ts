@@ -2,6 +2,9 @@ import type { NextConfig } from "next";
 import { API_CONTENT_SECURITY_POLICY, STATIC_HEADERS } from "./lib/security-headers";
 
 const nextConfig: NextConfig = {
+  // AFK_STANDALONE=1 (npm run bundle) also writes .next/standalone: the server with only the files it needs,
+  // which scripts/bundle.mjs assembles into a folder that runs on its own (the image copies only that).
+  output: process.env.AFK_STANDALONE === "1" ? "standalone" : undefined,
   // forbidden()/unauthorized() give pages real 403/401 responses.
   experimental: { authInterrupts: true },
   poweredByHeader: false,

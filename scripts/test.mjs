@@ -50,8 +50,17 @@ const steps = [
   ["format + lint (biome)", bin("biome"), ["ci", "--error-on-warnings", "."], /Checked \d+ files|Found \d+ (errors?|warnings?)/],
   ["type check", bin("tsc"), ["--noEmit"], /error TS/],
   ["unit + integration (vitest)", bin("vitest"), ["run"], /Tests\s+.*(passed|failed)/],
-  ["production build", bin("next"), ["build"], /Compiled successfully|Failed/],
+  // One build serves both: `next start` for the e2e servers and .next/standalone for the bundle.
+  ["production build", bin("next"), ["build"], /Compiled successfully|Failed/, { AFK_STANDALONE: "1" }],
   ["e2e (playwright)", bin("playwright"), ["test"], /\d+ (passed|failed|flaky|skipped)/],
+  // The deployable folder (npm run bundle) assembled from that build, copied and started with only Node.
+  ["bundle", process.execPath, ["scripts/bundle.mjs", "--no-build", "--out", path.join(os.tmpdir(), `afk-bundle-${process.pid}`)], /^bundle: done/],
+  [
+    "bundle started from a copy (SQLite; PostgreSQL web-only + worker)",
+    bin("tsx"),
+    ["scripts/bundle-check.ts", path.join(os.tmpdir(), `afk-bundle-${process.pid}`)],
+    /^bundle-check: (ok|postgresql: skipped)/,
+  ],
   // Several instances under SIGKILL on PostgreSQL; prints "skipped" without TEST_POSTGRES_URL.
   [
     "chaos (2 instances + worker, PostgreSQL)",
@@ -69,12 +78,12 @@ const steps = [
 ];
 
 const summaries = [];
-for (const [name, cmd, args, summaryRe] of steps) {
+for (const [name, cmd, args, summaryRe, env = {}] of steps) {
   const started = Date.now();
   console.log(`\n=== ${name} ===`);
   let out = "";
   const code = await new Promise((resolve) => {
-    const p = spawn(cmd, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, FORCE_COLOR: "0" } });
+    const p = spawn(cmd, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, FORCE_COLOR: "0", ...env } });
     p.stdout.on("data", (d) => {
       process.stdout.write(d);
       out += d;

@@ -1,0 +1,26 @@
+# The console's image: built by scripts/bundle.mjs in a build stage; the runtime stage copies only the
+# bundle's folder and runs as the unprivileged `node` user. One image serves the web app (default command),
+# the worker (`node worker.mjs`) and migrations (`node scripts/db.mjs deploy`).
+FROM node:20-bookworm-slim AS build
+WORKDIR /src
+# better-sqlite3 compiles from source when no prebuilt binary fits.
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+COPY scripts ./scripts
+COPY prisma ./prisma
+COPY prisma.config.ts prisma.postgres.config.ts ./
+RUN npm ci
+COPY . .
+RUN node scripts/bundle.mjs --out /out
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production PORT=3000 HOSTNAME=0.0.0.0 NEXT_TELEMETRY_DISABLED=1
+WORKDIR /app
+COPY --from=build --chown=node:node /out ./
+# SQLite's file lives here when DATABASE_URL is file:/data/afk.db (mount a volume); PostgreSQL needs none.
+RUN mkdir -p /data && chown node:node /data
+USER node
+EXPOSE 3000
+HEALTHCHECK --interval=15s --timeout=3s --start-period=20s \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/api/health/live').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+CMD ["node", "server.js"]

@@ -1,0 +1,210 @@
+// npm test's bundle step: the folder scripts/bundle.mjs assembled, copied elsewhere and started with only
+// Node, as a deployment would start it — on SQLite (one process) and on PostgreSQL (a web-only instance and
+// a worker). Each is migrated, probed, driven through one approval over HTTP (a refund that waits for a
+// reviewer, approved, completed), scraped, and stopped with SIGTERM; the processes' output must hold no
+// warning. Usage: tsx scripts/bundle-check.ts <bundle dir>   (PostgreSQL when TEST_POSTGRES_URL is set)
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import os from "node:os";
+import path from "node:path";
+
+const source = path.resolve(process.argv[2] ?? "dist/afk-console");
+const PASSWORD = "bundle-check-2026";
+const METRICS_TOKEN = "bundle-check-metrics-token";
+const t0 = Date.now();
+const say = (m: string) => console.log(`bundle-check: ${m} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+
+function fail(m: string): never {
+  throw new Error(m);
+}
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const a = srv.address();
+      srv.close(() => resolve(typeof a === "object" && a ? a.port : 0));
+    });
+  });
+
+type Proc = { name: string; child: ChildProcess; out: string[]; exit: Promise<number | null> };
+
+// Only PATH and what a deployment would set: nothing of this shell's environment leaks into the bundle.
+const clean = (env: Record<string, string>): NodeJS.ProcessEnv => ({ PATH: process.env.PATH ?? "", NODE_ENV: "production", ...env });
+
+function start(name: string, dir: string, args: string[], env: Record<string, string>): Proc {
+  const child: ChildProcess = spawn(process.execPath, args, { cwd: dir, env: clean(env) });
+  const out: string[] = [];
+  const take = (b: Buffer) => out.push(...b.toString().split("\n").filter(Boolean));
+  child.stdout?.on("data", take);
+  child.stderr?.on("data", take);
+  const exit = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
+  return { name, child, out, exit };
+}
+
+function runIn(dir: string, args: string[], env: Record<string, string>): string {
+  return execFileSync(process.execPath, args, { cwd: dir, env: clean(env), encoding: "utf8", stdio: "pipe" });
+}
+
+async function until<T>(what: string, f: () => Promise<T | undefined | false>, ms = 60_000): Promise<T> {
+  const end = Date.now() + ms;
+  let last: unknown;
+  while (Date.now() < end) {
+    try {
+      const v = await f();
+      if (v) return v;
+    } catch (e) {
+      last = e;
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return fail(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
+}
+
+// A session as the browser gets one: next-auth's CSRF token, then the credentials callback.
+async function signIn(base: string, email: string): Promise<string> {
+  const csrf = await fetch(`${base}/api/auth/csrf`);
+  const jar = (csrf.headers.getSetCookie?.() ?? []).map((c) => c.split(";")[0]);
+  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+  const r = await fetch(`${base}/api/auth/callback/credentials`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", cookie: jar.join("; ") },
+    body: new URLSearchParams({ csrfToken, email, password: PASSWORD, json: "true" }),
+  });
+  const cookies = [...jar, ...(r.headers.getSetCookie?.() ?? []).map((c) => c.split(";")[0])];
+  if (!cookies.some((c) => c.includes("session-token="))) fail(`sign-in as ${email} gave no session (HTTP ${r.status})`);
+  return cookies.join("; ");
+}
+
+async function api<T>(base: string, cookie: string, p: string, init: RequestInit = {}): Promise<T> {
+  const r = await fetch(`${base}${p}`, { ...init, headers: { cookie, "content-type": "application/json", ...init.headers } });
+  if (!r.ok) fail(`${init.method ?? "GET"} ${p}: HTTP ${r.status} ${await r.text()}`);
+  return (await r.json()) as T;
+}
+
+// A refund of 90.00 waits for a reviewer (its notice to the customer too); both approved, it completes.
+async function approvalThrough(base: string) {
+  const sub = await signIn(base, "submitter@example.com");
+  const rev = await signIn(base, "reviewer@example.com");
+  const { id } = await api<{ id: string }>(base, sub, "/api/runs", {
+    method: "POST",
+    body: JSON.stringify({ agent: "refund-desk", input: { order_id: "ORD-1001", amount_cents: 9000, reason: "Arrived broken" } }),
+  });
+  type View = { run: { state: string }; approvals: { id: string; status: string; argsHash: string }[] };
+  const paused = await until("the run to pause", async () => {
+    const v = await api<View>(base, sub, `/api/runs/${id}`);
+    return v.run.state === "paused" && v.approvals.length > 0 && v;
+  });
+  for (const a of paused.approvals.filter((x) => x.status === "pending")) {
+    await api(base, rev, `/api/approvals/${encodeURIComponent(a.id)}/decision`, {
+      method: "POST",
+      body: JSON.stringify({ decision: "approve", argsHash: a.argsHash }),
+    });
+  }
+  await until("the run to complete", async () => (await api<View>(base, sub, `/api/runs/${id}`)).run.state === "completed");
+  say(`run ${id}: paused with ${paused.approvals.length} approvals, approved, completed`);
+}
+
+async function probe(url: string, status: number) {
+  await until(`${url} to answer ${status}`, async () => (await fetch(url)).status === status);
+}
+
+async function scrape(url: string, names: string[]) {
+  const r = await fetch(url, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+  if (!r.ok) fail(`${url}: HTTP ${r.status}`);
+  const text = await r.text();
+  const missing = names.filter((n) => !new RegExp(`^${n}(\\{| )`, "m").test(text));
+  if (missing.length) fail(`${url} lacks ${missing.join(", ")}`);
+}
+
+async function stop(p: Proc) {
+  p.child.kill("SIGTERM");
+  const code = await Promise.race([p.exit, new Promise<"hung">((r) => setTimeout(() => r("hung"), 30_000))]);
+  if (code === "hung") {
+    p.child.kill("SIGKILL");
+    fail(`${p.name} did not exit within 30 s of SIGTERM`);
+  }
+  if (code !== 0) fail(`${p.name} exited ${code} after SIGTERM:\n${p.out.slice(-20).join("\n")}`);
+}
+
+// What a deployment's log must not show: warnings (Next's, Prisma's, ours) and errors.
+function quiet(p: Proc) {
+  const bad = p.out.filter((l) => /⚠|\bwarn(ing)?\b|"level":"(warn|error)"|\berror\b/i.test(l));
+  if (bad.length) fail(`${p.name} printed:\n${bad.join("\n")}`);
+}
+
+async function check(provider: "sqlite" | "postgresql", databaseUrl: string) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), `afk-bundle-${provider}-`));
+  cpSync(source, dir, { recursive: true });
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const env = {
+    DATABASE_URL: databaseUrl,
+    NEXTAUTH_SECRET: "bundle-check-secret-of-at-least-32-characters",
+    NEXTAUTH_URL: base,
+    AFK_DEMO_PASSWORD: PASSWORD,
+    AFK_SEED_DEMO_RUNS: "0",
+    AFK_METRICS_TOKEN: METRICS_TOKEN,
+    NODE_ENV: "production",
+    NEXT_TELEMETRY_DISABLED: "1",
+  };
+  const migrated = runIn(dir, ["scripts/db.mjs", "setup"], env);
+  if (/warn|datasource properties/i.test(migrated)) fail(`migrations printed a warning:\n${migrated}`);
+  say(`${provider}: migrated and seeded from a copy at ${dir}`);
+  const procs: Proc[] = [];
+  try {
+    const web = start("web", dir, ["server.js"], {
+      ...env,
+      PORT: String(port),
+      HOSTNAME: "127.0.0.1",
+      ...(provider === "postgresql" ? { AFK_WORKERS: "0" } : {}),
+    });
+    procs.push(web);
+    await probe(`${base}/api/health/live`, 200);
+    await probe(`${base}/api/health/ready`, 200);
+    let worker: Proc | undefined;
+    let opsPort = 0;
+    if (provider === "postgresql") {
+      opsPort = await freePort();
+      worker = start("worker", dir, ["worker.mjs"], { ...env, AFK_WORKERS: "2", AFK_OPS_PORT: String(opsPort) });
+      procs.push(worker);
+      await probe(`http://127.0.0.1:${opsPort}/readyz`, 200);
+    }
+    say(`${provider}: ${worker ? "web-only instance and worker" : "web instance"} live and ready`);
+    await approvalThrough(base);
+    await scrape(`${base}/api/metrics`, ["afk_approvals_pending", "afk_build_info"]);
+    if (worker) await scrape(`http://127.0.0.1:${opsPort}/metrics`, ["afk_runs_finished_total"]);
+    say(`${provider}: metrics scraped`);
+    for (const p of [...procs].reverse()) await stop(p);
+    for (const p of procs) quiet(p);
+    say(`${provider}: stopped by SIGTERM with exit 0 and no warning`);
+  } catch (e) {
+    for (const p of procs) {
+      p.child.kill("SIGKILL");
+      console.error(`--- ${p.name} output ---\n${p.out.slice(-40).join("\n")}`);
+    }
+    throw e;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await check("sqlite", `file:${path.join(mkdtempSync(path.join(os.tmpdir(), "afk-bundle-db-")), "afk.db")}`);
+const pg = process.env.TEST_POSTGRES_URL;
+if (pg) {
+  const name = `afk_bundle_${process.pid}`;
+  execFileSync("psql", ["-q", "-d", pg, "-c", `CREATE DATABASE ${name}`]);
+  try {
+    const u = new URL(pg);
+    u.pathname = `/${name}`;
+    await check("postgresql", u.toString());
+  } finally {
+    execFileSync("psql", ["-q", "-d", pg, "-c", `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`]);
+  }
+} else {
+  say("postgresql: skipped (no TEST_POSTGRES_URL)");
+}
+say("ok");
