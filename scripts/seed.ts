@@ -24,7 +24,10 @@ for (const role of ROLES) {
   });
   created++;
 }
-console.log(created ? `seed: created ${created} demo users (password: AFK_DEMO_PASSWORD)` : "seed: demo users present");
+const told = process.env.AFK_DEMO_PASSWORD
+  ? "the password in AFK_DEMO_PASSWORD"
+  : `the default password ${password}; set AFK_DEMO_PASSWORD before the first start for another`;
+console.log(created ? `seed: created ${created} demo users (<role>@example.com, ${told})` : "seed: demo users present");
 
 // A fresh install shows real paused runs: the demo model drives the demo agents to their first approvals.
 if (process.env.AFK_SEED_DEMO_RUNS !== "0" && (await db.run.count()) === 0) {
