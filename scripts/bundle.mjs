@@ -92,8 +92,10 @@ const walk = (name) => {
   const p = JSON.parse(readFileSync(pj, "utf8"));
   for (const d of Object.keys({ ...p.dependencies, ...p.optionalDependencies })) walk(d);
 };
-for (const n of ["prisma", "@prisma/client", "@prisma/adapter-better-sqlite3", "@prisma/adapter-pg", "@prisma/driver-adapter-utils", "pg"]) walk(n);
-for (const n of closure) cpSync(path.join(root, "node_modules", n), path.join(out, "node_modules", n), { recursive: true, dereference: true });
+for (const n of ["prisma", "@prisma/client", "@prisma/adapter-better-sqlite3", "@prisma/adapter-pg", "@prisma/driver-adapter-utils", "pg"])
+  walk(n);
+for (const n of closure)
+  cpSync(path.join(root, "node_modules", n), path.join(out, "node_modules", n), { recursive: true, dereference: true });
 step(`${closure.size} packages for migrations copied`);
 
 // The standalone package.json keeps the repo's scripts, which name tools the bundle does not have.

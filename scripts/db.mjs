@@ -28,7 +28,6 @@ const config = isPg ? "prisma.postgres.config.ts" : "prisma.config.ts";
 // Through node and the package's own entry, so it also runs in the bundle (scripts/bundle.mjs), which has
 // no node_modules/.bin.
 const prismaCli = path.join(root, "node_modules", "prisma", "build", "index.js");
-const prisma = (...args) => run(process.execPath, [prismaCli, ...args, "--config", config], { DATABASE_URL: url });
 
 function sqlitePath() {
   const p = url.replace(/^file:/, "").split("?")[0];
@@ -71,8 +70,8 @@ switch (cmd) {
       console.error("db: prisma CLI not installed yet; run `npm install`");
       process.exit(existsSync(path.join(root, "node_modules", "prisma")) ? 1 : 0);
     }
-    run(bin("prisma"), ["generate", "--config", "prisma.config.ts"]);
-    run(bin("prisma"), ["generate", "--config", "prisma.postgres.config.ts"]);
+    run(process.execPath, [prismaCli, "generate", "--config", "prisma.config.ts"]);
+    run(process.execPath, [prismaCli, "generate", "--config", "prisma.postgres.config.ts"]);
     break;
   case "deploy":
     // Migrations only: what a production start or a migrate job runs (no demo users).

@@ -54,7 +54,12 @@ const steps = [
   ["production build", bin("next"), ["build"], /Compiled successfully|Failed/, { AFK_STANDALONE: "1" }],
   ["e2e (playwright)", bin("playwright"), ["test"], /\d+ (passed|failed|flaky|skipped)/],
   // The deployable folder (npm run bundle) assembled from that build, copied and started with only Node.
-  ["bundle", process.execPath, ["scripts/bundle.mjs", "--no-build", "--out", path.join(os.tmpdir(), `afk-bundle-${process.pid}`)], /^bundle: done/],
+  [
+    "bundle",
+    process.execPath,
+    ["scripts/bundle.mjs", "--no-build", "--out", path.join(os.tmpdir(), `afk-bundle-${process.pid}`)],
+    /^bundle: done/,
+  ],
   [
     "bundle started from a copy (SQLite; PostgreSQL web-only + worker)",
     bin("tsx"),

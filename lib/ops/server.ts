@@ -43,6 +43,9 @@ export async function metricsAnswer(
   return { status: 200, contentType: METRICS_CONTENT_TYPE, body: await scrapeMetrics(ctx, provider) };
 }
 
+/** What the port serves (the Kustomize base's worker probes are checked against it). */
+export const OPS_PATHS = ["/livez", "/readyz", "/metrics"] as const;
+
 export type OpsServerOptions = { port: number; host: string; token: string | undefined; provider: Provider };
 
 /** Listens on host:port; resolves once listening (port 0: any free port, see the server's address()). */
@@ -59,7 +62,7 @@ export function startOpsServer(ctx: Ctx, opts: OpsServerOptions): Promise<Server
         case "/metrics":
           return metricsAnswer(ctx, opts.provider, req.headers.authorization, opts.token, false);
         default:
-          return json(404, { error: "Not found: /livez, /readyz, /metrics" });
+          return json(404, { error: `Not found: ${OPS_PATHS.join(", ")}` });
       }
     };
     answer().then(

@@ -18,7 +18,15 @@ const kubectl = (() => {
 })();
 
 type Probe = { httpGet?: { path: string; port: string | number } };
-type Container = { name: string; command?: string[]; livenessProbe?: Probe; readinessProbe?: Probe; startupProbe?: Probe; ports?: { name: string; containerPort: number }[]; env?: { name: string; value?: string }[] };
+type Container = {
+  name: string;
+  command?: string[];
+  livenessProbe?: Probe;
+  readinessProbe?: Probe;
+  startupProbe?: Probe;
+  ports?: { name: string; containerPort: number }[];
+  env?: { name: string; value?: string }[];
+};
 
 // An app route's folder for a URL path (no dynamic segments in probe paths).
 const appRoute = (p: string) => path.join(root, "app", ...p.split("/").filter(Boolean), "route.ts");
@@ -26,12 +34,12 @@ const appRoute = (p: string) => path.join(root, "app", ...p.split("/").filter(Bo
 describe("deploy files", () => {
   it.skipIf(!kubectl)("the Kustomize base renders; each probe is a served route on the port that serves it", () => {
     const out = execFileSync("kubectl", ["kustomize", path.join(root, "deploy/kubernetes/base")], { encoding: "utf8" });
-    const docs = parseAllDocuments(out).map((d) => d.toJSON() as { kind: string; metadata: { name: string }; spec: Record<string, unknown> });
+    const docs = parseAllDocuments(out).map(
+      (d) => d.toJSON() as { kind: string; metadata: { name: string }; spec: Record<string, unknown> },
+    );
     expect(docs.map((d) => d.kind).sort()).toEqual(["Deployment", "Deployment", "Job", "Secret", "Service"]);
     const containers = docs.flatMap((d) => {
-      const tpl = (d.spec.template ?? (d.spec as { jobTemplate?: { spec: { template: unknown } } }).jobTemplate?.spec.template) as
-        | { spec: { containers: Container[] } }
-        | undefined;
+      const tpl = d.spec?.template as { spec: { containers: Container[] } } | undefined;
       return tpl ? tpl.spec.containers.map((c) => ({ owner: d.metadata.name, c })) : [];
     });
     let probes = 0;
@@ -45,7 +53,7 @@ describe("deploy files", () => {
         if (c.command?.includes("worker.mjs")) {
           // The worker serves only its own port.
           expect(String(portNumber), `${owner} probes its ops port`).toBe(opsPort);
-          expect(OPS_PATHS, `${owner}: ${p}`).toContain(p);
+          expect(OPS_PATHS as readonly string[], `${owner}: ${p}`).toContain(p);
         } else {
           expect(portNumber, `${owner} probes the app's port`).toBe(3000);
           expect(existsSync(appRoute(p)), `${owner}: ${p} is app/${p}/route.ts`).toBe(true);
