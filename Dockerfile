@@ -14,7 +14,9 @@ COPY . .
 RUN node scripts/bundle.mjs --out /out
 
 FROM node:20-bookworm-slim
-ENV NODE_ENV=production PORT=3000 HOSTNAME=0.0.0.0 NEXT_TELEMETRY_DISABLED=1
+# NEXT_MANUAL_SIG_HANDLE: only the console's SIGTERM handler runs (readiness 503, drain, exit 0); Next's
+# own would exit with 143 before the drain.
+ENV NODE_ENV=production PORT=3000 HOSTNAME=0.0.0.0 NEXT_TELEMETRY_DISABLED=1 NEXT_MANUAL_SIG_HANDLE=true
 WORKDIR /app
 COPY --from=build --chown=node:node /out ./
 # SQLite's file lives here when DATABASE_URL is file:/data/afk.db (mount a volume); PostgreSQL needs none.

@@ -149,6 +149,57 @@ test("every API response validates against the OpenAPI document", async ({ brows
   expect((await call(admin, "DELETE", `/api/admin/tokens/${token.body.id}`)).status).toBe(200);
   expect((await call(admin, "DELETE", "/api/admin/tokens/no-such-token")).status).toBe(404);
 
+  // The runtime protocol: an external runtime registers a run, parks a call, a reviewer approves it, the
+  // runtime reads the decision (long-poll, cursor, stream), claims it once and reports the run's end.
+  const runtimeToken = await call(admin, "POST", "/api/admin/tokens", { name: `openapi-runtime-${Date.now()}`, role: "runtime" });
+  expect(runtimeToken.status).toBe(201);
+  const rtHeaders = { authorization: `Bearer ${runtimeToken.body.token}` };
+  const rt = await playwright.request.newContext({ baseURL, extraHTTPHeaders: rtHeaders });
+  const registered = await call(rt, "POST", "/api/v1/runtime/runs", {
+    externalId: `openapi-${Date.now()}`,
+    framework: "openapi-spec",
+    agent: "refund-bot",
+    actsFor: "submitter@example.com",
+  });
+  expect(registered.status).toBe(201);
+  const ext = registered.body.id as string;
+  expect((await call(rt, "GET", `/api/v1/runtime/runs/${ext}`)).status).toBe(200);
+  expect((await call(rt, "GET", "/api/v1/runtime/runs/no-such-run")).status).toBe(404);
+  const parked = await call(rt, "POST", `/api/v1/runtime/runs/${ext}/interrupts`, {
+    batchId: "step-1",
+    interrupts: [
+      { id: "call_a", action: { name: "issue_refund", args: { order_id: "A-1", amount_cents: 250 } }, decisions: ["approve", "reject"] },
+    ],
+  });
+  expect(parked.status).toBeLessThan(300);
+  const approvalId = parked.body.interrupts[0].approvalId as string;
+  expect((await call(reviewer, "POST", `/api/approvals/${encodeURIComponent(approvalId)}/decision`, { decision: "approve" })).status).toBe(
+    200,
+  );
+  const decided = await call(rt, "GET", `/api/v1/runtime/runs/${ext}/decisions?wait=5`);
+  expect(decided.status).toBe(200);
+  expect(
+    (await call(rt, "GET", `/api/v1/runtime/runs/${ext}/decisions?cursor=${encodeURIComponent(decided.body.nextCursor ?? "")}`)).status,
+  ).toBe(200);
+  const rtStream = await fetch(new URL(`/api/v1/runtime/runs/${ext}/decisions/stream`, baseURL), { headers: rtHeaders });
+  expect(rtStream.headers.get("content-type")).toMatch(/^text\/event-stream/);
+  const first = await rtStream.body!.getReader().read();
+  await rtStream.body?.cancel().catch(() => undefined);
+  const streamProblem = v.check(
+    "GET",
+    `/api/v1/runtime/runs/${ext}/decisions/stream`,
+    rtStream.status,
+    new TextDecoder().decode(first.value),
+  );
+  if (streamProblem) problems.push(streamProblem);
+  expect((await call(rt, "POST", `/api/v1/runtime/runs/${ext}/interrupts/call_a/claim`)).status).toBe(200);
+  expect((await call(rt, "POST", `/api/v1/runtime/runs/${ext}/interrupts/call_a/claim`)).status).toBe(409);
+  const reported = await call(rt, "POST", `/api/v1/runtime/runs/${ext}/events`, {
+    events: [{ type: "state", id: "end", state: "completed" }],
+  });
+  expect(reported.status).toBeLessThan(300);
+  expect((await call(anon, "GET", `/api/v1/runtime/runs/${ext}`)).status).toBe(401);
+
   expect(problems).toEqual([]);
   // The validator is strict: a changed type, an extra field or an undocumented status is caught.
   const runs = await call(admin, "GET", "/api/runs?take=1");

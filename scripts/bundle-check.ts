@@ -85,7 +85,8 @@ async function api<T>(base: string, cookie: string, p: string, init: RequestInit
   return (await r.json()) as T;
 }
 
-// A refund of 90.00 waits for a reviewer (its notice to the customer too); both approved, it completes.
+// A refund of 90.00 waits for a reviewer (its notice to the customer too); both approved and the run
+// resumed, it completes.
 async function approvalThrough(base: string) {
   const sub = await signIn(base, "submitter@example.com");
   const rev = await signIn(base, "reviewer@example.com");
@@ -104,8 +105,10 @@ async function approvalThrough(base: string) {
       body: JSON.stringify({ decision: "approve", argsHash: a.argsHash }),
     });
   }
+  // refund-desk waits for an explicit resume once every call is decided (deploy-bot would resume by itself).
+  await api(base, rev, `/api/runs/${id}/resume`, { method: "POST" });
   await until("the run to complete", async () => (await api<View>(base, sub, `/api/runs/${id}`)).run.state === "completed");
-  say(`run ${id}: paused with ${paused.approvals.length} approvals, approved, completed`);
+  say(`run ${id}: paused with ${paused.approvals.length} approvals, approved, resumed, completed`);
 }
 
 async function probe(url: string, status: number) {
@@ -150,6 +153,8 @@ async function check(provider: "sqlite" | "postgresql", databaseUrl: string) {
     AFK_METRICS_TOKEN: METRICS_TOKEN,
     NODE_ENV: "production",
     NEXT_TELEMETRY_DISABLED: "1",
+    // Next's own SIGTERM handler would exit before the console's drain (143): the image sets this too.
+    NEXT_MANUAL_SIG_HANDLE: "true",
   };
   const migrated = runIn(dir, ["scripts/db.mjs", "setup"], env);
   if (/warn|datasource properties/i.test(migrated)) fail(`migrations printed a warning:\n${migrated}`);

@@ -3,7 +3,7 @@
 // test of several instances on PostgreSQL, in order;
 // stops at the first failure and prints each runner's summary line at the end.
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
@@ -45,6 +45,9 @@ const postgres = process.env.TEST_POSTGRES_URL
   ? "PostgreSQL suite: run"
   : "PostgreSQL suite: skipped (no PostgreSQL binaries and no TEST_POSTGRES_URL)";
 const bin = (n) => path.join(root, "node_modules", ".bin", n);
+// Where the bundle step assembles the deployable folder (removed at the end).
+const bundleDir = path.join(os.tmpdir(), `afk-bundle-${process.pid}`);
+process.on("exit", () => rmSync(bundleDir, { recursive: true, force: true }));
 const steps = [
   // Formatting and lint rules (biome.jsonc); fails on any diagnostic, prints nothing on a clean tree.
   ["format + lint (biome)", bin("biome"), ["ci", "--error-on-warnings", "."], /Checked \d+ files|Found \d+ (errors?|warnings?)/],
@@ -54,16 +57,11 @@ const steps = [
   ["production build", bin("next"), ["build"], /Compiled successfully|Failed/, { AFK_STANDALONE: "1" }],
   ["e2e (playwright)", bin("playwright"), ["test"], /\d+ (passed|failed|flaky|skipped)/],
   // The deployable folder (npm run bundle) assembled from that build, copied and started with only Node.
-  [
-    "bundle",
-    process.execPath,
-    ["scripts/bundle.mjs", "--no-build", "--out", path.join(os.tmpdir(), `afk-bundle-${process.pid}`)],
-    /^bundle: done/,
-  ],
+  ["bundle", process.execPath, ["scripts/bundle.mjs", "--no-build", "--out", bundleDir], /^bundle: done/],
   [
     "bundle started from a copy (SQLite; PostgreSQL web-only + worker)",
     bin("tsx"),
-    ["scripts/bundle-check.ts", path.join(os.tmpdir(), `afk-bundle-${process.pid}`)],
+    ["scripts/bundle-check.ts", bundleDir],
     /^bundle-check: (ok|postgresql: skipped)/,
   ],
   // Several instances under SIGKILL on PostgreSQL; prints "skipped" without TEST_POSTGRES_URL.
