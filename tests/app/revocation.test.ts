@@ -34,6 +34,14 @@ describe.each(providers)("revocation on %s", (provider) => {
       a = b = testContext(t.db);
     }
     ({ id: runId } = await startRun(a, benchAdmin, { body: { agent: "order-status", input: { order_id: "ORD-1234" } } }));
+    // The run settles before the first case: its own state events (a worker on PostgreSQL takes it a moment
+    // later) would otherwise reach the streams while a case revokes, counted as if sent after the change.
+    for (let i = 0; i < 300; i++) {
+      const row = await t.db.run.findUnique({ where: { id: runId } });
+      if (row && row.state !== "pending" && row.state !== "running") break;
+      await new Promise((ok) => setTimeout(ok, 100));
+    }
+    await a.worker.idle();
   });
   afterAll(async () => {
     await a?.worker.idle();
