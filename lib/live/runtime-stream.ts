@@ -7,6 +7,7 @@ import "server-only";
 import type { AppContext } from "../context.ts";
 import { type RuntimeCaller, listDecisions } from "../services/runtime-protocol.ts";
 import { isTerminal } from "../runner/index.ts";
+import { eventStreamResponse } from "./stream.ts";
 
 const PING_MS = 15_000;
 const SAFETY_POLL_MS = 5_000;
@@ -96,12 +97,5 @@ export async function runtimeDecisionStream(ctx: AppContext, runtime: RuntimeCal
       cleanup();
     },
   });
-  return new Response(stream, {
-    headers: {
-      "content-type": "text/event-stream; charset=utf-8",
-      "cache-control": "no-cache, no-transform",
-      connection: "keep-alive",
-      "x-accel-buffering": "no",
-    },
-  });
+  return eventStreamResponse(stream);
 }

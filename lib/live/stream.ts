@@ -118,6 +118,11 @@ export async function liveEvents(ctx: AppContext, caller: Caller, query: Record<
       cleanup();
     },
   });
+  return eventStreamResponse(stream);
+}
+
+/** A server-sent event stream's response: never cached or transformed, not buffered by a proxy. */
+export function eventStreamResponse(stream: ReadableStream<Uint8Array>): Response {
   return new Response(stream, {
     headers: {
       "content-type": "text/event-stream; charset=utf-8",
