@@ -18,6 +18,7 @@ import { protocolTypesSource } from "../../scripts/protocol-client-types";
 import { admin, rev } from "../helpers/actors";
 import { freshDatabase, type TestDb } from "../helpers/databases";
 import { testContext } from "../helpers/context";
+import { routeOf } from "../helpers/protocol-server";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const doc = openApiDocument("http://localhost:3000");
@@ -47,18 +48,6 @@ describe("the OpenAPI document for generators", () => {
   });
 });
 
-// The route handlers as the server runs them, reached through the client's fetch.
-const ROUTES: Record<string, () => Promise<Record<string, unknown>>> = {
-  "/api/v1/runtime/runs": () => import("@/app/api/v1/runtime/runs/route"),
-  "/api/v1/runtime/runs/{runId}": () => import("@/app/api/v1/runtime/runs/[runId]/route"),
-  "/api/v1/runtime/runs/{runId}/interrupts": () => import("@/app/api/v1/runtime/runs/[runId]/interrupts/route"),
-  "/api/v1/runtime/runs/{runId}/interrupts/{interruptId}/claim": () =>
-    import("@/app/api/v1/runtime/runs/[runId]/interrupts/[interruptId]/claim/route"),
-  "/api/v1/runtime/runs/{runId}/decisions": () => import("@/app/api/v1/runtime/runs/[runId]/decisions/route"),
-  "/api/v1/runtime/runs/{runId}/decisions/stream": () => import("@/app/api/v1/runtime/runs/[runId]/decisions/stream/route"),
-  "/api/v1/runtime/runs/{runId}/events": () => import("@/app/api/v1/runtime/runs/[runId]/events/route"),
-};
-
 describe("the client against the real routes, every answer checked against the document (SQLite)", () => {
   let t: TestDb;
   let ctx: AppContext;
@@ -70,27 +59,13 @@ describe("the client against the real routes, every answer checked against the d
   // fetch → the route handler of the path's template, with its params; each answer is validated.
   const routed: typeof fetch = async (input, init) => {
     const req = new Request(String(input), init);
-    const url = new URL(req.url);
-    for (const [template, load] of Object.entries(ROUTES)) {
-      const names: string[] = [];
-      const re = new RegExp(
-        `^${template.replace(/\{([^}]+)\}/g, (_m, n: string) => {
-          names.push(n);
-          return "([^/]+)";
-        })}$`,
-      );
-      const m = re.exec(url.pathname);
-      if (!m) continue;
-      const params = Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(m[i + 1])]));
-      const handler = (await load())[req.method] as (r: Request, c: { params: Promise<unknown> }) => Promise<Response>;
-      const res = await handler(req, { params: Promise.resolve(params) });
-      if (res.headers.get("content-type")?.startsWith("text/event-stream")) return res;
-      const body = await res.clone().json();
-      const problem = validator.check(req.method, req.url, res.status, body);
-      if (problem) problems.push(problem);
-      return res;
-    }
-    throw new Error(`No route for ${url.pathname}`);
+    const res = await routeOf(req);
+    if (!res) throw new Error(`No route for ${new URL(req.url).pathname}`);
+    if (res.headers.get("content-type")?.startsWith("text/event-stream")) return res;
+    const body = await res.clone().json();
+    const problem = validator.check(req.method, req.url, res.status, body);
+    if (problem) problems.push(problem);
+    return res;
   };
 
   beforeAll(async () => {

@@ -11,10 +11,12 @@ const ROUTES: Record<string, () => Promise<Record<string, unknown>>> = {
   "/api/v1/runtime/runs/{runId}/interrupts/{interruptId}/claim": () =>
     import("@/app/api/v1/runtime/runs/[runId]/interrupts/[interruptId]/claim/route"),
   "/api/v1/runtime/runs/{runId}/decisions": () => import("@/app/api/v1/runtime/runs/[runId]/decisions/route"),
+  "/api/v1/runtime/runs/{runId}/decisions/stream": () => import("@/app/api/v1/runtime/runs/[runId]/decisions/stream/route"),
   "/api/v1/runtime/runs/{runId}/events": () => import("@/app/api/v1/runtime/runs/[runId]/events/route"),
 };
 
-async function route(req: Request): Promise<Response> {
+/** The answer of the handler of the request's path template, as Next routes it; null when no template matches. */
+export async function routeOf(req: Request): Promise<Response | null> {
   const url = new URL(req.url);
   for (const [template, load] of Object.entries(ROUTES)) {
     const names: string[] = [];
@@ -30,7 +32,7 @@ async function route(req: Request): Promise<Response> {
     if (!handler) return new Response("method", { status: 405 });
     return handler(req, { params: Promise.resolve(Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(m[i + 1])]))) });
   }
-  return new Response("not found", { status: 404 });
+  return null;
 }
 
 export async function protocolServer(): Promise<{ url: string; close: () => Promise<void> }> {
@@ -40,7 +42,9 @@ export async function protocolServer(): Promise<{ url: string; close: () => Prom
     const body = chunks.length ? Buffer.concat(chunks) : undefined;
     const headers = new Headers();
     for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
-    const answer = await route(new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers, body }));
+    const answer =
+      (await routeOf(new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers, body }))) ??
+      new Response("not found", { status: 404 });
     res.writeHead(answer.status, Object.fromEntries(answer.headers));
     res.end(Buffer.from(await answer.arrayBuffer()));
   });
