@@ -8,6 +8,11 @@ const nextConfig: NextConfig = {
   // forbidden()/unauthorized() give pages real 403/401 responses.
   experimental: { authInterrupts: true },
   poweredByHeader: false,
+  // Browsers ask for /favicon.ico on their own whenever a page has not (yet) named its icon, as a 404 in
+  // next dev can stream it late: the same icon answers there instead of a 404 in the console.
+  async rewrites() {
+    return [{ source: "/favicon.ico", destination: "/favicon.svg" }];
+  },
   // Tracing (lib/telemetry/sdk.ts) loads these from node_modules at run time, one copy shared with Next's
   // own spans, and only when an OTLP endpoint is set.
   serverExternalPackages: [
