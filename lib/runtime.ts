@@ -22,6 +22,8 @@ import { PrismaStore } from "./db/store.ts";
 import { providerAdapters } from "./models/ai-sdk.ts";
 import { env } from "./env.ts";
 import { traceModels } from "./telemetry/genai.ts";
+import { tracingOn } from "./telemetry/sdk.ts";
+import { traceSubagent } from "./telemetry/segments.ts";
 
 // agents: more agents beside the ones in agents/ (tests use agents whose tools count executions).
 export function createRuntime(
@@ -49,7 +51,9 @@ export function createRuntime(
     connections: mcpConnections(),
   });
   const store = new PrismaStore(db);
-  const runner = new Runner(store, traceModels(models), { failpoint: env().AFK_FAILPOINT, ...opts.config }, opts.onEvent);
+  // With tracing on, each subagent's execution is a span of its own.
+  const aroundChild = tracingOn() ? { aroundChild: traceSubagent } : {};
+  const runner = new Runner(store, traceModels(models), { failpoint: env().AFK_FAILPOINT, ...aroundChild, ...opts.config }, opts.onEvent);
   const agent = (name: string): Agent => agents.get(name);
   // The agent a stored run (or subagent run) was executing, from its validated snapshot or latest record.
   const agentForRun = async (threadId: string, runId: string): Promise<Agent> => {

@@ -1,9 +1,11 @@
 // Tracing overhead (part of `npm run bench`, or alone: tsx scripts/bench-traces.ts): ms per step of a
 // 200-step run (one model call and one tool call per step) through the real execution path — the start
 // service, the dispatch path, the worker, the runner, the store — with tracing off and with an OTLP
-// exporter sending to a receiver in this process (every span of it: invoke_agent, chat, execute_tool,
-// each SQL statement). Each side runs in child processes of its own (the SDK is per process), taken in
-// turns so that neither gets the machine's quieter moments; a child warms up, then times five runs.
+// exporter sending to a receiver in this process (every span of it: invoke_agent, chat, execute_tool and
+// the database spans, lib/db/tracing.ts). Each side runs in child processes of its own (the SDK is per
+// process), taken in turns so that neither gets the machine's quieter moments; a child warms up (the JIT
+// is still compiling during the first runs), then times five runs. CPU time is the figure to read on a
+// shared machine: wall time counts other processes' load too.
 import { spawn } from "node:child_process";
 import { z } from "zod";
 import { createContext } from "../lib/context.ts";
@@ -18,7 +20,11 @@ import { scratchDatabase } from "../tests/helpers/scratch.ts";
 const STEPS = 200;
 const RUNS = 5;
 const ROUNDS = Number(process.env.BENCH_TRACE_ROUNDS ?? 4);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const WARMUP = 3;
+const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))];
+const median = (xs: number[]) => quantile(xs, 0.5);
+// Median and the middle half's range (25th to 75th percentile) of a side's runs.
+const spread = (xs: number[]) => `${median(xs).toFixed(3)} (${quantile(xs, 0.25).toFixed(2)}–${quantile(xs, 0.75).toFixed(2)})`;
 
 const tick = defineTool({
   name: "tick",
@@ -67,8 +73,7 @@ async function child(provider: "sqlite" | "postgresql"): Promise<Times> {
       if (row?.state !== "completed") throw new Error(`bench run ${row?.state}`);
       return { wall: ms / STEPS, cpu: (c.user + c.system) / 1000 / STEPS };
     };
-    await once();
-    await once();
+    for (let i = 0; i < WARMUP; i++) await once();
     for (let i = 0; i < RUNS; i++) {
       const t = await once();
       times.wall.push(t.wall);
@@ -105,8 +110,9 @@ function side(provider: string, endpoint: string | null): Promise<Times> {
 
 export async function benchTraces(pgUrl: string | undefined) {
   const receiver = await otlpReceiver();
-  console.log(`\ntracing overhead per step of a ${STEPS}-step run through the worker (median of ${ROUNDS}×${RUNS} runs; target ≤ 10 %)`);
-  console.log("database     measure         no exporter   OTLP exporter    added   spans/step");
+  console.log(`\ntracing overhead per step of a ${STEPS}-step run through the worker (${ROUNDS}×${RUNS} runs a side; target ≤ 10 %)`);
+  console.log("median (25th–75th percentile) ms per step");
+  console.log("database     measure          no exporter            OTLP exporter            added   spans/step");
   try {
     for (const provider of pgUrl ? ["sqlite", "postgresql"] : ["sqlite"]) {
       const off: Times = { wall: [], cpu: [] };
@@ -119,11 +125,11 @@ export async function benchTraces(pgUrl: string | undefined) {
         on.wall.push(...b.wall);
         on.cpu.push(...b.cpu);
       }
-      const spansPerStep = (receiver.spans.length - before) / (ROUNDS * (RUNS + 2) * STEPS);
-      for (const m of ["wall", "cpu"] as const) {
+      const spansPerStep = (receiver.spans.length - before) / (ROUNDS * (RUNS + WARMUP) * STEPS);
+      for (const m of ["cpu", "wall"] as const) {
         const [a, b] = [median(off[m]), median(on[m])];
         console.log(
-          `${provider.padEnd(12)} ${(m === "wall" ? "wall ms" : "process CPU ms").padEnd(14)} ${a.toFixed(3).padStart(11)}   ${b.toFixed(3).padStart(13)}   ${`${(((b - a) / a) * 100).toFixed(1)} %`.padStart(7)}   ${spansPerStep.toFixed(1).padStart(10)}`,
+          `${provider.padEnd(12)} ${(m === "wall" ? "wall" : "process CPU").padEnd(14)} ${spread(off[m]).padStart(22)}   ${spread(on[m]).padStart(22)}   ${`${(((b - a) / a) * 100).toFixed(1)} %`.padStart(7)}   ${spansPerStep.toFixed(1).padStart(10)}`,
         );
       }
     }

@@ -1,12 +1,20 @@
-// Traces: a span per SQL statement, both ways statements go (Prisma's driver adapter, which carries every
-// Prisma query and transaction, and our own driver for the runner store's hot statements). Only when
-// tracing is on: otherwise createDb uses the adapter and driver as they are.
+// Traces: database spans, both ways statements go (Prisma's driver adapter, which carries every Prisma
+// query and transaction, and our own driver for the runner store's hot statements). Only when tracing is
+// on: otherwise createDb uses the adapter and driver as they are.
+//
+// Which statements are spans: in a request, each one. In a run's execution segment, each write of the
+// runner's records (the store's batch upserts and compare-and-sets on "StateEntry": the checkpoints,
+// effects and approvals) and each statement a tool makes; the segment's other statements (the Run row's
+// progress updates, the lease check before each tool, reads of records) are counted with their time on
+// the segment's span instead (segments.ts). They are most of a step's statements, and a span costs more
+// CPU than such a statement: a span each made tracing cost 17 % of a step's CPU (README, Traces).
 import "server-only";
 import { type Attributes, context, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { SqlDriverAdapter, SqlMigrationAwareDriverAdapterFactory, SqlQuery, Transaction } from "@prisma/driver-adapter-utils";
 import type { Prisma } from "../generated/sqlite/client.ts";
 import { DB, ERROR_TYPE } from "../telemetry/conventions.ts";
 import { tracer } from "../telemetry/sdk.ts";
+import { segmentTally, type StatementTally } from "../telemetry/segments.ts";
 import type { Driver } from "./driver.ts";
 
 type System = "sqlite" | "postgresql";
@@ -18,6 +26,8 @@ function statementSpan<T>(system: System, sql: string, fn: () => Promise<T>): Pr
   const parent = context.active();
   if (!trace.getSpan(parent)?.isRecording()) return fn();
   const op = operationOf(sql);
+  const tally = segmentTally(parent);
+  if (tally && !writesRecords(op, sql)) return tallied(tally, fn);
   const attributes: Attributes = {
     [DB.systemName]: system,
     [DB.operationName]: op,
@@ -45,17 +55,25 @@ function statementSpan<T>(system: System, sql: string, fn: () => Promise<T>): Pr
   );
 }
 
-// The statement's first keyword (SELECT, INSERT, BEGIN…), per distinct text: the same few statements repeat.
-const operations = new Map<string, string>();
-function operationOf(sql: string): string {
-  let op = operations.get(sql);
-  if (op === undefined) {
-    op = /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase() ?? "SQL";
-    if (operations.size > 500) operations.clear();
-    operations.set(sql, op);
-  }
-  return op;
+function tallied<T>(tally: StatementTally, fn: () => Promise<T>): Promise<T> {
+  const t0 = performance.now();
+  tally.statements++;
+  const add = () => {
+    tally.ms += performance.now() - t0;
+  };
+  const pending = fn();
+  pending.then(add, add);
+  return pending;
 }
+
+// The statement's first keyword (SELECT, INSERT, BEGIN…). Anchored at the start: no cache keyed by the
+// text, whose hash V8 computes over the whole (long, new each time) string.
+const operationOf = (sql: string): string => /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase() ?? "SQL";
+
+// A write of the runner's records: the table is named near the start (INSERT INTO, UPDATE, DELETE FROM,
+// with Prisma's schema prefix at most).
+const writesRecords = (op: string, sql: string): boolean =>
+  (op === "INSERT" || op === "UPDATE" || op === "DELETE") && sql.slice(0, 64).includes('"StateEntry"');
 
 /** Our driver (lib/db/driver.ts) with a span per statement. */
 export function tracedDriver(d: Driver): Driver {

@@ -25,7 +25,13 @@ export type RunnerConfig = {
   failpoint?: Failpoint;
   /** Names the process in run_started/resumed records, so a run's history shows who executed each part. */
   instanceId?: string;
+  /** Wraps each subagent's execution (tracing gives it a span of its own; the runner only calls it). */
+  aroundChild?: AroundChild;
 };
+
+/** A subagent execution as aroundChild sees it; `run` executes it (and must be called once). */
+export type ChildExecution = { agent: string; runId: string; threadId: string; rootRunId: string; depth: number };
+export type AroundChild = (child: ChildExecution, run: () => Promise<AgentResult>) => Promise<AgentResult>;
 
 export const DEFAULT_RUNNER_CONFIG: RunnerConfig = {
   checkpointAsyncWrites: true,

@@ -23,6 +23,7 @@ export {
   type RunOptions,
   type ResumeOptions,
 } from "./runner.ts";
+export type { AroundChild, ChildExecution } from "./config.ts";
 export * from "./snapshot.ts";
 export * from "./state.ts";
 export * from "./store.ts";

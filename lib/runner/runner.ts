@@ -63,7 +63,13 @@ export class Runner {
       store,
       models: this.models,
       config: this.config,
-      runChild: (agent, init) => this.runOrResumeChild(ctx, agent, init),
+      runChild: (agent, init) => {
+        const run = () => this.runOrResumeChild(ctx, agent, init);
+        const around = this.config.aroundChild;
+        if (!around) return run();
+        const { runId, threadId, rootRunId, depth } = init;
+        return around({ agent: agent.name, runId, threadId, rootRunId, depth }, run);
+      },
     };
     return ctx;
   }

@@ -64,6 +64,9 @@ export const AFK = {
   waitS: "afk.approval.wait_s",
   replayed: "afk.tool.replayed",
   linkKind: "afk.link.kind",
+  /** A segment's statements that are not spans of their own (lib/db/tracing.ts), and their time. */
+  untracedStatements: "afk.db.untraced_statements",
+  untracedMs: "afk.db.untraced_ms",
 } as const;
 
 /** Span events. */

@@ -2,10 +2,11 @@
 // model adapter's call is a `chat {model}` span and each tool's execution an `execute_tool {tool}` span.
 // Both run as the active span, so what they call (an MCP server's tools/call) nests under them, and they
 // nest under the segment's invoke_agent span, which is active while the runner executes (segments.ts).
-import { type Attributes, type Span, SpanKind, SpanStatusCode } from "@opentelemetry/api";
+import { type Attributes, context, type Span, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { Agent, ModelAdapter, Tool } from "../runner/index.ts";
 import { AFK, ERROR_TYPE, GEN_AI, MCP, OPERATION, SPAN } from "./conventions.ts";
 import { captureContent, tracer, tracingOn } from "./sdk.ts";
+import { untallied } from "./segments.ts";
 
 /** The adapters, each call traced (the same object when tracing is off). */
 export function traceModels(models: Record<string, ModelAdapter>): Record<string, ModelAdapter> {
@@ -104,8 +105,11 @@ export function mcpToolsCall<T>(server: string, tool: string, fn: () => Promise<
   return inSpan(SPAN.mcpToolsCall(tool), SpanKind.CLIENT, attributes, () => fn());
 }
 
+// Active while fn runs; a tool's statements are spans of their own, not tallied on the segment (segments.ts).
 function inSpan<T>(name: string, kind: SpanKind, attributes: Attributes, fn: (span: Span) => Promise<T>): Promise<T> {
-  return tracer().startActiveSpan(name, { kind, attributes }, async (span) => {
+  const parent = context.active();
+  const span = tracer().startSpan(name, { kind, attributes }, parent);
+  return context.with(trace.setSpan(untallied(parent), span), async () => {
     try {
       return await fn(span);
     } catch (e) {

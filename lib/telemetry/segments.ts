@@ -4,9 +4,10 @@
 // queue job carried (the request that reserved the run); a resumed segment links to the segment before it
 // and to the requests that decided meanwhile (stored on the Run row). Approvals requested and decided are
 // span events, the decided ones with how long they waited. Fed by the runner's events: nothing in the
-// runner knows about it.
-import { type Context, context, type Span, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
-import type { ApprovalRecord, RunEvent } from "../runner/index.ts";
+// runner knows about it. A subagent's execution is an invoke_agent span of its own under the active span
+// (its parent's segment), through the runner's aroundChild hook (traceSubagent).
+import { type Context, context, createContextKey, type Span, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import type { AroundChild, ApprovalRecord, RunEvent } from "../runner/index.ts";
 import { AFK, ERROR_TYPE, EVENT, GEN_AI, OPERATION, SPAN } from "./conventions.ts";
 import { contextOfJob, type JobTrace, linksOf, parseRunTraceLinks, traceparentOf } from "./propagation.ts";
 import { tracer } from "./sdk.ts";
@@ -24,8 +25,20 @@ export type SegmentStart = {
   decided: ApprovalRecord[];
 };
 
+/** A segment's statements that are not spans (lib/db/tracing.ts says which), counted with their time. */
+export type StatementTally = { statements: number; ms: number };
+const TALLY = createContextKey("afk.segment.statements");
+
+/** The tally of the run segment ctx is in (undefined outside one, and in a tool's execution). */
+export const segmentTally = (ctx: Context): StatementTally | undefined => ctx.getValue(TALLY) as StatementTally | undefined;
+
+/** ctx without the segment's tally: a tool's statements are spans again. */
+export const untallied = (ctx: Context): Context => (ctx.getValue(TALLY) ? ctx.deleteValue(TALLY) : ctx);
+
+type Open = { span: Span; tally: StatementTally };
+
 export class RunSegments {
-  private readonly open = new Map<string, Span>();
+  private readonly open = new Map<string, Open>();
 
   /** Starts the segment's span; run the runner inside the returned context. */
   begin(s: SegmentStart): Context {
@@ -59,14 +72,15 @@ export class RunSegments {
         [AFK.waitS]: (a.decided_at_ms - a.requested_at_ms) / 1000,
       });
     }
-    this.open.get(s.runId)?.end();
-    this.open.set(s.runId, span);
-    return trace.setSpan(parentCtx, span);
+    this.open.get(s.runId)?.span.end();
+    const tally = { statements: 0, ms: 0 };
+    this.open.set(s.runId, { span, tally });
+    return trace.setSpan(parentCtx, span).setValue(TALLY, tally);
   }
 
   /** The runner's events of a run executing here (its subagents' events carry their own run ids). */
   event(e: RunEvent) {
-    const span = this.open.get(e.runId);
+    const span = this.open.get(e.runId)?.span ?? subagents.get(e.runId);
     if (!span) return;
     if (e.type === "tool_deferred")
       span.addEvent(EVENT.approvalRequested, {
@@ -81,19 +95,13 @@ export class RunSegments {
    * Ends the segment: its outcome (state, or the error that stopped it) on the span. Returns the Run
    * row's new traceContext (this segment, no decisions yet), or undefined when no segment was open.
    */
-  end(runId: string, outcome: { state: string; step?: number; error?: unknown }): string | undefined {
-    const span = this.open.get(runId);
-    if (!span) return undefined;
+  end(runId: string, outcome: Outcome): string | undefined {
+    const open = this.open.get(runId);
+    if (!open) return undefined;
     this.open.delete(runId);
-    span.setAttribute(AFK.outcome, outcome.state);
-    if (outcome.step !== undefined) span.setAttribute(AFK.step, outcome.step);
-    if (outcome.error) {
-      const e = outcome.error;
-      // The class name only (a run's error text is "<Name>: <message>"): error.type must stay low-cardinality.
-      span.setAttribute(ERROR_TYPE, e instanceof Error ? e.name : (/^([A-Za-z]*Error)\b/.exec(String(e))?.[1] ?? "_OTHER"));
-      span.setStatus({ code: SpanStatusCode.ERROR, message: (e instanceof Error ? e.message : String(e)).slice(0, 500) });
-    }
-    span.end();
+    const { span, tally } = open;
+    span.setAttributes({ [AFK.untracedStatements]: tally.statements, [AFK.untracedMs]: Math.round(tally.ms * 1000) / 1000 });
+    endWith(span, outcome);
     return JSON.stringify({ segment: traceparentOf(span.spanContext()) });
   }
 
@@ -102,3 +110,50 @@ export class RunSegments {
     return context.with(ctx, fn);
   }
 }
+
+type Outcome = { state: string; step?: number; error?: unknown };
+
+function endWith(span: Span, outcome: Outcome) {
+  span.setAttribute(AFK.outcome, outcome.state);
+  if (outcome.step !== undefined) span.setAttribute(AFK.step, outcome.step);
+  if (outcome.error) {
+    const e = outcome.error;
+    // The class name only (a run's error text is "<Name>: <message>"): error.type must stay low-cardinality.
+    span.setAttribute(ERROR_TYPE, e instanceof Error ? e.name : (/^([A-Za-z]*Error)\b/.exec(String(e))?.[1] ?? "_OTHER"));
+    span.setStatus({ code: SpanStatusCode.ERROR, message: (e instanceof Error ? e.message : String(e)).slice(0, 500) });
+  }
+  span.end();
+}
+
+// The subagent runs executing in this process, by run id: their runner events (approvals requested, the
+// pause) go on their own spans. A subagent's run id is unique (its parent's id and the delegating call).
+const subagents = new Map<string, Span>();
+
+/** The runner's aroundChild when tracing is on: the subagent's execution as invoke_agent {agent}, active while it runs. */
+export const traceSubagent: AroundChild = (c, run) => {
+  const span = tracer().startSpan(SPAN.invokeAgent(c.agent), {
+    kind: SpanKind.INTERNAL,
+    attributes: {
+      [GEN_AI.operationName]: OPERATION.invokeAgent,
+      [GEN_AI.agentName]: c.agent,
+      [GEN_AI.conversationId]: c.threadId,
+      [AFK.runId]: c.runId,
+      [AFK.rootRunId]: c.rootRunId,
+    },
+  });
+  subagents.set(c.runId, span);
+  const done = (o: Outcome) => {
+    subagents.delete(c.runId);
+    endWith(span, o);
+  };
+  return context.with(trace.setSpan(context.active(), span), run).then(
+    (r) => {
+      done({ state: r.state, step: r.stateSnapshot.step, error: r.error });
+      return r;
+    },
+    (e: unknown) => {
+      done({ state: "failed", error: e });
+      throw e;
+    },
+  );
+};

@@ -5,7 +5,8 @@
 // from the start request through the worker's first segment, one from the decision through the resumed
 // segment, which links to the first; the GenAI span names and attributes (lib/telemetry/conventions.ts);
 // the approval's request and decision as events with the wait; database spans in the segment; no message
-// content (it is off by default).
+// content (it is off by default). A run with subagents: each subagent's execution an invoke_agent span
+// under its parent's segment, with its own model calls, tools and approval.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
@@ -17,10 +18,11 @@ import { createDb, type Db } from "@/lib/db/client";
 import { PgLiveBus } from "@/lib/live/bus";
 import { listApprovals } from "@/lib/runner";
 import { decide } from "@/lib/services/decide";
+import { resumeRun } from "@/lib/services/operate";
 import { startRun } from "@/lib/services/start";
 import { AFK, EVENT, GEN_AI, SPAN } from "@/lib/telemetry/conventions";
 import { flushTracing, startTracing, stopTracing, TRACER_NAME } from "@/lib/telemetry/sdk";
-import { rev, sub } from "../helpers/actors";
+import { actor, op, rev, sub } from "../helpers/actors";
 import { testContext } from "../helpers/context";
 import { freshDatabase, type TestDb } from "../helpers/databases";
 import { type OtlpReceiver, otlpReceiver, type ReceivedSpan } from "../helpers/otlp-receiver";
@@ -216,5 +218,100 @@ describe.skipIf(!pgUrl)("traces across a web instance and a worker process (Post
     expect(inTrace(decideSpan.traceId, webSpans).some((s) => String(s.attributes["db.query.text"]).includes('"traceContext"'))).toBe(true);
     // Every span of the worker is in one of the two request traces (background statements make none).
     expect(new Set(w.map((s) => s.traceId))).toEqual(new Set([first.traceId, second.traceId]));
+    // In a segment, the writes of the runner's records and a tool's statements are spans; its other
+    // statements (the Run row's progress, the lease check, reads) are counted with their time on the
+    // segment's span.
+    const dbSpans = w.filter((x) => x.attributes["db.system.name"]);
+    const records = dbSpans.filter((x) => x.parentSpanId !== deploy.spanId && x.parentSpanId !== status.spanId);
+    expect(records.length).toBeGreaterThan(3);
+    for (const s of records) {
+      expect(String(s.attributes["db.query.text"])).toMatch(/^\s*(INSERT INTO|UPDATE|DELETE FROM) [^(]*"StateEntry"/);
+      expect(["INSERT", "UPDATE", "DELETE"]).toContain(s.name);
+      expect([first.spanId, second.spanId]).toContain(s.parentSpanId);
+    }
+    // The tools' own statements (the deploy's insert of its Deployment) under their execute_tool spans.
+    expect(dbSpans.filter((x) => x.parentSpanId === deploy.spanId).map((x) => x.attributes["db.query.text"])).toEqual(
+      expect.arrayContaining([expect.stringMatching(/"Deployment"/)]),
+    );
+    for (const s of segments) {
+      expect(Number(s.attributes[AFK.untracedStatements])).toBeGreaterThan(0);
+      expect(Number(s.attributes[AFK.untracedMs])).toBeGreaterThan(0);
+    }
+  }, 120_000);
+
+  it("a subagent's execution is an invoke_agent span of its own, the child of its parent's segment", async () => {
+    workerOutput = "";
+    worker = startWorker();
+    await expect.poll(() => workerOutput, { timeout: 30_000, interval: 100 }).toContain("worker started");
+    const from = receiver.spans.length;
+    const tracer = trace.getTracer(TRACER_NAME);
+    const request = <T>(name: string, fn: () => Promise<T>) =>
+      tracer.startActiveSpan(name, { kind: SpanKind.SERVER }, async (span) => {
+        try {
+          return await fn();
+        } finally {
+          span.end();
+        }
+      });
+    // release-coordinator delegates to changelog-writer (completes) and deploy-bot (pauses on its deploy).
+    const run = await request("POST /api/runs", () =>
+      startRun(web, sub, { body: { agent: "release-coordinator", input: { service: "search", version: "2.0.0" } } }),
+    );
+    await expect.poll(() => runState(run.id), { timeout: 30_000, interval: 100 }).toBe("paused");
+    const shipRun = `${run.id}.call_ship`;
+    const [approval] = (await listApprovals(web.store, run.id, shipRun)).filter((a) => a.status === "pending");
+    expect(approval.tool_name).toBe("deploy");
+    // A production deploy needs two reviewers.
+    for (const who of [rev, actor("reviewer", "rev2")])
+      await request("POST /api/approvals/{id}/decision", () =>
+        decide(web, who, { approvalId: approval.id, body: { decision: "approve" } }),
+      );
+    // release-coordinator does not resume by itself: an operator resumes it.
+    await request("POST /api/runs/{id}/resume", () => resumeRun(web, op, { runId: run.id }));
+    await expect.poll(() => runState(run.id), { timeout: 30_000, interval: 100 }).toBe("completed");
+    const exited = new Promise<number | null>((r) => worker!.once("exit", (code) => r(code)));
+    worker.kill("SIGTERM");
+    expect(await exited).toBe(0);
+
+    const w = receiver.spans.slice(from).filter((s) => s.service === "afk-worker-test");
+    const named = (name: string) => w.filter((s) => s.name === name).sort((a, b) => a.startMs - b.startMs);
+    const [first, second] = named(SPAN.invokeAgent("release-coordinator"));
+    expect(named(SPAN.invokeAgent("release-coordinator"))).toHaveLength(2);
+    expect([first.attributes[AFK.outcome], second.attributes[AFK.outcome]]).toEqual(["paused", "completed"]);
+
+    // changelog-writer ran once, in the first segment; it is not run again when the batch is re-entered.
+    const writers = named(SPAN.invokeAgent("changelog-writer"));
+    expect(writers).toHaveLength(1);
+    const [writer] = writers;
+    expect([writer.traceId, writer.parentSpanId]).toEqual([first.traceId, first.spanId]);
+    expect(writer.attributes).toMatchObject({
+      [GEN_AI.operationName]: "invoke_agent",
+      [GEN_AI.agentName]: "changelog-writer",
+      [GEN_AI.conversationId]: run.id,
+      [AFK.runId]: `${run.id}.call_notes`,
+      [AFK.rootRunId]: run.id,
+      [AFK.outcome]: "completed",
+    });
+    expect(named(SPAN.chat("changelog-writer")).map((c) => c.parentSpanId)).toEqual([writer.spanId]);
+
+    // deploy-bot: paused in the first segment (its approval requested on its own span), resumed in the second.
+    const ships = named(SPAN.invokeAgent("deploy-bot"));
+    expect(ships).toHaveLength(2);
+    expect(ships.map((s) => [s.parentSpanId, s.attributes[AFK.runId], s.attributes[AFK.outcome]])).toEqual([
+      [first.spanId, shipRun, "paused"],
+      [second.spanId, shipRun, "completed"],
+    ]);
+    expect(ships[0].events.find((e) => e.name === EVENT.approvalRequested)?.attributes).toMatchObject({
+      [AFK.approvalId]: approval.id,
+      [GEN_AI.toolCallId]: "call_deploy",
+    });
+    expect(first.events.map((e) => e.name)).not.toContain(EVENT.approvalRequested);
+    // The subagent's model calls and tools nest under its span, not under the parent's segment.
+    for (const c of named(SPAN.chat("deploy-bot"))) expect(ships.map((s) => s.spanId)).toContain(c.parentSpanId);
+    expect(named(SPAN.executeTool("get_status")).map((t) => t.parentSpanId)).toEqual([ships[0].spanId]);
+    expect(named(SPAN.executeTool("deploy")).map((t) => t.parentSpanId)).toEqual([ships[1].spanId]);
+    expect(named(SPAN.chat("release-coordinator")).every((c) => c.parentSpanId === first.spanId || c.parentSpanId === second.spanId)).toBe(
+      true,
+    );
   }, 120_000);
 });
