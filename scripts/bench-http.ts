@@ -10,16 +10,20 @@ import { createHash, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { scratchDatabase } from "../tests/helpers/scratch.ts";
 import { createContext } from "../lib/context.ts";
+import { otlpReceiver } from "../tests/helpers/otlp-receiver.ts";
 import { seed } from "./bench-console.ts";
 
 process.env.LOG_LEVEL ??= "warn";
-const RUNS = Number(process.env.BENCH_RUNS ?? 1_000_000);
-const CHECKPOINTS = Number(process.env.BENCH_CHECKPOINTS ?? 10_000);
+// --traces: tracing's cost per request instead (scripts/bench-http-traces.ts), on a smaller database.
+const TRACES = process.argv.includes("--traces");
+const RUNS = Number(process.env.BENCH_RUNS ?? (TRACES ? 10_000 : 1_000_000));
+const CHECKPOINTS = Number(process.env.BENCH_CHECKPOINTS ?? (TRACES ? 1_000 : 10_000));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const PORT = 3200;
-const base = `http://127.0.0.1:${PORT}`;
+// The server under load (the --traces mode runs two, on PORT and PORT + 1, and switches between them).
+let base = `http://127.0.0.1:${PORT}`;
 
-type Result = { rps: number; p50: number; p95: number; errors: number; status: number; bytes: number; cpuMs: number };
+type Result = { rps: number; p50: number; p95: number; errors: number; status: number; bytes: number; cpuMs: number; n: number };
 
 // The server's own CPU time (user + system, from /proc) per request: unlike req/s at 32 clients it does
 // not depend on the load generator sharing the cores, and 1000 / cpuMs is what one core can serve.
@@ -68,23 +72,25 @@ async function load(path: string, clients: number, headers: Record<string, strin
     status,
     bytes,
     cpuMs,
+    n: ms.length,
   };
 }
 
-function startServer(url: string): ChildProcess {
+function startServer(url: string, extraEnv: Record<string, string> = {}, port = PORT): ChildProcess {
   // BENCH_PROFILE=<dir>: the server writes a CPU profile there when it exits (open it in Chrome's DevTools).
   const profile = process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  return spawn(process.execPath, [...profile, "node_modules/next/dist/bin/next", "start", "-p", String(PORT)], {
+  return spawn(process.execPath, [...profile, "node_modules/next/dist/bin/next", "start", "-p", String(port)], {
     env: {
       ...process.env,
       DATABASE_URL: url,
       NODE_ENV: "production",
       NEXTAUTH_SECRET: "bench-secret-0123456789abcdef",
-      NEXTAUTH_URL: base,
+      NEXTAUTH_URL: `http://127.0.0.1:${port}`,
       AFK_DATA_DIR: "data/bench",
       AFK_SWEEP_INTERVAL_S: "0",
       AFK_WORKERS: "0",
       LOG_LEVEL: "error",
+      ...extraEnv,
     },
     stdio: ["ignore", "ignore", "inherit"],
   });
@@ -100,29 +106,35 @@ async function waitUp() {
   throw new Error("server did not start");
 }
 
+// A scratch database with RUNS runs and an admin's API token; the client is disconnected (the server opens its own).
+async function seeded(s: Awaited<ReturnType<typeof scratchDatabase>>, provider: string) {
+  const ex = createContext(s.db);
+  const t0 = Date.now();
+  const seededRuns = await seed(s.db, ex, RUNS, CHECKPOINTS, Math.min(800, RUNS));
+  await ex.worker.idle();
+  const admin = await s.db.user.create({ data: { email: "bench-admin@example.com", name: "Admin", role: "admin", passwordHash: "x" } });
+  const token = `afk_${randomBytes(24).toString("base64url")}`;
+  await s.db.apiToken.create({
+    data: {
+      name: "bench",
+      role: "admin",
+      tokenHash: createHash("sha256").update(token).digest("hex"),
+      prefix: token.slice(0, 8),
+      userId: admin.id,
+      createdById: admin.id,
+    },
+  });
+  const paused = await s.db.run.findFirst({ where: { state: "paused" }, select: { id: true } });
+  await s.db.$disconnect();
+  console.log(`${provider}: seeded in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+  return { ...seededRuns, token, paused: paused?.id };
+}
+
 async function bench(provider: "sqlite" | "postgresql", pgUrl?: string) {
   const s = await scratchDatabase(provider, pgUrl, "afk_bench");
   let server: ChildProcess | null = null;
   try {
-    const ex = createContext(s.db);
-    const t0 = Date.now();
-    const { longRun, midCursor, deepRunCursor } = await seed(s.db, ex, RUNS, CHECKPOINTS, Math.min(800, RUNS));
-    await ex.worker.idle();
-    const admin = await s.db.user.create({ data: { email: "bench-admin@example.com", name: "Admin", role: "admin", passwordHash: "x" } });
-    const token = `afk_${randomBytes(24).toString("base64url")}`;
-    await s.db.apiToken.create({
-      data: {
-        name: "bench",
-        role: "admin",
-        tokenHash: createHash("sha256").update(token).digest("hex"),
-        prefix: token.slice(0, 8),
-        userId: admin.id,
-        createdById: admin.id,
-      },
-    });
-    const paused = await s.db.run.findFirst({ where: { state: "paused" }, select: { id: true } });
-    await s.db.$disconnect();
-    console.log(`${provider}: seeded in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+    const { longRun, midCursor, deepRunCursor, token, paused } = await seeded(s, provider);
     server = startServer(s.url);
     serverPid = server.pid;
     await waitUp();
@@ -136,7 +148,7 @@ async function bench(provider: "sqlite" | "postgresql", pgUrl?: string) {
       ["runs list API, first page", "/api/runs", { rps: 1000 }],
       [`runs list API, page at run ${Math.floor(RUNS / 2).toLocaleString("en")}`, `/api/runs?cursor=${deepRunCursor}`, {}],
       ["runs list API, state=failed + agent", "/api/runs?state=failed&agent=deploy-bot", {}],
-      ["run view API (paused run)", `/api/runs/${paused?.id}`, {}],
+      ["run view API (paused run)", `/api/runs/${paused}`, {}],
       [`run view API (${CHECKPOINTS.toLocaleString("en")} checkpoints)`, `/api/runs/${longRun}`, {}],
       ["timeline API, first page", `/api/runs/${longRun}/checkpoints`, {}],
       ["timeline API, middle page", `/api/runs/${longRun}/checkpoints?cursor=${encodeURIComponent(midCursor)}`, {}],
@@ -170,8 +182,78 @@ async function bench(provider: "sqlite" | "postgresql", pgUrl?: string) {
   }
 }
 
-await bench("sqlite");
+// --traces: the production server's CPU per request with tracing off and with an OTLP exporter sending
+// every span (Next's own request spans, the database spans) to a receiver in this process. Both servers
+// run at once on one seeded database and take the load in turns, one cell of BENCH_SECONDS (default 4)
+// at a time, BENCH_TRACE_ROUNDS (default 3) turns a request, 8 clients: a change of the shared machine's
+// load falls on both. CPU time, not req/s: the load generator shares the cores.
+async function benchTraces(provider: "sqlite" | "postgresql", url?: string) {
+  const s = await scratchDatabase(provider, url, "afk_bench");
+  const receiver = await otlpReceiver();
+  const servers: ChildProcess[] = [];
+  try {
+    const { token, paused } = await seeded(s, provider);
+    const auth = { authorization: `Bearer ${token}` };
+    const cases: [string, string, Record<string, string>][] = [
+      ["health (no auth)", "/api/health", {}],
+      ["inbox API", "/api/approvals", auth],
+      ["runs list API, first page", "/api/runs", auth],
+      ["run view API (paused run)", `/api/runs/${paused}`, auth],
+    ];
+    const sides: { port: number; env: Record<string, string> }[] = [
+      { port: PORT, env: {} },
+      { port: PORT + 1, env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url } },
+    ];
+    for (const side of sides) servers.push(startServer(s.url, side.env, side.port));
+    const use = (i: number) => {
+      base = `http://127.0.0.1:${sides[i].port}`;
+      serverPid = servers[i].pid;
+    };
+    for (const i of [0, 1]) {
+      use(i);
+      await waitUp();
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const range = (xs: number[]) => `${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)}`;
+    console.log(
+      `\n${provider}: server CPU ms per request, tracing off and with an OTLP exporter (median of the turns, range; target ≤ 0.3 ms added)`,
+    );
+    console.log(`${"request".padEnd(30)} ${"no exporter".padStart(22)} ${"OTLP exporter".padStart(22)} ${"added".padStart(9)}`);
+    let requestsOn = 0;
+    const spansBefore = receiver.spans.length;
+    for (const [name, path, h] of cases) {
+      const cpu: number[][] = [[], []];
+      for (const i of [0, 1]) {
+        use(i);
+        requestsOn += i * (await load(path, 4, h)).n; // warm
+      }
+      for (let round = 0; round < Number(process.env.BENCH_TRACE_ROUNDS ?? 3); round++)
+        for (const i of round % 2 ? [1, 0] : [0, 1]) {
+          use(i);
+          const r = await load(path, 8, h);
+          cpu[i].push(r.cpuMs);
+          requestsOn += i * r.n;
+        }
+      const [a, b] = [median(cpu[0]), median(cpu[1])];
+      console.log(
+        `${name.padEnd(30)} ${`${a.toFixed(3)} (${range(cpu[0])})`.padStart(22)} ${`${b.toFixed(3)} (${range(cpu[1])})`.padStart(22)} ${`${(b - a).toFixed(3)} ms`.padStart(9)}`,
+      );
+    }
+    // SIGTERM: each server flushes its spans on the way out, so the count below has them all.
+    const exited = servers.map((p) => new Promise((r) => p.once("exit", r)));
+    for (const p of servers) p.kill("SIGTERM");
+    await Promise.all(exited);
+    console.log(`spans received per traced request: ${((receiver.spans.length - spansBefore) / requestsOn).toFixed(1)}`);
+  } finally {
+    for (const p of servers) if (p.exitCode === null) p.kill("SIGKILL");
+    await receiver.close();
+    await s.drop().catch(() => {});
+  }
+}
+
 const pgUrl = process.env.BENCH_SQLITE_ONLY ? undefined : (process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL);
-if (pgUrl) await bench("postgresql", pgUrl);
+const run = TRACES ? benchTraces : bench;
+await run("sqlite");
+if (pgUrl) await run("postgresql", pgUrl);
 else console.log("\n(PostgreSQL skipped: set BENCH_POSTGRES_URL or TEST_POSTGRES_URL)");
 process.exit(0);

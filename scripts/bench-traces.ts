@@ -2,11 +2,12 @@
 // 200-step run (one model call and one tool call per step) through the real execution path — the start
 // service, the dispatch path, the worker, the runner, the store — with tracing off and with an OTLP
 // exporter sending to a receiver in this process (every span of it: invoke_agent, chat, execute_tool and
-// the database spans, lib/db/tracing.ts). Each side runs in child processes of its own (the SDK is per
-// process), taken in turns so that neither gets the machine's quieter moments; a child warms up (the JIT
-// is still compiling during the first runs), then times five runs. CPU time is the figure to read on a
-// shared machine: wall time counts other processes' load too.
+// the database spans, lib/db/tracing.ts). Each side is a child process of its own (the SDK is per
+// process); both warm up (the JIT is still compiling during the first runs), then take turns run by run,
+// BENCH_TRACE_ROUNDS × 5 runs a side. CPU time is the figure to read on a shared machine: wall time counts
+// other processes' load too.
 import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
 import { z } from "zod";
 import { createContext } from "../lib/context.ts";
 import { getRunRow } from "../lib/db/runs.ts";
@@ -52,21 +53,24 @@ const model = () =>
   });
 
 type Times = { wall: number[]; cpu: number[] };
+type One = { wall: number; cpu: number };
 
-// One side, in this (child) process: per timed run, wall-clock ms per step and this process's CPU ms per
-// step (user + system: the exporter's serialization and sending included, other processes' load not).
-async function child(provider: "sqlite" | "postgresql"): Promise<Times> {
+// One side, in this (child) process: it warms up, says "ready", then times one run per line on stdin and
+// answers with its wall-clock ms per step and this process's CPU ms per step (user + system). The spans
+// of the run are flushed inside the timed window, so the exporter's serialization and sending count.
+async function child(provider: "sqlite" | "postgresql") {
   await startTracing("afk-bench", env());
+  if (process.env.OTEL_EXPORTER_OTLP_ENDPOINT && !tracingOn()) throw new Error("tracing did not start");
   const s = await scratchDatabase(provider, process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL, "afk_bench");
   try {
     const ctx = createContext(s.db, { agents: { [agent.name]: agent }, models: { demo: model() } });
     const sub = { id: "bench-sub", email: "sub@example.com", name: "S", role: "submitter" as const };
-    const times: Times = { wall: [], cpu: [] };
-    const once = async () => {
+    const once = async (): Promise<One> => {
       const c0 = process.cpuUsage();
       const t0 = performance.now();
       const run = await startRun(ctx, sub, { body: { agent: agent.name, input: {} } });
       await ctx.worker.idle();
+      await flushTracing();
       const ms = performance.now() - t0;
       const c = process.cpuUsage(c0);
       const row = await getRunRow(s.db, run.id);
@@ -74,63 +78,84 @@ async function child(provider: "sqlite" | "postgresql"): Promise<Times> {
       return { wall: ms / STEPS, cpu: (c.user + c.system) / 1000 / STEPS };
     };
     for (let i = 0; i < WARMUP; i++) await once();
-    for (let i = 0; i < RUNS; i++) {
-      const t = await once();
-      times.wall.push(t.wall);
-      times.cpu.push(t.cpu);
+    console.log("ready");
+    for await (const line of createInterface({ input: process.stdin })) {
+      if (line !== "run") break;
+      console.log(JSON.stringify(await once()));
     }
-    await flushTracing();
-    return times;
   } finally {
     await stopTracing();
     await s.drop();
   }
 }
 
-function side(provider: string, endpoint: string | null): Promise<Times> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "scripts/bench-traces.ts", "child", provider], {
-      env: {
-        ...process.env,
-        LOG_LEVEL: "error",
-        OTEL_EXPORTER_OTLP_ENDPOINT: endpoint ?? "",
-        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "",
-      },
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    let out = "";
-    p.stdout!.on("data", (c: Buffer) => (out += c.toString()));
-    p.on("exit", (code) => {
-      const line = out.trim().split("\n").at(-1) ?? "";
-      if (code !== 0) reject(new Error(`bench-traces child exited ${code}: ${out}`));
-      else resolve(JSON.parse(line) as Times);
-    });
+// A child process of one side, driven a run at a time.
+function side(provider: string, endpoint: string | null) {
+  const p = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "scripts/bench-traces.ts", "child", provider], {
+    env: { ...process.env, LOG_LEVEL: "error", OTEL_EXPORTER_OTLP_ENDPOINT: endpoint ?? "", OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "" },
+    stdio: ["pipe", "pipe", "inherit"],
   });
+  const lines = createInterface({ input: p.stdout! })[Symbol.asyncIterator]();
+  const next = async () => {
+    const r = await lines.next();
+    if (r.done) throw new Error(`bench-traces child (${endpoint ? "exporter" : "no exporter"}) exited`);
+    return r.value;
+  };
+  return {
+    ready: next,
+    run: async (): Promise<One> => {
+      p.stdin!.write("run\n");
+      return JSON.parse(await next()) as One;
+    },
+    stop: async () => {
+      if (p.exitCode !== null) return;
+      const exited = new Promise((r) => p.once("exit", r));
+      p.stdin!.end("stop\n");
+      await exited;
+    },
+  };
 }
 
+// Both sides' processes live together and take turns run by run, so that a change of the machine's load
+// (it is shared) falls on both; each run's CPU time is its own process's.
 export async function benchTraces(pgUrl: string | undefined) {
   const receiver = await otlpReceiver();
-  console.log(`\ntracing overhead per step of a ${STEPS}-step run through the worker (${ROUNDS}×${RUNS} runs a side; target ≤ 10 %)`);
+  console.log(
+    `\ntracing overhead per step of a ${STEPS}-step run through the worker (${ROUNDS * RUNS} runs a side, in turns; target ≤ 10 %)`,
+  );
   console.log("median (25th–75th percentile) ms per step");
   console.log("database     measure          no exporter            OTLP exporter            added   spans/step");
   try {
     for (const provider of pgUrl ? ["sqlite", "postgresql"] : ["sqlite"]) {
       const off: Times = { wall: [], cpu: [] };
       const on: Times = { wall: [], cpu: [] };
-      const before = receiver.spans.length;
-      for (let i = 0; i < ROUNDS; i++) {
-        const [a, b] = [await side(provider, null), await side(provider, receiver.url)];
-        off.wall.push(...a.wall);
-        off.cpu.push(...a.cpu);
-        on.wall.push(...b.wall);
-        on.cpu.push(...b.cpu);
-      }
-      const spansPerStep = (receiver.spans.length - before) / (ROUNDS * (RUNS + WARMUP) * STEPS);
-      for (const m of ["cpu", "wall"] as const) {
-        const [a, b] = [median(off[m]), median(on[m])];
-        console.log(
-          `${provider.padEnd(12)} ${(m === "wall" ? "wall" : "process CPU").padEnd(14)} ${spread(off[m]).padStart(22)}   ${spread(on[m]).padStart(22)}   ${`${(((b - a) / a) * 100).toFixed(1)} %`.padStart(7)}   ${spansPerStep.toFixed(1).padStart(10)}`,
-        );
+      const [a, b] = [side(provider, null), side(provider, receiver.url)];
+      try {
+        await Promise.all([a.ready(), b.ready()]);
+        const before = receiver.spans.length;
+        for (let i = 0; i < ROUNDS * RUNS; i++)
+          for (const [p, t] of i % 2
+            ? ([
+                [b, on],
+                [a, off],
+              ] as const)
+            : ([
+                [a, off],
+                [b, on],
+              ] as const)) {
+            const r = await p.run();
+            t.wall.push(r.wall);
+            t.cpu.push(r.cpu);
+          }
+        const spansPerStep = (receiver.spans.length - before) / (ROUNDS * RUNS * STEPS);
+        for (const m of ["cpu", "wall"] as const) {
+          const [x, y] = [median(off[m]), median(on[m])];
+          console.log(
+            `${provider.padEnd(12)} ${(m === "wall" ? "wall" : "process CPU").padEnd(14)} ${spread(off[m]).padStart(22)}   ${spread(on[m]).padStart(22)}   ${`${(((y - x) / x) * 100).toFixed(1)} %`.padStart(7)}   ${spansPerStep.toFixed(1).padStart(10)}`,
+          );
+        }
+      } finally {
+        await Promise.all([a.stop(), b.stop()]);
       }
     }
   } finally {
@@ -142,11 +167,7 @@ if (process.argv[2] === "child") {
   // The parent gives an empty endpoint for the side without one; the environment schema wants it absent.
   for (const k of ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"]) if (process.env[k] === "") delete process.env[k];
   child(process.argv[3] as "sqlite" | "postgresql").then(
-    (times) => {
-      if (process.env.OTEL_EXPORTER_OTLP_ENDPOINT && !tracingOn()) throw new Error("tracing did not start");
-      console.log(JSON.stringify(times));
-      process.exit(0);
-    },
+    () => process.exit(0),
     (e) => {
       console.error(e);
       process.exit(1);
