@@ -129,7 +129,8 @@ export async function benchTraces(pgUrl: string | undefined) {
     for (const provider of pgUrl ? ["sqlite", "postgresql"] : ["sqlite"]) {
       const off: Times = { wall: [], cpu: [] };
       const on: Times = { wall: [], cpu: [] };
-      const [a, b] = [side(provider, null), side(provider, receiver.url)];
+      // BENCH_TRACE_AA=1: both sides without an exporter, to see how far two equal sides differ here.
+      const [a, b] = [side(provider, null), side(provider, process.env.BENCH_TRACE_AA ? null : receiver.url)];
       try {
         await Promise.all([a.ready(), b.ready()]);
         const before = receiver.spans.length;

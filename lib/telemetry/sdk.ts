@@ -6,7 +6,7 @@ import { type Tracer, trace } from "@opentelemetry/api";
 import type { Env } from "../env.ts";
 
 type Provider = { forceFlush(): Promise<void>; shutdown(): Promise<void> };
-type State = { provider: Provider | null; captureContent: boolean; tracer?: Tracer };
+type State = { provider: Provider | null; captureContent: boolean };
 
 // On globalThis, like the database client: Next's server bundles hold more than one copy of this module.
 const g = globalThis as unknown as { afkTracing?: State };
@@ -36,8 +36,9 @@ export const tracingOn = (): boolean => g.afkTracing?.provider != null;
 /** Message content (prompts, answers, tool arguments and results) goes on spans only when turned on. */
 export const captureContent = (): boolean => g.afkTracing?.captureContent ?? false;
 
-// The SDK's tracer, kept once registered: asking the global provider for it again looks it up each time.
-export const tracer = (): Tracer => g.afkTracing?.tracer ?? trace.getTracer(TRACER_NAME);
+// Asked for at each span, not kept: Next.js wraps the tracers the provider hands out after registration
+// (its instrumentation-node-extensions), and a tracer kept from before would bypass that.
+export const tracer = (): Tracer => trace.getTracer(TRACER_NAME);
 
 /**
  * Starts the SDK when e names an OTLP endpoint: spans batched (OTEL_BSP_* apply) and sent as OTLP/HTTP
@@ -64,7 +65,6 @@ export async function startTracing(service: string, e: TraceEnv): Promise<boolea
   const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url }))] });
   provider.register();
   state.provider = provider;
-  state.tracer = trace.getTracer(TRACER_NAME);
   return true;
 }
 
