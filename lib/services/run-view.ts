@@ -105,11 +105,10 @@ type RunRecords = { conversation: ConversationView | null; approvals: ApprovalVi
 // it points to, and every approval of the run and its subagents.
 async function readRun(ctx: Pick<AppContext, "db" | "store" | "agents">, run: RunRow): Promise<RunRecords> {
   // An external run has no checkpoints here: its conversation is what its runtime reported.
-  if (run.runtimeTokenId)
-    return {
-      conversation: externalConversation(run, await runtimeEvents(ctx.db, run.id)),
-      approvals: await approvalsOf(ctx.store, run.threadId, run.id, () => []),
-    };
+  if (run.runtimeTokenId) {
+    const approvals = await approvalsOf(ctx.store, run.threadId, run.id, () => []);
+    return { conversation: externalConversation(run, await runtimeEvents(ctx.db, run.id), approvals), approvals };
+  }
   if (run.state === "pending") return { conversation: null, approvals: [] };
   const latest = await readLatestCheckpoint(ctx.store, run.threadId, run.id);
   // A running run may have none stored yet at any step: its row's progress comes from the runner's events,

@@ -1,5 +1,5 @@
 // What the console shows of an external run and what its runtime is told: its decisions in the order they
-// were taken (a cursor over them, so a runtime that restarted reads on from where it was), and its
+// were taken (a cursor over them, so a runtime that restarted reads on from where it was), its
 // conversation rebuilt from what the runtime reported (messages, tool calls and their results).
 import "server-only";
 import type { ConversationView, RuntimeDecisionDto } from "../dto.ts";
@@ -7,7 +7,7 @@ import type { RunRow } from "./access.ts";
 import { type ApprovalRecord, type Message, type ToolExecution, argsHash } from "../runner/index.ts";
 import type { RuntimeEventRow } from "../db/runtime.ts";
 import { ValidationError } from "../auth/errors.ts";
-import type { RuntimeEventInput } from "./schemas.ts";
+import { type RuntimeEventInput, runtimeEventSchema } from "./schemas.ts";
 
 // ---- Decisions ----
 
@@ -76,32 +76,69 @@ export function decisionsAfter(
 
 const text = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v ?? null));
 
-/** The conversation of an external run, in the runner's own message shapes (the run page renders it as is). */
-export function externalConversation(run: RunRow, events: RuntimeEventRow[]): ConversationView {
+/** A reported event as stored (the report's own schema, parsed again at this boundary); null when unreadable. */
+export function storedRuntimeEvent(row: RuntimeEventRow): RuntimeEventInput | null {
+  try {
+    const e = runtimeEventSchema.safeParse(JSON.parse(row.data));
+    return e.success ? e.data : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A reported message or tool result as the runner's message (tool output is untrusted: a runtime sent it). */
+function messageOf(e: RuntimeEventInput): Message | null {
+  if (e.type === "message")
+    return e.role === "assistant"
+      ? { role: "assistant", content: e.content, tool_calls: (e.toolCalls ?? []).map((c) => ({ ...c, args: c.args ?? {} })) }
+      : { role: e.role, content: e.content };
+  if (e.type === "tool_result")
+    return { role: "tool", tool_call_id: e.callId, name: e.name, content: text(e.output), success: e.success !== false, untrusted: true };
+  return null;
+}
+
+type Parked = Pick<ApprovalRecord, "tool_call_id" | "tool_name" | "args" | "requested_at_ms" | "external">;
+
+/**
+ * The conversation of an external run, in the runner's own message shapes (the run page renders it as is):
+ * what the runtime reported, and each step's parked calls that it did not report as an assistant's tool
+ * calls, where they were asked (a runtime need report nothing for its calls to be decided on the run page).
+ */
+export function externalConversation(run: RunRow, events: RuntimeEventRow[], parked: Parked[]): ConversationView {
   const messages: Message[] = [];
   const toolExecutions: ToolExecution[] = [];
-  for (const row of events) {
-    let e: RuntimeEventInput;
-    try {
-      e = JSON.parse(row.data) as RuntimeEventInput;
-    } catch {
-      continue;
+  const reported = new Set(
+    events.flatMap((row) => {
+      const e = storedRuntimeEvent(row);
+      return e?.type === "message" ? (e.toolCalls ?? []).map((c) => c.id) : [];
+    }),
+  );
+  const unreported = parked.filter((a) => !reported.has(a.tool_call_id)).sort((a, b) => a.requested_at_ms - b.requested_at_ms);
+  // One assistant message per batch (the calls of one step), placed among the reports by when it was asked
+  // (after a report of the same millisecond: a runtime reports a step before it parks its calls).
+  const askedUntil = (ms: number) => {
+    while (unreported.length && unreported[0].requested_at_ms < ms) {
+      const batch = unreported[0].external?.batch_id ?? null;
+      const calls = batch === null ? [unreported[0]] : unreported.filter((a) => (a.external?.batch_id ?? null) === batch);
+      for (const a of calls) unreported.splice(unreported.indexOf(a), 1);
+      messages.push({
+        role: "assistant",
+        content: "",
+        tool_calls: calls.map((a) => ({ id: a.tool_call_id, name: a.tool_name, args: a.args })),
+      });
     }
-    if (e.type === "message") {
-      if (e.role === "assistant")
-        messages.push({
-          role: "assistant",
-          content: e.content,
-          tool_calls: (e.toolCalls ?? []).map((c) => ({ ...c, args: c.args ?? {} })),
-        });
-      else messages.push({ role: e.role, content: e.content });
-    } else if (e.type === "tool_result") {
-      const success = e.success !== false;
-      messages.push({ role: "tool", tool_call_id: e.callId, name: e.name, content: text(e.output), success, untrusted: true });
+  };
+  for (const row of events) {
+    const e = storedRuntimeEvent(row);
+    if (!e) continue;
+    askedUntil(row.at.getTime());
+    const m = messageOf(e);
+    if (m) messages.push(m);
+    if (e.type === "tool_result")
       toolExecutions.push({
         tool_name: e.name,
         tool_call_id: e.callId,
-        success,
+        success: e.success !== false,
         output: e.output ?? null,
         error: e.error ?? null,
         latency_ms: e.latencyMs ?? 0,
@@ -109,7 +146,8 @@ export function externalConversation(run: RunRow, events: RuntimeEventRow[]): Co
         replayed: false,
         approved_by: [],
       });
-    }
   }
+  askedUntil(Number.POSITIVE_INFINITY);
   return { runId: run.id, agent: run.agentName, state: run.state, messages, toolExecutions, children: {} };
 }
+

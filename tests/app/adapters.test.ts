@@ -2,11 +2,9 @@
 // the agent until it asks, parks the request in the console and exits; a reviewer decides in the console;
 // a different process applies the decisions and runs to the end. The tools append every execution to a
 // file, so the test counts exactly what ran, with which arguments.
-import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppContext } from "@/lib/context";
 import { decide } from "@/lib/services/decide";
@@ -17,16 +15,13 @@ import { rev } from "../helpers/actors";
 import { testContext } from "../helpers/context";
 import { freshDatabase, type TestDb } from "../helpers/databases";
 import { protocolServer } from "../helpers/protocol-server";
-
-const run = promisify(execFile);
-const root = path.resolve(import.meta.dirname, "../..");
-const tsx = path.join(root, "node_modules/.bin/tsx");
+import { executionsIn as executions, type RuntimeScript, runRuntime } from "../helpers/runtime-process";
 
 describe("adapters against the real packages, resumed in another process (SQLite)", () => {
   let t: TestDb;
   let ctx: AppContext;
   let server: Awaited<ReturnType<typeof protocolServer>>;
-  let env: NodeJS.ProcessEnv;
+  let env: { AFK_URL: string; AFK_TOKEN: string };
   const g = globalThis as unknown as { afkContext?: AppContext; afkDb?: AppContext["db"] };
   beforeAll(async () => {
     t = await freshDatabase("sqlite");
@@ -39,7 +34,7 @@ describe("adapters against the real packages, resumed in another process (SQLite
       { id: "u-admin", email: "admin@example.com", name: "A", role: "admin" },
       { body: { name: "adapters", role: "runtime" } },
     );
-    env = { ...process.env, AFK_URL: server.url, AFK_TOKEN: token };
+    env = { AFK_URL: server.url, AFK_TOKEN: token };
   });
   afterAll(async () => {
     await server?.close();
@@ -48,22 +43,7 @@ describe("adapters against the real packages, resumed in another process (SQLite
     await t?.drop();
   });
 
-  const runtime = (script: string, mode: string, dir: string) =>
-    run(tsx, [path.join(root, "tests/fixtures/runtimes", script), mode, dir], { env, cwd: root, timeout: 120_000 }).then((r) => {
-      const out = r.stdout.trim().split("\n").at(-1) ?? "{}";
-      return JSON.parse(out) as Record<string, unknown>;
-    });
-  const executions = (dir: string) => {
-    try {
-      return readFileSync(path.join(dir, "executions.jsonl"), "utf8")
-        .trim()
-        .split("\n")
-        .filter(Boolean)
-        .map((l) => JSON.parse(l));
-    } catch {
-      return [];
-    }
-  };
+  const runtime = (script: RuntimeScript, mode: string, dir: string) => runRuntime(script, mode, dir, env);
 
   it("OpenAI Agents JS: needsApproval → interruptions parked → approve / reject(message) on the deserialized RunState", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "afk-agents-js-"));

@@ -260,7 +260,14 @@ describe.each(providers)("runtime protocol on %s", (provider) => {
     const done = await reportEvents(h.ctx, rt, { runId: run.id, body: { events: [{ type: "state", state: "completed" }] } });
     expect([done.state, done.closed]).toEqual(["completed", 1]);
     const view = await getRunView(h.ctx, rev, { runId: run.id });
-    expect(view.conversation?.messages.map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
+    // What was reported, with the calls parked but never reported where they were asked (their cards' places).
+    expect(view.conversation?.messages.map((m) => [m.role, m.role === "assistant" ? m.tool_calls.map((c) => c.id) : []])).toEqual([
+      ["assistant", ["q1"]],
+      ["user", []],
+      ["assistant", ["t1"]],
+      ["tool", []],
+      ["assistant", ["late"]],
+    ]);
     expect(view.conversation?.toolExecutions.map((t) => [t.tool_name, t.output])).toEqual([["create_account", { ok: true }]]);
     expect([view.run.state, view.run.phase, view.run.step]).toEqual(["completed", "post_tool_batch", 2]);
     expect((await listInbox(h.ctx, rev, { query: {} })).approvals.some((a) => a.runId === run.id)).toBe(false);
