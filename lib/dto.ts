@@ -238,6 +238,8 @@ export const timelineRunDto = named(
     state: z.string(),
     prunedAt: isoOrNull,
     prunedCheckpoints: z.number().int(),
+    // An external run's framework: its timeline is what its runtime reported, with no checkpoint to fork from.
+    framework: z.string().nullable(),
   }),
 );
 export const toTimelineRunDto = (r: RunRowLike) => ({
@@ -246,6 +248,7 @@ export const toTimelineRunDto = (r: RunRowLike) => ({
   state: r.state,
   prunedAt: toIso(r.prunedAt),
   prunedCheckpoints: r.prunedCheckpoints,
+  framework: r.runtimeTokenId ? r.framework : null,
 });
 
 // ---- JSON Schema (the forms' input) ----

@@ -1,10 +1,12 @@
 // What the console shows of an external run and what its runtime is told: its decisions in the order they
 // were taken (a cursor over them, so a runtime that restarted reads on from where it was), its
-// conversation rebuilt from what the runtime reported (messages, tool calls and their results).
+// conversation rebuilt from what the runtime reported (messages, tool calls and their results), and its
+// timeline (reports, interrupts, decisions and claims) in the rows the console's own runs use.
 import "server-only";
-import type { ConversationView, RuntimeDecisionDto } from "../dto.ts";
+import type { z } from "zod";
+import type { ConversationView, DiffDto, RuntimeDecisionDto, SnapshotSummary, checkpointDto } from "../dto.ts";
 import type { RunRow } from "./access.ts";
-import { type ApprovalRecord, type Message, type ToolExecution, argsHash } from "../runner/index.ts";
+import { type ApprovalRecord, type Message, type ToolExecution, argsHash, isTerminal } from "../runner/index.ts";
 import type { RuntimeEventRow } from "../db/runtime.ts";
 import { ValidationError } from "../auth/errors.ts";
 import { type RuntimeEventInput, runtimeEventSchema } from "./schemas.ts";
@@ -151,3 +153,126 @@ export function externalConversation(run: RunRow, events: RuntimeEventRow[], par
   return { runId: run.id, agent: run.agentName, state: run.state, messages, toolExecutions, children: {} };
 }
 
+// ---- The timeline ----
+
+/** A row of an external run's timeline, in the shape of the console's checkpoint rows (one page, one API for both). */
+export type TimelineEntry = z.infer<typeof checkpointDto>;
+
+// Not a record of the runner's checkpoint format: built from what the console holds of the run.
+const EXTERNAL_ENTRY = "external";
+
+/**
+ * An external run's timeline from what the console holds of it, in time order: its registration
+ * (run_started), every report (a phase as the runtime named it, so the runner's own phase names draw their
+ * spans; messages, tool results; a terminal state is run_terminal), each parked interrupt (paused), each
+ * decision (decided) and each claim of one (resumed: the runtime took the decision and went on).
+ */
+export function externalTimeline(run: RunRow, events: RuntimeEventRow[], approvals: ApprovalRecord[], claims: Map<string, Date>) {
+  type Row = { ms: number; phase: string; step?: number; payload: Record<string, unknown> };
+  const rows: Row[] = [
+    {
+      ms: run.createdAt.getTime(),
+      phase: "run_started",
+      payload: { registered: { framework: run.framework, externalId: run.externalId, agent: run.agentName } },
+    },
+  ];
+  for (const row of events) {
+    const e = storedRuntimeEvent(row);
+    if (!e) continue;
+    const phase = e.type === "phase" ? e.phase : e.type === "state" ? (isTerminal(e.state) ? "run_terminal" : "state") : e.type;
+    rows.push({ ms: row.at.getTime(), phase, step: e.type === "phase" ? e.step : undefined, payload: { reported: e } });
+  }
+  for (const a of approvals) {
+    const interruptId = a.external?.interrupt_id ?? a.tool_call_id;
+    const interrupt = {
+      interruptId,
+      batchId: a.external?.batch_id ?? null,
+      kind: a.kind,
+      name: a.tool_name,
+      args: a.args,
+      message: a.reason,
+    };
+    rows.push({
+      ms: a.requested_at_ms,
+      phase: "paused",
+      payload: { interrupt: { ...interrupt, decisions: a.external?.decisions ?? [] } },
+    });
+    if (a.status === "pending" || a.decided_at_ms === null) continue;
+    const { cursor: _cursor, claimedAt: _claimedAt, ...decision } = toRuntimeDecision(a, null);
+    rows.push({ ms: a.decided_at_ms, phase: "decided", payload: { decision } });
+    const claimed = claims.get(a.id);
+    if (claimed) rows.push({ ms: claimed.getTime(), phase: "resumed", payload: { claimed: { interruptId, approvalId: a.id } } });
+  }
+  // An interrupt's own step counts the run's batches; the step shown is the one the runtime last reported.
+  // Ties keep the order rows were made in: reports in their order, a request before its decision.
+  const ordered = rows.map((r, i) => ({ r, i })).sort((x, y) => x.r.ms - y.r.ms || x.i - y.i);
+  let step = 0;
+  return ordered.map(({ r }, i): TimelineEntry => {
+    step = r.step ?? step;
+    return {
+      schema_version: EXTERNAL_ENTRY,
+      run_id: run.id,
+      thread_id: run.threadId,
+      step,
+      phase: r.phase,
+      timestamp_ms: r.ms,
+      seq: i + 1,
+      payload: r.payload,
+    };
+  });
+}
+
+const reportedIn = (e: TimelineEntry) => {
+  const parsed = runtimeEventSchema.safeParse(e.payload.reported);
+  return parsed.success ? parsed.data : null;
+};
+
+/** What the run was at an entry of its timeline: its state then, the messages and tool results reported so far. */
+function summaryAt(entries: TimelineEntry[], at: TimelineEntry): SnapshotSummary {
+  let state = "running";
+  let messageCount = 0;
+  let toolCalls = 0;
+  for (const e of entries.slice(0, at.seq)) {
+    const r = reportedIn(e);
+    if (e.phase === "paused") state = "paused";
+    else if (e.phase === "resumed") state = "running";
+    else if (r?.type === "state") state = r.state;
+    if (r && messageOf(r)) messageCount++;
+    if (r?.type === "tool_result") toolCalls++;
+  }
+  return {
+    seq: at.seq,
+    phase: at.phase,
+    step: at.step,
+    timestampMs: at.timestamp_ms,
+    state,
+    messageCount,
+    // A runtime reports no model calls, tokens or cost; nothing is pending in the console's sense.
+    llmCalls: null,
+    toolCalls,
+    totalTokens: null,
+    costUsd: null,
+    pending: null,
+    snapshotFromSeq: at.seq,
+  };
+}
+
+/** Two entries of an external run's timeline compared, as the console compares two checkpoints. */
+export function externalDiff(entries: TimelineEntry[], a: number, b: number): DiffDto {
+  const [lo, hi] = [Math.min(a, b), Math.max(a, b)];
+  const from = entries[lo - 1];
+  const to = entries[hi - 1];
+  if (!from) throw new ValidationError("a", `No checkpoint ${lo}`);
+  if (!to) throw new ValidationError("b", `No checkpoint ${hi}`);
+  const added = entries.slice(lo, hi).flatMap((e) => {
+    const r = reportedIn(e);
+    const m = r ? messageOf(r) : null;
+    return m ? [m] : [];
+  });
+  return {
+    from: summaryAt(entries, from),
+    to: summaryAt(entries, to),
+    messagesAdded: added,
+    payloadKeys: { from: Object.keys(from.payload), to: Object.keys(to.payload) },
+  };
+}

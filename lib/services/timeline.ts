@@ -1,5 +1,7 @@
 // A run's timeline (its checkpoints in write order, a page at a time) and the diff of two checkpoints:
-// counters, state and pending response at each, and the messages added between them.
+// counters, state and pending response at each, and the messages added between them. An external run
+// has no checkpoints here: its timeline is built from what its runtime reported and what was decided
+// (runtime-view.ts), in the same rows.
 import "server-only";
 import type { Actor } from "../auth/actor.ts";
 import { ValidationError } from "../auth/errors.ts";
@@ -19,7 +21,11 @@ import { checkpointTimeline, checkpointTimestamp, checkpointsBySeq, snapshotChec
 import { markRunCorrupt } from "../db/runs.ts";
 import { parseOr400 } from "../validation.ts";
 import { type RunRow, visibleRun } from "./access.ts";
+import { claimsOf, runtimeEvents } from "../db/runtime.ts";
+import { PrismaStore } from "../db/store.ts";
+import { listApprovals } from "../runner/index.ts";
 import { onRun } from "./run-view.ts";
+import { externalDiff, externalTimeline } from "./runtime-view.ts";
 import { diffQuerySchema, timelineQuerySchema } from "./schemas.ts";
 
 type TimelineInput = { runId: string; query: unknown };
@@ -28,6 +34,7 @@ export async function timelinePage(ctx: Pick<AppContext, "db">, actor: Actor | n
   const { db } = ctx;
   const run = await visibleRun(ctx, actor, runId);
   const q = parseOr400(timelineQuerySchema, query);
+  if (run.runtimeTokenId) return externalPage(db, run, q);
   const page = await checkpointTimeline(db, run.threadId, run.id, q);
   // The gap of the first row on a later page is to the last row of the page before it.
   let prevTimestampMs: number | null = null;
@@ -45,7 +52,32 @@ export async function diffCheckpoints(
 ): Promise<DiffDto> {
   const run = await visibleRun(ctx, actor, runId);
   const { a, b } = parseOr400(diffQuerySchema, query);
+  if (run.runtimeTokenId) return externalDiff(await externalEntries(ctx.db, run), a, b);
   return onRun(ctx.db, run.id, () => diffOf(ctx, run, a, b));
+}
+
+// ---- An external run: no checkpoints here, its timeline is what its runtime reported and what was decided ----
+
+async function externalEntries(db: Db, run: RunRow) {
+  // Reads only: a store on the same database (the callers' contexts need not carry one).
+  const approvals = await onRun(db, run.id, () => listApprovals(new PrismaStore(db), run.threadId, run.id));
+  return externalTimeline(run, await runtimeEvents(db, run.id), approvals, await claimsOf(db, run.id));
+}
+
+// A page of it, after the seq the cursor names, in the answer the console's own runs get.
+async function externalPage(db: Db, run: RunRow, q: { cursor?: string; take?: number }) {
+  if (q.cursor !== undefined && !/^\d+$/.test(q.cursor)) throw new ValidationError("cursor", "Not a cursor this API gave");
+  const after = Number(q.cursor ?? 0);
+  const take = q.take ?? 100;
+  const entries = await externalEntries(db, run);
+  const page = entries.slice(after, after + take);
+  return {
+    run: toTimelineRunDto(run),
+    checkpoints: page,
+    corrupt: [],
+    nextCursor: entries.length > after + take ? String(page.at(-1)?.seq) : null,
+    prevTimestampMs: after > 0 ? (entries[after - 1]?.timestamp_ms ?? null) : null,
+  };
 }
 
 async function diffOf(ctx: Pick<AppContext, "db" | "store">, run: RunRow, a: number, b: number): Promise<DiffDto> {

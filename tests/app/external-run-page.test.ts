@@ -1,10 +1,15 @@
 // The run page of a run an external runtime registered, on SQLite and PostgreSQL: its conversation is what the
 // runtime reported, with each step's parked calls where they were asked (so a reviewer can decide them on
-// the run page even when the runtime reported no message).
+// the run page even when the runtime reported no message); its timeline, in the rows and picture the
+// console's own runs use, shows the reported phases, messages, tool results and state, and each interrupt
+// parked, decided and claimed, paged and compared like checkpoints.
 import { describe, expect, it } from "vitest";
 import type { AppContext } from "@/lib/context";
+import { decide } from "@/lib/services/decide";
 import { getRunView } from "@/lib/services/run-view";
-import { type RuntimeCaller, parkInterrupts, registerRun, runtimeFromToken } from "@/lib/services/runtime-protocol";
+import { type RuntimeCaller, claimDecision, parkInterrupts, registerRun, runtimeFromToken } from "@/lib/services/runtime-protocol";
+import { diffCheckpoints, timelinePage } from "@/lib/services/timeline";
+import { timelineLayout } from "@/lib/timeline";
 import { reportEvents } from "@/lib/services/runtime-progress";
 import { createToken } from "@/lib/services/tokens";
 import { admin, rev } from "../helpers/actors";
@@ -76,5 +81,103 @@ describe.each(providers)("an external run's page (%s)", (provider) => {
     // Every call shown has its approval (what the run page puts under it), none shown twice.
     const shown = view.conversation!.messages.flatMap((m) => (m.role === "assistant" ? m.tool_calls.map((c) => c.id) : []));
     expect(shown.sort()).toEqual(view.approvals.map((a) => a.tool_call_id).sort());
+  });
+
+  it("has a timeline of its reports, interrupts, decisions and claims, paged and compared like checkpoints", async () => {
+    const rt = await runtime(h.ctx, "agents");
+    const run = await registerRun(h.ctx, rt, { body: { externalId: "tl-1", framework: "openai-agents", agent: "refund-bot" } });
+    const report = async (...events: Record<string, unknown>[]) => {
+      await tick();
+      await reportEvents(h.ctx, rt, { runId: run.id, body: { events } });
+    };
+    await report({ type: "message", id: "u", role: "user", content: "Refund A-1 and A-2" });
+    await report({ type: "phase", id: "p1", phase: "pre_llm", step: 1 });
+    await report({ type: "phase", id: "p2", phase: "post_llm", step: 1 });
+    await tick();
+    const parked = await parkInterrupts(h.ctx, rt, {
+      runId: run.id,
+      body: {
+        batchId: "step-1",
+        interrupts: [
+          { ...call("call_a", "issue_refund", { order_id: "A-1", amount_cents: 900 }), decisions: ["approve", "edit", "reject"] },
+          call("call_b", "issue_refund", { order_id: "A-2", amount_cents: 250000 }),
+        ],
+      },
+    });
+    const [a, b] = parked.interrupts.map((i) => i.approvalId);
+    await tick();
+    await decide(h.ctx, rev, { approvalId: a, body: { decision: "approve", args: { order_id: "A-1", amount_cents: 800 } } });
+    await tick();
+    await decide(h.ctx, rev, { approvalId: b, body: { decision: "reject", reason: "Too large" } });
+    for (const interruptId of ["call_a", "call_b"]) {
+      await tick();
+      await claimDecision(h.ctx, rt, { runId: run.id, interruptId });
+    }
+    await report({ type: "tool_result", id: "r", callId: "call_a", name: "issue_refund", output: { ok: true } });
+    await report({ type: "state", id: "end", state: "completed" });
+
+    const page = await timelinePage(h.ctx, rev, { runId: run.id, query: {} });
+    expect(page.run.framework).toBe("openai-agents");
+    expect(page.checkpoints.map((c) => [c.seq, c.phase, c.step])).toEqual([
+      [1, "run_started", 0],
+      [2, "message", 0],
+      [3, "pre_llm", 1],
+      [4, "post_llm", 1],
+      [5, "paused", 1],
+      [6, "paused", 1],
+      [7, "decided", 1],
+      [8, "decided", 1],
+      [9, "resumed", 1],
+      [10, "resumed", 1],
+      [11, "tool_result", 1],
+      [12, "run_terminal", 1],
+    ]);
+    const at = (seq: number) => page.checkpoints[seq - 1].payload;
+    expect(at(5)).toMatchObject({ interrupt: { interruptId: "call_a", batchId: "step-1", args: { order_id: "A-1", amount_cents: 900 } } });
+    expect(at(7)).toMatchObject({
+      decision: { interruptId: "call_a", decision: "edit", args: { order_id: "A-1", amount_cents: 800 }, decidedBy: ["rev@example.com"] },
+    });
+    expect(at(8)).toMatchObject({ decision: { interruptId: "call_b", decision: "reject", message: "Too large" } });
+    expect(at(9)).toEqual({ claimed: { interruptId: "call_a", approvalId: a } });
+    expect(at(12)).toEqual({ reported: { type: "state", id: "end", state: "completed" } });
+    const times = page.checkpoints.map((c) => c.timestamp_ms);
+    expect(times).toEqual([...times].sort((x, y) => x - y));
+
+    // The picture the console's own runs get: the model call the runtime reported, and the pause from the
+    // first interrupt parked to the first decision claimed.
+    const layout = timelineLayout(
+      page.checkpoints.map((c) => ({ seq: c.seq, phase: c.phase, step: c.step, t: c.timestamp_ms })),
+      { left: 0, right: 900 },
+    );
+    expect(layout.spans.map((s) => [s.kind, s.interrupted])).toEqual([
+      ["llm", false],
+      ["paused", false],
+    ]);
+
+    // Paged as checkpoints are: the cursor names the last seq of a page.
+    const first = await timelinePage(h.ctx, rev, { runId: run.id, query: { take: "5" } });
+    expect([first.checkpoints.map((c) => c.seq), first.nextCursor, first.prevTimestampMs]).toEqual([[1, 2, 3, 4, 5], "5", null]);
+    const second = await timelinePage(h.ctx, rev, { runId: run.id, query: { cursor: first.nextCursor!, take: "5" } });
+    expect([second.checkpoints.map((c) => c.seq), second.nextCursor, second.prevTimestampMs]).toEqual([[6, 7, 8, 9, 10], "10", times[4]]);
+    const last = await timelinePage(h.ctx, rev, { runId: run.id, query: { cursor: second.nextCursor!, take: "5" } });
+    expect([last.checkpoints.map((c) => c.seq), last.nextCursor]).toEqual([[11, 12], null]);
+    await expect(timelinePage(h.ctx, rev, { runId: run.id, query: { cursor: "run:0001" } })).rejects.toMatchObject({ field: "cursor" });
+
+    // Compared as checkpoints are: state, what was reported between, and the rows' payloads.
+    const diff = await diffCheckpoints(h.ctx, rev, { runId: run.id, query: { a: "1", b: "12" } });
+    expect([diff.from.state, diff.to.state, diff.from.messageCount, diff.to.messageCount, diff.to.toolCalls]).toEqual([
+      "running",
+      "completed",
+      0,
+      2,
+      1,
+    ]);
+    expect(diff.messagesAdded).toEqual([
+      { role: "user", content: "Refund A-1 and A-2" },
+      { role: "tool", tool_call_id: "call_a", name: "issue_refund", content: '{"ok":true}', success: true, untrusted: true },
+    ]);
+    expect((await diffCheckpoints(h.ctx, rev, { runId: run.id, query: { a: "5", b: "9" } })).to.state).toBe("running");
+    expect((await diffCheckpoints(h.ctx, rev, { runId: run.id, query: { a: "5", b: "8" } })).to.state).toBe("paused");
+    await expect(diffCheckpoints(h.ctx, rev, { runId: run.id, query: { a: "1", b: "13" } })).rejects.toMatchObject({ field: "b" });
   });
 });

@@ -33,7 +33,8 @@ export default async function TimelinePage({
     });
   }
   const cps = page.checkpoints;
-  const operate = allows(actor, "runs:operate");
+  // An external run has no checkpoint of its own to fork from.
+  const operate = allows(actor, "runs:operate") && !page.run.framework;
   const next = page.nextCursor ? `?${new URLSearchParams({ cursor: page.nextCursor })}` : null;
   const rid = encodeURIComponent(runId);
   return (
@@ -46,6 +47,12 @@ export default async function TimelinePage({
         <StateBadge state={page.run.state} />
       </div>
 
+      {page.run.framework && (
+        <p className="card text-sm" data-testid="external-timeline">
+          Run by its own runtime ({page.run.framework}): what it reported (phases, messages, tool results, its state) and what this console
+          held for it (each interrupt parked, decided and claimed).
+        </p>
+      )}
       {page.run.prunedAt && (
         <p role="status" className="card text-sm" data-testid="pruned">
           Retention pruned {page.run.prunedCheckpoints} intermediate checkpoint(s) of this run on {fmtTime(page.run.prunedAt)}. The terminal
