@@ -11,6 +11,13 @@ export function accessChanged(live: LiveBus, actorId: string): void {
   live.publish({ topic: "access", actorId });
 }
 
+/** Calls fn whenever a change to the actor's access commits (on any instance); returns the unsubscribe. */
+export function onAccessChanged(live: LiveBus, actorId: string, fn: () => void): () => void {
+  return live.subscribe((m) => {
+    if (m.topic === "access" && m.actorId === actorId) fn();
+  });
+}
+
 /** The id an API token's holder has as an actor: its user's, or its own as a service identity. */
 export const tokenActorId = (token: { id: string; userId: string | null }) => token.userId ?? `token:${token.id}`;
 

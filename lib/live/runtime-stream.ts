@@ -2,10 +2,13 @@
 // runtime that keeps a connection open instead of long-polling. Each `decision` event's id is its cursor
 // (EventSource sends it back as Last-Event-ID on a reconnect, so nothing is missed or sent twice); a
 // `state` event says the run's state when it changes, and the stream ends once the run is over. The live
-// bus wakes it (LISTEN/NOTIFY across instances on PostgreSQL); decisions are still claimed one by one.
+// bus wakes it (LISTEN/NOTIFY across instances on PostgreSQL); decisions are still claimed one by one. It
+// lives as long as its token: the revocation's access notice ends it at once, and nothing read after the
+// revocation goes out.
 import "server-only";
 import type { AppContext } from "../context.ts";
-import { type RuntimeCaller, listDecisions } from "../services/runtime-protocol.ts";
+import { onAccessChanged } from "../auth/revocation.ts";
+import { type RuntimeCaller, listDecisions, runtimeActorId } from "../services/runtime-protocol.ts";
 import { isTerminal } from "../runner/index.ts";
 import { eventStreamResponse } from "./stream.ts";
 
@@ -63,9 +66,10 @@ export async function runtimeDecisionStream(ctx: AppContext, runtime: RuntimeCal
           do {
             again = false;
             if (closed) return;
-            const now = await input.recheck();
-            if (!now) return cleanup();
-            emit(await listDecisions(ctx, now, { runId: input.runId, query: cursor ? { cursor } : {} }));
+            const page = await listDecisions(ctx, runtime, { runId: input.runId, query: cursor ? { cursor } : {} });
+            // Asked after the read began: a decision read after the token's revocation committed is never sent.
+            if (!(await input.recheck())) return cleanup();
+            emit(page);
           } while (again);
         } catch {
           cleanup();
@@ -78,12 +82,15 @@ export async function runtimeDecisionStream(ctx: AppContext, runtime: RuntimeCal
       const unsubscribe = ctx.live.subscribe((m) => {
         if (m.topic === "run" && m.runId === input.runId) void read();
       });
+      // The token's revocation (any instance) asks at once; read() ends the stream when it no longer works.
+      const unwatch = runtime ? onAccessChanged(ctx.live, runtimeActorId(runtime), () => void read()) : () => {};
       const ping = setInterval(() => write(": ping\n\n"), PING_MS);
       const poll = setInterval(() => void read(), SAFETY_POLL_MS);
       cleanup = () => {
         if (closed) return;
         closed = true;
         unsubscribe();
+        unwatch();
         clearInterval(ping);
         clearInterval(poll);
         try {

@@ -16,6 +16,7 @@ import {
   UnauthorizedError,
   ValidationError,
 } from "../auth/errors.ts";
+import { onAccessChanged, tokenActorId } from "../auth/revocation.ts";
 import { RUNTIME_ROLE } from "../auth/roles.ts";
 import type { AppContext } from "../context.ts";
 import { tokenWithUser, touchToken, userByEmail } from "../db/accounts.ts";
@@ -57,7 +58,10 @@ export async function runtimeFromToken(db: AppContext["db"], token: string): Pro
   return { tokenId: row.id, name: row.name };
 }
 
-export const auditActor = (c: RuntimeCaller) => ({ id: `token:${c.tokenId}`, email: `token:${c.name}` });
+// A runtime token is made for no user (no user has the runtime role), so it is a service identity of its
+// own: the id its revocation's access notice names (lib/auth/revocation.ts) and its audit entries carry.
+export const runtimeActorId = (c: RuntimeCaller) => tokenActorId({ id: c.tokenId, userId: null });
+export const auditActor = (c: RuntimeCaller) => ({ id: runtimeActorId(c), email: `token:${c.name}` });
 
 export function caller(c: RuntimeCaller | null): RuntimeCaller {
   if (!c) throw new UnauthorizedError("A runtime token is required (an admin creates one with role runtime)");
@@ -252,12 +256,15 @@ const SAFETY_POLL_MS = 2_000;
 /**
  * The run's decisions after the cursor. With wait, the request is held (at most 50 s, under common 60 s
  * client timeouts) until a decision is taken on any instance — the live bus wakes it (LISTEN/NOTIFY on
- * PostgreSQL) — or the run ends.
+ * PostgreSQL) — or the run ends. A held request lives as long as its token, as an event stream does
+ * (lib/live/stream.ts): each time it wakes it asks `recheck` (the credential again; routes pass it) before
+ * it answers, and the token's revocation notice wakes it at once, so it answers 401 and hands out nothing
+ * decided after the revocation.
  */
 export async function listDecisions(
   ctx: Ctx,
   c: RuntimeCaller | null,
-  { runId, query, signal }: { runId: string; query: unknown; signal?: AbortSignal },
+  { runId, query, signal, recheck }: { runId: string; query: unknown; signal?: AbortSignal; recheck?: () => Promise<RuntimeCaller | null> },
 ): Promise<RuntimeDecisionsDto> {
   const who = caller(c);
   const q = parseOr400(decisionsQuerySchema, query);
@@ -265,19 +272,24 @@ export async function listDecisions(
   const run = await ownRun(ctx, who, runId);
   const until = Date.now() + (q.wait ?? 0) * 1000;
   let changed = false;
+  let held = false;
   let wake = () => {};
   const unsubscribe = ctx.live.subscribe((m) => {
     if (m.topic !== "run" || m.runId !== run.id) return;
     changed = true;
     wake();
   });
+  const unwatch = onAccessChanged(ctx.live, runtimeActorId(who), () => wake());
   try {
     for (;;) {
       changed = false;
       const page = await readDecisions(ctx, run.id, q.cursor ?? null);
+      // Asked after the read began, so a decision read after the revocation committed is never sent.
+      if (held && recheck && !(await recheck())) throw new UnauthorizedError("The runtime token was revoked");
       const left = until - Date.now();
       if (page.decisions.length || left <= 0 || signal?.aborted || isTerminal(page.state)) return page;
       if (changed) continue;
+      held = true;
       await new Promise<void>((resolve) => {
         const done = () => {
           clearTimeout(timer);
@@ -292,6 +304,7 @@ export async function listDecisions(
     }
   } finally {
     unsubscribe();
+    unwatch();
   }
 }
 

@@ -4,6 +4,6 @@ import { listDecisions } from "@/lib/services/runtime-protocol";
 
 export const dynamic = "force-dynamic";
 
-export const GET = runtimeRoute<{ runId: string }>(async ({ runtime, params, query, req }) =>
-  listDecisions(appContext(), runtime, { runId: params.runId, query, signal: req.signal }),
+export const GET = runtimeRoute<{ runId: string }>(async ({ runtime, recheck, params, query, req }) =>
+  listDecisions(appContext(), runtime, { runId: params.runId, query, signal: req.signal, recheck }),
 );
