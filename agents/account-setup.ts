@@ -2,20 +2,22 @@
 // answer form), then sends the welcome message once.
 import { z } from "zod";
 import { defineAgent } from "../lib/agents/define.ts";
-import { callColumns, lastUser, once, parseJson, turnOf } from "../lib/agents/demo-kit.ts";
+import { callColumns, once, parseJson, turnOf, inputOf } from "../lib/agents/demo-kit.ts";
 import { askHuman, defineTool, toolResults } from "../lib/runner/index.ts";
 
 const planAnswer = z.object({
-  plan: z.enum(["starter", "team", "enterprise"]),
-  seats: z.number().int().min(1).max(500),
-  note: z.string().max(500).optional(),
+  plan: z
+    .enum(["starter", "team", "enterprise"])
+    .meta({ labels: { starter: "Starter", team: "Team", enterprise: "Enterprise (annual contract)" } }),
+  seats: z.number().int().min(1).max(500).meta({ unit: "seats" }),
+  note: z.string().max(500).optional().meta({ display: "long-text" }),
 });
 
 export default defineAgent(({ db, idempotentTools }) => {
   const send_welcome = defineTool({
     name: "send_welcome",
     description: "Send the welcome message of a new account",
-    schema: z.object({ company: z.string().max(200), body: z.string().max(2000) }),
+    schema: z.object({ company: z.string().max(200), body: z.string().max(2000).meta({ display: "long-text" }) }),
     async execute(a, ctx) {
       const row = await once(
         () => db().outboxMessage.create({ data: { ...callColumns(ctx, idempotentTools), recipient: a.company, body: a.body } }),
@@ -32,9 +34,8 @@ export default defineAgent(({ db, idempotentTools }) => {
     tools: [askHuman({ answerSchema: planAnswer }), send_welcome],
     autoResume: true,
     inputSchema: z.object({ company: z.string().trim().min(1, "Which company?").max(200) }),
-    toUserMessage: (input) => JSON.stringify(input),
-    demo: (messages) => {
-      const company = String(parseJson(lastUser(messages)).company ?? "");
+    demo: (messages, context) => {
+      const company = String(inputOf(messages, context).company ?? "");
       const turn = turnOf(messages);
       if (turn === 1)
         return {

@@ -1,13 +1,13 @@
 // Checks a service and deploys a version; production needs two reviewers, every deploy at least one.
 import { z } from "zod";
 import { defineAgent } from "../lib/agents/define.ts";
-import { callColumns, lastUser, once, parseJson, turnOf } from "../lib/agents/demo-kit.ts";
+import { callColumns, once, parseJson, turnOf, inputOf } from "../lib/agents/demo-kit.ts";
 import { defineTool, toolResults } from "../lib/runner/index.ts";
 
 export const deployInput = z.object({
   service: z.string().regex(/^[a-z][a-z0-9-]{1,40}$/, "Lowercase service name"),
   version: z.string().regex(/^v?\d+\.\d+\.\d+$/, "Semantic version such as 1.4.2"),
-  environment: z.enum(["staging", "production"]),
+  environment: z.enum(["staging", "production"]).meta({ labels: { staging: "Staging", production: "Production (customers see it)" } }),
 });
 
 export default defineAgent(({ db, idempotentTools }) => {
@@ -60,10 +60,9 @@ export default defineAgent(({ db, idempotentTools }) => {
     ],
     autoResume: true,
     inputSchema: deployInput,
-    toUserMessage: (input) => JSON.stringify(input),
-    demo: (messages) => {
+    demo: (messages, context) => {
       const turn = turnOf(messages);
-      const input = { environment: "production", ...parseJson(lastUser(messages)) } as Record<string, string>;
+      const input = { environment: "production", ...inputOf(messages, context) } as Record<string, string>;
       if (turn === 1)
         return {
           text: `Checking ${input.service}.`,

@@ -3,7 +3,7 @@
 import path from "node:path";
 import { z } from "zod";
 import { defineAgent } from "../lib/agents/define.ts";
-import { lastUser, parseJson, turnOf } from "../lib/agents/demo-kit.ts";
+import { turnOf, inputOf } from "../lib/agents/demo-kit.ts";
 import { toolResults } from "../lib/runner/index.ts";
 
 export default defineAgent(({ dataDir }) => ({
@@ -20,11 +20,10 @@ export default defineAgent(({ dataDir }) => ({
   policy: [{ id: "notebook-writes", tool: "notes__write_*", action: "require_approval", reason: "Writes to the notebook are reviewed" }],
   inputSchema: z.object({
     note: z.string().regex(/^[a-z0-9-]{1,40}$/, "A short id such as standup-notes"),
-    text: z.string().trim().min(1, "What should the note say?").max(2000),
+    text: z.string().trim().min(1, "What should the note say?").max(2000).meta({ display: "long-text" }),
   }),
-  toUserMessage: (input) => JSON.stringify(input),
-  demo: (messages) => {
-    const input = parseJson(lastUser(messages));
+  demo: (messages, context) => {
+    const input = inputOf(messages, context);
     const id = String(input.note ?? "note");
     if (turnOf(messages) === 1)
       return {

@@ -1,7 +1,7 @@
 // Says where an order is; no approvals (the benchmarks use it for throughput).
 import { z } from "zod";
 import { defineAgent } from "../lib/agents/define.ts";
-import { lastUser, lookupOrderTool, orderIdSchema, parseJson, turnOf } from "../lib/agents/demo-kit.ts";
+import { lookupOrderTool, orderIdSchema, parseJson, turnOf, inputOf } from "../lib/agents/demo-kit.ts";
 import { toolResults } from "../lib/runner/index.ts";
 
 export default defineAgent({
@@ -11,9 +11,8 @@ export default defineAgent({
   instructions: "Tell customers where their order is.",
   tools: [lookupOrderTool],
   inputSchema: z.object({ order_id: orderIdSchema }),
-  toUserMessage: (input) => JSON.stringify(input),
-  demo: (messages) => {
-    const input = parseJson(lastUser(messages));
+  demo: (messages, context) => {
+    const input = inputOf(messages, context);
     if (turnOf(messages) === 1)
       return {
         text: "Looking it up.",

@@ -1,9 +1,12 @@
 // Looks up an order, refunds it (above a threshold a reviewer approves first) and tells the customer.
 import { z } from "zod";
 import { defineAgent } from "../lib/agents/define.ts";
-import { callColumns, lastUser, lookupOrderTool, once, orderIdSchema, parseJson, turnOf } from "../lib/agents/demo-kit.ts";
+import { callColumns, lookupOrderTool, once, orderIdSchema, parseJson, turnOf, inputOf } from "../lib/agents/demo-kit.ts";
 import { lookupOrder } from "../lib/agents/orders.ts";
 import { defineTool, toolResults } from "../lib/runner/index.ts";
+
+// Amounts are stored in cents and read in euros.
+const money = { title: "Amount", display: "money", currency: "EUR", minorUnits: 2 } as const;
 
 export default defineAgent(({ db, idempotentTools }) => {
   const issue_refund = defineTool({
@@ -11,7 +14,7 @@ export default defineAgent(({ db, idempotentTools }) => {
     description: "Refund an amount in cents to the customer of an order",
     schema: z.object({
       order_id: z.string().max(40),
-      amount_cents: z.number().int().positive().max(10_000_000),
+      amount_cents: z.number().int().positive().max(10_000_000).meta(money),
       reason: z.string().max(500),
     }),
     async execute(a, ctx) {
@@ -35,7 +38,7 @@ export default defineAgent(({ db, idempotentTools }) => {
   const notify_customer = defineTool({
     name: "notify_customer",
     description: "Email the customer of an order",
-    schema: z.object({ order_id: z.string().max(40), message: z.string().max(2000) }),
+    schema: z.object({ order_id: z.string().max(40), message: z.string().max(2000).meta({ display: "long-text" }) }),
     async execute(a, ctx) {
       const order = lookupOrder(a.order_id);
       const row = await once(
@@ -83,13 +86,17 @@ export default defineAgent(({ db, idempotentTools }) => {
     ],
     inputSchema: z.object({
       order_id: orderIdSchema,
-      amount_cents: z.number().int().positive("Amount must be positive").max(10_000_000),
-      reason: z.string().trim().min(3, "Give a reason").max(500),
+      amount_cents: z
+        .number()
+        .int()
+        .positive("Amount must be positive")
+        .max(10_000_000, "At most 100,000.00")
+        .meta({ ...money, description: "What goes back to the customer, at most 100,000.00" }),
+      reason: z.string().trim().min(3, "Give a reason").max(500).meta({ display: "long-text", description: "The customer sees it" }),
     }),
-    toUserMessage: (input) => JSON.stringify(input),
     demo: (messages, context) => {
       const turn = turnOf(messages);
-      const input = parseJson(lastUser(messages));
+      const input = inputOf(messages, context);
       const orderId = String(input.order_id ?? "ORD-0000");
       if (turn === 1)
         return { text: `Looking up ${orderId}.`, toolCalls: [{ id: "call_lookup", name: "lookup_order", args: { order_id: orderId } }] };

@@ -1,6 +1,6 @@
 // Delegates release notes and a production deployment to two subagents.
 import { defineAgent } from "../lib/agents/define.ts";
-import { lastUser, parseJson, turnOf } from "../lib/agents/demo-kit.ts";
+import { turnOf, inputOf } from "../lib/agents/demo-kit.ts";
 import { delegateToolName, toolResults } from "../lib/runner/index.ts";
 import { deployInput } from "./deploy-bot.ts";
 
@@ -11,9 +11,8 @@ export default defineAgent({
   instructions: "Coordinate a release with your subagents.",
   subagents: ["changelog-writer", "deploy-bot"],
   inputSchema: deployInput.pick({ service: true, version: true }),
-  toUserMessage: (input) => JSON.stringify(input),
-  demo: (messages) => {
-    const input = parseJson(lastUser(messages));
+  demo: (messages, context) => {
+    const input = inputOf(messages, context);
     if (turnOf(messages) === 1) {
       return {
         text: "Delegating notes and deployment.",

@@ -1,7 +1,7 @@
 // Plans a release with both gates of the policy: its delegation to changelog-writer waits for a reviewer
 // (who may edit the task), and every model call after the first waits too (as a costly model would).
 import { defineAgent } from "../lib/agents/define.ts";
-import { lastUser, parseJson, turnOf } from "../lib/agents/demo-kit.ts";
+import { turnOf, inputOf } from "../lib/agents/demo-kit.ts";
 import { delegateToolName, toolResults } from "../lib/runner/index.ts";
 import { deployInput } from "./deploy-bot.ts";
 
@@ -28,9 +28,8 @@ export default defineAgent({
     },
   ],
   inputSchema: deployInput.pick({ service: true, version: true }),
-  toUserMessage: (input) => JSON.stringify(input),
-  demo: (messages) => {
-    const input = parseJson(lastUser(messages));
+  demo: (messages, context) => {
+    const input = inputOf(messages, context);
     if (turnOf(messages) === 1)
       return {
         text: "Asking for the release notes.",

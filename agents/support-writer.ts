@@ -2,14 +2,14 @@
 // it once a reviewer approved it.
 import { z } from "zod";
 import { defineAgent } from "../lib/agents/define.ts";
-import { callColumns, lastUser, once, parseJson, turnOf } from "../lib/agents/demo-kit.ts";
+import { callColumns, once, parseJson, turnOf, inputOf } from "../lib/agents/demo-kit.ts";
 import { defineTool, toolResults } from "../lib/runner/index.ts";
 
 export default defineAgent(({ db, idempotentTools }) => {
   const send_reply = defineTool({
     name: "send_reply",
     description: "Send a reply to a customer",
-    schema: z.object({ to: z.string().max(320), body: z.string().max(4000) }),
+    schema: z.object({ to: z.string().max(320), body: z.string().max(4000).meta({ display: "long-text" }) }),
     async execute(a, ctx) {
       const row = await once(
         () =>
@@ -31,11 +31,10 @@ export default defineAgent(({ db, idempotentTools }) => {
     autoResume: true,
     inputSchema: z.object({
       customer: z.string().trim().min(1, "Who is asking?").max(200),
-      question: z.string().trim().min(1, "What did they ask?").max(2000),
+      question: z.string().trim().min(1, "What did they ask?").max(2000).meta({ display: "long-text" }),
     }),
-    toUserMessage: (input) => JSON.stringify(input),
-    demo: (messages) => {
-      const input = parseJson(lastUser(messages));
+    demo: (messages, context) => {
+      const input = inputOf(messages, context);
       const question = String(input.question ?? "");
       if (turnOf(messages) === 1) {
         const body = `Hello ${String(input.customer ?? "")}, you asked: "${question}". We are on it.`;

@@ -38,7 +38,7 @@ export default defineAgent(({ db }) => {
     policy: [{ id: "file-tickets", tool: "file_ticket", action: "require_approval", reason: "A person checks the queue and priority" }],
     inputSchema: z.object({
       subject: z.string().trim().min(1, "What is the ticket about?").max(200),
-      body: z.string().trim().min(1, "Paste the ticket").max(5000),
+      body: z.string().trim().min(1, "Paste the ticket").max(5000).meta({ display: "long-text" }),
     }),
     toUserMessage: (input) => `Subject: ${String(input.subject)}\n\n${String(input.body)}`,
   };

@@ -6,10 +6,12 @@
 import { useEffect, useMemo, useState } from "react";
 import { useMutation } from "@tanstack/react-query";
 import type { RunApproval } from "@/lib/dto";
+import { changeView } from "@/lib/display";
 import { argChanges } from "@/lib/dto-shared";
 import { fmtTime } from "@/lib/format";
 import { decideAction } from "@/app/approvals/actions";
 import { fromAction } from "./api";
+import { ArgFields } from "./arg-fields";
 import { type JsonSchema, SchemaFields, type Values } from "./schema-form";
 import { StateBadge } from "./ui";
 import { approvalAnchor } from "@/lib/runner/ids";
@@ -96,6 +98,11 @@ export function ApprovalCard({
           </span>
         )}
       </div>
+      {(a.kind === "tool" || a.kind === "subagent") && (
+        <div className="mt-2">
+          <ArgFields values={a.approved_args ?? a.args} schema={a.argsSchema} label={`What ${a.tool_name} is asked to do`} />
+        </div>
+      )}
       {a.decisions.length > 0 && (
         <ul className="mt-2 space-y-1 text-xs" aria-label="Decisions">
           {a.decisions.map((d, i) => (
@@ -116,11 +123,14 @@ export function ApprovalCard({
         <div className="mt-2 text-xs" data-testid="arg-changes">
           <p className="font-semibold">Edited arguments</p>
           <ul>
-            {a.changes.map((c) => (
-              <li key={c.field} className="font-mono">
-                {c.field}: <del>{JSON.stringify(c.before)}</del> → <ins>{JSON.stringify(c.after)}</ins>
-              </li>
-            ))}
+            {a.changes.map((c) => {
+              const v = changeView(c, a.argsSchema);
+              return (
+                <li key={c.field} className="break-words">
+                  {v.label}: <del>{v.before}</del> → <ins>{v.after}</ins>
+                </li>
+              );
+            })}
           </ul>
         </div>
       )}
@@ -256,12 +266,15 @@ export function ApprovalCard({
                 </div>
               )}
               {preview.length > 0 && (
-                <ul className="text-xs font-mono" aria-label="Changes to the arguments">
-                  {preview.map((c) => (
-                    <li key={c.field}>
-                      {c.field}: {JSON.stringify(c.before)} → {JSON.stringify(c.after)}
-                    </li>
-                  ))}
+                <ul className="text-xs" aria-label="Changes to the arguments">
+                  {preview.map((c) => {
+                    const v = changeView(c, a.argsSchema);
+                    return (
+                      <li key={c.field} className="break-words">
+                        {v.label}: {v.before} → {v.after}
+                      </li>
+                    );
+                  })}
                 </ul>
               )}
               <button type="submit" className="btn-primary" disabled={m.isPending || !editedArgs}>

@@ -1,6 +1,7 @@
 "use client";
 // The conversation of a run as the snapshot holds it. Model output and tool output are untrusted: they are
 // rendered as text nodes only (whitespace kept), never as HTML or markdown-to-HTML.
+import { readableText } from "@/lib/display";
 import type { ConversationView, RunApproval } from "@/lib/dto";
 import { JsonView, StateBadge } from "./ui";
 import { ApprovalCard } from "./approval-card";
@@ -48,7 +49,7 @@ export function Conversation({ conv, approvals, canDecide, selfForbidden, onDeci
           return (
             <li key={i} className="card">
               <p className="text-xs font-semibold uppercase text-slate-500 dark:text-slate-400">Tool result · {m.name}</p>
-              <Text>{m.content}</Text>
+              <Text>{readableText(m.content)}</Text>
             </li>
           );
         }
@@ -102,7 +103,7 @@ export function Conversation({ conv, approvals, canDecide, selfForbidden, onDeci
                           <p className="text-xs font-semibold uppercase text-slate-500 dark:text-slate-400">
                             Result {result.success ? "" : "(failed)"} · untrusted tool output
                           </p>
-                          <Text testId={`tool-result-${c.name}`}>{result.content}</Text>
+                          <Text testId={`tool-result-${c.name}`}>{readableText(result.content)}</Text>
                         </div>
                       )}
                     </li>

@@ -36,7 +36,7 @@ async function audit(page: Page, what: string) {
 test("every page has no serious or critical axe violations, light and dark, desktop and phone", async ({ browser }) => {
   test.setTimeout(300_000);
   const submitter = await as(browser, "submitter");
-  const refund = await startFromForm(submitter, "refund-desk", { order_id: "ORD-1001", amount_cents: "9000", reason: "axe check" });
+  const refund = await startFromForm(submitter, "refund-desk", { order_id: "ORD-1001", amount_cents: "90.00", reason: "axe check" });
   const question = await startFromForm(submitter, "account-setup", { company: "Axe Ltd" });
   for (const id of [refund, question])
     await expect
@@ -96,7 +96,7 @@ async function tabTo(page: Page, target: ReturnType<Page["locator"]>, max = 120)
 
 test("a run page's decisions by keyboard only: approve, reject with a reason, resume", async ({ browser }) => {
   const submitter = await as(browser, "submitter");
-  const id = await startFromForm(submitter, "refund-desk", { order_id: "ORD-1001", amount_cents: "9000", reason: "keyboard" });
+  const id = await startFromForm(submitter, "refund-desk", { order_id: "ORD-1001", amount_cents: "90.00", reason: "keyboard" });
   const rev = await as(browser, "reviewer", { width: 390 });
   const errors: string[] = [];
   rev.on("console", (m) => m.type() === "error" && errors.push(m.text()));

@@ -35,13 +35,13 @@ test("refund-desk: submitter starts from the form, reviewer edits and approves, 
   await submitter.goto("/runs/new");
   await submitter.getByLabel("Agent").selectOption("refund-desk");
   await submitter.locator("#input-order_id").fill("12345");
-  await submitter.locator("#input-amount_cents").fill("9000");
+  await submitter.locator("#input-amount_cents").fill("90.00");
   await submitter.locator("#input-reason").fill("Arrived broken");
   await submitter.getByRole("button", { name: "Start run" }).click();
   await expect(submitter.locator("#input-order_id-error")).toHaveText("Order ids look like ORD-12345");
   await expect(submitter.locator("#input-order_id")).toHaveAttribute("aria-invalid", "true");
 
-  const runId = await startFromForm(submitter, "refund-desk", { order_id: "ORD-4242", amount_cents: "9000", reason: "Arrived broken" });
+  const runId = await startFromForm(submitter, "refund-desk", { order_id: "ORD-4242", amount_cents: "90.00", reason: "Arrived broken" });
   // Live progress without a reload: the run reaches its approvals.
   await expect(submitter.getByTestId("run-state")).toHaveText("paused", { timeout: 15_000 });
   await expect(submitter.getByRole("button", { name: "Approve", exact: true })).toHaveCount(0);
@@ -50,7 +50,7 @@ test("refund-desk: submitter starts from the form, reviewer edits and approves, 
   await expect(reviewer.getByTestId("pending-badge")).toBeVisible();
   const row = reviewer.getByTestId(`inbox-${runId}:2:call_refund`);
   await expect(row).toContainText("issue_refund");
-  await expect(row).toContainText("amount_cents: 9000");
+  await expect(row).toContainText("Amount: €90.00");
   await expect(row).toContainText("submitter@example.com");
   await reviewer.screenshot({ path: path.join(shots, "inbox.png"), fullPage: true });
   await row.getByRole("link").click();
@@ -58,11 +58,11 @@ test("refund-desk: submitter starts from the form, reviewer edits and approves, 
 
   const refund = reviewer.getByTestId("approval-issue_refund");
   await refund.getByRole("button", { name: "Edit arguments…" }).click();
-  await refund.getByLabel("Amount cents").fill("6000");
-  await expect(refund.getByRole("list", { name: "Changes to the arguments" })).toContainText("amount_cents: 9000 → 6000");
+  await refund.getByLabel("Amount").fill("60.00");
+  await expect(refund.getByRole("list", { name: "Changes to the arguments" })).toContainText("Amount: €90.00 → €60.00");
   await refund.getByRole("button", { name: "Approve with these arguments" }).click();
   await expect(reviewer.getByTestId("approval-status-issue_refund")).toHaveText("approved");
-  await expect(refund.getByTestId("arg-changes")).toContainText("amount_cents");
+  await expect(refund.getByTestId("arg-changes")).toContainText("Amount: €90.00 → €60.00");
   await expect(reviewer.getByRole("button", { name: "Resume" })).toBeDisabled();
   await reviewer.getByTestId("approval-notify_customer").getByRole("button", { name: "Approve", exact: true }).click();
   await expect(reviewer.getByTestId("approval-status-notify_customer")).toHaveText("approved");
@@ -177,7 +177,7 @@ test("ask a human: the question is in the inbox; the reviewer answers on a form 
 
 test("a rejection's reason is what the model answers with", async ({ browser }) => {
   const submitter = await as(browser, "submitter");
-  const runId = await startFromForm(submitter, "refund-desk", { order_id: "ORD-5151", amount_cents: "7000", reason: "Late delivery" });
+  const runId = await startFromForm(submitter, "refund-desk", { order_id: "ORD-5151", amount_cents: "70.00", reason: "Late delivery" });
   await expect(submitter.getByTestId("run-state")).toHaveText("paused", { timeout: 15_000 });
   const reviewer = await as(browser, "reviewer");
   await reviewer.goto(`/runs/${runId}`);

@@ -42,7 +42,7 @@ test("a routed approval: read-only for a reviewer outside its group (403 from th
 
   const submitter = await page(browser);
   await signInAs(submitter, "submitter");
-  const id = await startFromForm(submitter, "refund-desk", { order_id: "ORD-1001", amount_cents: "250000", reason: `Lost ${tag}` });
+  const id = await startFromForm(submitter, "refund-desk", { order_id: "ORD-1001", amount_cents: "2500.00", reason: `Lost ${tag}` });
   await expect.poll(() => state(submitter, id), { timeout: 20_000 }).toBe("paused");
   const refund = approvalId(id, 2, "call_refund");
   const notify = approvalId(id, 2, "call_notify");

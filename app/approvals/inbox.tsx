@@ -2,25 +2,18 @@
 import Link from "next/link";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { Fragment, useEffect, useMemo, useState } from "react";
+import { useEffect, useMemo, useState } from "react";
 import { api } from "@/components/api";
 import { useLive } from "@/components/live";
 import { Empty, ErrorBox } from "@/components/ui";
 import { useHydrated } from "@/components/use-hydrated";
-import { fmtDuration, fmtTime } from "@/lib/format";
 import type { InboxDto, InboxItemDto } from "@/lib/dto";
 import { approvalAnchor } from "@/lib/runner/ids";
 import { type ManyResult, decideMany } from "./decide-many";
+import { InboxList } from "./inbox-list";
 import { INBOX_KEYS, useInboxKeys } from "./use-inbox-keys";
 
 type InboxData = InboxDto;
-
-const KIND_LABEL: Record<InboxItemDto["kind"], string> = {
-  tool: "Tool call",
-  question: "Question",
-  llm: "Model call",
-  subagent: "Subagent",
-};
 
 export function Inbox({ initial, agents }: { initial: InboxData; agents: string[] }) {
   const [agent, setAgent] = useState("");
@@ -78,10 +71,11 @@ export function Inbox({ initial, agents }: { initial: InboxData; agents: string[
   const open = (a: InboxItemDto | undefined, edit = false) => {
     if (a) router.push(`/runs/${encodeURIComponent(a.runId)}${edit ? "?edit=1" : ""}#${approvalAnchor(a.id)}`);
   };
-  const run = async (decision: "approve" | "reject") => {
-    if (!targets.length || busy) return;
+  // The selection (or the current row), or one card's own buttons on a phone.
+  const run = async (decision: "approve" | "reject", list = targets, why = reason) => {
+    if (!list.length || busy) return;
     setBusy(true);
-    const r = await decideMany(targets, decision, reason);
+    const r = await decideMany(list, decision, why);
     setBusy(false);
     setResult(r);
     setRejecting(false);
@@ -107,14 +101,18 @@ export function Inbox({ initial, agents }: { initial: InboxData; agents: string[
   const now = data ? Math.max(data.asOfMs, dataUpdatedAt) : initial.asOfMs;
   return (
     <>
-      <form className="flex flex-wrap items-end gap-3" aria-label="Filter approvals" onSubmit={(e) => e.preventDefault()}>
+      <form
+        className="flex flex-wrap items-end gap-3 max-sm:[&>div]:flex-1"
+        aria-label="Filter approvals"
+        onSubmit={(e) => e.preventDefault()}
+      >
         <div>
           <label className="label" htmlFor="f-agent">
             Agent
           </label>
           <select
             id="f-agent"
-            className="input mt-1"
+            className="input mt-1 h-9"
             value={agent}
             onChange={(e) => {
               setAgent(e.target.value);
@@ -136,7 +134,7 @@ export function Inbox({ initial, agents }: { initial: InboxData; agents: string[
           <input
             id="f-tool"
             list="tools"
-            className="input mt-1"
+            className="input mt-1 h-9"
             value={tool}
             onChange={(e) => {
               setTool(e.target.value.trim());
@@ -272,94 +270,19 @@ export function Inbox({ initial, agents }: { initial: InboxData; agents: string[
       ) : data.approvals.length === 0 ? (
         <Empty>{page ? "No more approvals on this page." : "No approvals are waiting."}</Empty>
       ) : (
-        <div className="card overflow-x-auto p-0">
-          <table className="table-afk" aria-label="Pending approvals">
-            <thead>
-              <tr>
-                <th>
-                  <span className="sr-only">Select</span>
-                </th>
-                <th>Agent</th>
-                <th>Tool</th>
-                <th>Arguments</th>
-                <th>Run</th>
-                <th>Requested by</th>
-                <th>Waiting</th>
-                <th>Deadline</th>
-                <th>Approvals</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((a, i) => (
-                <Fragment key={a.id}>
-                  {i === firstReadOnly && (
-                    <tr className="bg-slate-50 dark:bg-slate-900">
-                      <th colSpan={9} scope="colgroup" className="text-left text-xs font-medium text-slate-600 dark:text-slate-300">
-                        Routed to groups you are not in: read-only
-                      </th>
-                    </tr>
-                  )}
-                  <tr
-                    id={`inbox-row-${a.id}`}
-                    data-testid={`inbox-${a.id}`}
-                    aria-current={a.id === current?.id ? "true" : undefined}
-                    className={
-                      a.id === current?.id
-                        ? "bg-indigo-50 outline outline-2 -outline-offset-2 outline-indigo-400 dark:bg-indigo-950"
-                        : undefined
-                    }
-                    onClick={() => setCursor(i)}
-                  >
-                    <td>
-                      {a.kind !== "question" && a.canDecide && (
-                        <input
-                          type="checkbox"
-                          aria-label={`Select ${a.tool} of run ${a.runId.slice(0, 8)}`}
-                          checked={selected.includes(a.id)}
-                          disabled={!!selectedTool && a.tool !== selectedTool}
-                          onChange={() => toggle(a)}
-                        />
-                      )}
-                    </td>
-                    <td>
-                      {a.agent}
-                      {a.subRunId ? <span className="block text-xs text-slate-500 dark:text-slate-400">in {a.rootAgent}</span> : null}
-                    </td>
-                    <td className="font-mono">
-                      {a.kind !== "tool" && (
-                        <span className="mr-1 rounded bg-sky-100 px-1.5 py-0.5 font-sans text-xs text-sky-900 dark:bg-sky-900 dark:text-sky-100">
-                          {KIND_LABEL[a.kind]}
-                        </span>
-                      )}
-                      {a.tool}
-                      {a.groups.length > 0 && (
-                        <span className="block font-sans text-xs text-slate-500 dark:text-slate-400" data-testid={`routed-${a.id}`}>
-                          {a.canDecide ? "for" : "read-only · for"} {a.groups.join(", ")}
-                        </span>
-                      )}
-                    </td>
-                    <td className="min-w-56 max-w-xs whitespace-pre-wrap break-words">{a.summary}</td>
-                    <td>
-                      <Link
-                        className="font-mono text-indigo-600 underline dark:text-indigo-400"
-                        href={`/runs/${encodeURIComponent(a.runId)}`}
-                      >
-                        {a.runId.slice(0, 8)}
-                      </Link>
-                    </td>
-                    <td>{a.requestedBy ?? "—"}</td>
-                    <td title={fmtTime(a.requestedAtMs)}>{fmtDuration(now - a.requestedAtMs)}</td>
-                    <td>{a.deadlineMs ? fmtTime(a.deadlineMs) : "none"}</td>
-                    <td>
-                      {a.quorum > 1 ? `${a.approvals} of ${a.quorum} approvals` : a.approvals ? "1 of 1" : "—"}
-                      {a.decidedByMe ? <span className="block text-xs text-slate-500 dark:text-slate-400">you approved</span> : null}
-                    </td>
-                  </tr>
-                </Fragment>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <InboxList
+          items={items}
+          firstReadOnly={firstReadOnly}
+          currentId={current?.id}
+          selected={selected}
+          selectedTool={selectedTool}
+          now={now}
+          busy={busy}
+          setCursor={setCursor}
+          toggle={toggle}
+          open={open}
+          decide={(a, decision, why) => run(decision, [a], why)}
+        />
       )}
       {(page || data?.nextCursor) && (
         <nav className="flex gap-2" aria-label="Inbox pages">

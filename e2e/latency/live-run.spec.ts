@@ -41,7 +41,7 @@ test("a slow model: the run page follows running → paused → resumed → comp
   await submitter.goto("/runs/new");
   await submitter.getByLabel("Agent").selectOption("refund-desk");
   await submitter.locator("#input-order_id").fill("ORD-7001");
-  await submitter.locator("#input-amount_cents").fill("9000");
+  await submitter.locator("#input-amount_cents").fill("90.00");
   await submitter.locator("#input-reason").fill("Arrived late");
   await submitter.getByRole("button", { name: "Start run" }).click();
   await expect(submitter).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);

@@ -20,6 +20,18 @@ export const parseJson = (s: string): Record<string, unknown> => {
 };
 
 /**
+ * A run's input: the newest user message when it is a JSON object (a subagent's task, or a message an agent
+ * builds with JSON.stringify), else the form's input the run started with (its message lists the fields
+ * for people to read).
+ */
+export const inputOf = (messages: Message[], context: Record<string, unknown>): Record<string, unknown> => {
+  const parsed = parseJson(lastUser(messages));
+  if (Object.keys(parsed).length) return parsed;
+  const input = context.input;
+  return input && typeof input === "object" && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
+};
+
+/**
  * Does a side effect once per idempotency key: the insert wins, or the row an earlier execution of the
  * same call wrote (unique constraint, Prisma error P2002) is returned instead.
  */
@@ -56,4 +68,7 @@ export const lookupOrderTool = defineTool({
   },
 });
 
-export const orderIdSchema = z.string().regex(/^ORD-\d{3,8}$/, "Order ids look like ORD-12345");
+export const orderIdSchema = z
+  .string()
+  .regex(/^ORD-\d{3,8}$/, "Order ids look like ORD-12345")
+  .meta({ description: "Order ids look like ORD-12345" });

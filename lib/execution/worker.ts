@@ -5,11 +5,13 @@
 // (progress.ts); a worker that loses its lease stops without writing anything more.
 import "server-only";
 import type { Context } from "@opentelemetry/api";
+import { z } from "zod";
 import type { Db } from "../db/client.ts";
 import { log } from "../log.ts";
 import type { LiveBus } from "../live/bus.ts";
 import type { Runtime } from "../runtime.ts";
 import {
+  type Agent,
   AgentCheckpointCorruptionError,
   type AgentResult,
   isTerminal,
@@ -20,6 +22,7 @@ import {
   readLatestCheckpoint,
 } from "../runner/index.ts";
 import { claimReserved, finishRunRow, getRunRow } from "../db/runs.ts";
+import { inputMessage } from "../display.ts";
 import { runFinished } from "../metrics.ts";
 import { Heartbeat, type Lease } from "./leases.ts";
 import { newProgress, type ProgressState, type RunProgress } from "./progress.ts";
@@ -137,7 +140,7 @@ export class Worker {
           runId,
           threadId: run.threadId,
           store,
-          userMessage: agent.toUserMessage ? agent.toUserMessage(input) : JSON.stringify(input),
+          userMessage: agent.toUserMessage ? agent.toUserMessage(input) : inputMessageOf(agent, input),
           context: { input, submitted_by: run.submittedByEmail },
         });
       }
@@ -283,4 +286,16 @@ async function persistently(write: () => Promise<unknown>, runId: string, untilM
       await new Promise((r) => setTimeout(r, delay));
     }
   }
+}
+
+// The first user message of a run started from a form: one field a line, as people read it (the run page
+// shows it), with the stored value beside a reformatted one, so the model still has what its tools take.
+function inputMessageOf(agent: Agent, input: Record<string, unknown>): string {
+  let schema: unknown = null;
+  try {
+    schema = agent.inputSchema ? z.toJSONSchema(agent.inputSchema) : null;
+  } catch {
+    schema = null; // a schema JSON Schema cannot express: the fields by their keys
+  }
+  return inputMessage(input, schema);
 }

@@ -14,7 +14,8 @@ import { createHash } from "node:crypto";
 import { type Actor, routingGroupsOf } from "../auth/actor.ts";
 import { ValidationError } from "../auth/errors.ts";
 import type { AppContext } from "../context.ts";
-import type { InboxDto } from "../dto.ts";
+import { summarizeArgs } from "../display.ts";
+import { type InboxDto, type JsonSchemaDto, toJsonSchemaDto } from "../dto.ts";
 import {
   type ApprovalReader,
   countPendingApprovals,
@@ -29,7 +30,8 @@ import { parseOr400 } from "../validation.ts";
 import { authorize } from "./access.ts";
 import { inboxFiltersSchema } from "./schemas.ts";
 
-type Ctx = Pick<AppContext, "db">;
+// Without the agents (tests that read the inbox alone) arguments read without their schemas' display hints.
+type Ctx = Pick<AppContext, "db"> & Partial<Pick<AppContext, "agents">>;
 type InboxInput = { query: unknown; ifNoneMatch?: string | null };
 
 /** Approvals per inbox page; the rest are on the pages its nextCursor leads to. */
@@ -75,19 +77,28 @@ export async function pendingCount(ctx: Ctx, actor: Actor | null) {
   return { pending: await countPendingApprovals(ctx.db) };
 }
 
-const summarize = (args: Record<string, unknown>) =>
-  Object.entries(args)
-    .map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`)
-    .join(" · ")
-    .slice(0, 300);
+// The JSON schema of a tool's arguments (its display hints), once per process and tool.
+const argSchemas = new Map<string, JsonSchemaDto>();
+function argsSchemaOf(ctx: Ctx, a: ApprovalRecord): unknown {
+  if (a.external) return a.external.args_schema ?? null;
+  if (!ctx.agents) return null;
+  const key = `${a.agent_name}\0${a.tool_name}`;
+  const known = argSchemas.get(key);
+  if (known) return known;
+  // Not kept while unknown: an MCP server's tools are listed once its agent first runs in this process.
+  const schema = ctx.agents.toolsOf(a.agent_name).find((t) => t.name === a.tool_name)?.schema;
+  if (!schema) return null;
+  argSchemas.set(key, toJsonSchemaDto(schema));
+  return argSchemas.get(key);
+}
 
-function summaryOf(a: ApprovalRecord): string {
+function summaryOf(ctx: Ctx, a: ApprovalRecord): string {
   if (a.kind === "question") return questionOf(a.args);
   if (a.kind === "llm") {
     const f = a.args;
     return `Model call of step ${a.step} with ${String(f.model)}: ${String(f.llm_calls)} calls, ${String(f.total_tokens)} tokens, $${Number(f.total_cost_usd).toFixed(4)} so far`;
   }
-  return summarize(a.approved_args ?? a.args);
+  return summarizeArgs(a.approved_args ?? a.args, a.kind === "tool" ? argsSchemaOf(ctx, a) : null);
 }
 
 async function buildInbox(
@@ -107,7 +118,7 @@ async function buildInbox(
       rootAgent: byId.get(a.root_run_id)?.agentName ?? a.agent_name,
       tool: a.tool_name,
       kind: a.kind,
-      summary: summaryOf(a),
+      summary: summaryOf(ctx, a),
       reason: a.reason,
       requestedBy: a.requested_by ?? byId.get(a.root_run_id)?.submittedByEmail ?? null,
       requestedAtMs: a.requested_at_ms,

@@ -2,6 +2,7 @@
 // one transaction, then the run handed to the executor.
 import "server-only";
 import { randomUUID } from "node:crypto";
+import type { z } from "zod";
 import type { Actor } from "../auth/actor.ts";
 import { ConflictError, ValidationError } from "../auth/errors.ts";
 import type { AppContext } from "../context.ts";
@@ -11,6 +12,28 @@ import { createRunRow, runByIdempotencyKey } from "../db/runs.ts";
 import { parseOr400 } from "../validation.ts";
 import { authorize } from "./access.ts";
 import { idempotencyKeySchema, startRunSchema } from "./schemas.ts";
+
+// zod's own messages ("Invalid input: expected string, received undefined") in words; an agent's own
+// messages ("Give a reason") as written.
+function inWords(issue: z.core.$ZodIssue): string {
+  const own = !/^(Invalid|Too small|Too big|Unrecognized key)/.test(issue.message);
+  if (own) return issue.message;
+  if (issue.code === "invalid_type")
+    return /received undefined$/.test(issue.message)
+      ? "Required"
+      : `Expected ${({ string: "text", number: "a number", int: "a whole number", boolean: "yes or no" } as Record<string, string>)[issue.expected] ?? issue.expected}`;
+  if (issue.code === "invalid_value") return `Choose one of ${issue.values.map(String).join(", ")}`;
+  if (issue.code === "unrecognized_keys") return "Not a field of this agent's input";
+  if (issue.code === "too_small") {
+    if (issue.origin === "string") return Number(issue.minimum) <= 1 ? "Required" : `At least ${issue.minimum} characters`;
+    return `${issue.inclusive === false ? "More than" : "At least"} ${issue.minimum}`;
+  }
+  if (issue.code === "too_big") {
+    if (issue.origin === "string") return `At most ${issue.maximum} characters`;
+    return `${issue.inclusive === false ? "Less than" : "At most"} ${issue.maximum}`;
+  }
+  return issue.message;
+}
 
 export type StartInput = {
   /** { agent, input } as the client sent it. */
@@ -44,7 +67,7 @@ export async function startRun(ctx: AppContext, actor: Actor | null, { body, ide
       : issue.code === "unrecognized_keys"
         ? String((issue as { keys?: string[] }).keys?.[0])
         : "";
-    throw new ValidationError(field ? `input.${field}` : "input", issue.message);
+    throw new ValidationError(field ? `input.${field}` : "input", inWords(issue));
   }
   const replay = async () => {
     const prior = key ? await runByIdempotencyKey(db, key) : null;

@@ -40,7 +40,7 @@ describe.each(providers)("policy gates on %s", (provider) => {
     expect(gate.argsSchema).toMatchObject({ properties: { task: { type: "string" } }, required: ["task"] });
     expect(view.conversation!.children).toEqual({}); // the subagent has not started
     const item = (await listInbox({ db: h.t.db }, rev, { query: {} })).approvals.find((a) => a.id === gate.id);
-    expect(item).toMatchObject({ kind: "subagent", summary: "task: Notes for billing 2.4.0" });
+    expect(item).toMatchObject({ kind: "subagent", summary: "Task: Notes for billing 2.4.0" });
 
     expect(await failure(decide(h.ctx, rev, { approvalId: gate.id, body: { decision: "approve", args: { task: "" } } }))).toEqual({
       status: 400,
