@@ -166,12 +166,12 @@ const oneLine = (s: string, max: number) => {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 };
 
-/** Arguments in one line for a list ("Order: ORD-1 · Amount: €125.00 · Reason: damaged"), each value cut at 80 characters. */
+/** Arguments in one line for a list ("Order: ORD-1 · Amount: €125.00 · Reason: damaged"), each value cut at 160 characters. */
 export function summarizeArgs(values: Record<string, unknown>, schema: unknown, max = 300): string {
   const props = propsOf(schema);
   return oneLine(
     fieldViews(values, schema)
-      .map((f) => `${f.label}: ${oneLine(f.long ? formatValue(values[f.key], props[f.key]) : f.text, 80)}`)
+      .map((f) => `${f.label}: ${oneLine(f.long ? formatValue(values[f.key], props[f.key]) : f.text, 160)}`)
       .join(" · "),
     max,
   );

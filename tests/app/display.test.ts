@@ -94,7 +94,7 @@ describe("argument lists", () => {
 
   it("summarized on one line for the inbox, each value cut", () => {
     expect(summarizeArgs(args, refund)).toBe('Order id: ORD-4242 · Amount: €90.00 · Reason: Arrived broken · Extra: {"nested":true}');
-    expect(summarizeArgs({ note: "x".repeat(200) }, null)).toBe(`Note: ${"x".repeat(79)}…`);
+    expect(summarizeArgs({ note: "x".repeat(200) }, null)).toBe(`Note: ${"x".repeat(159)}…`);
     expect(summarizeArgs({ amount_cents: 1 }, { properties: "not an object" })).toBe("Amount cents: 1");
   });
 
