@@ -94,7 +94,7 @@ describe("traces in one embedded instance (SQLite), message content on", () => {
     const chat = spans.find((s) => s.name === SPAN.chat("deploy-bot") && s.parentSpanId === segments[1].spanId)!;
     const input = JSON.parse(String(chat.attributes[GEN_AI.inputMessages])) as { role: string; content: string }[];
     expect(input.map((m) => m.role)).toContain("user");
-    expect(input.find((m) => m.role === "user")?.content).toContain('"service":"api"');
+    expect(input.find((m) => m.role === "user")?.content).toContain("Service: api");
     expect(String(chat.attributes[GEN_AI.outputMessages])).toContain("Deployed api 1.2.3 to staging");
     const deploy = spans.find((s) => s.name === SPAN.executeTool("deploy"))!;
     expect(JSON.parse(String(deploy.attributes[GEN_AI.toolArguments]))).toEqual({
