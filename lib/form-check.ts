@@ -1,7 +1,7 @@
 // A form's values checked against the JSON schema the form was built from, every field at once and in
 // words, before anything is sent: what the schema can say (required, types, bounds, lengths, patterns,
 // choices). The server checks again with the zod schema itself; its answer names one field.
-import { displayHint, fieldLabel, formatValue } from "./display.ts";
+import { displayHint, formatValue } from "./display.ts";
 
 type Prop = {
   type?: string | string[];
@@ -69,7 +69,3 @@ export function checkValues(schema: unknown, values: Record<string, unknown>): R
   }
   return out;
 }
-
-/** How an error is announced away from its field ("Amount: Required"). */
-export const errorLine = (schema: unknown, key: string, message: string) =>
-  `${fieldLabel(key, (schema as Schema | null)?.properties?.[key])}: ${message}`;
