@@ -91,10 +91,16 @@ async function child(provider: "sqlite" | "postgresql") {
 
 // A child process of one side, driven a run at a time.
 function side(provider: string, endpoint: string | null) {
-  const p = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "scripts/bench-traces.ts", "child", provider], {
-    env: { ...process.env, LOG_LEVEL: "error", OTEL_EXPORTER_OTLP_ENDPOINT: endpoint ?? "", OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "" },
-    stdio: ["pipe", "pipe", "inherit"],
-  });
+  // BENCH_PROFILE=<dir>: each child writes a CPU profile there when it exits (the two sides to compare).
+  const profile = process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const p = spawn(
+    process.execPath,
+    [...profile, "--conditions=react-server", "--import", "tsx", "scripts/bench-traces.ts", "child", provider],
+    {
+      env: { ...process.env, LOG_LEVEL: "error", OTEL_EXPORTER_OTLP_ENDPOINT: endpoint ?? "", OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "" },
+      stdio: ["pipe", "pipe", "inherit"],
+    },
+  );
   const lines = createInterface({ input: p.stdout! })[Symbol.asyncIterator]();
   const next = async () => {
     const r = await lines.next();
