@@ -55,12 +55,17 @@ test("five wrong passwords lock the account, even for the right password", async
   });
   expect(res.status()).toBe(201);
   const page = await (await browser.newContext()).newPage();
+  // Each wrong password says how many are left; the fifth locks the account and says so.
   for (let i = 0; i < 5; i++) {
     await signIn(page, email, "wrong-password-123");
-    await expect(page.getByTestId("login-error")).toHaveText("Wrong email or password.");
+    await expect(page.getByTestId("login-error")).toHaveText(
+      i < 4
+        ? `Wrong email or password. ${4 - i} attempt${i === 3 ? "" : "s"} left before the account locks for 15 minutes.`
+        : "Wrong email or password. Too many failed sign-ins, so the account is locked. Try again in 15 minutes.",
+    );
   }
   await signIn(page, email, "correct-horse-battery");
-  await expect(page.getByTestId("login-error")).toContainText("Too many failed sign-ins");
+  await expect(page.getByTestId("login-error")).toHaveText("Too many failed sign-ins. Try again in 15 minutes.");
   // Other accounts from the same address still sign in.
   await signIn(page, "reviewer@example.com", DEMO_PASSWORD);
   await expect(page.getByTestId("whoami")).toContainText("reviewer@example.com");

@@ -15,3 +15,60 @@ export function fmtDuration(ms: number | null | undefined): string {
 export const fmtCost = (usd: number | null | undefined) => (usd == null ? "—" : `$${usd.toFixed(usd < 0.01 ? 5 : 2)}`);
 
 export const fmtJson = (v: unknown) => JSON.stringify(v, null, 2) ?? "undefined";
+
+/** "1 minute", "15 minutes": a count with its noun in the right number. */
+export const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+// What a checkpoint phase means to a reader; the raw phase stays beside it as secondary text.
+const PHASE_WORDS: Record<string, string> = {
+  run_started: "Run started",
+  step_started: "Step started",
+  pre_llm: "Calling the model",
+  post_llm: "Model answered",
+  pre_tool_batch: "Running tools",
+  post_tool_batch: "Tools finished",
+  pre_subagent_batch: "Delegating to subagents",
+  post_subagent_batch: "Subagents finished",
+  paused: "Waiting for a person",
+  resumed: "Resumed",
+  run_terminal: "Run ended",
+};
+export const phaseWords = (phase: string | null | undefined) => (phase == null ? "—" : (PHASE_WORDS[phase] ?? phase));
+
+const STATE_WORDS: Record<string, string> = {
+  pending: "Queued",
+  running: "Running",
+  paused: "Waiting for a person",
+  cancelling: "Cancelling",
+  cancelled: "Cancelled",
+  degraded: "Running, degraded",
+  failed: "Failed",
+  completed: "Completed",
+};
+
+/** A run's state in words; a paused run says what it waits for ("Waiting for approval", "Waiting for an answer"). */
+export function runStateWords(state: string, waiting: { kind: string }[] = []): string {
+  if (state !== "paused" || waiting.length === 0) return STATE_WORDS[state] ?? state;
+  const questions = waiting.filter((w) => w.kind === "question").length;
+  if (questions === waiting.length) return questions === 1 ? "Waiting for an answer" : "Waiting for answers";
+  return questions === 0 ? "Waiting for approval" : "Waiting for approval and answers";
+}
+
+/** An approval's status in words, for a tool call (or delegation) and for a question. */
+export function approvalStatusWords(status: string, kind: string): string {
+  const question = kind === "question";
+  switch (status) {
+    case "pending":
+      return question ? "Waiting for an answer" : "Waiting for a decision";
+    case "approved":
+      return "Approved";
+    case "rejected":
+      return question ? "Declined" : "Rejected";
+    case "responded":
+      return question ? "Answered" : "Answered in the tool's place";
+    case "expired":
+      return "Expired";
+    default:
+      return status;
+  }
+}

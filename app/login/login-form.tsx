@@ -20,7 +20,9 @@ export function LoginForm({ passwords, sso, initialError }: Props) {
     });
     setPending(false);
     if (!res || res.error) {
-      setError(res?.error?.startsWith("Too many") ? res.error : "Wrong email or password.");
+      // The server's own messages (attempts left, the lock) are shown as they are; anything else in general terms.
+      const ours = res?.error && /^(Wrong email or password|Too many)/.test(res.error);
+      setError(ours ? res.error : "Wrong email or password.");
       return;
     }
     window.location.assign("/");

@@ -35,7 +35,10 @@ test("where passwords stay on, both ways sign in: the demo users by password, Id
   // bob has no password here: whatever he types is wrong.
   await idp.context().clearCookies();
   await signIn(idp, emailOf("bob"), "any-password-at-all");
-  await expect(idp.getByTestId("login-error")).toHaveText("Wrong email or password.");
+  // Told as any wrong password is: first of five attempts on this email.
+  await expect(idp.getByTestId("login-error")).toHaveText(
+    "Wrong email or password. 4 attempts left before the account locks for 15 minutes.",
+  );
   for (const p of [local, idp]) await p.context().close();
 });
 

@@ -5,7 +5,7 @@ import { db } from "../db/client.ts";
 import { userByEmail, userBySsoSubject } from "../db/accounts.ts";
 import { env } from "../env.ts";
 import { verifyPassword } from "./password.ts";
-import { assertNotLockedOut, clearAccountFailures, clientAddress, recordFailure } from "./lockout.ts";
+import { assertNotLockedOut, clearAccountFailures, clientAddress, failedSignIn, recordFailure } from "./lockout.ts";
 import { signOutEverywhere } from "./revocation.ts";
 import { type SsoConfig, ssoSubjectOf } from "./sso.ts";
 import { type SsoClaims, signInThroughIdp } from "./sso-users.ts";
@@ -34,7 +34,8 @@ const passwords = Credentials({
     );
     if (!user?.passwordHash || !ok || user.disabled) {
       await recordFailure(db(), c.data.email, address);
-      return null;
+      // next-auth hands the message to the sign-in form: the attempts left, or the lock this failure set.
+      throw await failedSignIn(db(), c.data.email, address);
     }
     await clearAccountFailures(db(), c.data.email);
     return { id: user.id, email: user.email, name: user.name, role: user.role, sessionVersion: user.sessionVersion };
