@@ -14,6 +14,7 @@ import { fromAction } from "./api";
 import { ArgFields } from "./arg-fields";
 import { type JsonSchema, SchemaFields, type Values } from "./schema-form";
 import { StateBadge } from "./ui";
+import { ApprovalOutcome, cardTone } from "./approval-state";
 import { approvalAnchor } from "@/lib/runner/ids";
 
 type Body = { decision: "approve" | "reject" | "respond"; reason?: string; args?: Values; argsHash?: string };
@@ -60,7 +61,8 @@ export function ApprovalCard({
   const pending = a.status === "pending";
   // A model call is approved or rejected as it stands; a delegation's task can be edited or answered.
   const isModelCall = a.kind === "llm";
-  const editable = pending && canDecide && a.canDecide && !selfForbidden && !isModelCall;
+  const decidesHere = pending && canDecide && a.canDecide && !selfForbidden;
+  const editable = decidesHere && !isModelCall;
   // Opened from the inbox with `e` (?edit=1#<this card>): start with the editor open. Read after
   // hydration, so the server's HTML and the first client render agree.
   useEffect(() => {
@@ -70,11 +72,8 @@ export function ApprovalCard({
   const title = isModelCall ? `Approve the model call of step ${a.step}` : a.kind === "subagent" ? "Approve the delegation" : "Approval";
 
   return (
-    <div
-      className="mt-3 rounded-md border border-amber-300 bg-amber-50 p-3 dark:border-amber-700 dark:bg-amber-950"
-      id={approvalAnchor(a.id)}
-      data-testid={`approval-${a.tool_name}`}
-    >
+    // Focusable (not in the tab order): a link to this approval (#approval-…) scrolls to it and focuses it.
+    <div className={cardTone(a.status)} id={approvalAnchor(a.id)} data-testid={`approval-${a.tool_name}`} tabIndex={-1}>
       <div className="flex flex-wrap items-center gap-2 text-sm">
         <span className="font-semibold">{title}</span>
         <StateBadge state={a.status} testId={`approval-status-${a.tool_name}`} />
@@ -98,12 +97,14 @@ export function ApprovalCard({
           </span>
         )}
       </div>
+      <ApprovalOutcome approval={a} decidesHere={decidesHere} />
       {(a.kind === "tool" || a.kind === "subagent") && (
         <div className="mt-2">
           <ArgFields values={a.approved_args ?? a.args} schema={a.argsSchema} label={`What ${a.tool_name} is asked to do`} />
         </div>
       )}
-      {a.decisions.length > 0 && (
+      {/* A single decision that settled the card is said by its outcome line; several (a quorum) are listed. */}
+      {(a.decisions.length > 1 || (pending && a.decisions.length > 0)) && (
         <ul className="mt-2 space-y-1 text-xs" aria-label="Decisions">
           {a.decisions.map((d, i) => (
             <li key={i}>
@@ -143,12 +144,15 @@ export function ApprovalCard({
       {pending && canDecide && a.canDecide && selfForbidden && (
         <p className="mt-2 text-xs">You started this run, so someone else must decide.</p>
       )}
-      {pending && canDecide && a.canDecide && !selfForbidden && (
+      {decidesHere && (
         <div className="mt-3 space-y-3">
           <div className="flex flex-wrap gap-2">
-            <button type="button" className="btn-primary" disabled={m.isPending} onClick={() => m.mutate({ decision: "approve" })}>
-              Approve
-            </button>
+            {/* Only while no form is open: Approve never sits next to (or right above) the reject form. */}
+            {mode === "idle" && (
+              <button type="button" className="btn-primary" disabled={m.isPending} onClick={() => m.mutate({ decision: "approve" })}>
+                Approve
+              </button>
+            )}
             <button
               type="button"
               className="btn-secondary"
@@ -220,10 +224,17 @@ export function ApprovalCard({
                 value={reason}
                 onChange={(e) => setReason(e.target.value)}
                 aria-invalid={err?.field === "reason"}
+                // biome-ignore lint/a11y/noAutofocus: the form opens on the reviewer's own click, to be typed in
+                autoFocus
               />
-              <button type="submit" className="btn-danger" disabled={m.isPending}>
-                Reject
-              </button>
+              <div className="flex flex-wrap gap-2">
+                <button type="submit" className="btn-danger" disabled={m.isPending}>
+                  Reject
+                </button>
+                <button type="button" className="btn-secondary" onClick={() => setMode("idle")}>
+                  Cancel
+                </button>
+              </div>
             </form>
           )}
           {mode === "edit" && (

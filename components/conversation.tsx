@@ -16,6 +16,16 @@ type Props = {
   depth?: number;
 };
 
+// What the result under a call is, in words: a rejected or expired call did not run, and what the model got
+// is the reviewer's feedback, not a tool failure.
+function resultLabel(success: boolean, approval: RunApproval | undefined): string {
+  if (approval?.kind === "question") return "What the model got";
+  if (approval?.status === "rejected") return "Rejected: not run · the model got the reviewer's feedback";
+  if (approval?.status === "expired") return "Expired: not run · what the model got";
+  if (approval?.status === "responded") return "A reviewer's response: not run · what the model got";
+  return success ? "Result · untrusted tool output" : "Result: the tool failed · untrusted tool output";
+}
+
 const Text = ({ children, testId }: { children: string; testId?: string }) => (
   <p data-testid={testId} className="whitespace-pre-wrap break-words text-sm">
     {children}
@@ -100,8 +110,8 @@ export function Conversation({ conv, approvals, canDecide, selfForbidden, onDeci
                       )}
                       {result && (
                         <div className="mt-2">
-                          <p className="text-xs font-semibold uppercase text-slate-500 dark:text-slate-400">
-                            Result {result.success ? "" : "(failed)"} · untrusted tool output
+                          <p className="text-xs font-semibold text-slate-600 dark:text-slate-400" data-testid={`result-label-${c.name}`}>
+                            {resultLabel(result.success, approval)}
                           </p>
                           <Text testId={`tool-result-${c.name}`}>{readableText(result.content)}</Text>
                         </div>

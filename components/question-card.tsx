@@ -10,6 +10,7 @@ import { decideAction } from "@/app/approvals/actions";
 import { fromAction } from "./api";
 import { cleanValues, initialValues, type JsonSchema, SchemaFields, type Values } from "./schema-form";
 import { StateBadge } from "./ui";
+import { ApprovalOutcome, cardTone } from "./approval-state";
 
 type Body = { decision: "respond" | "reject"; reason?: string; answer?: Values };
 
@@ -42,17 +43,16 @@ export function QuestionCard({
   });
   const given = a.decisions.at(-1);
   const pending = a.status === "pending";
+  const decidesHere = pending && canDecide && a.canDecide && !selfForbidden;
   return (
-    <div
-      className="mt-3 rounded-md border border-sky-300 bg-sky-50 p-3 dark:border-sky-700 dark:bg-sky-950"
-      id={approvalAnchor(a.id)}
-      data-testid={`question-${a.tool_call_id}`}
-    >
+    // Focusable (not in the tab order): a link to this question (#approval-…) scrolls to it and focuses it.
+    <div className={cardTone(a.status)} id={approvalAnchor(a.id)} data-testid={`question-${a.tool_call_id}`} tabIndex={-1}>
       <div className="flex flex-wrap items-center gap-2 text-sm">
         <span className="font-semibold">Question</span>
         <StateBadge state={a.status} testId={`question-status-${a.tool_call_id}`} />
         {a.deadline_ms && pending && <span className="text-xs text-slate-600 dark:text-slate-400">answer by {fmtTime(a.deadline_ms)}</span>}
       </div>
+      <ApprovalOutcome approval={a} decidesHere={decidesHere} brief />
       <p className="mt-2 whitespace-pre-wrap break-words text-sm font-medium">{text(a.args.question)}</p>
       {text(a.args.context) && (
         <p className="mt-1 whitespace-pre-wrap break-words text-xs text-slate-600 dark:text-slate-300">{text(a.args.context)}</p>
@@ -73,7 +73,7 @@ export function QuestionCard({
       {pending && canDecide && a.canDecide && selfForbidden && (
         <p className="mt-2 text-xs">You started this run, so someone else must answer.</p>
       )}
-      {pending && canDecide && a.canDecide && !selfForbidden && (
+      {decidesHere && (
         <div className="mt-3 space-y-3">
           <form
             className="space-y-2"
@@ -115,9 +115,12 @@ export function QuestionCard({
               </>
             )}
             <div className="flex flex-wrap gap-2">
-              <button type="submit" className="btn-primary" disabled={m.isPending}>
-                Send answer
-              </button>
+              {/* Hidden while declining: the primary action never sits next to the decline form. */}
+              {!declining && (
+                <button type="submit" className="btn-primary" disabled={m.isPending}>
+                  Send answer
+                </button>
+              )}
               <button type="button" className="btn-secondary" aria-expanded={declining} onClick={() => setDeclining(!declining)}>
                 Decline…
               </button>

@@ -1,76 +1,125 @@
+"use client";
 // The checkpoints of one timeline page on a time axis: a tick per checkpoint, spans per step for model
-// calls, tool batches, subagent batches and pauses, and the axis broken (╱╱) where the run waited.
-import { fmtDuration } from "@/lib/format";
+// calls, tool batches, subagent batches and pauses, the axis broken (╱╱) where the run waited, and marks
+// with times along it. Laid out at the width it is shown at (one unit a pixel), so labels keep their size
+// on a phone and the picture never scrolls sideways; the server's HTML is laid out for a desktop width.
+import { useEffect, useRef, useState } from "react";
+import { fmtDuration, plural } from "@/lib/format";
 import { SPAN_KINDS, type SpanKind, type TimelinePoint, timelineLayout } from "@/lib/timeline";
 
 const COLOR: Record<SpanKind, string> = { llm: "#6366f1", tools: "#10b981", subagents: "#0ea5e9", paused: "#f59e0b" };
 const ROW: Record<SpanKind, number> = { llm: 0, tools: 1, subagents: 2, paused: 3 };
-const W = 900;
+const LEFT = 70;
+const RIGHT_PAD = 24;
 const AXIS_Y = 104;
+const HEIGHT = 164;
+
+// An axis mark's label: to the tenth of a second where the marks are that close, so neighbours differ.
+function markLabel(ms: number, stepMs: number): string {
+  if (ms < 1000 || stepMs >= 1000) return fmtDuration(ms);
+  const s = ms / 1000;
+  return s < 60 ? `${s.toFixed(1)} s` : `${Math.floor(s / 60)} min ${(s % 60).toFixed(1)} s`;
+}
 
 export function TimelinePicture({ checkpoints }: { checkpoints: TimelinePoint[] }) {
-  const layout = timelineLayout(checkpoints, { left: 70, right: W - 20 });
+  const box = useRef<HTMLDivElement>(null);
+  const [W, setW] = useState(900);
+  useEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    const measure = () => setW(Math.max(280, Math.round(el.clientWidth)));
+    measure();
+    const ro = new ResizeObserver(measure);
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, []);
+  const right = W - RIGHT_PAD;
+  const layout = timelineLayout(checkpoints, { left: LEFT, right });
   const cut = layout.breaks.length;
   const summary =
-    `Timeline picture of ${checkpoints.length} checkpoints over ${fmtDuration(layout.totalMs)}` +
-    (cut ? `; ${cut} wait(s) totalling ${fmtDuration(layout.cutMs)} drawn cut short` : "");
+    `Timeline picture of ${plural(checkpoints.length, "checkpoint")} over ${fmtDuration(layout.totalMs)}` +
+    (cut ? `; ${plural(cut, "wait")} totalling ${fmtDuration(layout.cutMs)} drawn cut short` : "");
+  // The end of the axis is labelled unless a mark sits right there already.
+  const lastMark = layout.axis.at(-1);
+  const labelEnd = !lastMark || right - lastMark.x > 84;
+  const stepMs = layout.axis.length > 1 ? layout.axis[1].ms : layout.totalMs;
   return (
-    // Scrolls sideways on a phone: focusable so the keyboard can scroll it too.
-    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard (WCAG 2.1.1)
-    <figure className="card overflow-x-auto" tabIndex={0}>
-      <svg viewBox={`0 0 ${W} 140`} className="w-full min-w-[600px]" role="img" aria-label={summary} data-testid="timeline-picture">
-        {SPAN_KINDS.map((s) => (
-          <text key={s.kind} x={4} y={18 + ROW[s.kind] * 22} fontSize="10" fill="currentColor">
-            {s.label}
-          </text>
-        ))}
-        {layout.breaks.map((b) => (
-          <g key={b.from} data-testid="axis-break" data-ms={b.ms} data-paused={b.paused}>
-            <rect x={b.x1} y={4} width={b.x2 - b.x1} height={AXIS_Y - 4} fill="currentColor" opacity={0.06} />
-            <path
-              d={`M${b.x1 + 4},${AXIS_Y + 6} l6,-12 M${b.x2 - 10},${AXIS_Y + 6} l6,-12`}
-              stroke="currentColor"
-              strokeWidth={1.5}
-              fill="none"
-            />
-            <text x={(b.x1 + b.x2) / 2} y={AXIS_Y + 30} fontSize="9" textAnchor="middle" fill="currentColor">
-              {fmtDuration(b.ms)}
+    <figure className="card">
+      <div ref={box}>
+        <svg
+          viewBox={`0 0 ${W} ${HEIGHT}`}
+          width="100%"
+          className="block"
+          role="img"
+          aria-label={summary}
+          data-testid="timeline-picture"
+          fontSize="12"
+        >
+          {SPAN_KINDS.map((s) => (
+            <text key={s.kind} x={0} y={20 + ROW[s.kind] * 22} fill="currentColor">
+              {s.label}
             </text>
-            <title>{`${b.paused ? "Paused" : "Idle"} for ${fmtDuration(b.ms)} (axis cut short)`}</title>
+          ))}
+          {layout.breaks.map((b) => (
+            <g key={b.from} data-testid="axis-break" data-ms={b.ms} data-paused={b.paused}>
+              <rect x={b.x1} y={4} width={b.x2 - b.x1} height={AXIS_Y - 4} fill="currentColor" opacity={0.08} />
+              <path
+                d={`M${b.x1 + 4},${AXIS_Y + 6} l6,-12 M${b.x2 - 10},${AXIS_Y + 6} l6,-12`}
+                stroke="currentColor"
+                strokeWidth={1.5}
+                fill="none"
+              />
+              <text x={(b.x1 + b.x2) / 2} y={AXIS_Y + 44} textAnchor="middle" fill="currentColor" fontWeight="600">
+                {fmtDuration(b.ms)}
+              </text>
+              <title>{`${b.paused ? "Paused" : "Idle"} for ${fmtDuration(b.ms)} (axis cut short)`}</title>
+            </g>
+          ))}
+          {layout.spans.map((s, i) => (
+            <rect
+              key={`${s.kind}-${i}`}
+              data-testid={`span-${s.kind}`}
+              data-step={s.step}
+              data-interrupted={s.interrupted}
+              x={s.x1}
+              y={8 + ROW[s.kind] * 22}
+              width={s.x2 - s.x1}
+              height={14}
+              fill={COLOR[s.kind]}
+              rx={2}
+            >
+              <title>{`${s.label} step ${s.step}: ${s.ms == null ? "open" : fmtDuration(s.ms)}${s.interrupted ? " (interrupted)" : ""}`}</title>
+            </rect>
+          ))}
+          <line data-testid="axis-line" x1={LEFT} x2={right} y1={AXIS_Y} y2={AXIS_Y} stroke="currentColor" strokeWidth={0.75} />
+          {layout.ticks.map((c) => (
+            <line key={c.seq} x1={c.x} x2={c.x} y1={AXIS_Y - 6} y2={AXIS_Y + 6} stroke="currentColor" strokeWidth={1}>
+              <title>{c.label}</title>
+            </line>
+          ))}
+          <g data-testid="axis-marks">
+            {layout.axis.map((m) => (
+              <g key={m.ms}>
+                <line x1={m.x} x2={m.x} y1={AXIS_Y + 6} y2={AXIS_Y + 12} stroke="currentColor" strokeWidth={1} />
+                <text x={m.x} y={AXIS_Y + 26} textAnchor={m.x === LEFT ? "start" : "middle"} fill="currentColor">
+                  {markLabel(m.ms, stepMs)}
+                </text>
+              </g>
+            ))}
+            {labelEnd && (
+              <text x={right} y={AXIS_Y + 26} textAnchor="end" fill="currentColor">
+                {fmtDuration(layout.totalMs)}
+              </text>
+            )}
           </g>
-        ))}
-        {layout.spans.map((s, i) => (
-          <rect
-            key={`${s.kind}-${i}`}
-            data-testid={`span-${s.kind}`}
-            data-step={s.step}
-            data-interrupted={s.interrupted}
-            x={s.x1}
-            y={8 + ROW[s.kind] * 22}
-            width={s.x2 - s.x1}
-            height={14}
-            fill={COLOR[s.kind]}
-            rx={2}
-          >
-            <title>{`${s.label} step ${s.step}: ${s.ms == null ? "open" : fmtDuration(s.ms)}${s.interrupted ? " (interrupted)" : ""}`}</title>
-          </rect>
-        ))}
-        <line x1={70} x2={W - 20} y1={AXIS_Y} y2={AXIS_Y} stroke="currentColor" strokeWidth={0.5} />
-        {layout.ticks.map((c) => (
-          <line key={c.seq} x1={c.x} x2={c.x} y1={AXIS_Y - 6} y2={AXIS_Y + 6} stroke="currentColor" strokeWidth={1}>
-            <title>{c.label}</title>
-          </line>
-        ))}
-        <text x={70} y={AXIS_Y + 20} fontSize="10" fill="currentColor">
-          0 ms
-        </text>
-        <text x={W - 20} y={AXIS_Y + 20} fontSize="10" textAnchor="end" fill="currentColor">
-          {fmtDuration(layout.totalMs)}
-        </text>
-      </svg>
-      <figcaption className="text-xs text-slate-600 dark:text-slate-400">
-        Spans: LLM calls, tool batches, subagent batches, pauses. Ticks: checkpoints.
-        {cut > 0 && ` ╱╱ marks a wait cut short (pauses and idle gaps over a second); its real length is written under it.`}
+          <text x={LEFT} y={HEIGHT - 4} fill="currentColor" fontSize="11">
+            time since the first checkpoint of this page
+          </text>
+        </svg>
+      </div>
+      <figcaption className="mt-1 text-xs text-slate-600 dark:text-slate-400">
+        Bars: model calls, tool batches, subagent batches, pauses. Short ticks on the axis: checkpoints.
+        {cut > 0 && ` ╱╱ marks a wait cut short (a pause, or an idle gap over a second); its real length is written under it.`}
       </figcaption>
     </figure>
   );

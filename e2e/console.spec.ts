@@ -78,9 +78,9 @@ test("refund-desk: submitter starts from the form, reviewer edits and approves, 
 
   const operator = await as(browser, "operator");
   await operator.goto(`/runs/${runId}/timeline`);
-  await expect(operator.getByRole("table", { name: "Checkpoints" })).toBeVisible();
+  await expect(operator.getByRole("list", { name: "Checkpoints" })).toBeVisible();
   await operator.getByRole("radio", { name: "Compare from checkpoint 0" }).check();
-  const lastSeq = Number((await operator.locator('tr[data-testid^="checkpoint-"]').last().getAttribute("data-testid"))!.split("-")[1]);
+  const lastSeq = Number((await operator.locator('li[data-testid^="checkpoint-"]').last().getAttribute("data-testid"))!.split("-")[1]);
   await operator.getByRole("radio", { name: `Compare to checkpoint ${lastSeq}` }).check();
   await operator.getByRole("button", { name: "Compare selected" }).click();
   const diff = operator.getByRole("region", { name: "Checkpoint diff" });

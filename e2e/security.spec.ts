@@ -190,7 +190,7 @@ test(`${XSS.length} XSS payloads render as text on the run page, inbox, timeline
     await assertInert(reviewer, `run page ${i} (done)`);
 
     await reviewer.goto(`/runs/${id}/timeline`);
-    const last = Number((await reviewer.locator('tr[data-testid^="checkpoint-"]').last().getAttribute("data-testid"))!.split("-")[1]);
+    const last = Number((await reviewer.locator('li[data-testid^="checkpoint-"]').last().getAttribute("data-testid"))!.split("-")[1]);
     await reviewer.goto(`/runs/${id}/timeline?a=0&b=${last}`);
     await expect(reviewer.getByRole("region", { name: "Checkpoint diff" })).toContainText(chunks[i][1]);
     for (const d of await reviewer.locator("details").all()) await d.evaluate((el) => ((el as HTMLDetailsElement).open = true));

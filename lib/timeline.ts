@@ -10,7 +10,9 @@ export type SpanKind = "llm" | "tools" | "subagents" | "paused";
 export type Span = { kind: SpanKind; step: number; x1: number; x2: number; ms: number | null; interrupted: boolean; label: string };
 export type AxisBreak = { from: number; to: number; x1: number; x2: number; ms: number; paused: boolean };
 export type Tick = { seq: number; x: number; label: string };
-export type TimelineLayout = { spans: Span[]; ticks: Tick[]; breaks: AxisBreak[]; totalMs: number; cutMs: number };
+/** A labelled mark on the time axis: `ms` since the first checkpoint of the page, at `x`. */
+export type AxisMark = { x: number; ms: number };
+export type TimelineLayout = { spans: Span[]; ticks: Tick[]; breaks: AxisBreak[]; axis: AxisMark[]; totalMs: number; cutMs: number };
 
 export const SPAN_KINDS: { kind: SpanKind; start: Phase; end: Phase; label: string }[] = [
   { kind: "llm", start: "pre_llm", end: "post_llm", label: "LLM" },
@@ -28,7 +30,16 @@ export type LayoutOptions = {
   minGapMs?: number;
   /** An idle gap is cut only when it is this many times the median gap between checkpoints. */
   gapFactor?: number;
+  /** Least room between two labelled axis marks (a label is about this wide). */
+  markPx?: number;
 };
+
+// Round steps for axis marks: 1, 2, 5 × 10^k ms.
+function niceStep(ms: number): number {
+  if (!(ms > 0)) return 1;
+  const p = 10 ** Math.floor(Math.log10(ms));
+  return [1, 2, 5, 10].map((m) => m * p).find((s) => s >= ms) ?? 10 * p;
+}
 
 type Interval = { from: number; to: number; kind: SpanKind; step: number; open: boolean; interrupted: boolean };
 
@@ -86,7 +97,7 @@ function cuts(times: number[], spans: Interval[], o: Required<Omit<LayoutOptions
 }
 
 export function timelineLayout(points: TimelinePoint[], opts: LayoutOptions): TimelineLayout {
-  const o = { breakPx: 28, minGapMs: 1000, gapFactor: 8, ...opts };
+  const o = { breakPx: 28, minGapMs: 1000, gapFactor: 8, markPx: 84, ...opts };
   const times = [...new Set(points.map((p) => p.t))].sort((a, b) => a - b);
   const t0 = times[0] ?? 0;
   const totalMs = (times[times.length - 1] ?? 0) - t0;
@@ -113,6 +124,27 @@ export function timelineLayout(points: TimelinePoint[], opts: LayoutOptions): Ti
     return Math.min(px + (t - at) * scale, o.right);
   };
 
+  // Marks at round times since the start, only where the axis runs to scale (a cut wait has its own
+  // label), at least markPx apart, the start always marked.
+  const axis: AxisMark[] = [];
+  if (points.length > 0) {
+    const step = scale > 0 ? niceStep(o.markPx / scale) : 1;
+    const segments: [number, number][] = [];
+    let from = t0;
+    for (const g of cut) {
+      segments.push([from, g.from]);
+      from = g.to;
+    }
+    segments.push([from, t0 + totalMs]);
+    for (const [a, b] of segments) {
+      for (let k = Math.ceil((a - t0) / step); t0 + k * step <= b && scale > 0; k++) {
+        const mark = { x: x(t0 + k * step), ms: k * step };
+        if (axis.length === 0 || mark.x - axis[axis.length - 1].x >= o.markPx) axis.push(mark);
+      }
+    }
+    if (axis.length === 0 || axis[0].ms !== 0) axis.unshift({ x: o.left, ms: 0 });
+  }
+
   const label = SPAN_KINDS.reduce<Record<string, string>>((m, s) => Object.assign(m, { [s.kind]: s.label }), {});
   return {
     spans: spans.map((s) => ({
@@ -127,6 +159,7 @@ export function timelineLayout(points: TimelinePoint[], opts: LayoutOptions): Ti
     })),
     ticks: points.map((p) => ({ seq: p.seq, x: x(p.t), label: `#${p.seq} ${p.phase} (step ${p.step})` })),
     breaks: cut.map((g) => ({ ...g, ms: g.to - g.from, x1: x(g.from), x2: x(g.from) + breakPx })),
+    axis,
     totalMs,
     cutMs,
   };

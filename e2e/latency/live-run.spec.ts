@@ -77,7 +77,7 @@ test("a slow model: the run page follows running → paused → resumed → comp
 
   // The timeline and the inbox of the same run, at phone width too.
   await reviewer.goto(`/runs/${runId}/timeline`);
-  await expect(reviewer.getByRole("table", { name: "Checkpoints" })).toBeVisible();
+  await expect(reviewer.getByRole("list", { name: "Checkpoints" })).toBeVisible();
   await reviewer.goto("/approvals");
   await expect(reviewer.getByRole("heading", { name: "Approvals" })).toBeVisible();
   // A run that pauses now appears in the open inbox by push: the inbox polls only every 15 s while its

@@ -92,6 +92,26 @@ describe("timeline layout", () => {
     for (const w of width(l, "llm")) expect(w).toBeGreaterThan(5);
   });
 
+  it("labels the axis with round times, never closer than a label's width, none inside a cut wait", () => {
+    const l = timelineLayout(run, opts);
+    const xs = l.axis.map((m) => m.x);
+    expect(l.axis[0]).toEqual({ x: 70, ms: 0 });
+    expect(l.axis.length).toBeGreaterThanOrEqual(5);
+    for (let i = 1; i < xs.length; i++) expect(xs[i] - xs[i - 1]).toBeGreaterThanOrEqual(84);
+    // Round steps (1, 2, 5 × 10^k ms from the start), the real time since the start: after the cut
+    // pause the marks say five minutes and more.
+    const step = l.axis[1].ms;
+    expect(String(step / 10 ** Math.floor(Math.log10(step)))).toMatch(/^[125]$/);
+    for (const m of l.axis) expect(m.ms % step).toBe(0);
+    expect(l.axis.some((m) => m.ms > FIVE_MIN)).toBe(true);
+    const b = l.breaks[0];
+    for (const m of l.axis) expect(m.x <= b.x1 || m.x >= b.x2).toBe(true);
+    // A narrow (phone) axis keeps its labels apart too: fewer of them.
+    const narrow = timelineLayout(run, { left: 70, right: 300 });
+    expect(narrow.axis.length).toBeLessThan(l.axis.length);
+    for (let i = 1; i < narrow.axis.length; i++) expect(narrow.axis[i].x - narrow.axis[i - 1].x).toBeGreaterThanOrEqual(84);
+  });
+
   it("an empty page and a single checkpoint lay out without NaN", () => {
     expect(timelineLayout([], opts)).toMatchObject({ spans: [], ticks: [], breaks: [], totalMs: 0 });
     const one = timelineLayout([{ seq: 1, phase: "run_started", step: 0, t: t0 }], opts);

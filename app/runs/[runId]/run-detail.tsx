@@ -9,7 +9,8 @@ import { api, fromAction } from "@/components/api";
 import { cancelRunAction, resumeRunAction, retryRunAction } from "./actions";
 import { useLive } from "@/components/live";
 import { Conversation } from "@/components/conversation";
-import { fmtCost, fmtDuration, fmtTime } from "@/lib/format";
+import { fmtCost, fmtDuration, fmtTime, phaseWords, runStateWords } from "@/lib/format";
+import { FinalAnswer, useFocusFragment, WaitingSummary } from "./waiting-summary";
 import { isTerminal } from "@/lib/runner/state";
 
 type View = RunView;
@@ -75,6 +76,9 @@ export function RunDetail({ initial }: { initial: View }) {
     const t = setInterval(() => setTick(Date.now()), 1000);
     return () => clearInterval(t);
   }, [ended]);
+  useFocusFragment();
+  const canDecide = view.permissions.decide && !view.corruption;
+  const pending = view.approvals.filter((a) => a.status === "pending");
   const end = r.finishedAt ? new Date(r.finishedAt).getTime() : Math.max(view.asOfMs, r.state === "paused" ? 0 : (tick ?? 0));
 
   return (
@@ -84,28 +88,37 @@ export function RunDetail({ initial }: { initial: View }) {
           {r.agentName} <span className="font-mono text-sm text-slate-500 dark:text-slate-400">{r.id}</span>
         </h1>
         <StateBadge state={r.state} testId="run-state" />
+        <span className="text-sm font-medium" data-testid="run-state-words">
+          {runStateWords(r.state, pending)}
+        </span>
         {!isTerminal(r.state) && r.state !== "paused" && (
-          <span className="text-xs text-slate-500 dark:text-slate-400" aria-live="polite">
-            live · step {r.step} · {r.phase ?? "starting"}
+          <span className="text-xs text-slate-600 dark:text-slate-400" aria-live="polite">
+            live · step {r.step} · {r.phase ? phaseWords(r.phase) : "starting"}
           </span>
         )}
-        <div className="ml-auto flex gap-2">
+        <div className="ml-auto flex flex-wrap items-center gap-2">
           <Link className="btn-secondary" href={`/runs/${encodeURIComponent(r.id)}/timeline`}>
             Timeline ({view.checkpointCount})
           </Link>
           {/* Only a paused run resumes; a running or finished one showed a disabled button that said calls were pending. */}
           {(view.permissions.decide || view.permissions.operate) && r.state === "paused" ? (
-            <button
-              type="button"
-              className="btn-primary"
-              disabled={!view.canResume || op.isPending}
-              onClick={() => op.mutate("resume")}
-              title={
-                view.canResume ? "" : view.corruption ? "A record of this run is unreadable" : "Every pending call must be decided first"
-              }
-            >
-              Resume
-            </button>
+            <>
+              {!view.canResume && (
+                // Said in words beside the button, not only in a tooltip a phone never shows.
+                <span className="text-xs text-slate-600 dark:text-slate-400" id="resume-why">
+                  {view.corruption ? "A record of this run is unreadable" : "Decide every pending call first"}
+                </span>
+              )}
+              <button
+                type="button"
+                className="btn-primary"
+                disabled={!view.canResume || op.isPending}
+                aria-describedby={view.canResume ? undefined : "resume-why"}
+                onClick={() => op.mutate("resume")}
+              >
+                Resume
+              </button>
+            </>
           ) : null}
           {view.permissions.operate && (r.state === "running" || r.state === "paused") && (
             <button
@@ -127,6 +140,9 @@ export function RunDetail({ initial }: { initial: View }) {
       {opError && <ErrorBox title="Could not do that">{opError}</ErrorBox>}
       {error && <ErrorBox title="Live refresh failed">{error.message}</ErrorBox>}
 
+      <WaitingSummary approvals={view.approvals} canDecide={canDecide} selfForbidden={view.selfApprovalForbidden} />
+      {r.state === "completed" && view.conversation && <FinalAnswer conv={view.conversation} />}
+
       <dl className="card grid grid-cols-2 gap-4 md:grid-cols-5">
         <Field label="Submitted by" value={r.submittedByEmail ?? "—"} />
         <Field label="Model" value={r.model ?? "—"} />
@@ -135,7 +151,15 @@ export function RunDetail({ initial }: { initial: View }) {
         <Field label="Cost" value={fmtCost(r.costUsd)} />
         <Field label="Started" value={fmtTime(r.createdAt)} />
         <Field label="Duration" value={fmtDuration(end - started)} />
-        <Field label="Phase" value={r.phase ?? "—"} />
+        <Field
+          label="Phase"
+          value={
+            <>
+              {phaseWords(r.phase)}
+              {r.phase && <span className="block font-mono text-xs text-slate-600 dark:text-slate-400">{r.phase}</span>}
+            </>
+          }
+        />
         {r.forkedFromRunId && (
           <Field
             label="Forked from"
@@ -170,7 +194,7 @@ export function RunDetail({ initial }: { initial: View }) {
         <Conversation
           conv={view.conversation}
           approvals={view.approvals}
-          canDecide={view.permissions.decide && !view.corruption}
+          canDecide={canDecide}
           selfForbidden={view.selfApprovalForbidden}
           onDecided={refresh}
         />

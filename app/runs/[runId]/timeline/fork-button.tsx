@@ -14,13 +14,12 @@ export function ForkButton({ runId, seq }: { runId: string; seq: number }) {
     <>
       <button
         type="button"
-        className="btn-secondary text-xs"
+        className="btn-secondary mt-2 text-xs"
         // Stays disabled while the page moves to the new run: a second click would fork again.
         disabled={fork.isPending || fork.isSuccess}
-        aria-label={`Fork from checkpoint ${seq}`}
         onClick={() => fork.mutate()}
       >
-        Fork from here
+        Fork a new run from checkpoint {seq}
       </button>
       {fork.error && (
         <p role="alert" className="text-xs text-rose-700 dark:text-rose-400">

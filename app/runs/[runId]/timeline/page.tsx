@@ -7,9 +7,27 @@ import { allows } from "@/lib/services/access";
 import { queryObject } from "@/lib/services/schemas";
 import { diffCheckpoints, timelinePage } from "@/lib/services/timeline";
 import { ErrorBox, JsonView, StateBadge } from "@/components/ui";
-import { fmtCost, fmtDuration, fmtTime } from "@/lib/format";
+import { fmtCost, fmtDuration, fmtTime, phaseWords, plural } from "@/lib/format";
 import { TimelinePicture } from "@/components/timeline-picture";
 import { ForkButton } from "./fork-button";
+import { CompareForm } from "./compare-form";
+
+type Checkpoint = Awaited<ReturnType<typeof timelinePage>>["checkpoints"][number];
+
+// The time of day to the millisecond (checkpoints are often a few ms apart); the date is said once above.
+const clock = (ms: number) => new Date(ms).toISOString().slice(11, 23);
+
+/** Why a checkpoint is there, where its phase alone does not say: which call a pause waits for, a repeat. */
+function note(c: Checkpoint, prev: Checkpoint | undefined): string | null {
+  const payload = (c.payload ?? {}) as { approval_id?: unknown; waiting_for?: unknown };
+  const call = typeof payload.approval_id === "string" ? payload.approval_id.split(":").at(-1) : null;
+  const what = payload.waiting_for === "approval" || !payload.waiting_for ? "a decision" : `an ${String(payload.waiting_for)}`;
+  if (c.phase === "paused" && prev?.phase === "paused")
+    return `Paused again: one checkpoint is written per call that waits${call ? `; this one is for ${call}` : ""}.`;
+  if (c.phase === "paused") return call ? `Waits for ${what} on ${call}.` : null;
+  if (prev?.phase === c.phase) return "The same phase again: the step was re-entered (after a resume or a restart).";
+  return null;
+}
 
 export const dynamic = "force-dynamic";
 
@@ -55,13 +73,16 @@ export default async function TimelinePage({
       )}
       {page.run.prunedAt && (
         <p role="status" className="card text-sm" data-testid="pruned">
-          Retention pruned {page.run.prunedCheckpoints} intermediate checkpoint(s) of this run on {fmtTime(page.run.prunedAt)}. The terminal
-          record, the conversation, approvals and the audit log are kept.
+          Retention pruned {plural(page.run.prunedCheckpoints, "intermediate checkpoint")} of this run on {fmtTime(page.run.prunedAt)}. The
+          terminal record, the conversation, approvals and the audit log are kept.
         </p>
       )}
       {page.corrupt.length > 0 && (
         <ErrorBox title="AgentCheckpointCorruptionError">
-          <p className="mt-1">{page.corrupt.length} checkpoint record(s) on this page could not be read; they are left out of the table.</p>
+          <p className="mt-1">
+            {plural(page.corrupt.length, "checkpoint record")} on this page could not be read and {page.corrupt.length === 1 ? "is" : "are"}{" "}
+            left out of the list.
+          </p>
           <ul className="mt-1 font-mono text-xs">
             {page.corrupt.map((c) => (
               <li key={c.key} data-testid="corrupt-key">
@@ -78,79 +99,94 @@ export default async function TimelinePage({
         <TimelinePicture checkpoints={cps.map((c) => ({ seq: c.seq, phase: c.phase, step: c.step, t: c.timestamp_ms }))} />
       )}
 
-      <form id="diff-form" method="get" className="flex items-center gap-3">
-        {sp.cursor && <input type="hidden" name="cursor" value={sp.cursor} />}
-        <button type="submit" className="btn-secondary">
-          Compare selected
-        </button>
-        <span className="text-xs text-slate-500 dark:text-slate-400">Pick a “from” and a “to” checkpoint.</span>
-      </form>
-      <div className="card overflow-x-auto p-0">
-        <table className="table-afk" aria-label="Checkpoints">
-          <thead>
-            <tr>
-              <th>Seq</th>
-              <th>Step</th>
-              <th>Phase</th>
-              <th>Time</th>
-              <th>Gap</th>
-              <th>From</th>
-              <th>To</th>
-              <th>Payload</th>
-              {operate && (
-                <th>
-                  <span className="sr-only">Fork</span>
-                </th>
-              )}
-            </tr>
-          </thead>
-          <tbody>
-            {cps.map((c, i) => {
-              const prev = i > 0 ? cps[i - 1].timestamp_ms : page.prevTimestampMs;
-              return (
-                <tr key={c.seq} data-testid={`checkpoint-${c.seq}`}>
-                  <td className="font-mono">{c.seq}</td>
-                  <td>{c.step}</td>
-                  <td className="font-mono">{c.phase}</td>
-                  <td>{fmtTime(c.timestamp_ms)}</td>
-                  <td>{prev == null ? "—" : `+${fmtDuration(c.timestamp_ms - prev)}`}</td>
-                  <td>
+      {cps.length > 0 && (
+        <p className="text-xs text-slate-600 dark:text-slate-400">
+          Times are UTC, on {fmtTime(cps[0].timestamp_ms).slice(0, 10)}. Open a checkpoint&apos;s Inspect to see what it saved
+          {operate ? " or to fork a new run from it" : ""}.
+        </p>
+      )}
+      <CompareForm cursor={sp.cursor} initial={{ a: sp.a, b: sp.b }}>
+        {/* A header for the columns the rows line up in on a desktop; on a phone each row is stacked. */}
+        <div
+          aria-hidden="true"
+          className="hidden border-b border-slate-200 px-3 py-2 text-sm font-semibold md:grid md:grid-cols-[3rem_3rem_minmax(0,1fr)_7.5rem_5.5rem_8.5rem_6rem] md:gap-3 dark:border-slate-800"
+        >
+          <span>Seq</span>
+          <span>Step</span>
+          <span>Phase</span>
+          <span>Time</span>
+          <span>Gap</span>
+          <span>Compare</span>
+          <span>Payload</span>
+        </div>
+        <ol aria-label="Checkpoints">
+          {cps.map((c, i) => {
+            const prev = i > 0 ? cps[i - 1].timestamp_ms : page.prevTimestampMs;
+            const why = note(c, cps[i - 1]);
+            return (
+              <li
+                key={c.seq}
+                data-testid={`checkpoint-${c.seq}`}
+                className="grid grid-cols-[auto_minmax(0,1fr)] gap-x-3 gap-y-1 border-b border-slate-100 px-3 py-2 text-sm md:grid-cols-[3rem_3rem_minmax(0,1fr)_7.5rem_5.5rem_8.5rem_6rem] md:items-start dark:border-slate-800"
+              >
+                <span className="font-mono font-semibold">
+                  <span className="md:hidden">#</span>
+                  {c.seq}
+                </span>
+                <span className="max-md:col-start-2 max-md:row-start-1 max-md:text-slate-600 max-md:dark:text-slate-400">
+                  <span className="md:hidden">step </span>
+                  {c.step}
+                </span>
+                <div className="col-span-2 md:col-span-1">
+                  <span className="font-medium">{phaseWords(c.phase)}</span>{" "}
+                  <span className="font-mono text-xs text-slate-600 dark:text-slate-400">{c.phase}</span>
+                  {why && (
+                    <p className="text-xs text-slate-600 dark:text-slate-400" data-testid="checkpoint-note">
+                      {why}
+                    </p>
+                  )}
+                </div>
+                <span className="col-span-2 md:col-span-1">
+                  <time dateTime={new Date(c.timestamp_ms).toISOString()} title={fmtTime(c.timestamp_ms)} className="font-mono text-xs">
+                    {clock(c.timestamp_ms)}
+                  </time>
+                  <span className="ml-2 text-xs text-slate-600 md:hidden dark:text-slate-400">
+                    {prev == null ? "" : `+${fmtDuration(c.timestamp_ms - prev)}`}
+                  </span>
+                </span>
+                <span className="hidden text-xs md:inline">{prev == null ? "—" : `+${fmtDuration(c.timestamp_ms - prev)}`}</span>
+                <span className="col-span-2 flex gap-4 md:col-span-1">
+                  <label className="flex items-center gap-1 text-xs">
                     <input
                       type="radio"
-                      form="diff-form"
                       name="a"
                       value={c.seq}
                       defaultChecked={sp.a === String(c.seq)}
                       aria-label={`Compare from checkpoint ${c.seq}`}
                     />
-                  </td>
-                  <td>
+                    from
+                  </label>
+                  <label className="flex items-center gap-1 text-xs">
                     <input
                       type="radio"
-                      form="diff-form"
                       name="b"
                       value={c.seq}
                       defaultChecked={sp.b === String(c.seq)}
                       aria-label={`Compare to checkpoint ${c.seq}`}
                     />
-                  </td>
-                  <td className="max-w-md">
-                    <details>
-                      <summary className="cursor-pointer text-xs">Inspect</summary>
-                      <JsonView value={c.payload} label={`Payload of checkpoint ${c.seq}`} />
-                    </details>
-                  </td>
-                  {operate && (
-                    <td>
-                      <ForkButton runId={runId} seq={c.seq} />
-                    </td>
-                  )}
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
+                    to
+                  </label>
+                </span>
+                <details className="col-span-2 min-w-0 md:col-span-1">
+                  <summary className="cursor-pointer text-xs">Inspect</summary>
+                  <JsonView value={c.payload} label={`Payload of checkpoint ${c.seq}`} />
+                  {operate && <ForkButton runId={runId} seq={c.seq} />}
+                </details>
+              </li>
+            );
+          })}
+        </ol>
+      </CompareForm>
       <div className="flex gap-3">
         {sp.cursor && (
           <Link className="btn-secondary" href={`/runs/${rid}/timeline`}>
@@ -198,6 +234,9 @@ function DiffView({ diff }: { diff: Awaited<ReturnType<typeof diffCheckpoints>> 
         <table className="table-afk" aria-label="Changed fields">
           <thead>
             <tr>
+              <th className="w-px pr-0">
+                <span className="sr-only">Changed?</span>
+              </th>
               <th>Field</th>
               <th>From</th>
               <th>To</th>
@@ -206,11 +245,29 @@ function DiffView({ diff }: { diff: Awaited<ReturnType<typeof diffCheckpoints>> 
           <tbody>
             {rows.map(([k, a, b]) => {
               const changed = JSON.stringify(a) !== JSON.stringify(b);
+              // A changed row: a strong tint, a thick edge and the word "changed", not a colour alone.
               return (
-                <tr key={k} className={changed ? "bg-amber-50 dark:bg-amber-950" : ""} data-changed={changed}>
-                  <td>{k}</td>
-                  <td className="font-mono wrap-anywhere">{String(a ?? "—")}</td>
-                  <td className="font-mono wrap-anywhere">{String(b ?? "—")}</td>
+                <tr
+                  key={k}
+                  className={changed ? "bg-amber-100 font-semibold dark:bg-amber-900" : "text-slate-600 dark:text-slate-400"}
+                  data-changed={changed}
+                >
+                  <td
+                    className={`w-px pr-0 max-md:pl-1.5 ${changed ? "border-l-4 border-l-amber-600 dark:border-l-amber-400" : "border-l-4 border-l-transparent"}`}
+                  >
+                    {changed && (
+                      <span className="inline-block rounded bg-amber-800 px-1.5 py-0.5 text-xs font-semibold text-white dark:bg-amber-200 dark:text-amber-950">
+                        {/* A mark on a phone, the word where there is room; the word is read out either way. */}
+                        <span aria-hidden="true" className="md:hidden">
+                          ≠
+                        </span>
+                        <span className="max-md:sr-only">changed</span>
+                      </span>
+                    )}
+                  </td>
+                  <td className="max-md:px-1.5">{k}</td>
+                  <td className="font-mono wrap-anywhere max-md:px-1.5 max-md:text-xs">{String(a ?? "—")}</td>
+                  <td className="font-mono wrap-anywhere max-md:px-1.5 max-md:text-xs">{String(b ?? "—")}</td>
                 </tr>
               );
             })}
@@ -234,11 +291,15 @@ function DiffView({ diff }: { diff: Awaited<ReturnType<typeof diffCheckpoints>> 
           })}
         </ol>
       </div>
-      {diff.from.snapshotFromSeq !== diff.from.seq && (
-        <p className="text-xs text-slate-500 dark:text-slate-400">
-          Counters of a checkpoint without its own snapshot come from the snapshot at seq {diff.from.snapshotFromSeq ?? "—"}.
-        </p>
-      )}
+      {[diff.from, diff.to]
+        .filter((s) => s.snapshotFromSeq !== s.seq)
+        .map((s) => (
+          <p key={s.seq} className="text-xs text-slate-600 dark:text-slate-400" data-testid="snapshot-note">
+            {s.snapshotFromSeq == null
+              ? `Checkpoint ${s.seq} saved no copy of the conversation and no earlier one did, so its messages, calls, tokens and cost are not known.`
+              : `Checkpoint ${s.seq} did not save its own copy of the conversation (only the start of a run or a step, and the end of a model call or a tool batch do), so its messages, calls, tokens and cost are those saved at checkpoint ${s.snapshotFromSeq}, the last one before it that did.`}
+          </p>
+        ))}
     </section>
   );
 }

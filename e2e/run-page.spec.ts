@@ -1,0 +1,161 @@
+// The run page and the timeline as a reviewer reads them (issue 27): a link to an approval lands on its
+// card with focus, a summary says what waits for whom, decided cards say their state in words and look
+// unlike pending ones, the reject form has no Approve beside it, a finished run's answer is at the top and
+// its phase is said in words, a rejected call is labelled as rejected; the timeline fits a phone.
+import { type Browser, type Locator, type Page, expect, test } from "@playwright/test";
+import { signInAs, startFromForm } from "./helpers";
+
+async function as(browser: Browser, role: string, opts: { width?: number; dark?: boolean } = {}): Promise<Page> {
+  const ctx = await browser.newContext({
+    colorScheme: opts.dark ? "dark" : "light",
+    viewport: { width: opts.width ?? 1280, height: 800 },
+  });
+  const page = await ctx.newPage();
+  await signInAs(page, role);
+  return page;
+}
+
+const anchor = (runId: string, call: string) => `approval-${encodeURIComponent(`${runId}:2:${call}`)}`;
+const background = (l: Locator) => l.evaluate((el) => getComputedStyle(el).backgroundColor);
+const isFocused = (l: Locator) => l.evaluate((el) => el === document.activeElement);
+const inViewport = (l: Locator) =>
+  l.evaluate((el) => {
+    const r = el.getBoundingClientRect();
+    return r.top >= 0 && r.top < window.innerHeight;
+  });
+
+function consoleProblems(page: Page): string[] {
+  const seen: string[] = [];
+  page.on("console", (m) => (m.type() === "error" || m.type() === "warning") && seen.push(`${m.type()}: ${m.text()}`));
+  return seen;
+}
+
+test("a run page: links focus their card, what waits is summed up, decided cards say so, the answer is on top", async ({ browser }) => {
+  const submitter = await as(browser, "submitter");
+  const runId = await startFromForm(submitter, "refund-desk", { order_id: "ORD-2727", amount_cents: "8000", reason: "Torn box" });
+  await expect(submitter.getByTestId("run-state")).toHaveText("paused", { timeout: 15_000 });
+  // The submitter may not decide: each pending call says it waits for a reviewer, and so does the summary.
+  await expect(submitter.getByTestId("run-state-words")).toHaveText("Waiting for approval");
+  await expect(submitter.getByTestId("waiting-for-others")).toContainText("2 calls wait for a reviewer");
+  for (const call of ["issue_refund", "notify_customer"])
+    await expect(submitter.getByTestId(`approval-${call}`).getByTestId("approval-outcome")).toHaveText(/Waiting for a reviewer/);
+
+  // A reviewer opens the notify call from the inbox (o): the page lands on that card, focused.
+  const reviewer = await as(browser, "reviewer");
+  const problems = consoleProblems(reviewer);
+  await reviewer.goto("/approvals");
+  await reviewer.getByTestId(`inbox-${runId}:2:call_notify`).locator("td").nth(1).click();
+  await reviewer.keyboard.press("o");
+  await expect(reviewer).toHaveURL(new RegExp(`/runs/${runId}#${anchor(runId, "call_notify")}`));
+  const notify = reviewer.getByTestId("approval-notify_customer");
+  const refund = reviewer.getByTestId("approval-issue_refund");
+  await expect.poll(() => isFocused(notify)).toBe(true);
+  expect(await inViewport(notify)).toBe(true);
+
+  // The summary names both with jump links; the first one focuses the refund card.
+  const summary = reviewer.getByTestId("waiting-for-you");
+  await expect(summary).toContainText("2 calls wait for you");
+  await summary.getByRole("link", { name: "issue_refund (step 2)" }).click();
+  await expect.poll(() => isFocused(refund)).toBe(true);
+  await expect(refund.getByTestId("approval-outcome")).toHaveText(/Waiting for your decision/);
+  // Nothing to resume yet, and it says why in words.
+  await expect(reviewer.getByRole("button", { name: "Resume" })).toBeDisabled();
+  await expect(reviewer.getByText("Decide every pending call first")).toBeVisible();
+
+  // An open reject form has no Approve beside it; Cancel brings Approve back.
+  await notify.getByRole("button", { name: "Reject…" }).click();
+  await expect(notify.getByLabel("Reason (the model sees it)")).toBeFocused();
+  await expect(notify.getByRole("button", { name: "Approve", exact: true })).toHaveCount(0);
+  await notify.getByRole("button", { name: "Cancel" }).click();
+  await expect(notify.getByRole("button", { name: "Approve", exact: true })).toBeVisible();
+
+  const pendingBackground = await background(refund);
+  await refund.getByRole("button", { name: "Approve", exact: true }).click();
+  await expect(refund.getByTestId("approval-outcome")).toHaveText(/^✓ Approved by reviewer@example\.com at /);
+  await notify.getByRole("button", { name: "Reject…" }).click();
+  await notify.getByLabel("Reason (the model sees it)").fill("Call the customer instead");
+  await notify.getByRole("button", { name: "Reject", exact: true }).click();
+  await expect(notify.getByTestId("approval-outcome")).toHaveText(/^✕ Rejected by reviewer@example\.com at /);
+  await expect(reviewer.getByTestId("waiting-summary")).toHaveCount(0);
+  // Pending, approved and rejected cards each look different.
+  const approvedBackground = await background(refund);
+  const rejectedBackground = await background(notify);
+  expect(new Set([pendingBackground, approvedBackground, rejectedBackground]).size).toBe(3);
+
+  await reviewer.getByRole("button", { name: "Resume" }).click();
+  await expect(reviewer.getByTestId("run-state")).toHaveText("completed", { timeout: 15_000 });
+  await expect(reviewer.getByTestId("run-state-words")).toHaveText("Completed");
+  // The answer is at the top, above the conversation; the phase in words, the raw one beside it.
+  const answer = reviewer.getByTestId("final-answer");
+  await expect(answer).toContainText("ORD-2727");
+  const conversation = reviewer.getByRole("list", { name: "Conversation" });
+  expect((await answer.boundingBox())!.y).toBeLessThan((await conversation.boundingBox())!.y);
+  await expect(reviewer.locator("dd", { hasText: "Run ended" })).toContainText("run_terminal");
+  // The rejected call is labelled as rejected, with the feedback the model got; not as a failed result.
+  await expect(reviewer.getByTestId("result-label-notify_customer")).toHaveText(/^Rejected: not run/);
+  await expect(reviewer.getByTestId("tool-result-notify_customer")).toContainText("Call the customer instead");
+  await expect(reviewer.getByText("(failed)")).toHaveCount(0);
+  expect(problems).toEqual([]);
+
+  // A link from outside (a webhook's deep link) on a phone, in the dark: the card is scrolled to and focused.
+  const phone = await as(browser, "reviewer", { width: 390, dark: true });
+  const phoneProblems = consoleProblems(phone);
+  await phone.goto(`/runs/${runId}#${anchor(runId, "call_notify")}`);
+  const card = phone.getByTestId("approval-notify_customer");
+  await expect.poll(() => isFocused(card)).toBe(true);
+  expect(await inViewport(card)).toBe(true);
+  await expect(card.getByTestId("approval-outcome")).toHaveText(/Rejected/);
+  expect(phoneProblems).toEqual([]);
+});
+
+test("a timeline on a phone: rows stacked, no sideways scrolling, compare next to the pick, repeated pauses explained", async ({
+  browser,
+}) => {
+  const submitter = await as(browser, "submitter");
+  const runId = await startFromForm(submitter, "refund-desk", { order_id: "ORD-2828", amount_cents: "5000", reason: "Late" });
+  await expect(submitter.getByTestId("run-state")).toHaveText("paused", { timeout: 15_000 });
+  for (const width of [390, 1280]) {
+    for (const dark of [false, true]) {
+      const page = await as(browser, "operator", { width, dark });
+      const problems = consoleProblems(page);
+      await page.goto(`/runs/${runId}/timeline`);
+      const rows = page.getByRole("list", { name: "Checkpoints" }).locator("li[data-testid^=checkpoint-]");
+      await expect(rows.first()).toBeVisible();
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(overflow, `the ${width} px page scrolls sideways`).toBeLessThanOrEqual(0);
+      // The picture fits its card (nothing scrolls inside it either) and its axis is labelled with times.
+      const picture = page.getByTestId("timeline-picture");
+      const fits = await picture.evaluate((svg) => svg.getBoundingClientRect().width <= svg.parentElement!.clientWidth + 0.5);
+      expect(fits).toBe(true);
+      await expect(picture.getByTestId("axis-marks").locator("text").first()).toHaveText("0 ms");
+      expect(await picture.getByTestId("axis-marks").locator("text").count()).toBeGreaterThanOrEqual(2);
+      // Two calls wait: two `paused` checkpoints, the second explained.
+      await expect(
+        page.getByTestId("checkpoint-note").filter({ hasText: "Paused again: one checkpoint is written per call that waits" }),
+      ).toHaveCount(1);
+      // No fork button on every row: one, inside the checkpoint opened for inspection.
+      await expect(page.getByRole("button", { name: /^Fork/ })).toHaveCount(0);
+      await rows.first().getByText("Inspect").click();
+      await expect(page.getByRole("button", { name: /^Fork a new run from checkpoint/ })).toHaveCount(1);
+
+      const compare = page.getByRole("button", { name: "Compare selected" });
+      await expect(compare).toBeDisabled();
+      await page.getByRole("radio", { name: "Compare from checkpoint 0" }).check();
+      const last = Number((await rows.last().getAttribute("data-testid"))!.split("-")[1]);
+      await page.getByRole("radio", { name: `Compare to checkpoint ${last}` }).check();
+      await expect(page.getByTestId("compare-selection")).toHaveText(`Compare checkpoint 0 → ${last}`);
+      // The button sits in view right where the last pick was made.
+      expect(await inViewport(compare)).toBe(true);
+      await compare.click();
+      const diff = page.getByRole("region", { name: "Checkpoint diff" });
+      const changed = diff.locator('tr[data-changed="true"]', { hasText: "messages" });
+      await expect(changed).toContainText("changed");
+      const unchanged = diff.locator('tr[data-changed="false"]');
+      if ((await unchanged.count()) > 0) expect(await background(changed)).not.toBe(await background(unchanged.first()));
+      await expect(diff).not.toContainText("come from the snapshot at seq");
+      expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+      expect(problems).toEqual([]);
+      await page.context().close();
+    }
+  }
+});
