@@ -11,6 +11,7 @@ import { fmtCost, fmtDuration, fmtTime, phaseWords, plural } from "@/lib/format"
 import { TimelinePicture } from "@/components/timeline-picture";
 import { ForkButton } from "./fork-button";
 import { CompareForm } from "./compare-form";
+import { parseApprovalId } from "@/lib/runner/ids";
 
 type Checkpoint = Awaited<ReturnType<typeof timelinePage>>["checkpoints"][number];
 
@@ -20,7 +21,7 @@ const clock = (ms: number) => new Date(ms).toISOString().slice(11, 23);
 /** Why a checkpoint is there, where its phase alone does not say: which call a pause waits for, a repeat. */
 function note(c: Checkpoint, prev: Checkpoint | undefined): string | null {
   const payload = (c.payload ?? {}) as { approval_id?: unknown; waiting_for?: unknown };
-  const call = typeof payload.approval_id === "string" ? payload.approval_id.split(":").at(-1) : null;
+  const call = typeof payload.approval_id === "string" ? (parseApprovalId(payload.approval_id)?.toolCallId ?? null) : null;
   const what = payload.waiting_for === "approval" || !payload.waiting_for ? "a decision" : `an ${String(payload.waiting_for)}`;
   if (c.phase === "paused" && prev?.phase === "paused")
     return `Paused again: one checkpoint is written per call that waits${call ? `; this one is for ${call}` : ""}.`;
