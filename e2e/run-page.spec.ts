@@ -112,7 +112,7 @@ test("a timeline on a phone: rows stacked, no sideways scrolling, compare next t
   browser,
 }) => {
   const submitter = await as(browser, "submitter");
-  const runId = await startFromForm(submitter, "refund-desk", { order_id: "ORD-2828", amount_cents: "5000", reason: "Late" });
+  const runId = await startFromForm(submitter, "refund-desk", { order_id: "ORD-2828", amount_cents: "9000", reason: "Late" });
   await expect(submitter.getByTestId("run-state")).toHaveText("paused", { timeout: 15_000 });
   for (const width of [390, 1280]) {
     for (const dark of [false, true]) {
