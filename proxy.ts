@@ -5,6 +5,7 @@ import { NextResponse, type NextRequest } from "next/server";
 import { withAuth } from "next-auth/middleware";
 import { env } from "@/lib/env";
 import { contentSecurityPolicy } from "@/lib/security-headers";
+import { decodeSessionToken } from "@/lib/auth/session-token";
 
 function secured(req: NextRequest): NextResponse {
   const nonce = btoa(crypto.randomUUID());
@@ -17,7 +18,12 @@ function secured(req: NextRequest): NextResponse {
   return res;
 }
 
-const pages = withAuth((req) => secured(req), { pages: { signIn: "/login" }, secret: env().NEXTAUTH_SECRET });
+// The session cookie decrypted once per process (lib/auth/session-token.ts), not on every page load.
+const pages = withAuth((req) => secured(req), {
+  pages: { signIn: "/login" },
+  secret: env().NEXTAUTH_SECRET,
+  jwt: { decode: decodeSessionToken },
+});
 
 export function proxy(req: NextRequest, ev: Parameters<typeof pages>[1]) {
   return req.nextUrl.pathname === "/login" ? secured(req) : pages(req as Parameters<typeof pages>[0], ev);

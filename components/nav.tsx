@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { currentActor } from "@/lib/auth/server";
+import { renderActor } from "@/lib/auth/server";
 import { type Permission, can } from "@/lib/auth/roles";
 import { SignOutButton } from "./sign-out-button";
 import { PendingBadge } from "./pending-badge";
@@ -16,7 +16,7 @@ const links: { href: string; label: string; permission: Permission | Permission[
 const allowed = (role: Parameters<typeof can>[0], p: Permission | Permission[]) => (Array.isArray(p) ? p : [p]).some((x) => can(role, x));
 
 export async function Nav() {
-  const actor = await currentActor();
+  const actor = await renderActor();
   return (
     <header className="border-b border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900">
       <nav aria-label="Main" className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-6 gap-y-2 px-4 py-3">

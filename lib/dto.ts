@@ -300,7 +300,26 @@ export const jsonSchemaDto: z.ZodType<JsonSchemaDto> = named(
  * be passed to Client Components from Server Components"). Parsing it through jsonSchemaDto builds new
  * plain objects of its enumerable keywords only.
  */
-export const toJsonSchemaDto = (schema: z.ZodType): JsonSchemaDto => jsonSchemaDto.parse(z.toJSONSchema(schema));
+export function toJsonSchemaDto(schema: z.ZodType): JsonSchemaDto {
+  // A schema (a tool's, an agent's input) lives as long as the process and is never changed, and building
+  // its JSON Schema cost a run page and the start form more than reading their data: each is built once,
+  // frozen so that no reader changes what the next one gets.
+  let dto = jsonSchemas.get(schema);
+  if (!dto) {
+    dto = deepFreeze(jsonSchemaDto.parse(z.toJSONSchema(schema)));
+    jsonSchemas.set(schema, dto);
+  }
+  return dto;
+}
+const jsonSchemas = new WeakMap<z.ZodType, JsonSchemaDto>();
+
+function deepFreeze<T>(v: T): T {
+  if (v && typeof v === "object" && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const x of Object.values(v)) deepFreeze(x);
+  }
+  return v;
+}
 
 // ---- Run page ----
 

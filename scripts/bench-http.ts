@@ -3,13 +3,19 @@
 // an approval) plus one run with BENCH_CHECKPOINTS checkpoints (default 10,000). SQLite always;
 // PostgreSQL too with BENCH_POSTGRES_URL or TEST_POSTGRES_URL. For each request: 1 client, then 32
 // concurrent clients (keep-alive, each sending the next request when its answer is read), BENCH_SECONDS
-// each (default 4); prints req/s, p50 and p95 next to the targets (p95 ≤ 150 ms at 32 clients; inbox and
-// runs-list APIs ≥ 1,000 req/s). The load generator shares the machine's cores with the server.
+// each (default 4); prints req/s, p50, p95 and p99 next to the targets (p95 ≤ 150 ms at 32 clients; inbox
+// and runs-list APIs ≥ 1,000 req/s). The load generator shares the machine's cores with the server.
+// Pages (the HTML a reviewer's browser loads: inbox, runs list, run pages, timelines, audit) are read
+// with a reviewer's session cookie, on real runs (paused on approvals, on a question, completed) beside
+// the seeded ones. BENCH_PORT: the server's port (default 3200).
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { scratchDatabase } from "../tests/helpers/scratch.ts";
-import { createContext } from "../lib/context.ts";
+import { encode } from "next-auth/jwt";
+import type { Actor } from "../lib/auth/actor.ts";
+import { type AppContext, createContext } from "../lib/context.ts";
+import { startRun } from "../lib/services/start.ts";
 import { otlpReceiver } from "../tests/helpers/otlp-receiver.ts";
 import { seed } from "./bench-console.ts";
 
@@ -19,11 +25,22 @@ const TRACES = process.argv.includes("--traces");
 const RUNS = Number(process.env.BENCH_RUNS ?? (TRACES ? 10_000 : 1_000_000));
 const CHECKPOINTS = Number(process.env.BENCH_CHECKPOINTS ?? (TRACES ? 1_000 : 10_000));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
-const PORT = 3200;
+const PORT = Number(process.env.BENCH_PORT ?? 3200);
+const SECRET = "bench-secret-0123456789abcdef";
 // The server under load (the --traces mode runs two, on PORT and PORT + 1, and switches between them).
 let base = `http://127.0.0.1:${PORT}`;
 
-type Result = { rps: number; p50: number; p95: number; errors: number; status: number; bytes: number; cpuMs: number; n: number };
+type Result = {
+  rps: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  errors: number;
+  status: number;
+  bytes: number;
+  cpuMs: number;
+  n: number;
+};
 
 // The server's own CPU time (user + system, from /proc) per request: unlike req/s at 32 clients it does
 // not depend on the load generator sharing the cores, and 1000 / cpuMs is what one core can serve.
@@ -50,12 +67,16 @@ async function load(path: string, clients: number, headers: Record<string, strin
     let etag: string | null = null;
     while (performance.now() < until) {
       const t = performance.now();
-      const res: Response = await fetch(base + path, { headers: conditional && etag ? { ...headers, "if-none-match": etag } : headers });
+      const res: Response = await fetch(base + path, {
+        headers: conditional && etag ? { ...headers, "if-none-match": etag } : headers,
+        // A page that redirects (to /login: the session was refused) is an error, not the login page's speed.
+        redirect: "manual",
+      });
       bytes = (await res.arrayBuffer()).byteLength;
       etag = res.headers.get("etag") ?? etag;
       ms.push(performance.now() - t);
       status = res.status;
-      if (res.status >= 400) errors++;
+      if (res.status >= 300 && res.status !== 304) errors++;
     }
   };
   const t0 = performance.now();
@@ -68,6 +89,7 @@ async function load(path: string, clients: number, headers: Record<string, strin
     rps: ms.length / secs,
     p50: ms[Math.floor(ms.length * 0.5)],
     p95: ms[Math.ceil(ms.length * 0.95) - 1],
+    p99: ms[Math.ceil(ms.length * 0.99) - 1],
     errors,
     status,
     bytes,
@@ -84,7 +106,7 @@ function startServer(url: string, extraEnv: Record<string, string> = {}, port = 
       ...process.env,
       DATABASE_URL: url,
       NODE_ENV: "production",
-      NEXTAUTH_SECRET: "bench-secret-0123456789abcdef",
+      NEXTAUTH_SECRET: SECRET,
       NEXTAUTH_URL: `http://127.0.0.1:${port}`,
       AFK_DATA_DIR: "data/bench",
       AFK_SWEEP_INTERVAL_S: "0",
@@ -124,23 +146,48 @@ async function seeded(s: Awaited<ReturnType<typeof scratchDatabase>>, provider: 
       createdById: admin.id,
     },
   });
+  const reviewer = await s.db.user.create({
+    data: { email: "bench-reviewer@example.com", name: "Reviewer", role: "reviewer", passwordHash: "x", groups: '["finance"]' },
+  });
+  const real = await realRuns(ex);
   const paused = await s.db.run.findFirst({ where: { state: "paused" }, select: { id: true } });
   await s.db.$disconnect();
   console.log(`${provider}: seeded in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
-  return { ...seededRuns, token, paused: paused?.id };
+  // A browser's session: next-auth's cookie, as the sign-in form leaves it (pages take no bearer token).
+  const session = await encode({
+    token: { sub: reviewer.id, email: reviewer.email, name: reviewer.name, role: reviewer.role, sessionVersion: 0 },
+    secret: SECRET,
+  });
+  return { ...seededRuns, token, paused: paused?.id, real, cookie: `next-auth.session-token=${session}` };
+}
+
+const benchSubmitter: Actor = { id: "bench-submitter-7", email: "sub7@example.com", name: "S", role: "submitter" };
+
+/** Runs made by the runner with the demo model, as a reviewer meets them: paused on two approvals, paused
+ * on a question, completed. */
+async function realRuns(ex: AppContext): Promise<{ paused: string; question: string; completed: string }> {
+  const start = async (agent: string, input: Record<string, unknown>) =>
+    (await startRun(ex, benchSubmitter, { body: { agent, input } })).id;
+  const runs = {
+    paused: await start("refund-desk", { order_id: "ORD-1001", amount_cents: 9000, reason: "damaged in transit" }),
+    question: await start("account-setup", { company: "Bench Ltd" }),
+    completed: await start("order-status", { order_id: "ORD-1001" }),
+  };
+  await ex.worker.idle();
+  return runs;
 }
 
 async function bench(provider: "sqlite" | "postgresql", pgUrl?: string) {
   const s = await scratchDatabase(provider, pgUrl, "afk_bench");
   let server: ChildProcess | null = null;
   try {
-    const { longRun, midCursor, deepRunCursor, token, paused } = await seeded(s, provider);
+    const { longRun, midCursor, deepRunCursor, token, paused, real, cookie } = await seeded(s, provider);
     server = startServer(s.url);
     serverPid = server.pid;
     await waitUp();
     const auth = { authorization: `Bearer ${token}` };
-    // Pages are read with the session of a browser; the bench uses the same bearer token as the API.
-    const cases: [string, string, { rps?: number; conditional?: boolean; auth?: false }][] = [
+    type Case = [string, string, { rps?: number; conditional?: boolean; auth?: false; page?: true }];
+    const api: Case[] = [
       ["health (no auth: the server's floor)", "/api/health", { auth: false }],
       ["inbox API, full answers", "/api/approvals", { rps: 1000 }],
       ["inbox API, polled with If-None-Match", "/api/approvals", { rps: 1000, conditional: true }],
@@ -148,19 +195,36 @@ async function bench(provider: "sqlite" | "postgresql", pgUrl?: string) {
       ["runs list API, first page", "/api/runs", { rps: 1000 }],
       [`runs list API, page at run ${Math.floor(RUNS / 2).toLocaleString("en")}`, `/api/runs?cursor=${deepRunCursor}`, {}],
       ["runs list API, state=failed + agent", "/api/runs?state=failed&agent=deploy-bot", {}],
-      ["run view API (paused run)", `/api/runs/${paused}`, {}],
+      ["run view API (paused run)", `/api/runs/${real.paused}`, {}],
+      ["run view API (seeded paused run)", `/api/runs/${paused}`, {}],
       [`run view API (${CHECKPOINTS.toLocaleString("en")} checkpoints)`, `/api/runs/${longRun}`, {}],
       ["timeline API, first page", `/api/runs/${longRun}/checkpoints`, {}],
       ["timeline API, middle page", `/api/runs/${longRun}/checkpoints?cursor=${encodeURIComponent(midCursor)}`, {}],
       ["diff API", `/api/runs/${longRun}/diff?a=0&b=${CHECKPOINTS - 10}`, {}],
     ];
+    // Every page a reviewer opens, as HTML (the server's render of the page and its data for hydration).
+    const pages: Case[] = [
+      ["page: sign-in /login (no session: the floor)", "/login", { page: true }],
+      ["page: inbox /approvals", "/approvals", { page: true }],
+      ["page: runs list /runs", "/runs", { page: true }],
+      ["page: runs list, state=paused", "/runs?state=paused", { page: true }],
+      ["page: run, paused on approvals", `/runs/${real.paused}`, { page: true }],
+      ["page: run, paused on a question", `/runs/${real.question}`, { page: true }],
+      ["page: run, completed", `/runs/${real.completed}`, { page: true }],
+      [`page: run, ${CHECKPOINTS.toLocaleString("en")} checkpoints`, `/runs/${longRun}`, { page: true }],
+      ["page: timeline, paused run", `/runs/${real.paused}/timeline`, { page: true }],
+      ["page: timeline, completed run, diff", `/runs/${real.completed}/timeline?a=0&b=3`, { page: true }],
+      [`page: timeline, ${CHECKPOINTS.toLocaleString("en")} checkpoints`, `/runs/${longRun}/timeline`, { page: true }],
+      ["page: audit", "/audit", { page: true }],
+    ];
     console.log(`\n${provider}, ${RUNS.toLocaleString("en")} runs, over HTTP (${SECONDS} s per cell)`);
     console.log(
-      `${"request".padEnd(42)}  1 client: req/s   p50    p95  | 32 clients: req/s    p50    p95  |  answer | server CPU | targets`,
+      `${"request".padEnd(42)}  1 client: req/s   p50    p95  | 32 clients: req/s    p50    p95    p99  |  answer | server CPU | targets`,
     );
-    // BENCH_ONLY=<text>: only the requests whose name contains it.
-    for (const [name, path, t] of cases.filter(([n]) => !process.env.BENCH_ONLY || n.includes(process.env.BENCH_ONLY))) {
-      const h = t.auth === false ? {} : auth;
+    // BENCH_ONLY=<text>: only the requests whose name contains it ("page:" for the pages alone).
+    const only = process.env.BENCH_ONLY;
+    for (const [name, path, t] of [...api, ...pages].filter(([n]) => !only || n.includes(only))) {
+      const h: Record<string, string> = t.page ? { cookie } : t.auth === false ? {} : auth;
       await load(path, 4, h, t.conditional); // warm
       const one = await load(path, 1, h, t.conditional);
       const many = await load(path, 32, h, t.conditional);
@@ -171,8 +235,9 @@ async function bench(provider: "sqlite" | "postgresql", pgUrl?: string) {
         .filter(Boolean)
         .join(", ");
       const errs = one.errors + many.errors ? ` (${one.errors + many.errors} errors, last status ${many.status})` : "";
+      const f = (n: number, w: number) => n.toFixed(n < 1000 ? 1 : 0).padStart(w);
       console.log(
-        `${name.padEnd(42)}  ${one.rps.toFixed(0).padStart(14)} ${one.p50.toFixed(1).padStart(6)} ${one.p95.toFixed(1).padStart(6)}  | ${many.rps.toFixed(0).padStart(16)} ${many.p50.toFixed(1).padStart(6)} ${many.p95.toFixed(1).padStart(6)}  | ${`${(one.bytes / 1024).toFixed(1)} KB`.padStart(8)}| ${`${many.cpuMs.toFixed(2)} ms`.padStart(10)} | ${met}${errs}`,
+        `${name.padEnd(42)}  ${one.rps.toFixed(0).padStart(14)} ${f(one.p50, 6)} ${f(one.p95, 6)}  | ${many.rps.toFixed(0).padStart(16)} ${f(many.p50, 6)} ${f(many.p95, 6)} ${f(many.p99, 6)}  | ${`${(one.bytes / 1024).toFixed(1)} KB`.padStart(8)}| ${`${many.cpuMs.toFixed(2)} ms`.padStart(10)} | ${met}${errs}`,
       );
     }
   } finally {

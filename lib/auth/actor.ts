@@ -1,7 +1,7 @@
 // The signed-in user as every server action and route sees it. The JWT only says who the user was when
 // they signed in; the database says whether they may still act (disabled, role changed).
 import type { Db } from "../db/client.ts";
-import { userByEmail, userById } from "../db/accounts.ts";
+import { sessionUserById, userByEmail } from "../db/accounts.ts";
 import { UnauthorizedError } from "./errors.ts";
 import { type Role, roleSchema } from "./roles.ts";
 import { storedGroups } from "../services/schemas.ts";
@@ -16,7 +16,7 @@ export type SessionClaims = { sub?: string; sessionVersion?: number } | null | u
 
 export async function actorFromClaims(db: Db, claims: SessionClaims): Promise<Actor | null> {
   if (!claims?.sub) return null;
-  const user = await userById(db, claims.sub);
+  const user = await sessionUserById(db, claims.sub);
   if (!user || user.disabled || user.sessionVersion !== (claims.sessionVersion ?? 0)) return null;
   const role = roleSchema.safeParse(user.role);
   if (!role.success) return null;

@@ -2,12 +2,12 @@
 // downgraded to the session), otherwise the session cookie. Also how to ask again later with the same
 // credential: an open event stream re-checks its caller on every event it would send (lib/live/stream.ts),
 // so a token revoked, a user disabled or signed out everywhere, or a role changed ends it.
-import { getToken } from "next-auth/jwt";
 import type { Db } from "../db/client.ts";
 import { env } from "../env.ts";
 import { actorFromToken } from "../services/tokens.ts";
-import { type Actor, type SessionClaims, actorFromClaims } from "./actor.ts";
+import { type Actor, actorFromClaims } from "./actor.ts";
 import { UnauthorizedError } from "./errors.ts";
+import { type SessionTokenClaims, sessionTokenClaims } from "./session-token.ts";
 
 export type Caller = {
   actor: Actor | null;
@@ -30,8 +30,7 @@ export async function requestCaller(db: Db, req: Request): Promise<Caller> {
 }
 
 /** The session's claims from its cookie (next-auth's JWT, decrypted and checked with NEXTAUTH_SECRET). */
-async function sessionClaims(req: Request): Promise<(NonNullable<SessionClaims> & { exp?: number }) | null> {
-  const e = env();
+async function sessionClaims(req: Request): Promise<SessionTokenClaims | null> {
   const cookies: Record<string, string> = {};
   for (const part of (req.headers.get("cookie") ?? "").split(";")) {
     const i = part.indexOf("=");
@@ -40,8 +39,11 @@ async function sessionClaims(req: Request): Promise<(NonNullable<SessionClaims> 
       cookies[part.slice(0, i).trim()] = decodeURIComponent(part.slice(i + 1).trim());
     } catch {}
   }
-  const secureCookie = e.NEXTAUTH_URL?.startsWith("https://") ?? false;
-  const jwt = await getToken({ req: { cookies, headers: {} } as never, secret: e.NEXTAUTH_SECRET, secureCookie });
-  if (!jwt?.sub) return null;
-  return { sub: jwt.sub, sessionVersion: Number(jwt.sessionVersion ?? 0), exp: typeof jwt.exp === "number" ? jwt.exp : undefined };
+  return sessionTokenClaims(cookies, sessionCookieOptions());
+}
+
+/** The secret and cookie name next-auth uses for this deployment's session cookie. */
+export function sessionCookieOptions(): { secret: string; secureCookie: boolean } {
+  const e = env();
+  return { secret: e.NEXTAUTH_SECRET, secureCookie: e.NEXTAUTH_URL?.startsWith("https://") ?? false };
 }

@@ -39,6 +39,18 @@ describe("toJsonSchemaDto", () => {
     expect(dto.required).toContain("name");
   });
 
+  it("builds a schema's JSON Schema once, frozen, so that no page changes what the next one gets", () => {
+    const schema = z.object({ order_id: z.string(), lines: z.array(z.object({ sku: z.string() })) });
+    const dto = toJsonSchemaDto(schema);
+    expect(toJsonSchemaDto(schema)).toBe(dto);
+    expect(Object.isFrozen(dto) && Object.isFrozen(dto.properties?.lines.items)).toBe(true);
+    expect(() => {
+      (dto.properties as Record<string, unknown>).extra = {};
+    }).toThrow(TypeError);
+    // Another schema of the same shape is its own entry.
+    expect(toJsonSchemaDto(z.object({ order_id: z.string(), lines: z.array(z.object({ sku: z.string() })) }))).not.toBe(dto);
+  });
+
   it("gives plain schemas for every agent's input, every tool's arguments, every answer and the delegation task", () => {
     const { all } = loadAgents(agentFiles, {
       db: () => {
