@@ -58,11 +58,18 @@ export default defineConfig({
   retries: 0,
   reporter: [["list"]],
   projects: [
-    { name: "console", testIgnore: /(latency|sso|dev)\//, use: { baseURL } },
+    { name: "console", testIgnore: /(latency|sso|dev|visual)\//, use: { baseURL } },
     { name: "latency", testMatch: /latency\/.*\.spec\.ts/, use: { baseURL: slowURL } },
     { name: "sso", testMatch: /sso\/.*\.spec\.ts/, use: { baseURL: ssoURL } },
     // next dev on port E2E_PORT + 5, started by the spec itself (e2e/dev/dev-server.ts). Its traces are
     // written outside the project: next dev watches the project's files and reloads the page it walks.
+    // Screenshots of every page against committed baselines, on a production server of its own (port
+    // E2E_PORT + 6, a fresh database) started by the spec: e2e/visual/.
+    {
+      name: "visual",
+      testMatch: /visual\/.*\.spec\.ts/,
+      expect: { toHaveScreenshot: { maxDiffPixelRatio: 0.01, animations: "disabled", caret: "hide" } },
+    },
     { name: "dev", testMatch: /dev\/.*\.spec\.ts/, outputDir: path.join(os.tmpdir(), "afk-e2e-dev-results") },
   ],
   use: {

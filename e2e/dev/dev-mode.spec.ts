@@ -7,19 +7,9 @@
 // any issue on Next's dev overlay. The admin walks every page on a phone in dark mode on a slow network (so
 // pages hydrate after their data went stale), the reviewer its own pages on a desktop in light mode;
 // AFK_DEV_WALK=full walks every role in every variant.
-import {
-  type APIRequestContext,
-  type Browser,
-  type BrowserContext,
-  type ConsoleMessage,
-  type Page,
-  expect,
-  request,
-  test,
-} from "@playwright/test";
-import { type Permission, type Role, can } from "../../lib/auth/roles";
-import { LLM_GATE_CALL_ID, approvalId } from "../../lib/runner/ids";
-import { DEMO_PASSWORD } from "../helpers";
+import { type Browser, type BrowserContext, type ConsoleMessage, type Page, expect, test } from "@playwright/test";
+import { type Role, can } from "../../lib/auth/roles";
+import { DEMO_PASSWORD, UNKNOWN_RUN, apiSession, makeRuns, pagesOf } from "../helpers";
 import { DevServer } from "./dev-server";
 
 const PORT = Number(process.env.E2E_PORT ?? 3100) + 5;
@@ -157,129 +147,6 @@ async function signInAs(page: Page, role: string) {
   await expect(page.getByTestId("whoami")).toContainText(`${role}@example.com`, { timeout: 120_000 });
 }
 
-/** A signed-in API client (next-auth's credentials callback, as the login form calls it): no page to load. */
-async function session(role: Role): Promise<APIRequestContext> {
-  const api = await request.newContext({ baseURL: server.url });
-  const { csrfToken } = await (await api.get("/api/auth/csrf", { timeout: 300_000 })).json();
-  const res = await api.post("/api/auth/callback/credentials", {
-    form: { csrfToken, email: `${role}@example.com`, password: DEMO_PASSWORD, json: "true" },
-    timeout: 300_000,
-  });
-  expect(res.ok(), `${role} signs in`).toBe(true);
-  expect((await api.storageState()).cookies.map((c) => c.name)).toContain("next-auth.session-token");
-  return api;
-}
-
-type Runs = { paused: string; question: string; completed: string; failed: string };
-
-async function until(api: APIRequestContext, id: string, state: string) {
-  await expect
-    .poll(async () => (await (await api.get(`/api/runs/${id}`, { timeout: 300_000 })).json()).run?.state, {
-      timeout: 300_000,
-      message: `run ${id} ${state}`,
-    })
-    .toBe(state);
-}
-
-async function start(api: APIRequestContext, agent: string, input: Record<string, unknown>): Promise<string> {
-  const res = await api.post("/api/runs", { data: { agent, input }, timeout: 300_000 });
-  expect(res.status(), await res.text()).toBe(201);
-  return (await res.json()).id;
-}
-
-async function decide(api: APIRequestContext, id: string, body: Record<string, unknown>) {
-  const res = await api.post(`/api/approvals/${encodeURIComponent(id)}/decision`, { data: body, timeout: 300_000 });
-  expect(res.status(), await res.text()).toBe(200);
-}
-
-async function resume(api: APIRequestContext, id: string) {
-  expect((await api.post(`/api/runs/${id}/resume`, { timeout: 300_000 })).status()).toBe(202);
-}
-
-/** The runs the pages are walked with, started and decided through the API as users would. */
-async function makeRuns(): Promise<Runs> {
-  const [sub, rev] = await Promise.all([session("submitter"), session("reviewer")]);
-  const [paused, question, completed, failed] = await Promise.all([
-    start(sub, "refund-desk", { order_id: "ORD-1001", amount_cents: 9000, reason: "dev walk" }),
-    start(sub, "account-setup", { company: "Dev Ltd" }),
-    start(sub, "order-status", { order_id: "ORD-1001" }),
-    start(sub, "release-planner", { service: "billing", version: "2.4.0" }),
-  ]);
-  await Promise.all([...[paused, question, failed].map((id) => until(rev, id, "paused")), until(rev, completed, "completed")]);
-  // release-planner: its delegation approved, its second model call rejected, which fails the run.
-  await decide(rev, approvalId(failed, 1, "call_notes"), { decision: "approve" });
-  await resume(rev, failed);
-  await until(rev, failed, "paused");
-  await decide(rev, approvalId(failed, 2, LLM_GATE_CALL_ID), { decision: "reject", reason: "Not this model call" });
-  await resume(rev, failed);
-  await until(rev, failed, "failed");
-  await Promise.all([sub.dispose(), rev.dispose()]);
-  return { paused, question, completed, failed };
-}
-
-type Visit = {
-  path: string;
-  /** The permission the page asks for; without it the role is shown the 403 page. */
-  need?: Permission;
-  /** What the walk does there (the states a user meets the page in). */
-  act?: (page: Page, role: Role) => Promise<void>;
-};
-
-const UNKNOWN_RUN = "00000000-0000-4000-8000-000000000000";
-
-/** Every page of app/, each with the permission it asks for. */
-function pagesOf(runs: Runs): Visit[] {
-  return [
-    { path: "/" },
-    { path: "/runs" },
-    {
-      path: "/runs/new",
-      need: "runs:start",
-      act: async (page) => {
-        // Every agent's form once, then the errors of an empty one.
-        const agent = page.getByLabel("Agent");
-        for (const name of await agent.locator("option").evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value)))
-          if (name) await agent.selectOption(name);
-        await agent.selectOption("refund-desk");
-        await page.getByRole("button", { name: "Start run" }).click();
-        await expect(page.locator("[aria-invalid=true]").first()).toBeVisible({ timeout: 30_000 });
-      },
-    },
-    {
-      path: `/runs/${runs.paused}`,
-      act: async (page, role) => {
-        const card = page.getByTestId("approval-issue_refund");
-        await expect(card).toBeVisible();
-        if (can(role, "approvals:decide")) await card.getByRole("button", { name: "Edit arguments…" }).click();
-      },
-    },
-    { path: `/runs/${runs.question}`, act: async (page) => expect(page.getByTestId("run-state")).toHaveText("paused") },
-    { path: `/runs/${runs.completed}`, act: async (page) => expect(page.getByTestId("run-state")).toHaveText("completed") },
-    { path: `/runs/${runs.failed}`, act: async (page) => expect(page.getByTestId("run-state")).toHaveText("failed") },
-    {
-      path: `/runs/${runs.paused}/timeline`,
-      act: async (page) => {
-        await page.getByText("Inspect", { exact: true }).first().click();
-      },
-    },
-    {
-      path: `/runs/${runs.completed}/timeline?a=0&b=3`,
-      act: async (page) => expect(page.getByText("Cannot compare")).toHaveCount(0),
-    },
-    {
-      path: "/approvals",
-      need: "approvals:decide",
-      act: async (page) => {
-        await expect(page.getByRole("table", { name: "Pending approvals" })).toBeVisible();
-        await page.keyboard.press("?");
-      },
-    },
-    { path: "/audit", need: "runs:read-all" },
-    { path: "/admin/users", need: "users:manage" },
-    { path: "/admin/tokens", need: "users:manage" },
-  ];
-}
-
 async function visit(page: Page, path: string, label: string, status: number, act?: () => Promise<void>) {
   const mark = server.lines.length;
   const before = problems.length;
@@ -306,13 +173,13 @@ test("every page in next dev: no error or warning in the browser, the server log
   // next dev compiles a page or route on its first request: all of them at once, while the runs the walk
   // needs are started and decided, so that the walk itself waits for no compiler.
   const warm = async () => {
-    const admin = await session("admin");
+    const admin = await apiSession(server.url, "admin");
     const none = { paused: UNKNOWN_RUN, question: UNKNOWN_RUN, completed: UNKNOWN_RUN, failed: UNKNOWN_RUN };
     await Promise.all(["/login", ...pagesOf(none).map((v) => v.path)].map((p) => admin.get(p, { timeout: 600_000 })));
     await admin.dispose();
     lap("pages compiled");
   };
-  const [runs] = await Promise.all([makeRuns(), warm()]);
+  const [runs] = await Promise.all([makeRuns(server.url), warm()]);
   lap("runs ready");
 
   // The login page as a visitor meets it, and its form signing the admin in.
@@ -336,7 +203,7 @@ test("every page in next dev: no error or warning in the browser, the server log
         ["reviewer", [VARIANTS[0]]],
       ];
   for (const [role, variants] of walks) {
-    const api = await session(role);
+    const api = await apiSession(server.url, role);
     const state = await api.storageState();
     await api.dispose();
     for (const variant of variants) {
