@@ -35,7 +35,9 @@ export function ApprovalCard({
   const [answer, setAnswer] = useState("");
   const [edited, setEdited] = useState<Values>(a.approved_args ?? a.args);
   const [jsonText, setJsonText] = useState(JSON.stringify(a.approved_args ?? a.args, null, 2));
-  const [useJson, setUseJson] = useState(!a.argsSchema);
+  // A schema with no fields to show (an external runtime may send `{type: "object"}` alone) edits as JSON.
+  const hasFields = Object.keys((a.argsSchema as JsonSchema | null)?.properties ?? {}).length > 0;
+  const [useJson, setUseJson] = useState(!hasFields);
   const [err, setErr] = useState<{ field?: string; message: string } | null>(null);
   const m = useMutation({
     // Every decision says which arguments it was made on: edited by someone else meanwhile, it is a 409.
@@ -246,7 +248,7 @@ export function ApprovalCard({
                 m.mutate({ decision: "approve", args: editedArgs });
               }}
             >
-              {a.argsSchema && (
+              {hasFields && (
                 <label className="flex items-center gap-2 text-xs">
                   <input type="checkbox" checked={useJson} onChange={(e) => setUseJson(e.target.checked)} /> Edit as JSON
                 </label>

@@ -54,9 +54,11 @@ test("refund-desk: submitter starts from the form, reviewer edits and approves, 
   await expect(row).toContainText("submitter@example.com");
   await reviewer.screenshot({ path: path.join(shots, "inbox.png"), fullPage: true });
   await row.getByRole("link").click();
-  await expect(reviewer).toHaveURL(new RegExp(`/runs/${runId}$`));
-
+  // The row's link lands on its card, focused, not at the top of the run page.
+  await expect(reviewer).toHaveURL(new RegExp(`/runs/${runId}#approval-`));
   const refund = reviewer.getByTestId("approval-issue_refund");
+  await expect(refund).toBeFocused();
+  await expect(refund).toBeInViewport();
   await refund.getByRole("button", { name: "Edit arguments…" }).click();
   await refund.getByLabel("Amount").fill("60.00");
   await expect(refund.getByRole("list", { name: "Changes to the arguments" })).toContainText("Amount: €90.00 → €60.00");
@@ -157,8 +159,9 @@ test("ask a human: the question is in the inbox; the reviewer answers on a form 
   const row = reviewer.locator("tr", { hasText: "Which plan and how many seats should Globex start with?" });
   await expect(row).toContainText("Question");
   await row.getByRole("link").click();
-  await expect(reviewer).toHaveURL(new RegExp(`/runs/${runId}$`));
+  await expect(reviewer).toHaveURL(new RegExp(`/runs/${runId}#approval-`));
   const card = reviewer.getByTestId("question-call_ask");
+  await expect(card).toBeFocused();
   await expect(card).toContainText("Which plan and how many seats should Globex start with?");
   await card.getByLabel("Plan").selectOption("enterprise");
   await card.getByLabel("Seats").fill("0");

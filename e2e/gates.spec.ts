@@ -28,7 +28,7 @@ test("a reviewed delegation (task edited) and a reviewed model call, decided on 
   await reviewer.goto("/approvals");
   const row = reviewer.getByTestId(`inbox-${approvalId(id, 1, "call_notes")}`);
   await expect(row).toContainText("Subagent");
-  await expect(row).toContainText("task: Notes for billing 2.4.0");
+  await expect(row).toContainText("Task: Notes for billing 2.4.0");
   await row.getByRole("link").click();
 
   const card = reviewer.getByTestId(`approval-${delegation}`);

@@ -7,6 +7,7 @@ import Link from "next/link";
 import { Fragment, useState } from "react";
 import type { InboxItemDto } from "@/lib/dto";
 import { fmtDuration, fmtTime } from "@/lib/format";
+import { approvalAnchor } from "@/lib/runner/ids";
 
 const KIND_LABEL: Record<InboxItemDto["kind"], string> = {
   tool: "Tool call",
@@ -121,7 +122,7 @@ export function InboxList(p: InboxListProps) {
                     <PhoneLabel>Run</PhoneLabel>
                     <Link
                       className="font-mono text-indigo-700 underline dark:text-indigo-300"
-                      href={`/runs/${encodeURIComponent(a.runId)}`}
+                      href={`/runs/${encodeURIComponent(a.runId)}#${approvalAnchor(a.id)}`}
                     >
                       {a.runId.slice(0, 8)}
                     </Link>
