@@ -49,11 +49,11 @@ test("one inbox decides an Agents JS call and edits a LangGraph call; each run r
   await reviewer.goto("/approvals");
   // A row by its arguments' summary, which no other run's calls share.
   const ROWS: Record<string, string> = {
-    "A-1": "order_id: A-1 · amount_cents: 250000",
-    "A-2": "order_id: A-2 · amount_cents: 900",
-    scale_service: "service: checkout · replicas: 12",
-    page_oncall: "team: payments",
-    drop_cache: "region: eu",
+    "A-1": "Order id: A-1 · Amount cents: 250000",
+    "A-2": "Order id: A-2 · Amount cents: 900",
+    scale_service: "Service: checkout · Replicas: 12",
+    page_oncall: "Team: payments",
+    drop_cache: "Region: eu",
   };
   const row = (name: string) => reviewer.getByRole("row").filter({ hasText: ROWS[name] });
   const current = async (text: string) => {
@@ -81,7 +81,7 @@ test("one inbox decides an Agents JS call and edits a LangGraph call; each run r
   await expect(card.getByLabel("Edit as JSON")).toHaveCount(0);
   const json = card.getByLabel("Arguments (JSON)");
   await json.fill(JSON.stringify({ service: "checkout", replicas: 6 }));
-  await expect(card.getByRole("list", { name: "Changes to the arguments" })).toContainText("replicas: 12 → 6");
+  await expect(card.getByRole("list", { name: "Changes to the arguments" })).toContainText("Replicas: 12 → 6");
   await card.getByRole("button", { name: "Approve with these arguments" }).click();
   await expect(reviewer.getByTestId("approval-status-scale_service")).toHaveText("approved");
   await reviewer.goto("/approvals");
