@@ -112,7 +112,7 @@ test("one inbox decides an Agents JS call and edits a LangGraph call; each run r
   // The LangGraph run's timeline: its registration, the three calls parked, decided and claimed, its end.
   await reviewer.goto(`/runs/${graph.runId}/timeline`);
   await expect(reviewer.getByTestId("external-timeline")).toContainText("langgraph");
-  await expect(reviewer.getByRole("table", { name: "Checkpoints" }).locator("tbody tr td:nth-child(3)")).toHaveText([
+  await expect(reviewer.getByRole("list", { name: "Checkpoints" }).getByTestId("checkpoint-phase")).toHaveText([
     "run_started",
     ...["paused", "decided", "resumed"].flatMap((phase) => [phase, phase, phase]),
     "run_terminal",

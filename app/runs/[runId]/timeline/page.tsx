@@ -140,7 +140,9 @@ export default async function TimelinePage({
                 </span>
                 <div className="col-span-2 md:col-span-1">
                   <span className="font-medium">{phaseWords(c.phase)}</span>{" "}
-                  <span className="font-mono text-xs text-slate-600 dark:text-slate-400">{c.phase}</span>
+                  <span className="font-mono text-xs text-slate-600 dark:text-slate-400" data-testid="checkpoint-phase">
+                    {c.phase}
+                  </span>
                   {why && (
                     <p className="text-xs text-slate-600 dark:text-slate-400" data-testid="checkpoint-note">
                       {why}
