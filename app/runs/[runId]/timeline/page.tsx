@@ -6,12 +6,14 @@ import { appContext } from "@/lib/context";
 import { allows } from "@/lib/services/access";
 import { queryObject } from "@/lib/services/schemas";
 import { diffCheckpoints, timelinePage } from "@/lib/services/timeline";
-import { ErrorBox, JsonView, StateBadge } from "@/components/ui";
+import { ErrorBox, StateBadge } from "@/components/ui";
 import { fmtCost, fmtDuration, fmtTime, phaseWords, plural } from "@/lib/format";
 import { TimelinePicture } from "@/components/timeline-picture";
 import { ForkButton } from "./fork-button";
+import { PayloadInspector } from "./payload-inspector";
 import { CompareForm } from "./compare-form";
 import { parseApprovalId } from "@/lib/runner/ids";
+import { keys } from "@/lib/runner/keys";
 
 type Checkpoint = Awaited<ReturnType<typeof timelinePage>>["checkpoints"][number];
 
@@ -180,11 +182,13 @@ export default async function TimelinePage({
                     to
                   </label>
                 </span>
-                <details className="col-span-2 min-w-0 md:col-span-1">
-                  <summary className="cursor-pointer text-xs">Inspect</summary>
-                  <JsonView value={c.payload} label={`Payload of checkpoint ${c.seq}`} />
+                <PayloadInspector
+                  runId={runId}
+                  seq={c.seq}
+                  after={i > 0 ? keys.checkpoint(runId, cps[i - 1].step, cps[i - 1].seq, cps[i - 1].phase) : (sp.cursor ?? null)}
+                >
                   {operate && <ForkButton runId={runId} seq={c.seq} />}
-                </details>
+                </PayloadInspector>
               </li>
             );
           })}

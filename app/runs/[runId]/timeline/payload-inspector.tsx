@@ -1,0 +1,51 @@
+"use client";
+import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { api } from "@/components/api";
+import { ErrorBox, JsonView } from "@/components/ui";
+import type { z } from "zod";
+import type { timelinePageDto } from "@/lib/dto";
+
+// A checkpoint's payload, read when its row is opened: a page of 100 checkpoints carried every payload (a
+// runtime snapshot each, with the messages) into its HTML twice, as text and as the data React hydrates
+// from, most of a timeline page's weight and render time, for the one or two a reader opens. It is read
+// from the timeline API, the page after the key of the row before it (`after`: none for a run's first).
+export function PayloadInspector({
+  runId,
+  seq,
+  after,
+  children,
+}: {
+  runId: string;
+  seq: number;
+  after: string | null;
+  children?: React.ReactNode;
+}) {
+  const [open, setOpen] = useState(false);
+  // A few rows, in case an unreadable record (left out of the page) sits between the two.
+  const qs = new URLSearchParams({ take: "3", ...(after ? { cursor: after } : {}) });
+  const { data, error } = useQuery({
+    queryKey: ["checkpoint-payload", runId, seq],
+    queryFn: async () => {
+      const page = await api<z.infer<typeof timelinePageDto>>(`/api/runs/${encodeURIComponent(runId)}/checkpoints?${qs}`);
+      const c = page.checkpoints.find((x) => x.seq === seq);
+      if (!c) throw new Error(`Checkpoint ${seq} could not be read`);
+      return c.payload;
+    },
+    enabled: open,
+    staleTime: Number.POSITIVE_INFINITY,
+  });
+  return (
+    <details className="col-span-2 min-w-0 md:col-span-1" onToggle={(e) => setOpen(e.currentTarget.open)}>
+      <summary className="cursor-pointer text-xs">Inspect</summary>
+      {error ? (
+        <ErrorBox title="Cannot show the payload">{error.message}</ErrorBox>
+      ) : data === undefined ? (
+        open && <p className="text-xs text-slate-600 dark:text-slate-400">Reading checkpoint {seq}…</p>
+      ) : (
+        <JsonView value={data} label={`Payload of checkpoint ${seq}`} />
+      )}
+      {children}
+    </details>
+  );
+}
