@@ -132,8 +132,8 @@ export function pagesOf(runs: Runs): Visit[] {
       path: `/runs/${runs.paused}/timeline`,
       act: async (page) => {
         await page.getByText("Inspect", { exact: true }).first().click();
-        // Read when opened (the timeline API), not carried in the page.
-        await expect(page.getByRole("region", { name: "Payload of checkpoint 0" })).toContainText('"state"');
+        // Read when opened (the timeline API, which next dev compiles on its first request), not carried in the page.
+        await expect(page.getByRole("region", { name: "Payload of checkpoint 0" })).toContainText('"state"', { timeout: 30_000 });
       },
     },
     {
