@@ -7,11 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { requestCaller } from "@/lib/auth/caller";
 import { UnauthorizedError } from "@/lib/auth/errors";
-import { PgLiveBus } from "@/lib/live/bus";
 import type { AppContext } from "@/lib/context";
 import { startRun } from "@/lib/services/start";
-import { testContext } from "../helpers/context";
-import { freshDatabase, providers, type TestDb } from "../helpers/databases";
+import { freshDatabase, providers, type TestDb, twoInstances } from "../helpers/databases";
 import { KINDS, type Kind, benchAdmin, newReviewer, openStream, revokeWhileFollowing } from "../helpers/revocation";
 
 const WITHIN_MS = 3_000;
@@ -21,18 +19,12 @@ describe.each(providers)("revocation on %s", (provider) => {
   // SQLite: one instance. PostgreSQL: two, each with its own LISTEN connection.
   let a: AppContext;
   let b: AppContext;
+  let close: () => Promise<void>;
   let runId: string;
 
   beforeAll(async () => {
     t = await freshDatabase(provider);
-    if (provider === "postgresql") {
-      const [busA, busB] = [new PgLiveBus(t.url), new PgLiveBus(t.url)];
-      await Promise.all([busA.ready, busB.ready]);
-      a = testContext(t.db, { live: busA });
-      b = testContext(t.db, { live: busB });
-    } else {
-      a = b = testContext(t.db);
-    }
+    ({ a, b, close } = await twoInstances(t));
     ({ id: runId } = await startRun(a, benchAdmin, { body: { agent: "order-status", input: { order_id: "ORD-1234" } } }));
     // The run settles before the first case: its own state events (a worker on PostgreSQL takes it a moment
     // later) would otherwise reach the streams while a case revokes, counted as if sent after the change.
@@ -44,10 +36,7 @@ describe.each(providers)("revocation on %s", (provider) => {
     await a.worker.idle();
   });
   afterAll(async () => {
-    await a?.worker.idle();
-    await b?.worker.idle();
-    await a?.live.close();
-    if (b !== a) await b?.live.close();
+    await close?.();
     await t?.drop();
   });
 

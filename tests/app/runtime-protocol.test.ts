@@ -10,7 +10,6 @@ import { signature } from "@/lib/webhooks/pause";
 import type { Actor } from "@/lib/auth/actor";
 import type { HttpError } from "@/lib/auth/errors";
 import type { AppContext } from "@/lib/context";
-import { PgLiveBus } from "@/lib/live/bus";
 import { sweep } from "@/lib/execution/sweep";
 import { decide } from "@/lib/services/decide";
 import { listInbox } from "@/lib/services/inbox";
@@ -28,8 +27,7 @@ import {
 import { reportEvents } from "@/lib/services/runtime-progress";
 import { actorFromToken, createToken, revokeToken } from "@/lib/services/tokens";
 import { auditPage } from "@/lib/services/audit";
-import { databaseWithContext, freshDatabase, providers, type TestDb } from "../helpers/databases";
-import { testContext } from "../helpers/context";
+import { databaseWithContext, freshDatabase, providers, type TestDb, twoInstances } from "../helpers/databases";
 import { admin } from "../helpers/actors";
 
 const rev: Actor = { id: "u-rev", email: "rev@example.com", name: "R", role: "reviewer" };
@@ -308,15 +306,13 @@ describe.skipIf(!process.env.TEST_POSTGRES_URL)("runtime protocol across instanc
   let t: TestDb;
   let a: AppContext;
   let b: AppContext;
+  let close: () => Promise<void>;
   beforeAll(async () => {
     t = await freshDatabase("postgresql");
-    a = testContext(t.db, { live: new PgLiveBus(t.url) });
-    b = testContext(t.db, { live: new PgLiveBus(t.url) });
-    await Promise.all([(a.live as PgLiveBus).ready, (b.live as PgLiveBus).ready]);
+    ({ a, b, close } = await twoInstances(t));
   });
   afterAll(async () => {
-    await a?.live.close();
-    await b?.live.close();
+    await close?.();
     await t?.drop();
   });
 

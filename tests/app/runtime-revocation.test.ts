@@ -5,13 +5,11 @@
 // decision taken on B, the access notice through LISTEN/NOTIFY.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppContext } from "@/lib/context";
-import { PgLiveBus } from "@/lib/live/bus";
 import { decide } from "@/lib/services/decide";
 import { parkInterrupts, registerRun, runtimeFromToken } from "@/lib/services/runtime-protocol";
 import { createToken, revokeToken } from "@/lib/services/tokens";
 import { admin, rev } from "../helpers/actors";
-import { testContext } from "../helpers/context";
-import { freshDatabase, providers, type TestDb } from "../helpers/databases";
+import { freshDatabase, providers, type TestDb, twoInstances } from "../helpers/databases";
 import { routeOf } from "../helpers/protocol-server";
 
 // Without the access notice a held long-poll would notice at its next safety read (every 2 s from when it
@@ -26,15 +24,11 @@ describe.each(providers)("a runtime token revoked while it waits (%s)", (provide
   let t: TestDb;
   let a: AppContext;
   let b: AppContext;
+  let close: () => Promise<void>;
   const g = globalThis as unknown as { afkContext?: AppContext; afkDb?: AppContext["db"] };
   beforeAll(async () => {
     t = await freshDatabase(provider);
-    if (provider === "postgresql") {
-      const [busA, busB] = [new PgLiveBus(t.url), new PgLiveBus(t.url)];
-      await Promise.all([busA.ready, busB.ready]);
-      a = testContext(t.db, { live: busA });
-      b = testContext(t.db, { live: busB });
-    } else a = b = testContext(t.db);
+    ({ a, b, close } = await twoInstances(t));
     // The routes run on A (appContext() and db() read these).
     g.afkDb = t.db;
     g.afkContext = a;
@@ -42,8 +36,7 @@ describe.each(providers)("a runtime token revoked while it waits (%s)", (provide
   afterAll(async () => {
     g.afkContext = undefined;
     g.afkDb = undefined;
-    await a?.live.close();
-    if (b !== a) await b?.live.close();
+    await close?.();
     await t?.drop();
   });
 
