@@ -2,6 +2,7 @@
 // words, before anything is sent: what the schema can say (required, types, bounds, lengths, patterns,
 // choices). The server checks again with the zod schema itself; its answer names one field.
 import { displayHint, formatValue } from "./display.ts";
+import { plural } from "./format.ts";
 
 type Prop = {
   type?: string | string[];
@@ -16,8 +17,6 @@ type Prop = {
   pattern?: string;
 };
 type Schema = { properties?: Record<string, unknown>; required?: string[] };
-
-const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
 
 function checkOne(v: unknown, p: Prop, required: boolean): string | null {
   const empty = v === undefined || v === null || v === "";

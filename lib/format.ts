@@ -14,8 +14,6 @@ export function fmtDuration(ms: number | null | undefined): string {
 
 export const fmtCost = (usd: number | null | undefined) => (usd == null ? "—" : `$${usd.toFixed(usd < 0.01 ? 5 : 2)}`);
 
-export const fmtJson = (v: unknown) => JSON.stringify(v, null, 2) ?? "undefined";
-
 /** "1 minute", "15 minutes": a count with its noun in the right number. */
 export const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 

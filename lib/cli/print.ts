@@ -1,7 +1,7 @@
 // The CLI's readable output: tables with a header row, ISO 8601 times, states in words. (`--json` prints
 // the API's answer instead; see lib/cli/main.ts.)
 import type { InboxDto, RunApproval, RunView } from "../dto.ts";
-import { fmtCost } from "../format.ts";
+import { fmtCost, plural } from "../format.ts";
 import type { DecisionResult, RunList, TimelinePage } from "./backend.ts";
 
 const iso = (v: string | number | null | undefined) => (v == null ? "—" : new Date(v).toISOString());
@@ -37,9 +37,7 @@ export function stateInWords(v: RunView): string {
       return `running: step ${r.step}${r.phase ? `, ${r.phase.replaceAll("_", " ")}` : ""}`;
     case "paused":
       if (v.corruption) return "paused: a record is unreadable, nothing can be decided or resumed";
-      return pending
-        ? `paused: waiting for ${pending} decision${pending === 1 ? "" : "s"}`
-        : "paused: every call is decided, ready to resume";
+      return pending ? `paused: waiting for ${plural(pending, "decision")}` : "paused: every call is decided, ready to resume";
     case "cancelling":
       return "cancelling: stopping at its next checkpoint";
     case "failed":
@@ -76,10 +74,7 @@ export function printRun(v: RunView): string {
     ["state", stateInWords(v)],
     ["submitted", `${r.submittedByEmail ?? "—"} at ${iso(r.createdAt)}`],
     ["finished", iso(r.finishedAt)],
-    [
-      "usage",
-      `${r.step} step${r.step === 1 ? "" : "s"} · ${r.totalTokens} tokens · ${fmtCost(r.costUsd)}${r.model ? ` · ${r.model}` : ""}`,
-    ],
+    ["usage", `${plural(r.step, "step")} · ${r.totalTokens} tokens · ${fmtCost(r.costUsd)}${r.model ? ` · ${r.model}` : ""}`],
     ["checkpoints", String(v.checkpointCount)],
   ];
   if (r.forkedFromRunId) lines.push(["forked from", `${r.forkedFromRunId} at checkpoint ${r.forkedFromSeq}`]);
