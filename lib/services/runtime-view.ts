@@ -109,12 +109,11 @@ type Parked = Pick<ApprovalRecord, "tool_call_id" | "tool_name" | "args" | "requ
 export function externalConversation(run: RunRow, events: RuntimeEventRow[], parked: Parked[]): ConversationView {
   const messages: Message[] = [];
   const toolExecutions: ToolExecution[] = [];
-  const reported = new Set(
-    events.flatMap((row) => {
-      const e = storedRuntimeEvent(row);
-      return e?.type === "message" ? (e.toolCalls ?? []).map((c) => c.id) : [];
-    }),
-  );
+  const read = events.flatMap((row) => {
+    const e = storedRuntimeEvent(row);
+    return e ? [{ at: row.at.getTime(), e }] : [];
+  });
+  const reported = new Set(read.flatMap(({ e }) => (e.type === "message" ? (e.toolCalls ?? []).map((c) => c.id) : [])));
   const unreported = parked.filter((a) => !reported.has(a.tool_call_id)).sort((a, b) => a.requested_at_ms - b.requested_at_ms);
   // One assistant message per batch (the calls of one step), placed among the reports by when it was asked
   // (after a report of the same millisecond: a runtime reports a step before it parks its calls).
@@ -130,10 +129,8 @@ export function externalConversation(run: RunRow, events: RuntimeEventRow[], par
       });
     }
   };
-  for (const row of events) {
-    const e = storedRuntimeEvent(row);
-    if (!e) continue;
-    askedUntil(row.at.getTime());
+  for (const { at, e } of read) {
+    askedUntil(at);
     const m = messageOf(e);
     if (m) messages.push(m);
     if (e.type === "tool_result")
