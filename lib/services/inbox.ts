@@ -15,7 +15,7 @@ import { type Actor, routingGroupsOf } from "../auth/actor.ts";
 import { ValidationError } from "../auth/errors.ts";
 import type { AppContext } from "../context.ts";
 import { summarizeArgs } from "../display.ts";
-import { type InboxDto, type JsonSchemaDto, toJsonSchemaDto } from "../dto.ts";
+import { type InboxDto, toJsonSchemaDto } from "../dto.ts";
 import {
   type ApprovalReader,
   countPendingApprovals,
@@ -77,19 +77,12 @@ export async function pendingCount(ctx: Ctx, actor: Actor | null) {
   return { pending: await countPendingApprovals(ctx.db) };
 }
 
-// The JSON schema of a tool's arguments (its display hints), once per process and tool.
-const argSchemas = new Map<string, JsonSchemaDto>();
+// The JSON schema of a tool's arguments (its display hints); toJsonSchemaDto builds each schema's once.
 function argsSchemaOf(ctx: Ctx, a: ApprovalRecord): unknown {
   if (a.external) return a.external.args_schema ?? null;
-  if (!ctx.agents) return null;
-  const key = `${a.agent_name}\0${a.tool_name}`;
-  const known = argSchemas.get(key);
-  if (known) return known;
-  // Not kept while unknown: an MCP server's tools are listed once its agent first runs in this process.
-  const schema = ctx.agents.toolsOf(a.agent_name).find((t) => t.name === a.tool_name)?.schema;
-  if (!schema) return null;
-  argSchemas.set(key, toJsonSchemaDto(schema));
-  return argSchemas.get(key);
+  // An MCP server's tools are known once its agent has run in this process; until then, no hints.
+  const schema = ctx.agents?.toolsOf(a.agent_name).find((t) => t.name === a.tool_name)?.schema;
+  return schema ? toJsonSchemaDto(schema) : null;
 }
 
 function summaryOf(ctx: Ctx, a: ApprovalRecord): string {
