@@ -1,10 +1,10 @@
 "use client";
-// The pending approvals: a table on a desk, a list of cards on a phone (one markup: below the sm breakpoint
-// each row lays out as a card, with its cells' names written out and the decision buttons under it, so a
-// phone decides in one tap and nothing scrolls sideways). Chromium and Firefox keep a table's roles when
-// CSS lays it out as blocks, so screen readers still read rows and cells.
+// The pending approvals: a table on a desk, a list of cards on a phone (components/card-table.tsx), with its
+// cells' names written out and the decision buttons under each card, so a phone decides in one tap and
+// nothing scrolls sideways.
 import Link from "next/link";
 import { Fragment, useState } from "react";
+import { CardRow, CardTable, PhoneLabel } from "@/components/card-table";
 import type { InboxItemDto } from "@/lib/dto";
 import { fmtDuration, fmtTime } from "@/lib/format";
 import { approvalAnchor } from "@/lib/runner/ids";
@@ -15,11 +15,6 @@ const KIND_LABEL: Record<InboxItemDto["kind"], string> = {
   llm: "Model call",
   subagent: "Subagent",
 };
-
-// Only on a phone: what a cell is, since the table's header is not shown there.
-const PhoneLabel = ({ children }: { children: string }) => (
-  <span className="text-slate-600 sm:hidden dark:text-slate-400">{children} </span>
-);
 
 // A deadline to the minute, on one line.
 const fmtDeadline = (ms: number) => `${fmtTime(ms).slice(0, 16)}Z`;
@@ -42,160 +37,152 @@ export function InboxList(p: InboxListProps) {
   const [rejecting, setRejecting] = useState<string | null>(null);
   const [reason, setReason] = useState("");
   return (
-    <div className="card p-0 sm:overflow-x-auto">
-      <table className="table-afk table-cards max-sm:block" aria-label="Pending approvals">
-        <thead className="max-sm:sr-only">
-          <tr>
-            <th>
-              <span className="sr-only">Select</span>
-            </th>
-            <th>Agent</th>
-            <th>Tool</th>
-            <th>Arguments</th>
-            <th>Run</th>
-            <th>Waiting</th>
-            <th>Deadline</th>
-            <th>Approvals</th>
-            <th className="sm:hidden">Decide</th>
-          </tr>
-        </thead>
-        <tbody className="max-sm:block">
-          {p.items.map((a, i) => {
-            const current = a.id === p.currentId;
-            const decidable = a.canDecide && a.kind !== "question";
-            return (
-              <Fragment key={a.id}>
-                {i === p.firstReadOnly && (
-                  <tr className="bg-slate-50 max-sm:block dark:bg-slate-900">
-                    <th
-                      colSpan={9}
-                      scope="colgroup"
-                      className="text-left text-xs font-medium text-slate-600 max-sm:block dark:text-slate-300"
-                    >
-                      Routed to groups you are not in: read-only
-                    </th>
-                  </tr>
+    <CardTable
+      label="Pending approvals"
+      head={
+        <>
+          <th>
+            <span className="sr-only">Select</span>
+          </th>
+          <th>Agent</th>
+          <th>Tool</th>
+          <th>Arguments</th>
+          <th>Run</th>
+          <th>Waiting</th>
+          <th>Deadline</th>
+          <th>Approvals</th>
+          <th className="sm:hidden">Decide</th>
+        </>
+      }
+    >
+      {p.items.map((a, i) => {
+        const current = a.id === p.currentId;
+        const decidable = a.canDecide && a.kind !== "question";
+        return (
+          <Fragment key={a.id}>
+            {i === p.firstReadOnly && (
+              <tr className="bg-slate-50 max-sm:block dark:bg-slate-900">
+                <th colSpan={9} scope="colgroup" className="text-left text-xs font-medium text-slate-600 max-sm:block dark:text-slate-300">
+                  Routed to groups you are not in: read-only
+                </th>
+              </tr>
+            )}
+            <CardRow
+              id={`inbox-row-${a.id}`}
+              data-testid={`inbox-${a.id}`}
+              aria-current={current ? "true" : undefined}
+              className={current ? "bg-indigo-50 outline outline-2 -outline-offset-2 outline-indigo-400 dark:bg-indigo-950" : ""}
+              onClick={() => p.setCursor(i)}
+            >
+              <td className={`max-sm:empty:hidden`}>
+                {decidable && (
+                  <input
+                    type="checkbox"
+                    className="max-sm:size-5"
+                    aria-label={`Select ${a.tool} of run ${a.runId.slice(0, 8)}`}
+                    checked={p.selected.includes(a.id)}
+                    disabled={!!p.selectedTool && a.tool !== p.selectedTool}
+                    onChange={() => p.toggle(a)}
+                  />
                 )}
-                <tr
-                  id={`inbox-row-${a.id}`}
-                  data-testid={`inbox-${a.id}`}
-                  aria-current={current ? "true" : undefined}
-                  className={`max-sm:flex max-sm:flex-wrap max-sm:items-baseline max-sm:gap-x-3 max-sm:gap-y-1 max-sm:border-b max-sm:border-slate-200 max-sm:p-3 max-sm:dark:border-slate-800 ${
-                    current ? "bg-indigo-50 outline outline-2 -outline-offset-2 outline-indigo-400 dark:bg-indigo-950" : ""
-                  }`}
-                  onClick={() => p.setCursor(i)}
+              </td>
+              <td className={`whitespace-nowrap max-sm:font-medium`}>
+                {a.agent}
+                {a.subRunId ? <span className="block text-xs text-slate-600 dark:text-slate-400">in {a.rootAgent}</span> : null}
+              </td>
+              <td className={`font-mono`}>
+                {a.kind !== "tool" && (
+                  <span className="mr-1 whitespace-nowrap rounded bg-sky-100 px-1.5 py-0.5 font-sans text-xs text-sky-900 dark:bg-sky-900 dark:text-sky-100">
+                    {KIND_LABEL[a.kind]}
+                  </span>
+                )}
+                <span className="whitespace-nowrap">{a.tool}</span>
+                {a.groups.length > 0 && (
+                  <span
+                    className="block font-sans text-xs text-slate-600 max-sm:inline max-sm:pl-2 dark:text-slate-400"
+                    data-testid={`routed-${a.id}`}
+                  >
+                    {a.canDecide ? "for" : "read-only · for"} {a.groups.join(", ")}
+                  </span>
+                )}
+              </td>
+              <td className={`whitespace-pre-wrap break-words max-sm:basis-full sm:min-w-56 sm:max-w-xs`}>{a.summary}</td>
+              <td className={`max-sm:text-xs`}>
+                <PhoneLabel>Run</PhoneLabel>
+                <Link
+                  className="font-mono text-indigo-700 underline dark:text-indigo-300"
+                  href={`/runs/${encodeURIComponent(a.runId)}#${approvalAnchor(a.id)}`}
                 >
-                  <td className={`max-sm:empty:hidden`}>
-                    {decidable && (
-                      <input
-                        type="checkbox"
-                        className="max-sm:size-5"
-                        aria-label={`Select ${a.tool} of run ${a.runId.slice(0, 8)}`}
-                        checked={p.selected.includes(a.id)}
-                        disabled={!!p.selectedTool && a.tool !== p.selectedTool}
-                        onChange={() => p.toggle(a)}
-                      />
-                    )}
-                  </td>
-                  <td className={`whitespace-nowrap max-sm:font-medium`}>
-                    {a.agent}
-                    {a.subRunId ? <span className="block text-xs text-slate-600 dark:text-slate-400">in {a.rootAgent}</span> : null}
-                  </td>
-                  <td className={`font-mono`}>
-                    {a.kind !== "tool" && (
-                      <span className="mr-1 whitespace-nowrap rounded bg-sky-100 px-1.5 py-0.5 font-sans text-xs text-sky-900 dark:bg-sky-900 dark:text-sky-100">
-                        {KIND_LABEL[a.kind]}
-                      </span>
-                    )}
-                    <span className="whitespace-nowrap">{a.tool}</span>
-                    {a.groups.length > 0 && (
-                      <span
-                        className="block font-sans text-xs text-slate-600 max-sm:inline max-sm:pl-2 dark:text-slate-400"
-                        data-testid={`routed-${a.id}`}
-                      >
-                        {a.canDecide ? "for" : "read-only · for"} {a.groups.join(", ")}
-                      </span>
-                    )}
-                  </td>
-                  <td className={`whitespace-pre-wrap break-words max-sm:basis-full sm:min-w-56 sm:max-w-xs`}>{a.summary}</td>
-                  <td className={`max-sm:text-xs`}>
-                    <PhoneLabel>Run</PhoneLabel>
-                    <Link
-                      className="font-mono text-indigo-700 underline dark:text-indigo-300"
-                      href={`/runs/${encodeURIComponent(a.runId)}#${approvalAnchor(a.id)}`}
-                    >
-                      {a.runId.slice(0, 8)}
-                    </Link>
-                    <span className="block text-xs text-slate-600 max-sm:inline dark:text-slate-400"> by {a.requestedBy ?? "—"}</span>
-                  </td>
-                  <td className={`whitespace-nowrap max-sm:text-xs`} title={fmtTime(a.requestedAtMs)}>
-                    <PhoneLabel>Waiting</PhoneLabel>
-                    {fmtDuration(p.now - a.requestedAtMs)}
-                  </td>
-                  <td className={`whitespace-nowrap max-sm:text-xs`} title={a.deadlineMs ? fmtTime(a.deadlineMs) : undefined}>
-                    <PhoneLabel>Deadline</PhoneLabel>
-                    {a.deadlineMs ? fmtDeadline(a.deadlineMs) : "none"}
-                  </td>
-                  <td className={`whitespace-nowrap max-sm:text-xs ${a.quorum > 1 || a.approvals ? "" : "max-sm:hidden"}`}>
-                    {a.quorum > 1 ? `${a.approvals} of ${a.quorum} approvals` : a.approvals ? "1 of 1" : "—"}
-                    {a.decidedByMe ? <span className="block text-xs text-slate-600 dark:text-slate-400">you approved</span> : null}
-                  </td>
-                  <td className={`max-sm:basis-full sm:hidden`}>
-                    {a.kind === "question" && a.canDecide && (
-                      <button type="button" className="btn-secondary mt-1" onClick={() => p.open(a)}>
-                        Answer…
+                  {a.runId.slice(0, 8)}
+                </Link>
+                <span className="block text-xs text-slate-600 max-sm:inline dark:text-slate-400"> by {a.requestedBy ?? "—"}</span>
+              </td>
+              <td className={`whitespace-nowrap max-sm:text-xs`} title={fmtTime(a.requestedAtMs)}>
+                <PhoneLabel>Waiting</PhoneLabel>
+                {fmtDuration(p.now - a.requestedAtMs)}
+              </td>
+              <td className={`whitespace-nowrap max-sm:text-xs`} title={a.deadlineMs ? fmtTime(a.deadlineMs) : undefined}>
+                <PhoneLabel>Deadline</PhoneLabel>
+                {a.deadlineMs ? fmtDeadline(a.deadlineMs) : "none"}
+              </td>
+              <td className={`whitespace-nowrap max-sm:text-xs ${a.quorum > 1 || a.approvals ? "" : "max-sm:hidden"}`}>
+                {a.quorum > 1 ? `${a.approvals} of ${a.quorum} approvals` : a.approvals ? "1 of 1" : "—"}
+                {a.decidedByMe ? <span className="block text-xs text-slate-600 dark:text-slate-400">you approved</span> : null}
+              </td>
+              <td className={`max-sm:basis-full sm:hidden`}>
+                {a.kind === "question" && a.canDecide && (
+                  <button type="button" className="btn-secondary mt-1" onClick={() => p.open(a)}>
+                    Answer…
+                  </button>
+                )}
+                {decidable && rejecting !== a.id && (
+                  <div className="mt-1 flex gap-2">
+                    <button type="button" className="btn-primary" disabled={p.busy} onClick={() => void p.decide(a, "approve", "")}>
+                      Approve
+                    </button>
+                    <button type="button" className="btn-secondary" disabled={p.busy} onClick={() => setRejecting(a.id)}>
+                      Reject…
+                    </button>
+                  </div>
+                )}
+                {decidable && rejecting === a.id && (
+                  <form
+                    className="mt-1 space-y-2"
+                    onSubmit={(e) => {
+                      e.preventDefault();
+                      if (!reason.trim()) return;
+                      void p.decide(a, "reject", reason).then(() => {
+                        setRejecting(null);
+                        setReason("");
+                      });
+                    }}
+                  >
+                    <label className="label" htmlFor={`card-reason-${a.id}`}>
+                      Reason for rejecting (the model sees it)
+                    </label>
+                    <textarea
+                      id={`card-reason-${a.id}`}
+                      className="input"
+                      rows={2}
+                      ref={(el) => el?.focus()}
+                      value={reason}
+                      onChange={(e) => setReason(e.target.value)}
+                    />
+                    <div className="flex gap-2">
+                      <button type="button" className="btn-secondary" onClick={() => setRejecting(null)}>
+                        Cancel
                       </button>
-                    )}
-                    {decidable && rejecting !== a.id && (
-                      <div className="mt-1 flex gap-2">
-                        <button type="button" className="btn-primary" disabled={p.busy} onClick={() => void p.decide(a, "approve", "")}>
-                          Approve
-                        </button>
-                        <button type="button" className="btn-secondary" disabled={p.busy} onClick={() => setRejecting(a.id)}>
-                          Reject…
-                        </button>
-                      </div>
-                    )}
-                    {decidable && rejecting === a.id && (
-                      <form
-                        className="mt-1 space-y-2"
-                        onSubmit={(e) => {
-                          e.preventDefault();
-                          if (!reason.trim()) return;
-                          void p.decide(a, "reject", reason).then(() => {
-                            setRejecting(null);
-                            setReason("");
-                          });
-                        }}
-                      >
-                        <label className="label" htmlFor={`card-reason-${a.id}`}>
-                          Reason for rejecting (the model sees it)
-                        </label>
-                        <textarea
-                          id={`card-reason-${a.id}`}
-                          className="input"
-                          rows={2}
-                          ref={(el) => el?.focus()}
-                          value={reason}
-                          onChange={(e) => setReason(e.target.value)}
-                        />
-                        <div className="flex gap-2">
-                          <button type="button" className="btn-secondary" onClick={() => setRejecting(null)}>
-                            Cancel
-                          </button>
-                          <button type="submit" className="btn-danger" disabled={p.busy || !reason.trim()}>
-                            Reject
-                          </button>
-                        </div>
-                      </form>
-                    )}
-                  </td>
-                </tr>
-              </Fragment>
-            );
-          })}
-        </tbody>
-      </table>
-    </div>
+                      <button type="submit" className="btn-danger" disabled={p.busy || !reason.trim()}>
+                        Reject
+                      </button>
+                    </div>
+                  </form>
+                )}
+              </td>
+            </CardRow>
+          </Fragment>
+        );
+      })}
+    </CardTable>
   );
 }

@@ -1,0 +1,49 @@
+// A table on a desk, a list of cards on a phone, in one markup: below the sm breakpoint the table and its
+// body lay out as blocks, each row as a wrapping line of its cells (a card), the header is left to screen
+// readers, and `.table-cards` (app/globals.css) moves the cells' padding and borders to the card. Chromium
+// and Firefox keep a table's roles when CSS lays it out as blocks, so screen readers still read rows and
+// cells. Server and client components both use it (no state here).
+import type { ComponentProps, ReactNode } from "react";
+
+/** The card around the table and the table with its header row; the rows (CardRow) are its children. */
+export function CardTable({ label, head, children }: { label: string; head: ReactNode; children: ReactNode }) {
+  return (
+    <div className="card p-0 sm:overflow-x-auto">
+      <table className="table-afk table-cards max-sm:block" aria-label={label}>
+        <thead className="max-sm:sr-only">
+          <tr>{head}</tr>
+        </thead>
+        <tbody className="max-sm:block">{children}</tbody>
+      </table>
+    </div>
+  );
+}
+
+/**
+ * A row, a card on a phone. `lead`: the cells given LEAD orders come first, and the other cells start on a
+ * line of their own under them (an empty ::before, ordered after the lead cells, takes a whole line).
+ */
+export function CardRow({ lead = false, className = "", ...props }: ComponentProps<"tr"> & { lead?: boolean }) {
+  return (
+    <tr
+      className={`max-sm:flex max-sm:flex-wrap max-sm:items-baseline max-sm:gap-x-3 max-sm:gap-y-1 max-sm:border-b max-sm:border-slate-200 max-sm:p-3 max-sm:dark:border-slate-800 ${
+        lead ? "max-sm:before:basis-full" : ""
+      } ${className}`}
+      {...props}
+    />
+  );
+}
+
+/** On a phone, the order of a row's identifying cells: LEAD[0] first, then LEAD[1], LEAD[2]; desktop keeps the columns. */
+export const LEAD = ["max-sm:-order-3", "max-sm:-order-2", "max-sm:-order-1"] as const;
+
+/**
+ * A link in a card's line of text, on a phone a target a finger hits (40 px tall) that does not make the
+ * line taller: the negative margins give back what the height adds.
+ */
+export const TAP = "max-sm:inline-flex max-sm:min-h-10 max-sm:items-center max-sm:-my-2.5";
+
+/** Only on a phone: what a cell is, since the table's header is not shown there. */
+export const PhoneLabel = ({ children, className = "" }: { children: string; className?: string }) => (
+  <span className={`font-sans text-slate-600 sm:hidden dark:text-slate-400 ${className}`}>{children} </span>
+);
