@@ -5,6 +5,7 @@ import { expectedFailure } from "@/lib/http";
 import { appContext } from "@/lib/context";
 import { auditPage } from "@/lib/services/audit";
 import { queryObject } from "@/lib/services/schemas";
+import { CardRow, CardTable, LEAD, PhoneLabel, TAP } from "@/components/card-table";
 import { Empty, ErrorBox, JsonView } from "@/components/ui";
 import { fmtTime } from "@/lib/format";
 
@@ -82,43 +83,46 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
       )}
       {page && page.events.length === 0 && <Empty>No events match.</Empty>}
       {page && page.events.length > 0 && (
-        <div className="card overflow-x-auto p-0">
-          <table className="table-afk" aria-label="Audit events">
-            <thead>
-              <tr>
-                <th>When</th>
-                <th>Who</th>
-                <th>Action</th>
-                <th>Target</th>
-                <th>Details</th>
-              </tr>
-            </thead>
-            <tbody>
-              {page.events.map((e) => (
-                <tr key={e.id} data-testid={`audit-${e.action}`}>
-                  <td className="whitespace-nowrap">{fmtTime(e.at)}</td>
-                  <td>{e.actorEmail ?? "system"}</td>
-                  <td className="font-mono">{e.action}</td>
-                  <td className="font-mono text-xs">
-                    {e.targetType === "run" ? (
-                      <Link className="underline" href={`/runs/${encodeURIComponent(e.targetId)}`}>
-                        {e.targetId}
-                      </Link>
-                    ) : (
-                      `${e.targetType}:${e.targetId}`
-                    )}
-                  </td>
-                  <td className="max-w-md">
-                    <details>
-                      <summary className="cursor-pointer text-xs">before / after</summary>
-                      <JsonView value={e.data} />
-                    </details>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <CardTable
+          label="Audit events"
+          head={
+            <>
+              <th>When</th>
+              <th>Who</th>
+              <th>Action</th>
+              <th>Target</th>
+              <th>Details</th>
+            </>
+          }
+        >
+          {page.events.map((e) => (
+            <CardRow key={e.id} data-testid={`audit-${e.action}`}>
+              <td className={`whitespace-nowrap ${LEAD[1]} max-sm:ml-auto max-sm:text-xs max-sm:text-slate-600 max-sm:dark:text-slate-400`}>
+                {fmtTime(e.at)}
+              </td>
+              <td className={`${LEAD[2]} max-sm:basis-full max-sm:break-all`}>{e.actorEmail ?? "system"}</td>
+              <td className={`font-mono ${LEAD[0]} max-sm:font-semibold`}>{e.action}</td>
+              <td className="font-mono text-xs max-sm:break-all">
+                {e.targetType === "run" ? (
+                  <>
+                    <PhoneLabel>Run</PhoneLabel>
+                    <Link className={`underline ${TAP}`} href={`/runs/${encodeURIComponent(e.targetId)}`}>
+                      {e.targetId}
+                    </Link>
+                  </>
+                ) : (
+                  `${e.targetType}:${e.targetId}`
+                )}
+              </td>
+              <td className="max-w-md max-sm:mt-1.5 max-sm:-mb-3 max-sm:basis-full">
+                <details>
+                  <summary className="cursor-pointer text-xs max-sm:pt-2 max-sm:pb-4">before / after</summary>
+                  <JsonView value={e.data} />
+                </details>
+              </td>
+            </CardRow>
+          ))}
+        </CardTable>
       )}
       {next && (
         <Link className="btn-secondary" href={next}>

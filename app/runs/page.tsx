@@ -8,6 +8,7 @@ import { agentCatalog } from "@/lib/services/catalog";
 import { listRuns } from "@/lib/services/run-view";
 import { queryObject } from "@/lib/services/schemas";
 import { RUN_STATES } from "@/lib/runner";
+import { CardRow, CardTable, LEAD, PhoneLabel, TAP } from "@/components/card-table";
 import { Empty, ErrorBox, StateBadge } from "@/components/ui";
 import { fmtCost, fmtTime } from "@/lib/format";
 
@@ -106,42 +107,58 @@ export default async function RunsPage({ searchParams }: { searchParams: SP }) {
       )}
       {page && page.runs.length === 0 && <Empty>No runs match.</Empty>}
       {page && page.runs.length > 0 && (
-        <div className="card overflow-x-auto p-0">
-          <table className="table-afk" aria-label="Runs">
-            <thead>
-              <tr>
-                <th>Run</th>
-                <th>Agent</th>
-                <th>State</th>
-                <th>Step</th>
-                <th>Submitter</th>
-                <th>Started</th>
-                <th>Tokens</th>
-                <th>Cost</th>
-              </tr>
-            </thead>
-            <tbody>
-              {page.runs.map((r) => (
-                <tr key={r.id} data-testid={`run-row-${r.id}`}>
-                  <td>
-                    <Link className="font-mono text-indigo-600 underline dark:text-indigo-400" href={`/runs/${encodeURIComponent(r.id)}`}>
-                      {r.id.slice(0, 8)}
-                    </Link>
-                  </td>
-                  <td>{r.agentName}</td>
-                  <td>
-                    <StateBadge state={r.state} />
-                  </td>
-                  <td>{r.step}</td>
-                  <td>{r.submittedByEmail ?? "—"}</td>
-                  <td>{fmtTime(r.createdAt)}</td>
-                  <td>{r.totalTokens}</td>
-                  <td>{fmtCost(r.costUsd)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <CardTable
+          label="Runs"
+          head={
+            <>
+              <th>Run</th>
+              <th>Agent</th>
+              <th>State</th>
+              <th>Step</th>
+              <th>Submitter</th>
+              <th>Started</th>
+              <th>Tokens</th>
+              <th>Cost</th>
+            </>
+          }
+        >
+          {page.runs.map((r) => (
+            <CardRow key={r.id} lead data-testid={`run-row-${r.id}`}>
+              <td className={`${LEAD[2]} max-sm:ml-auto`}>
+                <Link
+                  className={`font-mono text-indigo-600 underline dark:text-indigo-400 ${TAP}`}
+                  href={`/runs/${encodeURIComponent(r.id)}`}
+                >
+                  {r.id.slice(0, 8)}
+                </Link>
+              </td>
+              <td className={`${LEAD[0]} max-sm:font-semibold`}>{r.agentName}</td>
+              <td className={LEAD[1]}>
+                <StateBadge state={r.state} />
+              </td>
+              <td className="max-sm:text-xs">
+                <PhoneLabel>Step</PhoneLabel>
+                {r.step}
+              </td>
+              <td className="max-sm:text-xs max-sm:break-all">
+                <PhoneLabel>by</PhoneLabel>
+                {r.submittedByEmail ?? "—"}
+              </td>
+              <td className="max-sm:text-xs">
+                <PhoneLabel>Started</PhoneLabel>
+                {fmtTime(r.createdAt)}
+              </td>
+              <td className="max-sm:text-xs">
+                <PhoneLabel>Tokens</PhoneLabel>
+                {r.totalTokens}
+              </td>
+              <td className="max-sm:text-xs">
+                <PhoneLabel>Cost</PhoneLabel>
+                {fmtCost(r.costUsd)}
+              </td>
+            </CardRow>
+          ))}
+        </CardTable>
       )}
       {next && (
         <Link className="btn-secondary" href={next}>

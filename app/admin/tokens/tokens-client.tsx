@@ -4,6 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { TOKEN_ROLES } from "@/lib/auth/roles";
 import { api, fromAction } from "@/components/api";
 import { createTokenAction, revokeTokenAction } from "./actions";
+import { CardRow, CardTable, LEAD, PhoneLabel } from "@/components/card-table";
 import { Empty } from "@/components/ui";
 import { fmtTime } from "@/lib/format";
 import type { TokenView } from "@/lib/dto";
@@ -115,50 +116,68 @@ export function TokensClient({ initial, users }: { initial: Token[]; users: User
       {data.length === 0 ? (
         <Empty>No API tokens yet.</Empty>
       ) : (
-        <div className="card overflow-x-auto p-0">
-          <table className="table-afk" aria-label="API tokens">
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Role</th>
-                <th>Acts as</th>
-                <th>Token</th>
-                <th>Created</th>
-                <th>Last used</th>
-                <th>Status</th>
-                <th>
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.map((t) => (
-                <tr key={t.id} data-testid={`token-${t.name}`}>
-                  <td>{t.name}</td>
-                  <td>{t.role}</td>
-                  <td>{emailOf(t.userId)}</td>
-                  <td className="font-mono">{t.prefix}…</td>
-                  <td>{fmtTime(t.createdAt)}</td>
-                  <td>{fmtTime(t.lastUsedAt)}</td>
-                  <td>
-                    {t.revokedAt ? (
-                      <span className="text-rose-700 dark:text-rose-400">revoked</span>
-                    ) : (
-                      <span className="text-emerald-700 dark:text-emerald-400">active</span>
-                    )}
-                  </td>
-                  <td>
-                    {!t.revokedAt && (
-                      <button type="button" className="btn-secondary" onClick={() => revoke.mutate(t.id)} aria-label={`Revoke ${t.name}`}>
-                        Revoke
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <CardTable
+          label="API tokens"
+          head={
+            <>
+              <th>Name</th>
+              <th>Role</th>
+              <th>Acts as</th>
+              <th>Token</th>
+              <th>Created</th>
+              <th>Last used</th>
+              <th>Status</th>
+              <th>
+                <span className="sr-only">Actions</span>
+              </th>
+            </>
+          }
+        >
+          {data.map((t) => (
+            <CardRow key={t.id} lead data-testid={`token-${t.name}`}>
+              <td className={`${LEAD[0]} max-sm:break-all max-sm:font-semibold`}>{t.name}</td>
+              <td className="max-sm:text-xs">
+                <PhoneLabel>Role</PhoneLabel>
+                {t.role}
+              </td>
+              <td className="max-sm:break-all max-sm:text-xs">
+                <PhoneLabel>Acts as</PhoneLabel>
+                {emailOf(t.userId)}
+              </td>
+              <td className="font-mono max-sm:text-xs">
+                <PhoneLabel>Token</PhoneLabel>
+                {t.prefix}…
+              </td>
+              <td className="max-sm:text-xs">
+                <PhoneLabel>Created</PhoneLabel>
+                {fmtTime(t.createdAt)}
+              </td>
+              <td className="max-sm:text-xs">
+                <PhoneLabel>Last used</PhoneLabel>
+                {fmtTime(t.lastUsedAt)}
+              </td>
+              <td className={`${LEAD[1]} max-sm:text-xs`}>
+                {t.revokedAt ? (
+                  <span className="text-rose-700 dark:text-rose-400">revoked</span>
+                ) : (
+                  <span className="text-emerald-700 dark:text-emerald-400">active</span>
+                )}
+              </td>
+              <td className={`${LEAD[2]} max-sm:ml-auto max-sm:empty:hidden`}>
+                {!t.revokedAt && (
+                  <button
+                    type="button"
+                    className="btn-secondary max-sm:min-h-10"
+                    onClick={() => revoke.mutate(t.id)}
+                    aria-label={`Revoke ${t.name}`}
+                  >
+                    Revoke
+                  </button>
+                )}
+              </td>
+            </CardRow>
+          ))}
+        </CardTable>
       )}
     </>
   );

@@ -2,6 +2,7 @@
 import { useState, useTransition } from "react";
 import { ROLES } from "@/lib/auth/roles";
 import { errorText } from "@/lib/dto-shared";
+import { CardRow, LEAD, PhoneLabel } from "@/components/card-table";
 import { createUserAction, updateUserAction } from "./actions";
 
 type U = { id: string; email: string; name: string; role: string; disabled: boolean; groups: string[] };
@@ -21,16 +22,17 @@ export function UserRow({ user, self }: { user: U; self: boolean }) {
       setError(r.ok ? null : errorText(r));
     });
   return (
-    <tr data-testid={`user-${user.email}`}>
-      <td>{user.email}</td>
-      <td>{user.name}</td>
-      <td>
+    <CardRow data-testid={`user-${user.email}`}>
+      <td className={`${LEAD[0]} max-sm:break-all max-sm:font-semibold`}>{user.email}</td>
+      <td className={`${LEAD[2]} max-sm:basis-full max-sm:text-xs max-sm:text-slate-600 max-sm:dark:text-slate-400`}>{user.name}</td>
+      <td className="max-sm:flex max-sm:items-center max-sm:gap-2">
+        <PhoneLabel className="w-14 shrink-0">Role</PhoneLabel>
         <label className="sr-only" htmlFor={`role-${user.id}`}>
           Role of {user.email}
         </label>
         <select
           id={`role-${user.id}`}
-          className="input w-36"
+          className="input w-36 max-sm:h-10"
           value={user.role}
           disabled={pending || self}
           onChange={(e) => update({ role: e.target.value })}
@@ -42,41 +44,47 @@ export function UserRow({ user, self }: { user: U; self: boolean }) {
           ))}
         </select>
       </td>
-      <td>
+      <td className="max-sm:order-1 max-sm:basis-full">
         <form
-          className="flex gap-1"
+          className="flex gap-1 max-sm:items-center max-sm:gap-2"
           onSubmit={(e) => {
             e.preventDefault();
             update({ groups: groupList(new FormData(e.currentTarget).get("groups")) });
           }}
         >
+          <PhoneLabel className="w-14 shrink-0">Groups</PhoneLabel>
           <label className="sr-only" htmlFor={`groups-${user.id}`}>
             Groups of {user.email}
           </label>
           <input
             id={`groups-${user.id}`}
             name="groups"
-            className="input w-40"
+            className="input w-40 max-sm:h-10 max-sm:w-auto max-sm:min-w-0 max-sm:flex-1"
             defaultValue={user.groups.join(", ")}
             key={user.groups.join(",")}
             placeholder="no group"
             disabled={pending}
           />
-          <button type="submit" className="btn-secondary" disabled={pending}>
+          <button type="submit" className="btn-secondary max-sm:min-h-10" disabled={pending}>
             Save
           </button>
         </form>
       </td>
-      <td>
+      <td className={`${LEAD[1]} max-sm:ml-auto max-sm:text-xs`}>
         {user.disabled ? (
           <span className="text-rose-700 dark:text-rose-400">disabled</span>
         ) : (
           <span className="text-emerald-700 dark:text-emerald-400">active</span>
         )}
       </td>
-      <td className="text-right">
+      <td className="text-right max-sm:ml-auto max-sm:empty:hidden">
         {!self && (
-          <button type="button" className="btn-secondary" disabled={pending} onClick={() => update({ disabled: !user.disabled })}>
+          <button
+            type="button"
+            className="btn-secondary max-sm:min-h-10"
+            disabled={pending}
+            onClick={() => update({ disabled: !user.disabled })}
+          >
             {user.disabled ? "Enable" : "Disable"}
           </button>
         )}
@@ -86,7 +94,7 @@ export function UserRow({ user, self }: { user: U; self: boolean }) {
           </p>
         )}
       </td>
-    </tr>
+    </CardRow>
   );
 }
 
