@@ -5,7 +5,11 @@
 // the database spans, lib/db/tracing.ts). Each side is a child process of its own (the SDK is per
 // process); both warm up (the JIT is still compiling during the first runs), then take turns run by run,
 // BENCH_TRACE_ROUNDS × 5 runs a side. CPU time is the figure to read on a shared machine: wall time counts
-// other processes' load too.
+// other processes' load too. Twice: as a worker process (scripts/worker.ts: nothing else in it uses
+// AsyncLocalStorage, so the SDK's context manager turns on Node's promise hooks for every promise), and with
+// an AsyncLocalStorage already in use, as in the web server, where Next.js keeps each request's state in one
+// and a run executes embedded.
+import { AsyncLocalStorage } from "node:async_hooks";
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { z } from "zod";
@@ -90,14 +94,20 @@ async function child(provider: "sqlite" | "postgresql") {
 }
 
 // A child process of one side, driven a run at a time.
-function side(provider: string, endpoint: string | null) {
+function side(provider: string, endpoint: string | null, als: boolean) {
   // BENCH_PROFILE=<dir>: each child writes a CPU profile there when it exits (the two sides to compare).
   const profile = process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
   const p = spawn(
     process.execPath,
     [...profile, "--conditions=react-server", "--import", "tsx", "scripts/bench-traces.ts", "child", provider],
     {
-      env: { ...process.env, LOG_LEVEL: "error", OTEL_EXPORTER_OTLP_ENDPOINT: endpoint ?? "", OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "" },
+      env: {
+        ...process.env,
+        BENCH_TRACE_ALS: als ? "1" : "",
+        LOG_LEVEL: "error",
+        OTEL_EXPORTER_OTLP_ENDPOINT: endpoint ?? "",
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "",
+      },
       stdio: ["pipe", "pipe", "inherit"],
     },
   );
@@ -130,41 +140,42 @@ export async function benchTraces(pgUrl: string | undefined) {
     `\ntracing overhead per step of a ${STEPS}-step run through the worker (${ROUNDS * RUNS} runs a side, in turns; target ≤ 10 %)`,
   );
   console.log("median (25th–75th percentile) ms per step");
-  console.log("database     measure          no exporter            OTLP exporter            added   spans/step");
+  console.log("database     process          measure          no exporter            OTLP exporter            added   spans/step");
   try {
-    for (const provider of pgUrl ? ["sqlite", "postgresql"] : ["sqlite"]) {
-      const off: Times = { wall: [], cpu: [] };
-      const on: Times = { wall: [], cpu: [] };
-      // BENCH_TRACE_AA=1: both sides without an exporter, to see how far two equal sides differ here.
-      const [a, b] = [side(provider, null), side(provider, process.env.BENCH_TRACE_AA ? null : receiver.url)];
-      try {
-        await Promise.all([a.ready(), b.ready()]);
-        const before = receiver.spans.length;
-        for (let i = 0; i < ROUNDS * RUNS; i++)
-          for (const [p, t] of i % 2
-            ? ([
-                [b, on],
-                [a, off],
-              ] as const)
-            : ([
-                [a, off],
-                [b, on],
-              ] as const)) {
-            const r = await p.run();
-            t.wall.push(r.wall);
-            t.cpu.push(r.cpu);
+    for (const provider of pgUrl ? ["sqlite", "postgresql"] : ["sqlite"])
+      for (const als of [false, true]) {
+        const off: Times = { wall: [], cpu: [] };
+        const on: Times = { wall: [], cpu: [] };
+        // BENCH_TRACE_AA=1: both sides without an exporter, to see how far two equal sides differ here.
+        const [a, b] = [side(provider, null, als), side(provider, process.env.BENCH_TRACE_AA ? null : receiver.url, als)];
+        try {
+          await Promise.all([a.ready(), b.ready()]);
+          const before = receiver.spans.length;
+          for (let i = 0; i < ROUNDS * RUNS; i++)
+            for (const [p, t] of i % 2
+              ? ([
+                  [b, on],
+                  [a, off],
+                ] as const)
+              : ([
+                  [a, off],
+                  [b, on],
+                ] as const)) {
+              const r = await p.run();
+              t.wall.push(r.wall);
+              t.cpu.push(r.cpu);
+            }
+          const spansPerStep = (receiver.spans.length - before) / (ROUNDS * RUNS * STEPS);
+          for (const m of ["cpu", "wall"] as const) {
+            const [x, y] = [median(off[m]), median(on[m])];
+            console.log(
+              `${provider.padEnd(12)} ${(als ? "web (ALS on)" : "worker").padEnd(16)} ${(m === "wall" ? "wall" : "process CPU").padEnd(14)} ${spread(off[m]).padStart(22)}   ${spread(on[m]).padStart(22)}   ${`${(((y - x) / x) * 100).toFixed(1)} %`.padStart(7)}   ${spansPerStep.toFixed(1).padStart(10)}`,
+            );
           }
-        const spansPerStep = (receiver.spans.length - before) / (ROUNDS * RUNS * STEPS);
-        for (const m of ["cpu", "wall"] as const) {
-          const [x, y] = [median(off[m]), median(on[m])];
-          console.log(
-            `${provider.padEnd(12)} ${(m === "wall" ? "wall" : "process CPU").padEnd(14)} ${spread(off[m]).padStart(22)}   ${spread(on[m]).padStart(22)}   ${`${(((y - x) / x) * 100).toFixed(1)} %`.padStart(7)}   ${spansPerStep.toFixed(1).padStart(10)}`,
-          );
+        } finally {
+          await Promise.all([a.stop(), b.stop()]);
         }
-      } finally {
-        await Promise.all([a.stop(), b.stop()]);
       }
-    }
   } finally {
     await receiver.close();
   }
@@ -173,7 +184,8 @@ export async function benchTraces(pgUrl: string | undefined) {
 if (process.argv[2] === "child") {
   // The parent gives an empty endpoint for the side without one; the environment schema wants it absent.
   for (const k of ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"]) if (process.env[k] === "") delete process.env[k];
-  child(process.argv[3] as "sqlite" | "postgresql").then(
+  const go = () => child(process.argv[3] as "sqlite" | "postgresql");
+  (process.env.BENCH_TRACE_ALS ? new AsyncLocalStorage<object>().run({}, go) : go()).then(
     () => process.exit(0),
     (e) => {
       console.error(e);

@@ -2,12 +2,11 @@
 // query and transaction, and our own driver for the runner store's hot statements). Only when tracing is
 // on: otherwise createDb uses the adapter and driver as they are.
 //
-// Which statements are spans: in a request, each one. In a run's execution segment, each write of the
-// runner's records (the store's batch upserts and compare-and-sets on "StateEntry": the checkpoints,
-// effects and approvals) and each statement a tool makes; the segment's other statements (the Run row's
-// progress updates, the lease check before each tool, reads of records) are counted with their time on
-// the segment's span instead (segments.ts). They are most of a step's statements, and a span costs more
-// CPU than such a statement: a span each made tracing cost 17 % of a step's CPU (README, Traces).
+// Which statements are spans: in a request, each one; in a run's execution segment, each statement a tool
+// makes. The segment's own statements (the writes of the runner's records, the Run row's progress, the
+// lease check before each tool, reads of records) are counted with their time on the segment's span
+// instead, the record writes apart (segments.ts): a step makes about ten of them, each cheaper than a
+// span of its own, and afk_checkpoint_write_seconds (lib/metrics.ts) has the writes' latencies.
 import "server-only";
 import { type Attributes, context, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { SqlDriverAdapter, SqlMigrationAwareDriverAdapterFactory, SqlQuery, Transaction } from "@prisma/driver-adapter-utils";
@@ -24,10 +23,10 @@ type System = "sqlite" | "postgresql";
 // statement, and entering a context per statement is most of a span's cost.
 function statementSpan<T>(system: System, sql: string, fn: () => Promise<T>): Promise<T> {
   const parent = context.active();
+  const tally = segmentTally(parent);
+  if (tally) return tallied(tally, writesRecords(sql), fn);
   if (!trace.getSpan(parent)?.isRecording()) return fn();
   const op = operationOf(sql);
-  const tally = segmentTally(parent);
-  if (tally && !writesRecords(op, sql)) return tallied(tally, fn);
   const attributes: Attributes = {
     [DB.systemName]: system,
     [DB.operationName]: op,
@@ -55,11 +54,13 @@ function statementSpan<T>(system: System, sql: string, fn: () => Promise<T>): Pr
   );
 }
 
-function tallied<T>(tally: StatementTally, fn: () => Promise<T>): Promise<T> {
+function tallied<T>(tally: StatementTally, write: boolean, fn: () => Promise<T>): Promise<T> {
   const t0 = performance.now();
-  tally.statements++;
+  if (write) tally.writes++;
+  else tally.statements++;
   const add = () => {
-    tally.ms += performance.now() - t0;
+    if (write) tally.writeMs += performance.now() - t0;
+    else tally.ms += performance.now() - t0;
   };
   const pending = fn();
   pending.then(add, add);
@@ -70,10 +71,9 @@ function tallied<T>(tally: StatementTally, fn: () => Promise<T>): Promise<T> {
 // text, whose hash V8 computes over the whole (long, new each time) string.
 const operationOf = (sql: string): string => /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase() ?? "SQL";
 
-// A write of the runner's records: the table is named near the start (INSERT INTO, UPDATE, DELETE FROM,
-// with Prisma's schema prefix at most).
-const writesRecords = (op: string, sql: string): boolean =>
-  (op === "INSERT" || op === "UPDATE" || op === "DELETE") && sql.slice(0, 64).includes('"StateEntry"');
+// A write of the runner's records: INSERT INTO, UPDATE or DELETE FROM "StateEntry", the table named near
+// the start (with Prisma's schema prefix at most).
+const writesRecords = (sql: string): boolean => /^\s*(INSERT INTO|UPDATE|DELETE FROM)\s[^(]{0,40}"StateEntry"/i.test(sql);
 
 /** Our driver (lib/db/driver.ts) with a span per statement. */
 export function tracedDriver(d: Driver): Driver {

@@ -64,9 +64,11 @@ export const AFK = {
   waitS: "afk.approval.wait_s",
   replayed: "afk.tool.replayed",
   linkKind: "afk.link.kind",
-  /** A segment's statements that are not spans of their own (lib/db/tracing.ts), and their time. */
+  /** A segment's own statements, not spans (lib/db/tracing.ts), and their time: the record writes apart. */
   untracedStatements: "afk.db.untraced_statements",
   untracedMs: "afk.db.untraced_ms",
+  recordWrites: "afk.db.record_writes",
+  recordWriteMs: "afk.db.record_write_ms",
 } as const;
 
 /** Span events. */

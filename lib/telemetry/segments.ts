@@ -1,6 +1,6 @@
 // The invoke_agent span of each execution segment of a run this process executes: it begins when the
 // worker claims the run, is the active span while the runner executes it (so chat, execute_tool and
-// database spans nest under it), and ends when the run pauses or ends here. Its parent is the context the
+// a tool's database spans nest under it), and ends when the run pauses or ends here. Its parent is the context the
 // queue job carried (the request that reserved the run); a resumed segment links to the segment before it
 // and to the requests that decided meanwhile (stored on the Run row). Approvals requested and decided are
 // span events, the decided ones with how long they waited. Fed by the runner's events: nothing in the
@@ -25,8 +25,8 @@ export type SegmentStart = {
   decided: ApprovalRecord[];
 };
 
-/** A segment's statements that are not spans (lib/db/tracing.ts says which), counted with their time. */
-export type StatementTally = { statements: number; ms: number };
+/** A segment's own statements (lib/db/tracing.ts): counted with their time, the writes of records apart. */
+export type StatementTally = { statements: number; ms: number; writes: number; writeMs: number };
 const TALLY = createContextKey("afk.segment.statements");
 
 /** The tally of the run segment ctx is in (undefined outside one, and in a tool's execution). */
@@ -73,7 +73,7 @@ export class RunSegments {
       });
     }
     this.open.get(s.runId)?.span.end();
-    const tally = { statements: 0, ms: 0 };
+    const tally = { statements: 0, ms: 0, writes: 0, writeMs: 0 };
     this.open.set(s.runId, { span, tally });
     return trace.setSpan(parentCtx, span).setValue(TALLY, tally);
   }
@@ -100,7 +100,13 @@ export class RunSegments {
     if (!open) return undefined;
     this.open.delete(runId);
     const { span, tally } = open;
-    span.setAttributes({ [AFK.untracedStatements]: tally.statements, [AFK.untracedMs]: Math.round(tally.ms * 1000) / 1000 });
+    const ms = (x: number) => Math.round(x * 1000) / 1000;
+    span.setAttributes({
+      [AFK.untracedStatements]: tally.statements,
+      [AFK.untracedMs]: ms(tally.ms),
+      [AFK.recordWrites]: tally.writes,
+      [AFK.recordWriteMs]: ms(tally.writeMs),
+    });
     endWith(span, outcome);
     return JSON.stringify({ segment: traceparentOf(span.spanContext()) });
   }

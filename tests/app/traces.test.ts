@@ -209,26 +209,21 @@ describe.skipIf(!pgUrl)("traces across a web instance and a worker process (Post
     expect(deploy.attributes).toMatchObject({ [GEN_AI.toolName]: "deploy", [GEN_AI.toolCallId]: "call_deploy" });
     expect(deploy.attributes[GEN_AI.toolArguments]).toBeUndefined();
 
-    // Database spans: the segments' statements in the worker, the requests' in the web instance.
+    // Database spans: the tools' statements in the worker (get_status reads before the pause, deploy writes
+    // after it), the requests' in the web instance.
     const inTrace = (traceId: string, spans: ReceivedSpan[]) =>
       spans.filter((s) => s.traceId === traceId && s.attributes["db.system.name"] === "postgresql");
-    expect(inTrace(first.traceId, w).length).toBeGreaterThan(3);
-    expect(inTrace(second.traceId, w).length).toBeGreaterThan(3);
+    expect(inTrace(first.traceId, w).length).toBeGreaterThan(0);
+    expect(inTrace(second.traceId, w).length).toBeGreaterThan(0);
     expect(inTrace(startSpan.traceId, webSpans).length).toBeGreaterThan(0);
     expect(inTrace(decideSpan.traceId, webSpans).some((s) => String(s.attributes["db.query.text"]).includes('"traceContext"'))).toBe(true);
     // Every span of the worker is in one of the two request traces (background statements make none).
     expect(new Set(w.map((s) => s.traceId))).toEqual(new Set([first.traceId, second.traceId]));
-    // In a segment, the writes of the runner's records and a tool's statements are spans; its other
-    // statements (the Run row's progress, the lease check, reads) are counted with their time on the
-    // segment's span.
+    // In a segment, a tool's statements are spans (under its execute_tool span); the segment's own
+    // statements (the writes of the runner's records, the Run row's progress, the lease check, reads) are
+    // counted with their time on the segment's span, the record writes apart.
     const dbSpans = w.filter((x) => x.attributes["db.system.name"]);
-    const records = dbSpans.filter((x) => x.parentSpanId !== deploy.spanId && x.parentSpanId !== status.spanId);
-    expect(records.length).toBeGreaterThan(3);
-    for (const s of records) {
-      expect(String(s.attributes["db.query.text"])).toMatch(/^\s*(INSERT INTO|UPDATE|DELETE FROM) [^(]*"StateEntry"/);
-      expect(["INSERT", "UPDATE", "DELETE"]).toContain(s.name);
-      expect([first.spanId, second.spanId]).toContain(s.parentSpanId);
-    }
+    expect(dbSpans.filter((x) => x.parentSpanId !== deploy.spanId && x.parentSpanId !== status.spanId)).toEqual([]);
     // The tools' own statements (the deploy's insert of its Deployment) under their execute_tool spans.
     expect(dbSpans.filter((x) => x.parentSpanId === deploy.spanId).map((x) => x.attributes["db.query.text"])).toEqual(
       expect.arrayContaining([expect.stringMatching(/"Deployment"/)]),
@@ -236,6 +231,9 @@ describe.skipIf(!pgUrl)("traces across a web instance and a worker process (Post
     for (const s of segments) {
       expect(Number(s.attributes[AFK.untracedStatements])).toBeGreaterThan(0);
       expect(Number(s.attributes[AFK.untracedMs])).toBeGreaterThan(0);
+      // Each segment writes records: at least its checkpoints.
+      expect(Number(s.attributes[AFK.recordWrites])).toBeGreaterThan(0);
+      expect(Number(s.attributes[AFK.recordWriteMs])).toBeGreaterThan(0);
     }
   }, 120_000);
 
