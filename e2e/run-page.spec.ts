@@ -108,7 +108,7 @@ test("a run page: links focus their card, what waits is summed up, decided cards
   expect(phoneProblems).toEqual([]);
 });
 
-test("a timeline on a phone: rows stacked, no sideways scrolling, compare next to the pick, repeated pauses explained", async ({
+test("a timeline on a phone: two-line rows with the rest behind Inspect, no sideways scrolling, compare next to the pick, repeated pauses explained", async ({
   browser,
 }) => {
   const submitter = await as(browser, "submitter");
@@ -133,15 +133,33 @@ test("a timeline on a phone: rows stacked, no sideways scrolling, compare next t
       await expect(
         page.getByTestId("checkpoint-note").filter({ hasText: "Paused again: one checkpoint is written per call that waits" }),
       ).toHaveCount(1);
+      const phone = width < 768;
+      if (phone) {
+        // A phone row is two lines (seq, phase in words, gap; step and why), not a stack of every field: the
+        // raw phase, the time and the compare radios wait behind the row's Inspect.
+        for (const row of await rows.all()) expect((await row.boundingBox())!.height).toBeLessThan(64);
+        await expect(rows.first().getByTestId("checkpoint-phase")).toBeHidden();
+        await expect(rows.first().getByRole("radio")).toHaveCount(0);
+        await expect(rows.last().getByText(/waits on call_\w+ too/)).toBeVisible();
+      }
       // No fork button on every row: one, inside the checkpoint opened for inspection.
       await expect(page.getByRole("button", { name: /^Fork/ })).toHaveCount(0);
       await rows.first().getByText("Inspect").click();
       await expect(page.getByRole("button", { name: /^Fork a new run from checkpoint/ })).toHaveCount(1);
+      await expect(rows.first().getByTestId("checkpoint-phase")).toBeVisible();
 
       const compare = page.getByRole("button", { name: "Compare selected" });
       await expect(compare).toBeDisabled();
       await page.getByRole("radio", { name: "Compare from checkpoint 0" }).check();
       const last = Number((await rows.last().getAttribute("data-testid"))!.split("-")[1]);
+      if (phone) {
+        // Closed again, the row still says it is picked.
+        await rows.first().getByText("Inspect").click();
+        await expect(rows.first().getByTestId("picked").filter({ visible: true })).toHaveText("from");
+        await rows.last().getByText("Inspect").click();
+        // Opened, the phone's row explains itself whole.
+        await expect(rows.last().getByTestId("checkpoint-note")).toBeVisible();
+      }
       await page.getByRole("radio", { name: `Compare to checkpoint ${last}` }).check();
       await expect(page.getByTestId("compare-selection")).toHaveText(`Compare checkpoint 0 → ${last}`);
       // The button sits in view right where the last pick was made.

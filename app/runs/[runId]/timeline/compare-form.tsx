@@ -2,56 +2,118 @@
 // The checkpoint list is one form: its "from" and "to" radios pick two checkpoints, and the bar that says
 // which two and holds "Compare selected" stays at the bottom of the screen while the list scrolls, so the
 // button is always next to the selection.
+//
+// Each row has its radios twice: in the Compare column on a desktop, inside the row's Inspect on a phone
+// (one shows, the other is display: none). One name in one form is one radio group, where only one of the
+// two copies could be checked, so the phone's copies belong to a form of their own (PHONE_FORM, submitted
+// by the phone's button); a pick checks its twin too, so the selection survives a window resized across
+// the breakpoint.
 import { useEffect, useRef, useState } from "react";
 
-const checked = (form: HTMLFormElement, name: string) =>
-  form.querySelector<HTMLInputElement>(`input[type=radio][name=${name}]:checked`)?.value;
+const PHONE_FORM = "compare-on-phone";
 
-export function CompareForm({
-  cursor,
-  initial,
-  children,
-}: {
-  cursor?: string;
-  initial: { a?: string; b?: string };
-  children: React.ReactNode;
-}) {
+type Pick = { a?: string; b?: string };
+
+const radios = (form: HTMLFormElement, name: string, extra = "") =>
+  form.querySelectorAll<HTMLInputElement>(`input[type=radio][name=${name}]${extra}`);
+
+/** Checks both copies of a pick. */
+function checkTwins(form: HTMLFormElement, name: string, value: string) {
+  for (const r of radios(form, name, `[value="${value}"]`)) r.checked = true;
+}
+
+export function CompareForm({ cursor, initial, children }: { cursor?: string; initial: Pick; children: React.ReactNode }) {
   const [pick, setPick] = useState(initial);
   const form = useRef<HTMLFormElement>(null);
-  // A pick made before hydration (no change event reached React) counts too.
+  // A pick made before hydration (no change event reached React) counts too: of the copies checked, the one
+  // that differs from the page's own pick is the one the reader made.
   useEffect(() => {
     const f = form.current;
-    if (f) setPick((p) => ({ a: checked(f, "a") ?? p.a, b: checked(f, "b") ?? p.b }));
-  }, []);
+    if (!f) return;
+    const now = (name: "a" | "b") => {
+      const values = [...radios(f, name, ":checked")].map((r) => r.value);
+      const value = values.find((v) => v !== initial[name]) ?? values[0];
+      if (value !== undefined) checkTwins(f, name, value);
+      return value;
+    };
+    const a = now("a");
+    const b = now("b");
+    setPick((p) => ({ a: a ?? p.a, b: b ?? p.b }));
+  }, [initial]);
   const ready = pick.a !== undefined && pick.b !== undefined;
   return (
-    <form
-      ref={form}
-      method="get"
-      className="card p-0"
-      aria-label="Checkpoints to compare"
-      onChange={(e) => {
-        const t: EventTarget = e.target;
-        if (t instanceof HTMLInputElement && t.type === "radio" && (t.name === "a" || t.name === "b"))
-          setPick((p) => ({ ...p, [t.name]: t.value }));
-      }}
+    <>
+      <form
+        ref={form}
+        method="get"
+        className="card p-0"
+        aria-label="Checkpoints to compare"
+        onChange={(e) => {
+          const t: EventTarget = e.target;
+          if (t instanceof HTMLInputElement && t.type === "radio" && (t.name === "a" || t.name === "b")) {
+            checkTwins(e.currentTarget, t.name, t.value);
+            setPick((p) => ({ ...p, [t.name]: t.value }));
+          }
+        }}
+      >
+        {cursor && <input type="hidden" name="cursor" value={cursor} />}
+        {children}
+        <div className="sticky bottom-0 flex flex-wrap items-center gap-3 rounded-b-lg border-t border-slate-200 bg-white/95 px-3 py-2 dark:border-slate-800 dark:bg-slate-900/95">
+          <span className="text-sm" data-testid="compare-selection" aria-live="polite">
+            {ready
+              ? `Compare checkpoint ${pick.a} → ${pick.b}`
+              : pick.a !== undefined
+                ? `From checkpoint ${pick.a}: now pick a “to” checkpoint`
+                : pick.b !== undefined
+                  ? `To checkpoint ${pick.b}: now pick a “from” checkpoint`
+                  : "Pick a “from” and a “to” checkpoint to compare them"}
+          </span>
+          <button type="submit" className="btn-primary ml-auto max-md:hidden" disabled={!ready}>
+            Compare selected
+          </button>
+          <button type="submit" form={PHONE_FORM} className="btn-primary ml-auto md:hidden" disabled={!ready}>
+            Compare selected
+          </button>
+        </div>
+      </form>
+      <form id={PHONE_FORM} method="get" hidden>
+        {cursor && <input type="hidden" name="cursor" value={cursor} />}
+      </form>
+    </>
+  );
+}
+
+/** A checkpoint's "from" and "to" radios: the desktop's copy (the Compare column) or the phone's (in Inspect). */
+export function ComparePick({ seq, pick, phone = false }: { seq: number; pick: Pick; phone?: boolean }) {
+  const radio = (name: "a" | "b", words: string) => (
+    <label
+      className={
+        phone
+          ? "flex items-center gap-2 rounded-md border border-slate-300 px-3 py-1.5 has-checked:border-indigo-600 has-checked:bg-indigo-50 dark:border-slate-700 dark:has-checked:border-indigo-400 dark:has-checked:bg-indigo-950"
+          : "flex items-center gap-1 text-xs"
+      }
     >
-      {cursor && <input type="hidden" name="cursor" value={cursor} />}
-      {children}
-      <div className="sticky bottom-0 flex flex-wrap items-center gap-3 rounded-b-lg border-t border-slate-200 bg-white/95 px-3 py-2 dark:border-slate-800 dark:bg-slate-900/95">
-        <span className="text-sm" data-testid="compare-selection" aria-live="polite">
-          {ready
-            ? `Compare checkpoint ${pick.a} → ${pick.b}`
-            : pick.a !== undefined
-              ? `From checkpoint ${pick.a}: now pick a “to” checkpoint`
-              : pick.b !== undefined
-                ? `To checkpoint ${pick.b}: now pick a “from” checkpoint`
-                : "Pick a “from” and a “to” checkpoint to compare them"}
-        </span>
-        <button type="submit" className="btn-primary ml-auto" disabled={!ready}>
-          Compare selected
-        </button>
-      </div>
-    </form>
+      <input
+        type="radio"
+        name={name}
+        value={seq}
+        form={phone ? PHONE_FORM : undefined}
+        defaultChecked={pick[name] === String(seq)}
+        aria-label={`Compare ${words} checkpoint ${seq}`}
+      />
+      {words}
+    </label>
+  );
+  return phone ? (
+    <div className="mb-2 flex items-center gap-2 md:hidden">
+      <span className="mr-1 text-xs text-slate-600 dark:text-slate-400">Compare</span>
+      {radio("a", "from")}
+      {radio("b", "to")}
+    </div>
+  ) : (
+    <span className="flex gap-4 max-md:hidden">
+      {radio("a", "from")}
+      {radio("b", "to")}
+    </span>
   );
 }

@@ -7,30 +7,11 @@ import { allows } from "@/lib/services/access";
 import { queryObject } from "@/lib/services/schemas";
 import { diffCheckpoints, timelinePage } from "@/lib/services/timeline";
 import { ErrorBox, StateBadge } from "@/components/ui";
-import { fmtCost, fmtDuration, fmtTime, phaseWords, plural } from "@/lib/format";
+import { fmtCost, fmtDuration, fmtTime, plural } from "@/lib/format";
 import { TimelinePicture } from "@/components/timeline-picture";
-import { ForkButton } from "./fork-button";
-import { PayloadInspector } from "./payload-inspector";
+import { CheckpointRow } from "./checkpoint-row";
 import { CompareForm } from "./compare-form";
-import { parseApprovalId } from "@/lib/runner/ids";
 import { keys } from "@/lib/runner/keys";
-
-type Checkpoint = Awaited<ReturnType<typeof timelinePage>>["checkpoints"][number];
-
-// The time of day to the millisecond (checkpoints are often a few ms apart); the date is said once above.
-const clock = (ms: number) => new Date(ms).toISOString().slice(11, 23);
-
-/** Why a checkpoint is there, where its phase alone does not say: which call a pause waits for, a repeat. */
-function note(c: Checkpoint, prev: Checkpoint | undefined): string | null {
-  const payload = (c.payload ?? {}) as { approval_id?: unknown; waiting_for?: unknown };
-  const call = typeof payload.approval_id === "string" ? (parseApprovalId(payload.approval_id)?.toolCallId ?? null) : null;
-  const what = payload.waiting_for === "approval" || !payload.waiting_for ? "a decision" : `an ${String(payload.waiting_for)}`;
-  if (c.phase === "paused" && prev?.phase === "paused")
-    return `Paused again: one checkpoint is written per call that waits${call ? `; this one is for ${call}` : ""}.`;
-  if (c.phase === "paused") return call ? `Waits for ${what} on ${call}.` : null;
-  if (prev?.phase === c.phase) return "The same phase again: the step was re-entered (after a resume or a restart).";
-  return null;
-}
 
 export const dynamic = "force-dynamic";
 
@@ -105,11 +86,19 @@ export default async function TimelinePage({
       {cps.length > 0 && (
         <p className="text-xs text-slate-600 dark:text-slate-400">
           Times are UTC, on {fmtTime(cps[0].timestamp_ms).slice(0, 10)}. Open a checkpoint&apos;s Inspect to see what it saved
-          {operate ? " or to fork a new run from it" : ""}.
+          {/* On a phone the compare radios are in there too. */}
+          {operate ? (
+            <>
+              <span className="md:hidden">, to pick it for a comparison</span> or to fork a new run from it
+            </>
+          ) : (
+            <span className="md:hidden"> or to pick it for a comparison</span>
+          )}
+          .
         </p>
       )}
       <CompareForm cursor={sp.cursor} initial={{ a: sp.a, b: sp.b }}>
-        {/* A header for the columns the rows line up in on a desktop; on a phone each row is stacked. */}
+        {/* A header for the columns the rows line up in on a desktop; on a phone each row is two lines. */}
         <div
           aria-hidden="true"
           className="hidden border-b border-slate-200 px-3 py-2 text-sm font-semibold md:grid md:grid-cols-[3rem_3rem_minmax(0,1fr)_7.5rem_5.5rem_8.5rem_6rem] md:gap-3 dark:border-slate-800"
@@ -123,75 +112,18 @@ export default async function TimelinePage({
           <span>Payload</span>
         </div>
         <ol aria-label="Checkpoints">
-          {cps.map((c, i) => {
-            const prev = i > 0 ? cps[i - 1].timestamp_ms : page.prevTimestampMs;
-            const why = note(c, cps[i - 1]);
-            return (
-              <li
-                key={c.seq}
-                data-testid={`checkpoint-${c.seq}`}
-                className="grid grid-cols-[auto_minmax(0,1fr)] gap-x-3 gap-y-1 border-b border-slate-100 px-3 py-2 text-sm md:grid-cols-[3rem_3rem_minmax(0,1fr)_7.5rem_5.5rem_8.5rem_6rem] md:items-start dark:border-slate-800"
-              >
-                <span className="font-mono font-semibold">
-                  <span className="md:hidden">#</span>
-                  {c.seq}
-                </span>
-                <span className="max-md:col-start-2 max-md:row-start-1 max-md:text-slate-600 max-md:dark:text-slate-400">
-                  <span className="md:hidden">step </span>
-                  {c.step}
-                </span>
-                <div className="col-span-2 md:col-span-1">
-                  <span className="font-medium">{phaseWords(c.phase)}</span>{" "}
-                  <span className="font-mono text-xs text-slate-600 dark:text-slate-400" data-testid="checkpoint-phase">
-                    {c.phase}
-                  </span>
-                  {why && (
-                    <p className="text-xs text-slate-600 dark:text-slate-400" data-testid="checkpoint-note">
-                      {why}
-                    </p>
-                  )}
-                </div>
-                <span className="col-span-2 md:col-span-1">
-                  <time dateTime={new Date(c.timestamp_ms).toISOString()} title={fmtTime(c.timestamp_ms)} className="font-mono text-xs">
-                    {clock(c.timestamp_ms)}
-                  </time>
-                  <span className="ml-2 text-xs text-slate-600 md:hidden dark:text-slate-400">
-                    {prev == null ? "" : `+${fmtDuration(c.timestamp_ms - prev)}`}
-                  </span>
-                </span>
-                <span className="hidden text-xs md:inline">{prev == null ? "—" : `+${fmtDuration(c.timestamp_ms - prev)}`}</span>
-                <span className="col-span-2 flex gap-4 md:col-span-1">
-                  <label className="flex items-center gap-1 text-xs">
-                    <input
-                      type="radio"
-                      name="a"
-                      value={c.seq}
-                      defaultChecked={sp.a === String(c.seq)}
-                      aria-label={`Compare from checkpoint ${c.seq}`}
-                    />
-                    from
-                  </label>
-                  <label className="flex items-center gap-1 text-xs">
-                    <input
-                      type="radio"
-                      name="b"
-                      value={c.seq}
-                      defaultChecked={sp.b === String(c.seq)}
-                      aria-label={`Compare to checkpoint ${c.seq}`}
-                    />
-                    to
-                  </label>
-                </span>
-                <PayloadInspector
-                  runId={runId}
-                  seq={c.seq}
-                  after={i > 0 ? keys.checkpoint(runId, cps[i - 1].step, cps[i - 1].seq, cps[i - 1].phase) : (sp.cursor ?? null)}
-                >
-                  {operate && <ForkButton runId={runId} seq={c.seq} />}
-                </PayloadInspector>
-              </li>
-            );
-          })}
+          {cps.map((c, i) => (
+            <CheckpointRow
+              key={c.seq}
+              c={c}
+              prev={cps[i - 1]}
+              prevMs={i > 0 ? cps[i - 1].timestamp_ms : page.prevTimestampMs}
+              runId={runId}
+              after={i > 0 ? keys.checkpoint(runId, cps[i - 1].step, cps[i - 1].seq, cps[i - 1].phase) : (sp.cursor ?? null)}
+              pick={{ a: sp.a, b: sp.b }}
+              operate={operate}
+            />
+          ))}
         </ol>
       </CompareForm>
       <div className="flex gap-3">

@@ -10,15 +10,18 @@ import type { timelinePageDto } from "@/lib/dto";
 // runtime snapshot each, with the messages) into its HTML twice, as text and as the data React hydrates
 // from, most of a timeline page's weight and render time, for the one or two a reader opens. It is read
 // from the timeline API, the page after the key of the row before it (`after`: none for a run's first).
+// `compare`, shown first when open: the row's compare radios on a phone, where the row has no room for them.
 export function PayloadInspector({
   runId,
   seq,
   after,
+  compare,
   children,
 }: {
   runId: string;
   seq: number;
   after: string | null;
+  compare?: React.ReactNode;
   children?: React.ReactNode;
 }) {
   const [open, setOpen] = useState(false);
@@ -36,8 +39,13 @@ export function PayloadInspector({
     staleTime: Number.POSITIVE_INFINITY,
   });
   return (
-    <details className="col-span-2 min-w-0 md:col-span-1" onToggle={(e) => setOpen(e.currentTarget.open)}>
-      <summary className="cursor-pointer text-xs">Inspect</summary>
+    // The summary sits at the row's right edge (in the Payload column on a desktop; on a phone beside the
+    // row's two lines, a tall target for a thumb) and what it opens takes the row's full width below.
+    <details className="col-span-full min-w-0 open:mt-2" onToggle={(e) => setOpen(e.currentTarget.open)}>
+      <summary className="absolute cursor-pointer text-xs max-md:top-0 max-md:right-0 max-md:w-[4.75rem] max-md:py-4 max-md:pl-3 md:top-2 md:right-3 md:w-24">
+        Inspect
+      </summary>
+      {compare}
       {error ? (
         <ErrorBox title="Cannot show the payload">{error.message}</ErrorBox>
       ) : data === undefined ? (
