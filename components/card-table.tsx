@@ -2,7 +2,8 @@
 // body lay out as blocks, each row as a wrapping line of its cells (a card), the header is left to screen
 // readers, and `.table-cards` (app/globals.css) moves the cells' padding and borders to the card. Chromium
 // and Firefox keep a table's roles when CSS lays it out as blocks, so screen readers still read rows and
-// cells. Server and client components both use it (no state here).
+// cells. Server and client components both use it (no state here). The row's, the label's and the tap
+// target's classes are in app/globals.css (card-row, phone-label, tap).
 import type { ComponentProps, ReactNode } from "react";
 
 /** The card around the table and the table with its header row; the rows (CardRow) are its children. */
@@ -26,9 +27,7 @@ export function CardTable({ label, head, children }: { label: string; head: Reac
 export function CardRow({ lead = false, className = "", ...props }: ComponentProps<"tr"> & { lead?: boolean }) {
   return (
     <tr
-      className={`max-sm:flex max-sm:flex-wrap max-sm:items-baseline max-sm:gap-x-3 max-sm:gap-y-1 max-sm:border-b max-sm:border-slate-200 max-sm:p-3 max-sm:dark:border-slate-800 ${
-        lead ? "max-sm:before:basis-full" : ""
-      } ${className}`}
+      className={`card-row ${lead ? "card-row-lead" : ""} ${className}`}
       {...props}
     />
   );
@@ -41,9 +40,9 @@ export const LEAD = ["max-sm:-order-3", "max-sm:-order-2", "max-sm:-order-1"] as
  * A link in a card's line of text, on a phone a target a finger hits (40 px tall) that does not make the
  * line taller: the negative margins give back what the height adds.
  */
-export const TAP = "max-sm:inline-flex max-sm:min-h-10 max-sm:items-center max-sm:-my-2.5";
+export const TAP = "tap";
 
 /** Only on a phone: what a cell is, since the table's header is not shown there. */
 export const PhoneLabel = ({ children, className = "" }: { children: string; className?: string }) => (
-  <span className={`font-sans text-slate-600 sm:hidden dark:text-slate-400 ${className}`}>{children} </span>
+  <span className={`phone-label ${className}`}>{children} </span>
 );
