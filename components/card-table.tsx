@@ -25,12 +25,7 @@ export function CardTable({ label, head, children }: { label: string; head: Reac
  * line of their own under them (an empty ::before, ordered after the lead cells, takes a whole line).
  */
 export function CardRow({ lead = false, className = "", ...props }: ComponentProps<"tr"> & { lead?: boolean }) {
-  return (
-    <tr
-      className={`card-row ${lead ? "card-row-lead" : ""} ${className}`}
-      {...props}
-    />
-  );
+  return <tr className={`card-row ${lead ? "card-row-lead" : ""} ${className}`} {...props} />;
 }
 
 /** On a phone, the order of a row's identifying cells: LEAD[0] first, then LEAD[1], LEAD[2]; desktop keeps the columns. */
