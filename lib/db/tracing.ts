@@ -13,7 +13,7 @@ import type { SqlDriverAdapter, SqlMigrationAwareDriverAdapterFactory, SqlQuery,
 import type { Prisma } from "../generated/sqlite/client.ts";
 import { DB, ERROR_TYPE } from "../telemetry/conventions.ts";
 import { tracer } from "../telemetry/sdk.ts";
-import { segmentTally, type StatementTally } from "../telemetry/segments.ts";
+import { segmentTally, type StatementCount } from "../telemetry/segments.ts";
 import type { Driver } from "./driver.ts";
 
 type System = "sqlite" | "postgresql";
@@ -24,7 +24,7 @@ type System = "sqlite" | "postgresql";
 function statementSpan<T>(system: System, sql: string, fn: () => Promise<T>): Promise<T> {
   const parent = context.active();
   const tally = segmentTally(parent);
-  if (tally) return tallied(tally, writesRecords(sql), fn);
+  if (tally) return tallied(writesRecords(sql) ? tally.writes : tally.others, fn);
   if (!trace.getSpan(parent)?.isRecording()) return fn();
   const op = operationOf(sql);
   const attributes: Attributes = {
@@ -54,13 +54,11 @@ function statementSpan<T>(system: System, sql: string, fn: () => Promise<T>): Pr
   );
 }
 
-function tallied<T>(tally: StatementTally, write: boolean, fn: () => Promise<T>): Promise<T> {
+function tallied<T>(count: StatementCount, fn: () => Promise<T>): Promise<T> {
   const t0 = performance.now();
-  if (write) tally.writes++;
-  else tally.statements++;
+  count.n++;
   const add = () => {
-    if (write) tally.writeMs += performance.now() - t0;
-    else tally.ms += performance.now() - t0;
+    count.ms += performance.now() - t0;
   };
   const pending = fn();
   pending.then(add, add);

@@ -26,7 +26,8 @@ export type SegmentStart = {
 };
 
 /** A segment's own statements (lib/db/tracing.ts): counted with their time, the writes of records apart. */
-export type StatementTally = { statements: number; ms: number; writes: number; writeMs: number };
+export type StatementTally = { writes: StatementCount; others: StatementCount };
+export type StatementCount = { n: number; ms: number };
 const TALLY = createContextKey("afk.segment.statements");
 
 /** The tally of the run segment ctx is in (undefined outside one, and in a tool's execution). */
@@ -73,7 +74,7 @@ export class RunSegments {
       });
     }
     this.open.get(s.runId)?.span.end();
-    const tally = { statements: 0, ms: 0, writes: 0, writeMs: 0 };
+    const tally = { writes: { n: 0, ms: 0 }, others: { n: 0, ms: 0 } };
     this.open.set(s.runId, { span, tally });
     return trace.setSpan(parentCtx, span).setValue(TALLY, tally);
   }
@@ -102,10 +103,10 @@ export class RunSegments {
     const { span, tally } = open;
     const ms = (x: number) => Math.round(x * 1000) / 1000;
     span.setAttributes({
-      [AFK.untracedStatements]: tally.statements,
-      [AFK.untracedMs]: ms(tally.ms),
-      [AFK.recordWrites]: tally.writes,
-      [AFK.recordWriteMs]: ms(tally.writeMs),
+      [AFK.untracedStatements]: tally.others.n,
+      [AFK.untracedMs]: ms(tally.others.ms),
+      [AFK.recordWrites]: tally.writes.n,
+      [AFK.recordWriteMs]: ms(tally.writes.ms),
     });
     endWith(span, outcome);
     return JSON.stringify({ segment: traceparentOf(span.spanContext()) });
