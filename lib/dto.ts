@@ -4,9 +4,10 @@
 // returns plain JSON: ISO dates, plain numbers, no lease internals, no raw Prisma rows.
 // A raw Run row cannot be serialized at all (its lease deadline is a BigInt), which is why nothing else
 // may put one into a response.
-// Why this is one file: the shapes nest (a run page holds runs, approvals, messages and errors) and are
-// registered in one registry; split by page, each part would import the others and the one owner of
-// response shapes would become five.
+// Why this is one file (over 400 lines): the console's shapes nest (a run page holds runs, approvals,
+// messages and errors) and are registered in one registry; split by page, each part would import the others
+// and the one owner of response shapes would become five. The runtime protocol's shapes nest with none of
+// them and are answered to another caller (an external runtime): they are in lib/dto-protocol.ts.
 import { z } from "zod";
 import type { Run } from "./db/runs.ts";
 import { storedGroups } from "./services/schemas.ts";
@@ -15,12 +16,13 @@ import { APPROVAL_KINDS, approvalRecordSchema, messageSchema, toolExecutionSchem
 
 /** Every response shape by the name the OpenAPI document gives it. */
 export const apiSchemas = z.registry<{ id: string }>();
-const named = <T extends z.ZodType>(id: string, schema: T): T => {
+/** Registers a shape under the name the OpenAPI document gives it (lib/dto-protocol.ts registers its own too). */
+export const named = <T extends z.ZodType>(id: string, schema: T): T => {
   apiSchemas.add(schema, { id });
   return schema;
 };
 
-const iso = z.string().describe("ISO 8601 time");
+export const iso = z.string().describe("ISO 8601 time");
 const isoOrNull = iso.nullable();
 const toIso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 
@@ -75,7 +77,7 @@ function parseObject<T>(text: string | null): Record<string, T> {
   }
 }
 
-const externalOf = (r: RunRowLike): RunDto["external"] =>
+export const externalOf = (r: RunRowLike): RunDto["external"] =>
   r.runtimeTokenId && r.externalId
     ? {
         framework: r.framework ?? "",
@@ -588,102 +590,6 @@ export const healthDto = named(
     }),
     z.object({ ok: z.literal(false), database: z.enum(["sqlite", "postgresql"]), error: z.string() }),
   ]),
-);
-
-// ---- The runtime protocol (v1): what an external runtime is answered ----
-
-export const runtimeRunDto = named(
-  "RuntimeRun",
-  z.object({
-    id: z.string().describe("The console's run id (the run page is /runs/{id})"),
-    externalId: z.string(),
-    framework: z.string(),
-    agent: z.string(),
-    state: z.string(),
-    actsFor: z.string().nullable(),
-    labels: z.record(z.string(), z.string()),
-    metadata: z.record(z.string(), z.unknown()),
-    created: z.boolean().describe("false: this runtime had registered the run already (a retry or a restart)"),
-  }),
-);
-export type RuntimeRunDto = z.infer<typeof runtimeRunDto>;
-export const toRuntimeRunDto = (r: RunRowLike, created: boolean): RuntimeRunDto => {
-  const ext = externalOf(r);
-  return {
-    id: r.id,
-    externalId: ext?.externalId ?? "",
-    framework: ext?.framework ?? "",
-    agent: r.agentName,
-    state: r.state,
-    actsFor: r.submittedByEmail,
-    labels: ext?.labels ?? {},
-    metadata: ext?.metadata ?? {},
-    created,
-  };
-};
-
-export const parkedInterruptsDto = named(
-  "ParkedInterrupts",
-  z.object({
-    runId: z.string(),
-    state: z.string(),
-    interrupts: z.array(
-      z.object({
-        interruptId: z.string(),
-        approvalId: z.string(),
-        batchId: z.string().nullable(),
-        status: z.string(),
-        created: z.boolean().describe("false: parked before under this id (returned as it stands)"),
-      }),
-    ),
-  }),
-);
-export type ParkedInterruptsDto = z.infer<typeof parkedInterruptsDto>;
-
-export const RUNTIME_DECISION_TYPES = ["approve", "edit", "reject", "respond", "expire"] as const;
-export const runtimeDecisionDto = named(
-  "RuntimeDecision",
-  z.object({
-    approvalId: z.string(),
-    interruptId: z.string(),
-    batchId: z.string().nullable(),
-    kind: z.enum(APPROVAL_KINDS),
-    decision: z
-      .enum(RUNTIME_DECISION_TYPES)
-      .describe("edit: approved with edited arguments (args); expire: nobody decided in time or the run ended"),
-    args: z.record(z.string(), z.unknown()).nullable().describe("approve and edit: exactly the arguments to execute"),
-    message: z.string().nullable().describe("reject: why; respond: the answer in the tool's place; expire: why"),
-    answer: z.record(z.string(), z.unknown()).nullable().describe("respond on a question with a response schema"),
-    decidedBy: z.array(z.string()),
-    decidedAt: iso,
-    claimedAt: isoOrNull,
-    cursor: z.string().describe("The position after this decision (a later ?cursor= starts after it)"),
-  }),
-);
-export type RuntimeDecisionDto = z.infer<typeof runtimeDecisionDto>;
-
-export const runtimeDecisionsDto = named(
-  "RuntimeDecisions",
-  z.object({
-    runId: z.string(),
-    state: z.string(),
-    pending: z.number().int().describe("Interrupts still waiting for a decision"),
-    decisions: z.array(runtimeDecisionDto),
-    nextCursor: z.string().nullable().describe("Where the next call starts (the cursor sent, when nothing was decided since)"),
-  }),
-);
-export type RuntimeDecisionsDto = z.infer<typeof runtimeDecisionsDto>;
-
-export const claimedDecisionDto = named("ClaimedDecision", z.object({ decision: runtimeDecisionDto }));
-
-export const runtimeReportDto = named(
-  "RuntimeReport",
-  z.object({
-    runId: z.string(),
-    state: z.string(),
-    accepted: z.number().int().describe("Events recorded (a retried event with the same id is recorded once)"),
-    closed: z.number().int().describe("Pending interrupts a terminal state closed (expired)"),
-  }),
 );
 
 // The probes (lib/ops/probes.ts): liveness checks nothing but the process; readiness says what is not ready.

@@ -1,7 +1,7 @@
 // The runtime protocol's part of the OpenAPI document (lib/openapi.ts): its operations, under one tag, with
-// request bodies from lib/services/schemas.ts and responses from lib/dto.ts.
+// request bodies and responses from lib/dto-protocol.ts (importing it registers the responses in apiSchemas).
 import type { z } from "zod";
-import { interruptBatchSchema, runtimeEventsSchema, runtimeRunSchema } from "./services/schemas.ts";
+import { interruptBatchSchema, runtimeEventsSchema, runtimeRunSchema } from "./dto-protocol.ts";
 
 export const RUNTIME = "Runtime protocol";
 const interruptId = {

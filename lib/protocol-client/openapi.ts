@@ -145,6 +145,13 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        Error: {
+            error: string;
+            field?: string;
+            message?: string;
+            key?: string | null;
+            current?: unknown;
+        };
         RuntimeRun: {
             /** @description The console's run id (the run page is /runs/{id}) */
             id: string;
@@ -221,13 +228,6 @@ export interface components {
             accepted: number;
             /** @description Pending interrupts a terminal state closed (expired) */
             closed: number;
-        };
-        Error: {
-            error: string;
-            field?: string;
-            message?: string;
-            key?: string | null;
-            current?: unknown;
         };
     };
     responses: never;

@@ -13,7 +13,7 @@ import { parseOr400 } from "../validation.ts";
 import type { RunRow } from "./access.ts";
 import { onRun } from "./run-view.ts";
 import { type Ctx, type RuntimeCaller, auditActor, caller, ownRun } from "./runtime-protocol.ts";
-import { runtimeEventsSchema } from "./schemas.ts";
+import { runtimeEventsSchema } from "../dto-protocol.ts";
 
 /**
  * What the runtime reports: messages and tool results (the run page's conversation), phases and states.

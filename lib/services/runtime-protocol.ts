@@ -33,7 +33,15 @@ import {
   updateExternalRunLabels,
 } from "../db/runtime.ts";
 import { PrismaStore } from "../db/store.ts";
-import { type ParkedInterruptsDto, type RuntimeDecisionsDto, toRuntimeRunDto } from "../dto.ts";
+import {
+  decisionsQuerySchema,
+  type InterruptInput,
+  interruptBatchSchema,
+  type ParkedInterruptsDto,
+  type RuntimeDecisionsDto,
+  runtimeRunSchema,
+  toRuntimeRunDto,
+} from "../dto-protocol.ts";
 import { log } from "../log.ts";
 import { type ApprovalRecord, argsHash, createApprovalRequest, type ExternalDecision, listApprovals, isTerminal } from "../runner/index.ts";
 import { parseOr400 } from "../validation.ts";
@@ -41,7 +49,6 @@ import { notifyPaused } from "../webhooks/pause.ts";
 import type { RunRow } from "./access.ts";
 import { onRun } from "./run-view.ts";
 import { decisionsAfter, decodeDecisionCursor, toRuntimeDecision } from "./runtime-view.ts";
-import { decisionsQuerySchema, type InterruptInput, interruptBatchSchema, runtimeRunSchema } from "./schemas.ts";
 
 /** Who calls the protocol: a runtime token (never a person). */
 export type RuntimeCaller = { tokenId: string; name: string };

@@ -4,12 +4,12 @@
 // timeline (reports, interrupts, decisions and claims) in the rows the console's own runs use.
 import "server-only";
 import type { z } from "zod";
-import type { ConversationView, DiffDto, RuntimeDecisionDto, SnapshotSummary, checkpointDto } from "../dto.ts";
+import type { ConversationView, DiffDto, SnapshotSummary, checkpointDto } from "../dto.ts";
+import { type RuntimeDecisionDto, type RuntimeEventInput, runtimeEventSchema } from "../dto-protocol.ts";
 import type { RunRow } from "./access.ts";
 import { type ApprovalRecord, type Message, type ToolExecution, argsHash, isTerminal } from "../runner/index.ts";
 import type { RuntimeEventRow } from "../db/runtime.ts";
 import { ValidationError } from "../auth/errors.ts";
-import { type RuntimeEventInput, runtimeEventSchema } from "./schemas.ts";
 
 // ---- Decisions ----
 

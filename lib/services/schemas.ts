@@ -1,8 +1,8 @@
 // Request bodies and query strings: every service parses its input with these (and lib/openapi.ts documents
-// them). No server-only imports: the browser's forms may share them.
+// them); the runtime protocol's are in lib/dto-protocol.ts. No server-only imports: the browser's forms may
+// share them.
 import { z } from "zod";
 import { roleSchema, tokenRoleSchema } from "../auth/roles.ts";
-import { EXTERNAL_DECISIONS } from "../runner/external.ts";
 import { RUN_STATES } from "../runner/state.ts";
 import { dateParam, intParam } from "../validation.ts";
 
@@ -120,132 +120,6 @@ export const newTokenSchema = z
     message: "A runtime token acts as no user (each run it registers names the user it acts for)",
     path: ["userId"],
   });
-
-// ---- The runtime protocol (v1): what an external agent runtime sends ----
-
-// A runtime's own ids (run, interrupt, event, batch): visible ASCII without slashes, so they sit in a path.
-const runtimeId = (what: string) =>
-  z.string().regex(/^[\x21-\x2e\x30-\x7e]{1,200}$/, `${what} is 1-200 visible ASCII characters, no slash`);
-const objectOf = z.record(z.string(), z.unknown());
-
-export const runtimeRunSchema = z.strictObject({
-  /** The runtime's own id of the run: registering it again returns the same run. */
-  externalId: runtimeId("externalId"),
-  framework: z.string().trim().min(1).max(60),
-  agent: z.string().trim().min(1).max(100),
-  /** The email of the user the runtime acts for: the run's submitter (they may not decide its interrupts). */
-  actsFor: z
-    .email()
-    .max(200)
-    .transform((s) => s.toLowerCase())
-    .optional(),
-  input: z.unknown().optional(),
-  labels: z
-    .record(z.string().max(60), z.string().max(200))
-    .refine((l) => Object.keys(l).length <= 20, "At most 20 labels")
-    .optional(),
-  metadata: objectOf.optional(),
-});
-
-// MCP elicitation's requested schema: a flat object of strings, numbers, integers, booleans (and enums).
-const flatResponseSchema = z
-  .object({
-    type: z.literal("object"),
-    properties: z.record(z.string(), z.object({ type: z.enum(["string", "number", "integer", "boolean"]) }).catchall(z.unknown())),
-    required: z.array(z.string()).optional(),
-  })
-  .catchall(z.unknown());
-
-export const interruptSchema = z
-  .strictObject({
-    /** The runtime's own id (a tool call id, an interrupt id): parking it again returns the same interrupt. */
-    id: runtimeId("id"),
-    kind: z.enum(["tool", "question"]).default("tool"),
-    /** What the agent wants to do: a tool call (a question has none). */
-    action: z
-      .strictObject({ name: z.string().trim().min(1).max(200), args: objectOf.default({}), callId: z.string().max(200).optional() })
-      .optional(),
-    /** Why it asks (a tool call), or the question itself. */
-    message: z.string().max(4000).optional(),
-    /** The decisions the runtime can apply (default: approve, edit, reject for a tool; respond, reject for a question). */
-    decisions: z.array(z.enum(EXTERNAL_DECISIONS)).min(1).max(4).optional(),
-    argsSchema: objectOf.optional(),
-    responseSchema: flatResponseSchema.optional(),
-    groups: groupsSchema.optional(),
-    quorum: z.number().int().min(1).max(10).default(1),
-    /** Seconds until the deadline; what expiry means is onExpiry (a question always expires unanswered). */
-    timeoutS: z
-      .number()
-      .int()
-      .min(1)
-      .max(365 * 86400)
-      .optional(),
-    onExpiry: z.enum(["deny", "allow"]).default("deny"),
-    metadata: objectOf.optional(),
-  })
-  .refine((i) => i.kind === "question" || i.action !== undefined, { message: "A tool interrupt names its action", path: ["action"] })
-  .refine((i) => i.kind === "question" || i.responseSchema === undefined, {
-    message: "Only a question has a response schema",
-    path: ["responseSchema"],
-  })
-  .refine((i) => i.kind !== "question" || !!i.message?.trim(), { message: "A question says what it asks", path: ["message"] })
-  .refine((i) => i.kind !== "question" || !i.decisions?.some((d) => d === "approve" || d === "edit"), {
-    message: "A question is answered (respond) or declined (reject)",
-    path: ["decisions"],
-  });
-export type InterruptInput = z.infer<typeof interruptSchema>;
-
-export const interruptBatchSchema = z.strictObject({
-  /** The step's batch: the calls the runtime asked about together (default: this request is one batch). */
-  batchId: runtimeId("batchId").optional(),
-  interrupts: z.array(interruptSchema).min(1).max(100),
-});
-
-const eventId = runtimeId("id").optional();
-export const runtimeEventSchema = z.discriminatedUnion("type", [
-  z.strictObject({
-    type: z.literal("message"),
-    id: eventId,
-    role: z.enum(["system", "user", "assistant"]),
-    content: z.string().max(100_000),
-    toolCalls: z
-      .array(z.strictObject({ id: z.string().min(1).max(200), name: z.string().min(1).max(200), args: objectOf.default({}) }))
-      .max(100)
-      .optional(),
-  }),
-  z.strictObject({
-    type: z.literal("tool_result"),
-    id: eventId,
-    callId: z.string().min(1).max(200),
-    name: z.string().min(1).max(200),
-    output: z.unknown(),
-    success: z.boolean().default(true),
-    error: z.string().max(4000).optional(),
-    latencyMs: z.number().nonnegative().optional(),
-  }),
-  z.strictObject({
-    type: z.literal("phase"),
-    id: eventId,
-    phase: z.string().trim().min(1).max(60),
-    step: z.number().int().min(0).optional(),
-  }),
-  // A terminal state closes whatever is still pending.
-  z.strictObject({
-    type: z.literal("state"),
-    id: eventId,
-    state: z.enum(["running", "completed", "failed", "cancelled"]),
-    error: z.string().max(4000).optional(),
-  }),
-]);
-export type RuntimeEventInput = z.infer<typeof runtimeEventSchema>;
-export const runtimeEventsSchema = z.strictObject({ events: z.array(runtimeEventSchema).min(1).max(500) });
-
-export const decisionsQuerySchema = z.strictObject({
-  /** nextCursor of an earlier answer: decisions taken after it. */
-  cursor: z.string().max(400).optional(),
-  /** Hold the request up to this many seconds until a decision comes (under common 60 s client timeouts). */
-  wait: intParam(0, 50).optional(),
-});
 
 // ---- Audit log ----
 

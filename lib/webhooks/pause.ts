@@ -7,7 +7,7 @@ import type { Db } from "../db/client.ts";
 import { getRunRow } from "../db/runs.ts";
 import { createWebhookDelivery, recordDeliveryAttempt } from "../db/webhooks.ts";
 import { log } from "../log.ts";
-import type { RuntimeDecisionDto } from "../dto.ts";
+import type { RuntimeDecisionDto } from "../dto-protocol.ts";
 
 export type WebhookConfig = { url: string; secret: string; baseUrl: string; attempts?: number; baseDelayMs?: number; timeoutMs?: number };
 
