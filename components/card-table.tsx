@@ -41,3 +41,16 @@ export const TAP = "tap";
 export const PhoneLabel = ({ children, className = "" }: { children: string; className?: string }) => (
   <span className={`phone-label ${className}`}>{children} </span>
 );
+
+/**
+ * A cell that says on a phone what it is (its PhoneLabel before the value) in the cards' small text; the
+ * other props go to the `td` (a title, more classes).
+ */
+export function LabelledCell({ label, className = "", children, ...props }: ComponentProps<"td"> & { label: string }) {
+  return (
+    <td className={className ? `max-sm:text-xs ${className}` : "max-sm:text-xs"} {...props}>
+      <PhoneLabel>{label}</PhoneLabel>
+      {children}
+    </td>
+  );
+}

@@ -4,7 +4,7 @@
 // nothing scrolls sideways.
 import Link from "next/link";
 import { Fragment, useState } from "react";
-import { CardRow, CardTable, PhoneLabel } from "@/components/card-table";
+import { CardRow, CardTable, LabelledCell } from "@/components/card-table";
 import type { InboxItemDto } from "@/lib/dto";
 import { fmtDuration, fmtTime } from "@/lib/format";
 import { approvalAnchor } from "@/lib/runner/ids";
@@ -114,8 +114,7 @@ export function InboxList(p: InboxListProps) {
                 )}
               </td>
               <td className={`whitespace-pre-wrap break-words max-sm:basis-full sm:min-w-56 sm:max-w-xs`}>{a.summary}</td>
-              <td className={`max-sm:text-xs`}>
-                <PhoneLabel>Run</PhoneLabel>
+              <LabelledCell label="Run">
                 <Link
                   className="font-mono text-indigo-700 underline dark:text-indigo-300"
                   href={`/runs/${encodeURIComponent(a.runId)}#${approvalAnchor(a.id)}`}
@@ -123,15 +122,13 @@ export function InboxList(p: InboxListProps) {
                   {a.runId.slice(0, 8)}
                 </Link>
                 <span className="block text-xs text-slate-600 max-sm:inline dark:text-slate-400"> by {a.requestedBy ?? "—"}</span>
-              </td>
-              <td className={`whitespace-nowrap max-sm:text-xs`} title={fmtTime(a.requestedAtMs)}>
-                <PhoneLabel>Waiting</PhoneLabel>
+              </LabelledCell>
+              <LabelledCell label="Waiting" className="whitespace-nowrap" title={fmtTime(a.requestedAtMs)}>
                 {fmtDuration(p.now - a.requestedAtMs)}
-              </td>
-              <td className={`whitespace-nowrap max-sm:text-xs`} title={a.deadlineMs ? fmtTime(a.deadlineMs) : undefined}>
-                <PhoneLabel>Deadline</PhoneLabel>
+              </LabelledCell>
+              <LabelledCell label="Deadline" className="whitespace-nowrap" title={a.deadlineMs ? fmtTime(a.deadlineMs) : undefined}>
                 {a.deadlineMs ? fmtDeadline(a.deadlineMs) : "none"}
-              </td>
+              </LabelledCell>
               <td className={`whitespace-nowrap max-sm:text-xs ${a.quorum > 1 || a.approvals ? "" : "max-sm:hidden"}`}>
                 {a.quorum > 1 ? `${a.approvals} of ${a.quorum} approvals` : a.approvals ? "1 of 1" : "—"}
                 {a.decidedByMe ? <span className="block text-xs text-slate-600 dark:text-slate-400">you approved</span> : null}

@@ -8,7 +8,7 @@ import { agentCatalog } from "@/lib/services/catalog";
 import { listRuns } from "@/lib/services/run-view";
 import { queryObject } from "@/lib/services/schemas";
 import { RUN_STATES } from "@/lib/runner";
-import { CardRow, CardTable, LEAD, PhoneLabel, TAP } from "@/components/card-table";
+import { CardRow, CardTable, LabelledCell, LEAD, TAP } from "@/components/card-table";
 import { Empty, ErrorBox, StateBadge } from "@/components/ui";
 import { fmtCost, fmtTime } from "@/lib/format";
 
@@ -136,26 +136,13 @@ export default async function RunsPage({ searchParams }: { searchParams: SP }) {
               <td className={LEAD[1]}>
                 <StateBadge state={r.state} />
               </td>
-              <td className="max-sm:text-xs">
-                <PhoneLabel>Step</PhoneLabel>
-                {r.step}
-              </td>
-              <td className="max-sm:text-xs max-sm:break-all">
-                <PhoneLabel>by</PhoneLabel>
+              <LabelledCell label="Step">{r.step}</LabelledCell>
+              <LabelledCell label="by" className="max-sm:break-all">
                 {r.submittedByEmail ?? "—"}
-              </td>
-              <td className="max-sm:text-xs">
-                <PhoneLabel>Started</PhoneLabel>
-                {fmtTime(r.createdAt)}
-              </td>
-              <td className="max-sm:text-xs">
-                <PhoneLabel>Tokens</PhoneLabel>
-                {r.totalTokens}
-              </td>
-              <td className="max-sm:text-xs">
-                <PhoneLabel>Cost</PhoneLabel>
-                {fmtCost(r.costUsd)}
-              </td>
+              </LabelledCell>
+              <LabelledCell label="Started">{fmtTime(r.createdAt)}</LabelledCell>
+              <LabelledCell label="Tokens">{r.totalTokens}</LabelledCell>
+              <LabelledCell label="Cost">{fmtCost(r.costUsd)}</LabelledCell>
             </CardRow>
           ))}
         </CardTable>

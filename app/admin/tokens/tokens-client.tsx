@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { TOKEN_ROLES } from "@/lib/auth/roles";
 import { api, fromAction } from "@/components/api";
 import { createTokenAction, revokeTokenAction } from "./actions";
-import { CardRow, CardTable, LEAD, PhoneLabel } from "@/components/card-table";
+import { CardRow, CardTable, LabelledCell, LEAD } from "@/components/card-table";
 import { Empty } from "@/components/ui";
 import { fmtTime } from "@/lib/format";
 import type { TokenView } from "@/lib/dto";
@@ -136,26 +136,15 @@ export function TokensClient({ initial, users }: { initial: Token[]; users: User
           {data.map((t) => (
             <CardRow key={t.id} lead data-testid={`token-${t.name}`}>
               <td className={`${LEAD[0]} max-sm:break-all max-sm:font-semibold`}>{t.name}</td>
-              <td className="max-sm:text-xs">
-                <PhoneLabel>Role</PhoneLabel>
-                {t.role}
-              </td>
-              <td className="max-sm:break-all max-sm:text-xs">
-                <PhoneLabel>Acts as</PhoneLabel>
+              <LabelledCell label="Role">{t.role}</LabelledCell>
+              <LabelledCell label="Acts as" className="max-sm:break-all">
                 {emailOf(t.userId)}
-              </td>
-              <td className="font-mono max-sm:text-xs">
-                <PhoneLabel>Token</PhoneLabel>
+              </LabelledCell>
+              <LabelledCell label="Token" className="font-mono">
                 {t.prefix}…
-              </td>
-              <td className="max-sm:text-xs">
-                <PhoneLabel>Created</PhoneLabel>
-                {fmtTime(t.createdAt)}
-              </td>
-              <td className="max-sm:text-xs">
-                <PhoneLabel>Last used</PhoneLabel>
-                {fmtTime(t.lastUsedAt)}
-              </td>
+              </LabelledCell>
+              <LabelledCell label="Created">{fmtTime(t.createdAt)}</LabelledCell>
+              <LabelledCell label="Last used">{fmtTime(t.lastUsedAt)}</LabelledCell>
               <td className={`${LEAD[1]} max-sm:text-xs`}>
                 {t.revokedAt ? (
                   <span className="text-rose-700 dark:text-rose-400">revoked</span>
