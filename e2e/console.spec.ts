@@ -6,7 +6,7 @@ import Database from "better-sqlite3";
 import { type Browser, type Page, expect, test } from "@playwright/test";
 import { keys } from "../lib/runner/keys";
 import { toolIdempotencyKey } from "../lib/runner/tools";
-import { signInAs, startFromForm } from "./helpers";
+import { signInAs, startFromForm, wholePageShot } from "./helpers";
 
 const shots = path.resolve("public/screenshots");
 mkdirSync(shots, { recursive: true });
@@ -90,7 +90,7 @@ test("refund-desk: submitter starts from the form, reviewer edits and approves, 
   await expect(diff.locator('tr[data-changed="true"]', { hasText: "messages" })).toBeVisible();
   await expect(diff.locator("tr").filter({ has: operator.locator("td", { hasText: /^state$/ }) })).toContainText("completed");
   await expect(diff.getByRole("list", { name: "Messages added" })).toContainText("Refunded 60.00");
-  await operator.screenshot({ path: path.join(shots, "timeline.png"), fullPage: true });
+  await wholePageShot(operator, path.join(shots, "timeline.png"));
 
   // Dark mode is the same page under prefers-color-scheme: dark.
   await operator.emulateMedia({ colorScheme: "dark" });

@@ -31,6 +31,19 @@ export async function startFromForm(page: Page, agent: string, fields: Record<st
 }
 
 /** A signed-in API client (next-auth's credentials callback, as the login form calls it): no page to load. */
+/**
+ * A screenshot of the whole page as it reads scrolled to its end (the README's pictures): the viewport is
+ * made as tall as the page first, so a sticky bar (the timeline's Compare bar) sits under its list instead
+ * of over the row where the first screen ended, as a full-page screenshot of a 900 px viewport draws it.
+ */
+export async function wholePageShot(page: Page, file: string): Promise<void> {
+  const viewport = page.viewportSize();
+  if (!viewport) throw new Error("wholePageShot needs a page with a fixed viewport");
+  await page.setViewportSize({ width: viewport.width, height: await page.evaluate(() => document.documentElement.scrollHeight) });
+  await page.screenshot({ path: file });
+  await page.setViewportSize(viewport);
+}
+
 export async function apiSession(baseURL: string, role: Role): Promise<APIRequestContext> {
   const api = await request.newContext({ baseURL });
   const { csrfToken } = await (await api.get("/api/auth/csrf", { timeout: 300_000 })).json();

@@ -5,7 +5,7 @@
 import path from "node:path";
 import { type Browser, type Page, expect, test } from "@playwright/test";
 import { approvalId } from "../../lib/runner/ids";
-import { signInAs } from "../helpers";
+import { signInAs, wholePageShot } from "../helpers";
 
 const shots = path.resolve(import.meta.dirname, "../../public/screenshots");
 
@@ -73,7 +73,7 @@ test("a paused run's timeline: the pause is a broken axis and the model calls ne
     }
     await expect(picture.getByTestId("span-paused").locator("title")).toHaveText(/^paused step 2: \d+\.\d s$/);
     await expect(picture.getByTestId("span-tools")).not.toHaveCount(0);
-    await page.screenshot({ path: path.join(shots, width === 1280 ? "timeline-paused.png" : "timeline-paused-phone.png"), fullPage: true });
+    await wholePageShot(page, path.join(shots, width === 1280 ? "timeline-paused.png" : "timeline-paused-phone.png"));
   }
   expect(errors).toEqual([]);
 });
