@@ -1,10 +1,12 @@
-// The CLI as a user runs it: the real process (scripts/afk.ts under tsx) on a scratch database, acting as a
-// named user through the services. A run it starts has its Run row and audit entries; a run another worker
-// holds cannot be resumed from it (409, nothing written); --json parses; an error is one line, exit ≠ 0.
+// The CLI as a user runs it: the real process (scripts/afk.ts, compiled to one file for this test file by
+// tests/helpers/bundled-entry.ts) on a scratch database, acting as a named user through the services. A run
+// it starts has its Run row and audit entries; a run another worker holds cannot be resumed from it (409,
+// nothing written); --json parses; an error is one line, exit ≠ 0.
 // On PostgreSQL the CLI only enqueues: a worker (here, in this process) executes the run.
 import { execFile } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { bundledEntry } from "../helpers/bundled-entry";
 import { freshDatabase, providers, type TestDb } from "../helpers/databases";
 import { claimReserved, reserveRun } from "@/lib/db/runs";
 import { testContext } from "../helpers/context";
@@ -17,11 +19,13 @@ vi.setConfig({ testTimeout: 300_000 });
 const INPUT = JSON.stringify({ order_id: "ORD-12345", amount_cents: 9000, reason: "arrived broken" });
 type Out = { code: number; out: string; err: string };
 
-function afk(url: string, args: string[], env: Record<string, string> = {}): Promise<Out> {
+async function afk(url: string, args: string[], env: Record<string, string> = {}): Promise<Out> {
+  // Pre-bundled, not through tsx's loader: the loader was half of each process's start-up.
+  const entry = await bundledEntry("scripts/afk.ts");
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ["--conditions=react-server", "--import", "tsx", "scripts/afk.ts", ...args],
+      ["--conditions=react-server", entry, ...args],
       // Nothing inherited that would pick the mode: the test says where and as whom.
       { cwd: root, env: { ...process.env, DATABASE_URL: url, AFK_URL: "", AFK_TOKEN: "", AFK_ACTOR: "", ...env }, timeout: 120_000 },
       (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, out: stdout, err: stderr }),

@@ -3,6 +3,7 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bundledEntry } from "../helpers/bundled-entry";
 import { freshDatabase, providers, type TestDb } from "../helpers/databases";
 import { PrismaStore } from "@/lib/db/store";
 import { approvalIdOf, decideApproval, listApprovals, listCheckpoints } from "@/lib/runner";
@@ -11,12 +12,17 @@ import { createRuntime } from "@/lib/runtime";
 const root = path.resolve(import.meta.dirname, "../..");
 const INPUT = JSON.stringify({ order_id: "ORD-12345", amount_cents: 7500, reason: "arrived broken" });
 
+let entry = "";
+beforeAll(async () => {
+  entry = await bundledEntry("tests/helpers/runner-process.ts");
+});
+
 // The runner driven directly in a child process (tests/helpers/runner-process.ts), so that a failpoint's
 // SIGKILL takes the whole process down and the next one starts from what is durable.
 function runnerProcess(url: string, args: string[], failpoint?: string) {
-  // node with tsx's loader, not the tsx CLI: the CLI is a second node process, and its start-up was a
-  // quarter of this file's minutes (it is the longest file of the suite).
-  const r = spawnSync(process.execPath, ["--conditions=react-server", "--import", "tsx", "tests/helpers/runner-process.ts", ...args], {
+  // One node process on a pre-bundled entry (tests/helpers/bundled-entry.ts): this file starts over a
+  // hundred of them and is the longest of the suite; start-up under tsx's loader was half of each one's CPU.
+  const r = spawnSync(process.execPath, ["--conditions=react-server", entry, ...args], {
     cwd: root,
     encoding: "utf8",
     // The demo tools ignore their idempotency key here: every execution writes a row, so the counts below
