@@ -3,20 +3,34 @@
 // card open for editing, a question, a timeline, the inbox with a selection). Zero serious or critical
 // violations; the report names each rule and the elements it found.
 import { AxeBuilder } from "@axe-core/playwright";
-import { type Browser, type Page, expect, test } from "@playwright/test";
+import { type Browser, type BrowserContext, type Page, expect, test } from "@playwright/test";
 import { signInAs, startFromForm } from "./helpers";
+
+// Each role signs in through the form once; its other pages (each colour and width is a context of its own)
+// start from that session's cookies instead of signing in again a dozen times. audit() checks that each
+// page it audits is still signed in as that role.
+const sessions = new Map<string, Awaited<ReturnType<BrowserContext["storageState"]>>>();
+const roles = new WeakMap<Page, string>();
 
 async function as(browser: Browser, role: string | null, opts: { width?: number; dark?: boolean } = {}): Promise<Page> {
   const ctx = await browser.newContext({
     viewport: { width: opts.width ?? 1280, height: 900 },
     colorScheme: opts.dark ? "dark" : "light",
+    storageState: role ? sessions.get(role) : undefined,
   });
   const page = await ctx.newPage();
-  if (role) await signInAs(page, role);
+  if (!role) return page;
+  roles.set(page, role);
+  if (!sessions.has(role)) {
+    await signInAs(page, role);
+    sessions.set(role, await ctx.storageState());
+  }
   return page;
 }
 
 async function audit(page: Page, what: string) {
+  const role = roles.get(page);
+  if (role) await expect(page.getByTestId("whoami"), `${what}: signed in`).toContainText(`${role}@example.com`);
   const { violations } = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
   const bad = violations
     .filter((v) => v.impact === "serious" || v.impact === "critical")
