@@ -11,6 +11,7 @@ export default defineConfig({
   },
   test: {
     include: ["tests/**/*.test.ts", "lib/**/*.test.ts"],
+    globalSetup: ["tests/helpers/db-templates.ts"],
     env: { LOG_LEVEL: "warn" },
     testTimeout: 60_000,
     hookTimeout: 120_000,
