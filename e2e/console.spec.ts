@@ -3,7 +3,7 @@
 import path from "node:path";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import Database from "better-sqlite3";
-import { type Browser, type Page, expect, test } from "@playwright/test";
+import { type Browser, type BrowserContext, type Page, expect, test } from "@playwright/test";
 import { keys } from "../lib/runner/keys";
 import { toolIdempotencyKey } from "../lib/runner/tools";
 import { signInAs, startFromForm, wholePageShot } from "./helpers";
@@ -20,10 +20,20 @@ const sql = <T>(query: string, ...args: unknown[]) => {
   }
 };
 
+// Each role signs in through the form once in this file; its later pages start from that session's cookies
+// (taken right after the sign-in) and open the role's landing page as a sign-in does, signed in as the role.
+const sessions = new Map<string, Awaited<ReturnType<BrowserContext["storageState"]>>>();
+
 async function as(browser: Browser, role: string): Promise<Page> {
-  const ctx = await browser.newContext({ colorScheme: "light", viewport: { width: 1280, height: 900 } });
+  const ctx = await browser.newContext({ colorScheme: "light", viewport: { width: 1280, height: 900 }, storageState: sessions.get(role) });
   const page = await ctx.newPage();
-  await signInAs(page, role);
+  if (sessions.has(role)) {
+    await page.goto("/");
+    await expect(page.getByTestId("whoami")).toContainText(`${role}@example.com`);
+  } else {
+    await signInAs(page, role);
+    sessions.set(role, await ctx.storageState());
+  }
   return page;
 }
 
