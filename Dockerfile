@@ -1,7 +1,8 @@
 # The console's image: built by scripts/bundle.mjs in a build stage; the runtime stage copies only the
 # bundle's folder and runs as the unprivileged `node` user. One image serves the web app (default command),
-# the worker (`node worker.mjs`) and migrations (`node scripts/db.mjs deploy`).
-FROM node:20-bookworm-slim AS build
+# the worker (`node worker.mjs`) and migrations (`node scripts/db.mjs deploy`). Node 24, the current LTS: CI
+# starts the bundle on it (scripts/bundle-node.mjs); Node 20 is past its end of life.
+FROM node:24-bookworm-slim AS build
 WORKDIR /src
 # better-sqlite3 compiles from source when no prebuilt binary fits.
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
@@ -13,7 +14,7 @@ RUN npm ci
 COPY . .
 RUN node scripts/bundle.mjs --out /out
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 # NEXT_MANUAL_SIG_HANDLE: only the console's SIGTERM handler runs (readiness 503, drain, exit 0); Next's
 # own would exit with 143 before the drain.
 ENV NODE_ENV=production PORT=3000 HOSTNAME=0.0.0.0 NEXT_TELEMETRY_DISABLED=1 NEXT_MANUAL_SIG_HANDLE=true

@@ -2,17 +2,20 @@
 // Node, as a deployment would start it — on SQLite (one process) and on PostgreSQL (a web-only instance and
 // a worker). Each is migrated, probed, driven through one approval over HTTP (a refund that waits for a
 // reviewer, approved, completed), scraped, and stopped with SIGTERM; the processes' output must hold no
-// warning. Usage: tsx scripts/bundle-check.ts <bundle dir>   (PostgreSQL when TEST_POSTGRES_URL is set)
+// warning. Usage: tsx scripts/bundle-check.ts <bundle dir>   (PostgreSQL when TEST_POSTGRES_URL is set;
+// BUNDLE_NODE: the node binary that runs the bundle, by default this one — scripts/bundle-node.mjs)
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { otlpReceiver, type ReceivedSpan } from "../tests/helpers/otlp-receiver.ts";
 
 const source = path.resolve(process.argv[2] ?? "dist/afk-console");
 const PASSWORD = "bundle-check-2026";
 const METRICS_TOKEN = "bundle-check-metrics-token";
 const t0 = Date.now();
+const NODE = process.env.BUNDLE_NODE || process.execPath;
 const say = (m: string) => console.log(`bundle-check: ${m} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
 
 function fail(m: string): never {
@@ -35,7 +38,7 @@ type Proc = { name: string; child: ChildProcess; out: string[]; exit: Promise<nu
 const clean = (env: Record<string, string>): NodeJS.ProcessEnv => ({ PATH: process.env.PATH ?? "", NODE_ENV: "production", ...env });
 
 function start(name: string, dir: string, args: string[], env: Record<string, string>): Proc {
-  const child: ChildProcess = spawn(process.execPath, args, { cwd: dir, env: clean(env) });
+  const child: ChildProcess = spawn(NODE, args, { cwd: dir, env: clean(env) });
   const out: string[] = [];
   const take = (b: Buffer) => out.push(...b.toString().split("\n").filter(Boolean));
   child.stdout?.on("data", take);
@@ -45,7 +48,7 @@ function start(name: string, dir: string, args: string[], env: Record<string, st
 }
 
 function runIn(dir: string, args: string[], env: Record<string, string>): string {
-  return execFileSync(process.execPath, args, { cwd: dir, env: clean(env), encoding: "utf8", stdio: "pipe" });
+  return execFileSync(NODE, args, { cwd: dir, env: clean(env), encoding: "utf8", stdio: "pipe" });
 }
 
 async function until<T>(what: string, f: () => Promise<T | undefined | false>, ms = 60_000): Promise<T> {
@@ -87,11 +90,12 @@ async function api<T>(base: string, cookie: string, p: string, init: RequestInit
 
 // A refund of 90.00 waits for a reviewer (its notice to the customer too); both approved and the run
 // resumed, it completes.
-async function approvalThrough(base: string) {
+async function approvalThrough(base: string): Promise<string> {
   const sub = await signIn(base, "submitter@example.com");
   const rev = await signIn(base, "reviewer@example.com");
   const { id } = await api<{ id: string }>(base, sub, "/api/runs", {
     method: "POST",
+    headers: { traceparent: `00-${CALLER.traceId}-${CALLER.spanId}-01` },
     body: JSON.stringify({ agent: "refund-desk", input: { order_id: "ORD-1001", amount_cents: 9000, reason: "Arrived broken" } }),
   });
   type View = { run: { state: string }; approvals: { id: string; status: string; argsHash: string }[] };
@@ -109,6 +113,32 @@ async function approvalThrough(base: string) {
   await api(base, rev, `/api/runs/${id}/resume`, { method: "POST" });
   await until("the run to complete", async () => (await api<View>(base, sub, `/api/runs/${id}`)).run.state === "completed");
   say(`run ${id}: paused with ${paused.approvals.length} approvals, approved, resumed, completed`);
+  return id;
+}
+
+// The caller's span the start request carries (W3C traceparent): the request's trace continues it.
+const CALLER = { traceId: "4bf92f3577b34da6a3ce929d0e0e4736", spanId: "00f067aa0ba902b7" };
+
+// The spans the instances sent (flushed by their SIGTERM): the start request is a SERVER span, "POST
+// /api/runs", the child of the caller's span; the run's first segment and the request's statements are its
+// children; of Next.js's spans only request spans arrive (lib/telemetry/next-spans.ts), and no span's
+// parent is missing.
+const OTLP_SERVER = 2;
+function traced(spans: ReceivedSpan[], runId: string) {
+  const request = spans.find((x) => x.traceId === CALLER.traceId && x.parentSpanId === CALLER.spanId);
+  if (request?.name !== "POST /api/runs" || request.kind !== OTLP_SERVER)
+    fail(`the start request's span: ${JSON.stringify(request && [request.name, request.kind])}, not a SERVER span "POST /api/runs"`);
+  const children = spans.filter((x) => x.parentSpanId === request.spanId);
+  const segment = children.find((x) => x.attributes["afk.run_id"] === runId && x.name.startsWith("invoke_agent "));
+  if (!segment) fail(`no invoke_agent span of run ${runId} under the start request's span`);
+  if (!children.some((x) => x.attributes["db.system.name"])) fail("no database span under the start request's span");
+  const next = spans.filter((x) => x.attributes["next.span_type"] && x.attributes["next.span_type"] !== "BaseServer.handleRequest");
+  if (next.length) fail(`Next.js's inner spans arrived: ${[...new Set(next.map((x) => x.attributes["next.span_type"]))].join(", ")}`);
+  const ids = new Set([...spans.map((x) => x.spanId), CALLER.spanId]);
+  const orphans = spans.filter((x) => x.parentSpanId && !ids.has(x.parentSpanId));
+  if (orphans.length) fail(`spans whose parent never arrived: ${orphans.map((x) => x.name).join(", ")}`);
+  const requests = spans.filter((x) => x.kind === OTLP_SERVER).length;
+  return `${spans.length} spans (${requests} requests), one trace from the start request through the run's segment`;
 }
 
 async function probe(url: string, status: number) {
@@ -140,6 +170,7 @@ function quiet(p: Proc) {
 }
 
 async function check(provider: "sqlite" | "postgresql", databaseUrl: string) {
+  const receiver = await otlpReceiver();
   const dir = mkdtempSync(path.join(os.tmpdir(), `afk-bundle-${provider}-`));
   cpSync(source, dir, { recursive: true });
   const port = await freePort();
@@ -155,6 +186,9 @@ async function check(provider: "sqlite" | "postgresql", databaseUrl: string) {
     NEXT_TELEMETRY_DISABLED: "1",
     // Next's own SIGTERM handler would exit before the console's drain (143): the image sets this too.
     NEXT_MANUAL_SIG_HANDLE: "true",
+    // Traces to a receiver here; a long batch delay, so that what arrives was flushed at SIGTERM.
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+    OTEL_BSP_SCHEDULE_DELAY: "600000",
   };
   const migrated = runIn(dir, ["scripts/db.mjs", "setup"], env);
   if (/warn|datasource properties/i.test(migrated)) fail(`migrations printed a warning:\n${migrated}`);
@@ -179,13 +213,14 @@ async function check(provider: "sqlite" | "postgresql", databaseUrl: string) {
       await probe(`http://127.0.0.1:${opsPort}/readyz`, 200);
     }
     say(`${provider}: ${worker ? "web-only instance and worker" : "web instance"} live and ready`);
-    await approvalThrough(base);
+    const runId = await approvalThrough(base);
     await scrape(`${base}/api/metrics`, ["afk_approvals_pending", "afk_build_info"]);
     if (worker) await scrape(`http://127.0.0.1:${opsPort}/metrics`, ["afk_runs_finished_total"]);
     say(`${provider}: metrics scraped`);
     for (const p of [...procs].reverse()) await stop(p);
     for (const p of procs) quiet(p);
     say(`${provider}: stopped by SIGTERM with exit 0 and no warning`);
+    say(`${provider}: traces: ${traced(receiver.spans, runId)}`);
   } catch (e) {
     for (const p of procs) {
       p.child.kill("SIGKILL");
@@ -194,9 +229,11 @@ async function check(provider: "sqlite" | "postgresql", databaseUrl: string) {
     throw e;
   } finally {
     rmSync(dir, { recursive: true, force: true });
+    await receiver.close();
   }
 }
 
+say(`on Node ${execFileSync(NODE, ["--version"], { encoding: "utf8" }).trim()}`);
 await check("sqlite", `file:${path.join(mkdtempSync(path.join(os.tmpdir(), "afk-bundle-db-")), "afk.db")}`);
 const pg = process.env.TEST_POSTGRES_URL;
 if (pg) {

@@ -4,6 +4,7 @@
 import { hostname } from "node:os";
 import { type Tracer, trace } from "@opentelemetry/api";
 import type { Env } from "../env.ts";
+import { withNextRequestSpansOnly } from "./next-spans.ts";
 
 type Provider = { forceFlush(): Promise<void>; shutdown(): Promise<void> };
 type State = { provider: Provider | null; captureContent: boolean };
@@ -63,7 +64,11 @@ export async function startTracing(service: string, e: TraceEnv): Promise<boolea
     .merge(res.resourceFromAttributes({ "service.name": e.OTEL_SERVICE_NAME ?? service, "service.instance.id": instanceName() }))
     .merge(res.detectResources({ detectors: [res.envDetector] }));
   const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url }))] });
+  // The context manager and the W3C propagator globally; as the global provider, this one with Next.js's
+  // spans cut to its request spans (next-spans.ts).
   provider.register();
+  trace.disable();
+  trace.setGlobalTracerProvider(withNextRequestSpansOnly(provider));
   state.provider = provider;
   return true;
 }

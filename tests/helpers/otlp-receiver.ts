@@ -35,6 +35,8 @@ export type ReceivedSpan = {
   spanId: string;
   parentSpanId: string | undefined;
   name: string;
+  /** OTLP's numbering (SPAN_KIND_SERVER is 2), not the API's SpanKind. */
+  kind: number;
   startMs: number;
   endMs: number;
   attributes: Attrs;
@@ -88,6 +90,7 @@ export async function otlpReceiver(): Promise<OtlpReceiver> {
               spanId: s.spanId,
               parentSpanId: s.parentSpanId || undefined,
               name: s.name,
+              kind: s.kind,
               startMs: ms(s.startTimeUnixNano),
               endMs: ms(s.endTimeUnixNano),
               attributes: attrs(s.attributes),

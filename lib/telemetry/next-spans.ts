@@ -1,0 +1,54 @@
+// Next.js's own spans, cut to its request span. Next.js asks the global provider for a "next.js" tracer and
+// starts about five spans a request (the request, the proxy pass, the route handler or render, module
+// loading, the response); with the console's database spans that was half of a traced request's spans and
+// of tracing's CPU per request. Here only its request spans (BaseServer.handleRequest: kind SERVER, named
+// by method and route, the incoming traceparent as parent) are recorded; each other span of Next's is its
+// parent's span context again, not recorded, so what runs inside it (the console's database spans, the
+// run a request starts) nests under the request span. Every other tracer is the provider's own.
+import {
+  type Context,
+  context,
+  INVALID_SPAN_CONTEXT,
+  type Span,
+  type SpanOptions,
+  type Tracer,
+  type TracerOptions,
+  type TracerProvider,
+  trace,
+} from "@opentelemetry/api";
+
+const NEXT_TRACER = "next.js";
+const REQUEST_SPAN = "BaseServer.handleRequest";
+
+/** provider, with Next.js's tracer recording only its request spans. */
+export function withNextRequestSpansOnly(provider: TracerProvider): TracerProvider {
+  const next = new Map<string, Tracer>();
+  return {
+    getTracer(name: string, version?: string, options?: TracerOptions): Tracer {
+      const tracer = provider.getTracer(name, version, options);
+      if (name !== NEXT_TRACER) return tracer;
+      // One wrapper per tracer: Next.js asks for its tracer at each span and wraps what it gets once.
+      const key = `${version ?? ""}`;
+      let t = next.get(key);
+      if (!t) next.set(key, (t = requestSpansOnly(tracer)));
+      return t;
+    },
+  };
+}
+
+function requestSpansOnly(tracer: Tracer): Tracer {
+  const start = (name: string, options: SpanOptions | undefined, ctx: Context): Span =>
+    options?.attributes?.["next.span_type"] === REQUEST_SPAN
+      ? tracer.startSpan(name, options, ctx)
+      : trace.wrapSpanContext(trace.getSpanContext(ctx) ?? INVALID_SPAN_CONTEXT);
+  return {
+    startSpan: (name: string, options?: SpanOptions, ctx?: Context) => start(name, options, ctx ?? context.active()),
+    startActiveSpan<F extends (span: Span) => unknown>(name: string, a: SpanOptions | F, b?: Context | F, c?: F): ReturnType<F> {
+      const options = typeof a === "function" ? undefined : a;
+      const ctx = typeof b === "object" ? b : context.active();
+      const fn = (c ?? (typeof b === "function" ? b : a)) as F;
+      const span = start(name, options, ctx);
+      return context.with(trace.setSpan(ctx, span), fn as (s: Span) => ReturnType<F>, undefined, span);
+    },
+  } as Tracer;
+}
