@@ -9,6 +9,7 @@ import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { AFK } from "../lib/telemetry/conventions.ts";
 import { otlpReceiver, type ReceivedSpan } from "../tests/helpers/otlp-receiver.ts";
 
 const source = path.resolve(process.argv[2] ?? "dist/afk-console");
@@ -124,13 +125,18 @@ const CALLER = { traceId: "4bf92f3577b34da6a3ce929d0e0e4736", spanId: "00f067aa0
 // children; of Next.js's spans only request spans arrive (lib/telemetry/next-spans.ts), and no span's
 // parent is missing.
 const OTLP_SERVER = 2;
+const tree = (spans: ReceivedSpan[], traceId: string) =>
+  spans
+    .filter((x) => x.traceId === traceId)
+    .map((x) => `${x.spanId} ← ${x.parentSpanId ?? "-"} ${x.name}`)
+    .join("\n");
 function traced(spans: ReceivedSpan[], runId: string) {
   const request = spans.find((x) => x.traceId === CALLER.traceId && x.parentSpanId === CALLER.spanId);
   if (request?.name !== "POST /api/runs" || request.kind !== OTLP_SERVER)
     fail(`the start request's span: ${JSON.stringify(request && [request.name, request.kind])}, not a SERVER span "POST /api/runs"`);
   const children = spans.filter((x) => x.parentSpanId === request.spanId);
-  const segment = children.find((x) => x.attributes["afk.run_id"] === runId && x.name.startsWith("invoke_agent "));
-  if (!segment) fail(`no invoke_agent span of run ${runId} under the start request's span`);
+  const segment = children.find((x) => x.attributes[AFK.runId] === runId && x.name.startsWith("invoke_agent "));
+  if (!segment) fail(`no invoke_agent span of run ${runId} under the start request's span; its trace:\n${tree(spans, request.traceId)}`);
   if (!children.some((x) => x.attributes["db.system.name"])) fail("no database span under the start request's span");
   const next = spans.filter((x) => x.attributes["next.span_type"] && x.attributes["next.span_type"] !== "BaseServer.handleRequest");
   if (next.length) fail(`Next.js's inner spans arrived: ${[...new Set(next.map((x) => x.attributes["next.span_type"]))].join(", ")}`);

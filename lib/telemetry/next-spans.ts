@@ -2,14 +2,15 @@
 // starts about five spans a request (the request, the proxy pass, the route handler or render, module
 // loading, the response); with the console's database spans that was half of a traced request's spans and
 // of tracing's CPU per request. Here only its request spans (BaseServer.handleRequest: kind SERVER, named
-// by method and route, the incoming traceparent as parent) are recorded; each other span of Next's is its
-// parent's span context again, not recorded, so what runs inside it (the console's database spans, the
-// run a request starts) nests under the request span. Every other tracer is the provider's own.
+// by method and route, the incoming traceparent as parent) are recorded; each other span of Next's stands for
+// its parent and records nothing, so what runs inside it (the console's database spans, the run a request
+// starts) nests under the request span. Every other tracer is the provider's own.
 import {
   type Context,
   context,
   INVALID_SPAN_CONTEXT,
   type Span,
+  type SpanContext,
   type SpanOptions,
   type Tracer,
   type TracerOptions,
@@ -38,9 +39,7 @@ export function withNextRequestSpansOnly(provider: TracerProvider): TracerProvid
 
 function requestSpansOnly(tracer: Tracer): Tracer {
   const start = (name: string, options: SpanOptions | undefined, ctx: Context): Span =>
-    options?.attributes?.["next.span_type"] === REQUEST_SPAN
-      ? tracer.startSpan(name, options, ctx)
-      : trace.wrapSpanContext(trace.getSpanContext(ctx) ?? INVALID_SPAN_CONTEXT);
+    options?.attributes?.["next.span_type"] === REQUEST_SPAN ? tracer.startSpan(name, options, ctx) : new Inner(trace.getSpan(ctx));
   return {
     startSpan: (name: string, options?: SpanOptions, ctx?: Context) => start(name, options, ctx ?? context.active()),
     startActiveSpan<F extends (span: Span) => unknown>(name: string, a: SpanOptions | F, b?: Context | F, c?: F): ReturnType<F> {
@@ -51,4 +50,22 @@ function requestSpansOnly(tracer: Tracer): Tracer {
       return context.with(trace.setSpan(ctx, span), fn as (s: Span) => ReturnType<F>, undefined, span);
     },
   } as Tracer;
+}
+
+// An inner span of Next's: its parent's identity (and whether that records, which decides whether the
+// console's statements under it are spans), while what Next.js does to it (attributes, status, end) goes
+// nowhere: the parent is not Next's to end from here.
+class Inner implements Span {
+  constructor(private readonly parent: Span | undefined) {}
+  spanContext = (): SpanContext => this.parent?.spanContext() ?? INVALID_SPAN_CONTEXT;
+  isRecording = (): boolean => this.parent?.isRecording() ?? false;
+  setAttribute = (): this => this;
+  setAttributes = (): this => this;
+  addEvent = (): this => this;
+  addLink = (): this => this;
+  addLinks = (): this => this;
+  setStatus = (): this => this;
+  updateName = (): this => this;
+  end = (): void => {};
+  recordException = (): void => {};
 }
