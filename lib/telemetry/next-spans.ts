@@ -23,15 +23,18 @@ const REQUEST_SPAN = "BaseServer.handleRequest";
 
 /** provider, with Next.js's tracer recording only its request spans. */
 export function withNextRequestSpansOnly(provider: TracerProvider): TracerProvider {
-  const next = new Map<string, Tracer>();
+  // One tracer per name and version, kept: Next.js asks for its tracer several times a request (each
+  // span, each check whether tracing is on), through the API's proxy, which it wraps once per tracer.
+  const tracers = new Map<string, Tracer>();
   return {
     getTracer(name: string, version?: string, options?: TracerOptions): Tracer {
-      const tracer = provider.getTracer(name, version, options);
-      if (name !== NEXT_TRACER) return tracer;
-      // One wrapper per tracer: Next.js asks for its tracer at each span and wraps what it gets once.
-      const key = `${version ?? ""}`;
-      let t = next.get(key);
-      if (!t) next.set(key, (t = requestSpansOnly(tracer)));
+      const key = `${name}@${version ?? ""}`;
+      let t = tracers.get(key);
+      if (!t) {
+        t = provider.getTracer(name, version, options);
+        if (name === NEXT_TRACER) t = requestSpansOnly(t);
+        tracers.set(key, t);
+      }
       return t;
     },
   };
@@ -57,15 +60,33 @@ function requestSpansOnly(tracer: Tracer): Tracer {
 // nowhere: the parent is not Next's to end from here.
 class Inner implements Span {
   constructor(private readonly parent: Span | undefined) {}
-  spanContext = (): SpanContext => this.parent?.spanContext() ?? INVALID_SPAN_CONTEXT;
-  isRecording = (): boolean => this.parent?.isRecording() ?? false;
-  setAttribute = (): this => this;
-  setAttributes = (): this => this;
-  addEvent = (): this => this;
-  addLink = (): this => this;
-  addLinks = (): this => this;
-  setStatus = (): this => this;
-  updateName = (): this => this;
-  end = (): void => {};
-  recordException = (): void => {};
+  spanContext(): SpanContext {
+    return this.parent?.spanContext() ?? INVALID_SPAN_CONTEXT;
+  }
+  isRecording(): boolean {
+    return this.parent?.isRecording() ?? false;
+  }
+  setAttribute(): this {
+    return this;
+  }
+  setAttributes(): this {
+    return this;
+  }
+  addEvent(): this {
+    return this;
+  }
+  addLink(): this {
+    return this;
+  }
+  addLinks(): this {
+    return this;
+  }
+  setStatus(): this {
+    return this;
+  }
+  updateName(): this {
+    return this;
+  }
+  end(): void {}
+  recordException(): void {}
 }
