@@ -65,7 +65,12 @@ const steps = [
     /^bundle-check: (ok|postgresql: skipped)/,
   ],
   // The same bundle on the Node the image ships (24), better-sqlite3 compiled for it; SQLite and PostgreSQL.
-  ["bundle on the image's Node (24 LTS)", process.execPath, ["scripts/bundle-node.mjs", bundleDir, "24"], /^bundle-(check: ok|node: skipped)/],
+  [
+    "bundle on the image's Node (24 LTS)",
+    process.execPath,
+    ["scripts/bundle-node.mjs", bundleDir, "24"],
+    /^bundle-(check: ok|node: skipped)/,
+  ],
   // Several instances under SIGKILL on PostgreSQL; prints "skipped" without TEST_POSTGRES_URL.
   [
     "chaos (2 instances + worker, PostgreSQL)",
