@@ -14,13 +14,6 @@ const RIGHT_PAD = 24;
 const AXIS_Y = 104;
 const HEIGHT = 164;
 
-// An axis mark's label: to the tenth of a second where the marks are that close, so neighbours differ.
-function markLabel(ms: number, stepMs: number): string {
-  if (ms < 1000 || stepMs >= 1000) return fmtDuration(ms);
-  const s = ms / 1000;
-  return s < 60 ? `${s.toFixed(1)} s` : `${Math.floor(s / 60)} min ${(s % 60).toFixed(1)} s`;
-}
-
 export function TimelinePicture({ checkpoints }: { checkpoints: TimelinePoint[] }) {
   const box = useRef<HTMLDivElement>(null);
   const [W, setW] = useState(900);
@@ -39,10 +32,6 @@ export function TimelinePicture({ checkpoints }: { checkpoints: TimelinePoint[] 
   const summary =
     `Timeline picture of ${plural(checkpoints.length, "checkpoint")} over ${fmtDuration(layout.totalMs)}` +
     (cut ? `; ${plural(cut, "wait")} totalling ${fmtDuration(layout.cutMs)} drawn cut short` : "");
-  // The end of the axis is labelled unless a mark sits right there already.
-  const lastMark = layout.axis.at(-1);
-  const labelEnd = !lastMark || right - lastMark.x > 84;
-  const stepMs = layout.axis.length > 1 ? layout.axis[1].ms : layout.totalMs;
   return (
     <figure className="card">
       <div ref={box}>
@@ -101,14 +90,14 @@ export function TimelinePicture({ checkpoints }: { checkpoints: TimelinePoint[] 
             {layout.axis.map((m) => (
               <g key={m.ms}>
                 <line x1={m.x} x2={m.x} y1={AXIS_Y + 6} y2={AXIS_Y + 12} stroke="currentColor" strokeWidth={1} />
-                <text x={m.x} y={AXIS_Y + 26} textAnchor={m.x === LEFT ? "start" : "middle"} fill="currentColor">
-                  {markLabel(m.ms, stepMs)}
+                <text x={m.x} y={AXIS_Y + 26} textAnchor={m.anchor} fill="currentColor">
+                  {m.label}
                 </text>
               </g>
             ))}
-            {labelEnd && (
-              <text x={right} y={AXIS_Y + 26} textAnchor="end" fill="currentColor">
-                {fmtDuration(layout.totalMs)}
+            {layout.axisEnd && (
+              <text x={layout.axisEnd.x} y={AXIS_Y + 26} textAnchor="end" fill="currentColor">
+                {layout.axisEnd.label}
               </text>
             )}
           </g>

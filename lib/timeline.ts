@@ -10,9 +10,19 @@ export type SpanKind = "llm" | "tools" | "subagents" | "paused";
 export type Span = { kind: SpanKind; step: number; x1: number; x2: number; ms: number | null; interrupted: boolean; label: string };
 export type AxisBreak = { from: number; to: number; x1: number; x2: number; ms: number; paused: boolean };
 export type Tick = { seq: number; x: number; label: string };
-/** A labelled mark on the time axis: `ms` since the first checkpoint of the page, at `x`. */
-export type AxisMark = { x: number; ms: number };
-export type TimelineLayout = { spans: Span[]; ticks: Tick[]; breaks: AxisBreak[]; axis: AxisMark[]; totalMs: number; cutMs: number };
+/** A labelled mark on the time axis: `ms` since the first checkpoint of the page, at `x`; its label is drawn
+ * anchored at `anchor` (the start mark starts at the axis' left end, one at the right edge ends there). */
+export type AxisMark = { x: number; ms: number; label: string; anchor: "start" | "middle" | "end" };
+export type TimelineLayout = {
+  spans: Span[];
+  ticks: Tick[];
+  breaks: AxisBreak[];
+  axis: AxisMark[];
+  /** The label at the right end of the axis (the page's whole length), unless a mark sits there already. */
+  axisEnd: AxisMark | null;
+  totalMs: number;
+  cutMs: number;
+};
 
 export const SPAN_KINDS: { kind: SpanKind; start: Phase; end: Phase; label: string }[] = [
   { kind: "llm", start: "pre_llm", end: "post_llm", label: "LLM" },
@@ -30,15 +40,108 @@ export type LayoutOptions = {
   minGapMs?: number;
   /** An idle gap is cut only when it is this many times the median gap between checkpoints. */
   gapFactor?: number;
-  /** Least room between two labelled axis marks (a label is about this wide). */
+  /** Least room between two labelled axis marks (a short label is about this wide). */
   markPx?: number;
+  /** Room right of `right` a label may take. */
+  edgePx?: number;
 };
 
-// Round steps for axis marks: 1, 2, 5 × 10^k ms.
-function niceStep(ms: number): number {
-  if (!(ms > 0)) return 1;
-  const p = 10 ** Math.floor(Math.log10(ms));
-  return [1, 2, 5, 10].map((m) => m * p).find((s) => s >= ms) ?? 10 * p;
+// Axis marks. Each segment of a broken axis (the stretch between two cut waits) gets its own round step
+// in a unit that fits its length (ms under a second, s under two minutes, min beyond), 1, 2 or 5 × 10^k
+// of that unit, and labels written with exactly the decimals that step needs, so two marks never read
+// the same: 40 ms left after a 9.5 s pause read 9.50 s, 9.51 s, 9.52 s, not 9.5 s four times.
+const UNIT_MS = { ms: 1, s: 1000, min: 60_000 } as const;
+type Unit = keyof typeof UNIT_MS;
+/** Label width at the picture's 12 px font (digits and the units are about 7 px wide), for spacing. */
+const labelPx = (label: string) => label.length * 7;
+
+/** The least 1, 2 or 5 × 10^k at or above `x` (and at or above `least`). */
+export function niceStep(x: number, least = 0): number {
+  if (!(x > least) || !Number.isFinite(x)) return least > 0 ? least : 1;
+  const p = 10 ** Math.floor(Math.log10(x));
+  // Rounded to the power's digits so 0.1 × 3 kinds of float noise never reach a label.
+  const fix = (n: number) => Number(n.toPrecision(12));
+  return [1, 2, 5, 10].map((m) => fix(m * p)).find((s) => s >= x) ?? fix(10 * p);
+}
+
+/** The unit a segment `spanMs` long is marked in. */
+export function axisUnit(spanMs: number): Unit {
+  return spanMs < 1000 ? "ms" : spanMs < 120_000 ? "s" : "min";
+}
+
+/** Seconds `ms` (a whole number of ms) with `decimals` (0–3) places, from integers: no float rounding. */
+function seconds(ms: number, decimals: number): string {
+  const whole = Math.floor(ms / 1000);
+  return decimals === 0
+    ? String(whole)
+    : `${whole}.${String(ms % 1000)
+        .padStart(3, "0")
+        .slice(0, decimals)}`;
+}
+
+/**
+ * The label of a time `ms` since the start (a whole number of ms, a multiple of `stepMs`) on a segment
+ * ending at `endMs`: written to the precision of `stepMs` (1, 2 or 5 × 10^k ms), in ms while the segment
+ * stays under a second, in s under a minute, in min and s beyond (and h and min past an hour).
+ */
+export function axisLabel(ms: number, stepMs: number, endMs: number): string {
+  // Decimals of a second the step needs: 1 ms → 3, 20 ms → 2, 500 ms → 1, 2 s → 0.
+  const decimals = stepMs % 1000 === 0 ? 0 : stepMs % 100 === 0 ? 1 : stepMs % 10 === 0 ? 2 : 3;
+  if (endMs < 1000) return `${ms} ms`;
+  if (ms === 0) return endMs < 60_000 ? "0 s" : "0 min";
+  if (endMs < 60_000) return `${seconds(ms, decimals)} s`;
+  if (ms < 60_000) return `${seconds(ms, decimals)} s`;
+  const min = Math.floor(ms / 60_000);
+  const rest = ms % 60_000;
+  const head = min >= 60 && rest === 0 && stepMs % 60_000 === 0 ? `${Math.floor(min / 60)} h ${min % 60} min` : `${min} min`;
+  return rest === 0 ? head : `${head} ${seconds(rest, decimals)} s`;
+}
+
+/** Round marks on each segment `[from, to]` (ms since the start), at `x(ms)`, no two labels overlapping. */
+function axisMarks(
+  segments: [number, number][],
+  x: (ms: number) => number,
+  scale: number,
+  totalMs: number,
+  o: { left: number; right: number; markPx: number; edgePx: number },
+): { axis: AxisMark[]; axisEnd: AxisMark | null } {
+  const place = (ms: number, at: number, label: string): AxisMark & { l: number; r: number } => {
+    const w = labelPx(label);
+    const anchor = at <= o.left ? "start" : at + w / 2 > o.right + o.edgePx ? "end" : "middle";
+    const l = anchor === "start" ? at : anchor === "end" ? at - w : at - w / 2;
+    return { x: at, ms, label, anchor, l, r: l + w };
+  };
+  const firstEnd = segments[0]?.[1] ?? 0;
+  const marks = [place(0, o.left, axisLabel(0, 1, firstEnd))];
+  const fits = (m: { x: number; l: number }) => {
+    const prev = marks[marks.length - 1];
+    return m.x - prev.x >= o.markPx && m.l >= prev.r + 8;
+  };
+  let last = { stepMs: 1, end: firstEnd };
+  if (scale > 0) {
+    for (const [a, b] of segments) {
+      const unit = axisUnit(b - a);
+      // At least a label's width apart (a long label needs more: one try at the next round step).
+      const least = unit === "s" ? 0.001 : 1;
+      let stepMs = Math.round(niceStep(o.markPx / scale / UNIT_MS[unit], least) * UNIT_MS[unit]);
+      const wide = labelPx(axisLabel(Math.floor(b / stepMs) * stepMs, stepMs, b)) + 8;
+      if (stepMs * scale < wide) stepMs = Math.round(niceStep(wide / scale / UNIT_MS[unit], least) * UNIT_MS[unit]);
+      last = { stepMs, end: b };
+      for (let k = Math.max(1, Math.ceil(a / stepMs)); k * stepMs <= b; k++) {
+        const m = place(k * stepMs, x(k * stepMs), axisLabel(k * stepMs, stepMs, b));
+        if (fits(m)) marks.push(m);
+      }
+    }
+  }
+  // The end: its real length, to one place finer than the last segment's step (rounded down, so it never
+  // reads as a round mark that is not there).
+  const finer = last.stepMs >= 60_000 ? 1000 : Math.max(1, last.stepMs / 10);
+  const endMs = Math.floor(totalMs / finer) * finer;
+  const end = place(endMs, o.right, axisLabel(endMs, finer, last.end));
+  const endMark = { ...end, anchor: "end" as const, l: o.right - labelPx(end.label), r: o.right };
+  const axisEnd = scale > 0 && endMs > marks[marks.length - 1].ms && fits(endMark) ? endMark : null;
+  const strip = ({ x, ms, label, anchor }: AxisMark) => ({ x, ms, label, anchor });
+  return { axis: marks.map(strip), axisEnd: axisEnd && strip(axisEnd) };
 }
 
 type Interval = { from: number; to: number; kind: SpanKind; step: number; open: boolean; interrupted: boolean };
@@ -97,7 +200,7 @@ function cuts(times: number[], spans: Interval[], o: Required<Omit<LayoutOptions
 }
 
 export function timelineLayout(points: TimelinePoint[], opts: LayoutOptions): TimelineLayout {
-  const o = { breakPx: 28, minGapMs: 1000, gapFactor: 8, markPx: 84, ...opts };
+  const o = { breakPx: 28, minGapMs: 1000, gapFactor: 8, markPx: 84, edgePx: 20, ...opts };
   const times = [...new Set(points.map((p) => p.t))].sort((a, b) => a - b);
   const t0 = times[0] ?? 0;
   const totalMs = (times[times.length - 1] ?? 0) - t0;
@@ -125,25 +228,15 @@ export function timelineLayout(points: TimelinePoint[], opts: LayoutOptions): Ti
   };
 
   // Marks at round times since the start, only where the axis runs to scale (a cut wait has its own
-  // label), at least markPx apart, the start always marked.
-  const axis: AxisMark[] = [];
-  if (points.length > 0) {
-    const step = scale > 0 ? niceStep(o.markPx / scale) : 1;
-    const segments: [number, number][] = [];
-    let from = t0;
-    for (const g of cut) {
-      segments.push([from, g.from]);
-      from = g.to;
-    }
-    segments.push([from, t0 + totalMs]);
-    for (const [a, b] of segments) {
-      for (let k = Math.ceil((a - t0) / step); t0 + k * step <= b && scale > 0; k++) {
-        const mark = { x: x(t0 + k * step), ms: k * step };
-        if (axis.length === 0 || mark.x - axis[axis.length - 1].x >= o.markPx) axis.push(mark);
-      }
-    }
-    if (axis.length === 0 || axis[0].ms !== 0) axis.unshift({ x: o.left, ms: 0 });
+  // label), the start always marked.
+  const segments: [number, number][] = [];
+  let from = 0;
+  for (const g of cut) {
+    segments.push([from, g.from - t0]);
+    from = g.to - t0;
   }
+  segments.push([from, totalMs]);
+  const { axis, axisEnd } = points.length > 0 ? axisMarks(segments, (ms) => x(t0 + ms), scale, totalMs, o) : { axis: [], axisEnd: null };
 
   const label = SPAN_KINDS.reduce<Record<string, string>>((m, s) => Object.assign(m, { [s.kind]: s.label }), {});
   return {
@@ -160,6 +253,7 @@ export function timelineLayout(points: TimelinePoint[], opts: LayoutOptions): Ti
     ticks: points.map((p) => ({ seq: p.seq, x: x(p.t), label: `#${p.seq} ${p.phase} (step ${p.step})` })),
     breaks: cut.map((g) => ({ ...g, ms: g.to - g.from, x1: x(g.from), x2: x(g.from) + breakPx })),
     axis,
+    axisEnd,
     totalMs,
     cutMs,
   };

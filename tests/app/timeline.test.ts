@@ -1,7 +1,7 @@
 // The timeline picture's axis: a five-minute pause is cut to a fixed width so the steps next to it keep
 // their size; idle gaps are cut only when long and unusual; work (model calls, tools) is never cut.
 import { describe, expect, it } from "vitest";
-import { type TimelinePoint, timelineLayout } from "@/lib/timeline";
+import { axisLabel, axisUnit, niceStep, type TimelinePoint, timelineLayout } from "@/lib/timeline";
 
 /** One step: step_started, a model call of `llm` ms, a tool batch of `tool` ms. */
 function step(seq: number, step: number, t: number, llm = 40, tool = 20): TimelinePoint[] {
@@ -95,7 +95,7 @@ describe("timeline layout", () => {
   it("labels the axis with round times, never closer than a label's width, none inside a cut wait", () => {
     const l = timelineLayout(run, opts);
     const xs = l.axis.map((m) => m.x);
-    expect(l.axis[0]).toEqual({ x: 70, ms: 0 });
+    expect(l.axis[0]).toEqual({ x: 70, ms: 0, label: "0 ms", anchor: "start" });
     expect(l.axis.length).toBeGreaterThanOrEqual(5);
     for (let i = 1; i < xs.length; i++) expect(xs[i] - xs[i - 1]).toBeGreaterThanOrEqual(84);
     // Round steps (1, 2, 5 × 10^k ms from the start), the real time since the start: after the cut
@@ -175,5 +175,160 @@ describe("timeline layout of the phases a paused run really writes", () => {
     const l = timelineLayout(crashed, { left: 70, right: 880 });
     expect(l.breaks).toEqual([expect.objectContaining({ ms: 40_000, paused: false })]);
     expect(l.spans.find((s) => s.kind === "llm" && !s.interrupted)?.ms).toBe(800);
+  });
+});
+
+describe("timeline axis labels: round steps per segment of a broken axis, never the same label twice", () => {
+  const t0 = 1_700_000_000_000;
+  const at = (spec: [string, number][]): TimelinePoint[] => spec.map(([phase, t], seq) => ({ seq, phase, step: 1, t: t0 + t }));
+  // The run of public/screenshots/timeline.png: 71 ms of work, a 9.4 s pause, 43 ms after it.
+  const shortAfterPause = at([
+    ["run_started", 0],
+    ["pre_llm", 4],
+    ["post_llm", 40],
+    ["pre_tool_batch", 46],
+    ["post_tool_batch", 56],
+    ["paused", 71],
+    ["resumed", 9498],
+    ["pre_tool_batch", 9501],
+    ["post_tool_batch", 9508],
+    ["pre_llm", 9509],
+    ["post_llm", 9511],
+    ["run_terminal", 9541],
+  ]);
+  const twoSeconds = at([
+    ["run_started", 0],
+    ["pre_llm", 10],
+    ["post_llm", 2000],
+  ]);
+  const threeMinutes = at([
+    ["run_started", 0],
+    ["pre_llm", 10],
+    ["post_llm", 180_000],
+  ]);
+  // A run cancelled while paused: the segment after the cut pause has no length.
+  const nothingAfterPause = at([
+    ["run_started", 0],
+    ["pre_llm", 2],
+    ["post_llm", 42],
+    ["paused", 70],
+    ["run_terminal", 5070],
+  ]);
+  const single = at([["run_started", 0]]);
+  // The picture's axis at a 1280 px and a 390 px page (the component's left 70, right width - 24 - card).
+  const widths = [
+    { left: 70, right: 1256 },
+    { left: 70, right: 880 },
+    { left: 70, right: 366 },
+  ];
+
+  /** What every labelled axis keeps: labels unique and readable, marks in order and apart, no NaN. */
+  function expectReadable(l: ReturnType<typeof timelineLayout>, right: number) {
+    const marks = [...l.axis, ...(l.axisEnd ? [l.axisEnd] : [])];
+    const labels = marks.map((m) => m.label);
+    expect(new Set(labels).size, labels.join(" | ")).toBe(labels.length);
+    for (const m of marks) {
+      expect(Number.isFinite(m.x)).toBe(true);
+      expect(m.label).not.toMatch(/NaN|undefined|Infinity/);
+      expect(m.label).toMatch(/^(\d+ h )?(\d+ min)?( ?\d+(\.\d{1,3})? s)?$|^\d+ ms$/);
+    }
+    for (let i = 1; i < marks.length; i++) {
+      expect(marks[i].ms).toBeGreaterThan(marks[i - 1].ms);
+      expect(marks[i].x).toBeGreaterThan(marks[i - 1].x);
+      // Label extents (about 7 px a character at 12 px) never overlap.
+      const extent = (m: (typeof marks)[number]) => {
+        const w = m.label.length * 7;
+        const l0 = m.anchor === "start" ? m.x : m.anchor === "end" ? m.x - w : m.x - w / 2;
+        return [l0, l0 + w];
+      };
+      expect(extent(marks[i])[0]).toBeGreaterThan(extent(marks[i - 1])[1]);
+    }
+    for (const m of marks) expect(m.x).toBeLessThanOrEqual(right);
+    // Within a segment the marks sit at multiples of one round step of its unit (1, 2 or 5 × 10^k).
+    let from = 0;
+    const segments = [...l.breaks.map((b) => b.from - t0), Number.POSITIVE_INFINITY].map((to, i) => {
+      const seg = { from, to };
+      from = l.breaks[i] ? l.breaks[i].to - t0 : 0;
+      return seg;
+    });
+    for (const seg of segments) {
+      const inside = l.axis.filter((m) => m.ms > 0 && m.ms >= seg.from && m.ms <= seg.to).map((m) => m.ms);
+      for (let i = 1; i < inside.length; i++) {
+        const step = inside[i] - inside[i - 1];
+        const unit = step % 60_000 === 0 ? 60_000 : step % 1000 === 0 ? 1000 : 1;
+        expect(String(step / unit / 10 ** Math.floor(Math.log10(step / unit)))).toMatch(/^[125]$/);
+      }
+    }
+  }
+
+  it("a 40 ms segment after a 9.5 s cut reads 9.50 s, 9.51 s, …: as many decimals as its 10 ms step needs", () => {
+    for (const w of widths) {
+      const l = timelineLayout(shortAfterPause, w);
+      expectReadable(l, w.right);
+      const after = l.axis.filter((m) => m.ms > 9000);
+      for (const m of after) expect(m.label).toMatch(/^9\.5\d{1,2} s$/);
+      expect(l.axis.filter((m) => m.ms < 1000).every((m) => /^\d+ ms$/.test(m.label))).toBe(true);
+    }
+    const wide = timelineLayout(shortAfterPause, widths[0]);
+    expect(wide.axis.filter((m) => m.ms > 9000).map((m) => m.label)).toEqual(["9.51 s", "9.52 s", "9.53 s", "9.54 s"]);
+    expect(wide.axis.slice(0, 3).map((m) => m.label)).toEqual(["0 ms", "10 ms", "20 ms"]);
+    // On a phone only the start and one mark fit before the cut; the end says where the axis stops.
+    const phone = timelineLayout(shortAfterPause, widths[2]);
+    expect([...phone.axis.map((m) => m.label), phone.axisEnd?.label]).toEqual(["0 ms", "50 ms", "9.540 s"]);
+  });
+
+  it("a 2 s segment is marked in seconds with the decimals its step needs", () => {
+    for (const w of widths) expectReadable(timelineLayout(twoSeconds, w), w.right);
+    expect(timelineLayout(twoSeconds, widths[0]).axis.map((m) => m.label)).toEqual([
+      "0 s",
+      "0.2 s",
+      "0.4 s",
+      "0.6 s",
+      "0.8 s",
+      "1.0 s",
+      "1.2 s",
+      "1.4 s",
+      "1.6 s",
+      "1.8 s",
+      "2.0 s",
+    ]);
+    expect(timelineLayout(twoSeconds, widths[2]).axis.map((m) => m.label)).toEqual(["0 s", "1 s", "2 s"]);
+  });
+
+  it("a 3 min segment is marked in whole minutes", () => {
+    for (const w of widths) {
+      const l = timelineLayout(threeMinutes, w);
+      expectReadable(l, w.right);
+      expect(l.axis.map((m) => m.label)).toEqual(["0 min", "1 min", "2 min", "3 min"]);
+    }
+  });
+
+  it("a segment of no length gets one label or none, a single checkpoint just its start, never NaN", () => {
+    for (const w of widths) {
+      const l = timelineLayout(nothingAfterPause, w);
+      expectReadable(l, w.right);
+      expect(l.breaks).toHaveLength(1);
+      expect(l.axis.filter((m) => m.ms >= 5070).length).toBeLessThanOrEqual(1);
+      const one = timelineLayout(single, w);
+      expectReadable(one, w.right);
+      expect(one.axis).toEqual([{ x: 70, ms: 0, label: "0 ms", anchor: "start" }]);
+      expect(one.axisEnd).toBeNull();
+    }
+  });
+
+  it("rounds steps to 1, 2, 5 × 10^k of a unit that fits the segment, and writes them exactly", () => {
+    expect([8.4, 0.13, 1, 3, 70, 0, Number.NaN].map((x) => niceStep(x))).toEqual([10, 0.2, 1, 5, 100, 1, 1]);
+    expect(niceStep(0.3, 1)).toBe(1);
+    expect([0, 40, 999, 1000, 119_999, 120_000].map(axisUnit)).toEqual(["ms", "ms", "ms", "s", "s", "min"]);
+    expect(axisLabel(9510, 10, 9541)).toBe("9.51 s");
+    expect(axisLabel(9500, 10, 9541)).toBe("9.50 s");
+    expect(axisLabel(9502, 2, 9541)).toBe("9.502 s");
+    expect(axisLabel(40, 10, 57)).toBe("40 ms");
+    expect(axisLabel(1500, 500, 2000)).toBe("1.5 s");
+    expect(axisLabel(30_000, 10_000, 90_000)).toBe("30 s");
+    expect(axisLabel(90_000, 10_000, 90_000)).toBe("1 min 30 s");
+    expect(axisLabel(300_080, 20, 300_140)).toBe("5 min 0.08 s");
+    expect(axisLabel(120_000, 60_000, 180_000)).toBe("2 min");
+    expect(axisLabel(5_400_000, 600_000, 6_000_000)).toBe("1 h 30 min");
   });
 });
