@@ -133,9 +133,9 @@ function axisMarks(
       }
     }
   }
-  // The end: its real length, to one place finer than the last segment's step (rounded down, so it never
-  // reads as a round mark that is not there).
-  const finer = last.stepMs >= 60_000 ? 1000 : Math.max(1, last.stepMs / 10);
+  // The end: its real length, to one decimal place finer than the last segment's step (rounded down, so it
+  // never reads as a round mark that is not there).
+  const finer = last.stepMs >= 60_000 ? 1000 : Math.max(1, 10 ** (Math.floor(Math.log10(last.stepMs)) - 1));
   const endMs = Math.floor(totalMs / finer) * finer;
   const end = place(endMs, o.right, axisLabel(endMs, finer, last.end));
   const endMark = { ...end, anchor: "end" as const, l: o.right - labelPx(end.label), r: o.right };

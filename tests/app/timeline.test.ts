@@ -274,7 +274,24 @@ describe("timeline axis labels: round steps per segment of a broken axis, never 
     expect(wide.axis.slice(0, 3).map((m) => m.label)).toEqual(["0 ms", "10 ms", "20 ms"]);
     // On a phone only the start and one mark fit before the cut; the end says where the axis stops.
     const phone = timelineLayout(shortAfterPause, widths[2]);
-    expect([...phone.axis.map((m) => m.label), phone.axisEnd?.label]).toEqual(["0 ms", "50 ms", "9.540 s"]);
+    expect([...phone.axis.map((m) => m.label), phone.axisEnd?.label]).toEqual(["0 ms", "50 ms", "9.541 s"]);
+  });
+
+  it("the end of the axis says its real length, one decimal finer than a 2 s step, not a round mark", () => {
+    // The latency spec's run on a phone: 1.6 s of work, an 8.7 s pause, 0.8 s after it; the step is 2 s.
+    const deploy = at([
+      ["run_started", 0],
+      ["pre_llm", 3],
+      ["post_llm", 808],
+      ["paused", 1632],
+      ["resumed", 10_298],
+      ["pre_llm", 10_310],
+      ["post_llm", 11_118],
+      ["run_terminal", 11_125],
+    ]);
+    const l = timelineLayout(deploy, { left: 70, right: 304 });
+    expectReadable(l, 304);
+    expect([...l.axis.map((m) => m.label), l.axisEnd?.label]).toEqual(["0 s", "11.1 s"]);
   });
 
   it("a 2 s segment is marked in seconds with the decimals its step needs", () => {
