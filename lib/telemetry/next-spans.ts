@@ -23,12 +23,13 @@ const REQUEST_SPAN = "BaseServer.handleRequest";
 
 /** provider, with Next.js's tracer recording only its request spans. */
 export function withNextRequestSpansOnly(provider: TracerProvider): TracerProvider {
-  // One tracer per name and version, kept: Next.js asks for its tracer several times a request (each
-  // span, each check whether tracing is on), through the API's proxy, which it wraps once per tracer.
+  // One tracer per name, version and schema URL (the SDK's own key), kept: Next.js asks for its tracer
+  // several times a request (each span, each check whether tracing is on), through the API's proxy, which
+  // it wraps once per tracer.
   const tracers = new Map<string, Tracer>();
   return {
     getTracer(name: string, version?: string, options?: TracerOptions): Tracer {
-      const key = `${name}@${version ?? ""}`;
+      const key = `${name}@${version ?? ""}:${options?.schemaUrl ?? ""}`;
       let t = tracers.get(key);
       if (!t) {
         t = provider.getTracer(name, version, options);
