@@ -161,7 +161,10 @@ async function scrape(url: string, names: string[]) {
 
 async function stop(p: Proc) {
   p.child.kill("SIGTERM");
-  const code = await Promise.race([p.exit, new Promise<"hung">((r) => setTimeout(() => r("hung"), 30_000))]);
+  let timer: NodeJS.Timeout | undefined;
+  // The timer is cleared once the process exits: left running it kept this script alive 30 s past its end.
+  const code = await Promise.race([p.exit, new Promise<"hung">((r) => (timer = setTimeout(() => r("hung"), 30_000)))]);
+  clearTimeout(timer);
   if (code === "hung") {
     p.child.kill("SIGKILL");
     fail(`${p.name} did not exit within 30 s of SIGTERM`);
