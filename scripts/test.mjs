@@ -51,10 +51,13 @@ process.on("exit", () => rmSync(bundleDir, { recursive: true, force: true }));
 const steps = [
   // Formatting and lint rules (biome.jsonc); fails on any diagnostic, prints nothing on a clean tree.
   ["format + lint (biome)", bin("biome"), ["ci", "--error-on-warnings", "."], /Checked \d+ files|Found \d+ (errors?|warnings?)/],
+  // The route types (.next/types) first, so that tsc checks the pages against them as `next build` would:
+  // the build below then skips its own check of the same files (AFK_TEST_BUILD, next.config.ts).
+  ["route types (next typegen)", bin("next"), ["typegen"], /Types generated|rror/],
   ["type check", bin("tsc"), ["--noEmit"], /error TS/],
   ["unit + integration (vitest)", bin("vitest"), ["run"], /Tests\s+.*(passed|failed)/],
   // One build serves both: `next start` for the e2e servers and .next/standalone for the bundle.
-  ["production build", bin("next"), ["build"], /Compiled successfully|Failed/, { AFK_STANDALONE: "1" }],
+  ["production build", bin("next"), ["build"], /Compiled successfully|Failed/, { AFK_STANDALONE: "1", AFK_TEST_BUILD: "1" }],
   ["e2e (playwright)", bin("playwright"), ["test"], /\d+ (passed|failed|flaky|skipped)/],
   // The deployable folder (npm run bundle) assembled from that build, copied and started with only Node.
   ["bundle", process.execPath, ["scripts/bundle.mjs", "--no-build", "--out", bundleDir], /^bundle: done/],
