@@ -1,5 +1,6 @@
 import path from "node:path";
 import { defineConfig } from "vitest/config";
+import { LongestFirst } from "./tests/helpers/sequencer";
 
 export default defineConfig({
   // Tests run server code outside Next; the marker package must resolve as it does in a server bundle.
@@ -18,5 +19,7 @@ export default defineConfig({
     pool: "forks",
     fileParallelism: true,
     maxWorkers: 2,
+    // The longest files start first (tests/helpers/sequencer.ts), so no worker is left alone at the end.
+    sequence: { sequencer: LongestFirst },
   },
 });
