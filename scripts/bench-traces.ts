@@ -11,6 +11,9 @@
 // and a run executes embedded.
 import { AsyncLocalStorage } from "node:async_hooks";
 import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
+import path from "node:path";
 import { createInterface } from "node:readline";
 import { z } from "zod";
 import { createContext } from "../lib/context.ts";
@@ -82,35 +85,49 @@ async function child(provider: "sqlite" | "postgresql") {
       return { wall: ms / STEPS, cpu: (c.user + c.system) / 1000 / STEPS };
     };
     for (let i = 0; i < WARMUP; i++) await once();
+    const profiler = await profile();
     console.log("ready");
     for await (const line of createInterface({ input: process.stdin })) {
       if (line !== "run") break;
       console.log(JSON.stringify(await once()));
     }
+    await profiler?.();
   } finally {
     await stopTracing();
     await s.drop();
   }
 }
 
+// BENCH_PROFILE=<dir>: each child writes a CPU profile of its timed runs there (not of its start-up and
+// warm-up), sampled every 100 µs, named by its side: <database>-<process>-<off|on>.cpuprofile.
+async function profile(): Promise<(() => Promise<void>) | null> {
+  const dir = process.env.BENCH_PROFILE;
+  if (!dir) return null;
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.setSamplingInterval", { interval: 100 });
+  await session.post("Profiler.start");
+  const name = `${process.argv[3]}-${process.env.BENCH_TRACE_ALS ? "web" : "worker"}-${process.env.OTEL_EXPORTER_OTLP_ENDPOINT ? "on" : "off"}`;
+  return async () => {
+    const { profile } = await session.post("Profiler.stop");
+    writeFileSync(path.join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  };
+}
+
 // A child process of one side, driven a run at a time.
 function side(provider: string, endpoint: string | null, als: boolean) {
-  // BENCH_PROFILE=<dir>: each child writes a CPU profile there when it exits (the two sides to compare).
-  const profile = process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  const p = spawn(
-    process.execPath,
-    [...profile, "--conditions=react-server", "--import", "tsx", "scripts/bench-traces.ts", "child", provider],
-    {
-      env: {
-        ...process.env,
-        BENCH_TRACE_ALS: als ? "1" : "",
-        LOG_LEVEL: "error",
-        OTEL_EXPORTER_OTLP_ENDPOINT: endpoint ?? "",
-        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "",
-      },
-      stdio: ["pipe", "pipe", "inherit"],
+  const p = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "scripts/bench-traces.ts", "child", provider], {
+    env: {
+      ...process.env,
+      BENCH_TRACE_ALS: als ? "1" : "",
+      LOG_LEVEL: "error",
+      OTEL_EXPORTER_OTLP_ENDPOINT: endpoint ?? "",
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "",
     },
-  );
+    stdio: ["pipe", "pipe", "inherit"],
+  });
   const lines = createInterface({ input: p.stdout! })[Symbol.asyncIterator]();
   const next = async () => {
     const r = await lines.next();
@@ -142,8 +159,11 @@ export async function benchTraces(pgUrl: string | undefined) {
   console.log("median (25th–75th percentile) ms per step");
   console.log("database     process          measure          no exporter            OTLP exporter            added   spans/step");
   try {
+    // BENCH_TRACE_PROCESS=worker or web: that row only.
     for (const provider of pgUrl ? ["sqlite", "postgresql"] : ["sqlite"])
-      for (const als of [false, true]) {
+      for (const als of [false, true].filter(
+        (a) => !process.env.BENCH_TRACE_PROCESS || process.env.BENCH_TRACE_PROCESS === (a ? "web" : "worker"),
+      )) {
         const off: Times = { wall: [], cpu: [] };
         const on: Times = { wall: [], cpu: [] };
         // BENCH_TRACE_AA=1: both sides without an exporter, to see how far two equal sides differ here.
