@@ -20,12 +20,13 @@ type System = "sqlite" | "postgresql";
 
 // Only inside a span (a request, a run's segment): the background's polls, heartbeats and sweeps would
 // otherwise each be a trace of their own every few seconds. Not made active: nothing nests under a
-// statement, and entering a context per statement is most of a span's cost.
-function statementSpan<T>(system: System, sql: string, fn: () => Promise<T>): Promise<T> {
+// statement, and entering a context per statement is most of a span's cost. fn(q) runs the statement:
+// given apart, not as a closure made per statement (a step makes about ten).
+function statementSpan<Q, T>(system: System, sql: string, fn: (q: Q) => Promise<T>, q: Q): Promise<T> {
   const parent = context.active();
   const tally = segmentTally(parent);
-  if (tally) return tallied(writesRecords(sql) ? tally.writes : tally.others, fn);
-  if (!trace.getSpan(parent)?.isRecording()) return fn();
+  if (tally) return tallied(writesRecords(sql) ? tally.writes : tally.others, fn, q);
+  if (!trace.getSpan(parent)?.isRecording()) return fn(q);
   const op = operationOf(sql);
   const attributes: Attributes = {
     [DB.systemName]: system,
@@ -35,7 +36,7 @@ function statementSpan<T>(system: System, sql: string, fn: () => Promise<T>): Pr
   const span = tracer().startSpan(op, { kind: SpanKind.CLIENT, attributes }, parent);
   let pending: Promise<T>;
   try {
-    pending = fn();
+    pending = fn(q);
   } catch (e) {
     span.end();
     throw e;
@@ -54,15 +55,14 @@ function statementSpan<T>(system: System, sql: string, fn: () => Promise<T>): Pr
   );
 }
 
-function tallied<T>(count: StatementCount, fn: () => Promise<T>): Promise<T> {
+async function tallied<Q, T>(count: StatementCount, fn: (q: Q) => Promise<T>, q: Q): Promise<T> {
   const t0 = performance.now();
   count.n++;
-  const add = () => {
+  try {
+    return await fn(q);
+  } finally {
     count.ms += performance.now() - t0;
-  };
-  const pending = fn();
-  pending.then(add, add);
-  return pending;
+  }
 }
 
 // The statement's first keyword (SELECT, INSERT, BEGIN…). Anchored at the start: no cache keyed by the
@@ -75,10 +75,12 @@ const writesRecords = (sql: string): boolean => /^\s*(INSERT INTO|UPDATE|DELETE 
 
 /** Our driver (lib/db/driver.ts) with a span per statement. */
 export function tracedDriver(d: Driver): Driver {
+  const all = (q: Prisma.Sql) => d.all(q);
+  const run = (q: Prisma.Sql) => d.run(q);
   return {
     provider: d.provider,
-    all: (q: Prisma.Sql) => statementSpan(d.provider, q.sql, () => d.all(q)),
-    run: (q: Prisma.Sql) => statementSpan(d.provider, q.sql, () => d.run(q)),
+    all: (q: Prisma.Sql) => statementSpan(d.provider, q.sql, all, q),
+    run: (q: Prisma.Sql) => statementSpan(d.provider, q.sql, run, q),
   };
 }
 
@@ -91,25 +93,37 @@ export function tracedAdapter(f: SqlMigrationAwareDriverAdapterFactory, system: 
 
 function tracedConnection(conn: SqlDriverAdapter, system: System): SqlDriverAdapter {
   return withOverrides(conn, {
-    queryRaw: (q: SqlQuery) => statementSpan(system, q.sql, () => conn.queryRaw(q)),
-    executeRaw: (q: SqlQuery) => statementSpan(system, q.sql, () => conn.executeRaw(q)),
+    ...tracedQueries(conn, system),
     startTransaction: async (level?: Parameters<SqlDriverAdapter["startTransaction"]>[0]) => {
       const tx = await conn.startTransaction(level);
-      return withOverrides<Transaction>(tx, {
-        queryRaw: (q: SqlQuery) => statementSpan(system, q.sql, () => tx.queryRaw(q)),
-        executeRaw: (q: SqlQuery) => statementSpan(system, q.sql, () => tx.executeRaw(q)),
-      });
+      return withOverrides<Transaction>(tx, tracedQueries(tx, system));
     },
   });
 }
 
-// Everything else of the object passes through unchanged (bound to it), whatever an upgrade adds.
+function tracedQueries(q: Pick<SqlDriverAdapter, "queryRaw" | "executeRaw">, system: System) {
+  const query = (x: SqlQuery) => q.queryRaw(x);
+  const execute = (x: SqlQuery) => q.executeRaw(x);
+  return {
+    queryRaw: (x: SqlQuery) => statementSpan(system, x.sql, query, x),
+    executeRaw: (x: SqlQuery) => statementSpan(system, x.sql, execute, x),
+  };
+}
+
+// Everything else of the object passes through unchanged (bound to it), whatever an upgrade adds; a
+// method bound once (Prisma reads the adapter's methods at each query).
 function withOverrides<T extends object>(target: T, overrides: Partial<Record<keyof T, unknown>>): T {
+  const bound = new Map<string | symbol, { f: unknown; b: unknown }>();
   return new Proxy(target, {
     get(t, prop) {
       if (Object.hasOwn(overrides, prop)) return overrides[prop as keyof T];
       const v = Reflect.get(t, prop, t);
-      return typeof v === "function" ? v.bind(t) : v;
+      if (typeof v !== "function") return v;
+      const hit = bound.get(prop);
+      if (hit?.f === v) return hit.b;
+      const b = v.bind(t);
+      bound.set(prop, { f: v, b });
+      return b;
     },
   });
 }
