@@ -40,6 +40,11 @@ const idpURL = `http://localhost:${IDP_PORT}`;
 const SSO_PORT = PORT + 2;
 const ssoURL = `http://localhost:${SSO_PORT}`;
 
+// npm test runs the projects that start servers of their own (dev, visual) in a second Playwright beside
+// the first, on ports 50 above (scripts/test.mjs): E2E_LANE=own-servers starts only the model server and
+// keeps its results apart (each Playwright empties its output folder when it starts).
+const OWN_SERVERS = process.env.E2E_LANE === "own-servers";
+
 const e2eEnv = {
   DATABASE_URL: process.env.E2E_DATABASE_URL ?? "file:./data/e2e.db",
   NEXTAUTH_URL: baseURL,
@@ -52,6 +57,7 @@ const e2eEnv = {
 
 export default defineConfig({
   testDir: "e2e",
+  outputDir: OWN_SERVERS ? "test-results-own-servers" : "test-results",
   timeout: 60_000,
   fullyParallel: false,
   workers: 1,
@@ -63,6 +69,7 @@ export default defineConfig({
     { name: "sso", testMatch: /sso\/.*\.spec\.ts/, use: { baseURL: ssoURL } },
     // next dev on port E2E_PORT + 5, started by the spec itself (e2e/dev/dev-server.ts). Its traces are
     // written outside the project: next dev watches the project's files and reloads the page it walks.
+    { name: "dev", testMatch: /dev\/.*\.spec\.ts/, outputDir: path.join(os.tmpdir(), "afk-e2e-dev-results") },
     // Screenshots of every page against committed baselines, on a production server of its own (port
     // E2E_PORT + 6, a fresh database) started by the spec: e2e/visual/.
     {
@@ -70,7 +77,6 @@ export default defineConfig({
       testMatch: /visual\/.*\.spec\.ts/,
       expect: { toHaveScreenshot: { maxDiffPixelRatio: 0.01, animations: "disabled", caret: "hide" } },
     },
-    { name: "dev", testMatch: /dev\/.*\.spec\.ts/, outputDir: path.join(os.tmpdir(), "afk-e2e-dev-results") },
   ],
   use: {
     baseURL,
@@ -97,36 +103,41 @@ export default defineConfig({
       reuseExistingServer: false,
       stdout: "pipe",
     },
-    {
-      command: `node --import tsx e2e/idp.ts ${IDP_PORT} ${baseURL} ${ssoURL}`,
-      url: `${idpURL}/health`,
-      timeout: 30_000,
-      reuseExistingServer: false,
-      stdout: "pipe",
-    },
-    {
-      command: `node scripts/db.mjs reset && node_modules/.bin/next start -p ${PORT}`,
-      url: `${baseURL}/api/health`,
-      timeout: 120_000,
-      reuseExistingServer: false,
-      env: e2eEnv,
-      stdout: "pipe",
-    },
-    {
-      command: `node scripts/db.mjs reset && node_modules/.bin/next start -p ${SLOW_PORT}`,
-      url: `${slowURL}/api/health`,
-      timeout: 120_000,
-      reuseExistingServer: false,
-      env: { ...e2eEnv, DATABASE_URL: "file:./data/e2e-slow.db", NEXTAUTH_URL: slowURL, AFK_DEMO_LATENCY_MS: "800" },
-      stdout: "pipe",
-    },
-    {
-      command: `node scripts/db.mjs reset && node_modules/.bin/next start -p ${SSO_PORT}`,
-      url: `${ssoURL}/api/health`,
-      timeout: 120_000,
-      reuseExistingServer: false,
-      env: { ...e2eEnv, DATABASE_URL: "file:./data/e2e-sso.db", NEXTAUTH_URL: ssoURL, AFK_PASSWORD_SIGNIN: "off" },
-      stdout: "pipe",
-    },
+    // The IdP and the three production servers the console, latency and sso projects run against.
+    ...(OWN_SERVERS
+      ? []
+      : [
+          {
+            command: `node --import tsx e2e/idp.ts ${IDP_PORT} ${baseURL} ${ssoURL}`,
+            url: `${idpURL}/health`,
+            timeout: 30_000,
+            reuseExistingServer: false,
+            stdout: "pipe" as const,
+          },
+          {
+            command: `node scripts/db.mjs reset && node_modules/.bin/next start -p ${PORT}`,
+            url: `${baseURL}/api/health`,
+            timeout: 120_000,
+            reuseExistingServer: false,
+            env: e2eEnv,
+            stdout: "pipe" as const,
+          },
+          {
+            command: `node scripts/db.mjs reset && node_modules/.bin/next start -p ${SLOW_PORT}`,
+            url: `${slowURL}/api/health`,
+            timeout: 120_000,
+            reuseExistingServer: false,
+            env: { ...e2eEnv, DATABASE_URL: "file:./data/e2e-slow.db", NEXTAUTH_URL: slowURL, AFK_DEMO_LATENCY_MS: "800" },
+            stdout: "pipe" as const,
+          },
+          {
+            command: `node scripts/db.mjs reset && node_modules/.bin/next start -p ${SSO_PORT}`,
+            url: `${ssoURL}/api/health`,
+            timeout: 120_000,
+            reuseExistingServer: false,
+            env: { ...e2eEnv, DATABASE_URL: "file:./data/e2e-sso.db", NEXTAUTH_URL: ssoURL, AFK_PASSWORD_SIGNIN: "off" },
+            stdout: "pipe" as const,
+          },
+        ]),
   ],
 });

@@ -58,7 +58,22 @@ const steps = [
   ["unit + integration (vitest)", bin("vitest"), ["run"], /Tests\s+.*(passed|failed)/],
   // One build serves both: `next start` for the e2e servers and .next/standalone for the bundle.
   ["production build", bin("next"), ["build"], /Compiled successfully|Failed/, { AFK_STANDALONE: "1", AFK_TEST_BUILD: "1" }],
-  ["e2e (playwright)", bin("playwright"), ["test"], /\d+ (passed|failed|flaky|skipped)/],
+  // Two Playwrights side by side: the projects on the shared servers (console, latency, sso), and the two
+  // that start servers of their own (dev: next dev; visual: next start on a fresh database) on ports 50
+  // above (E2E_LANE=own-servers, playwright.config.ts). The second is mostly a compiler and a browser
+  // waiting on each other, which the first, one browser against one server, leaves a core for.
+  [
+    "e2e (playwright)",
+    bin("playwright"),
+    ["test", "--project=console", "--project=latency", "--project=sso"],
+    /\d+ (passed|failed|flaky|skipped)/,
+    {},
+    [
+      "own servers",
+      ["test", "--project=dev", "--project=visual"],
+      { E2E_LANE: "own-servers", E2E_PORT: String(Number(process.env.E2E_PORT ?? 3100) + 50) },
+    ],
+  ],
   // The deployable folder (npm run bundle) assembled from that build, copied and started with only Node.
   ["bundle", process.execPath, ["scripts/bundle.mjs", "--no-build", "--out", bundleDir], /^bundle: done/],
   [
@@ -90,23 +105,34 @@ const steps = [
   ],
 ];
 
+// AFK_TEST_ONLY=<name prefix>: only the steps whose name starts so (e.g. "e2e", "chaos"), as npm test runs them.
+const chosen = steps.filter(([name]) => name.startsWith(process.env.AFK_TEST_ONLY ?? ""));
 const summaries = [];
-for (const [name, cmd, args, summaryRe, env = {}] of steps) {
+// Runs one command; a step's side command (its 6th element) runs at the same time, its lines prefixed.
+const run = (cmd, args, env, prefix = "") =>
+  new Promise((resolve) => {
+    let out = "";
+    const rest = { stdout: "", stderr: "" };
+    const p = spawn(cmd, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, FORCE_COLOR: "0", ...env } });
+    for (const stream of ["stdout", "stderr"])
+      p[stream].on("data", (d) => {
+        out += d;
+        if (!prefix) return process[stream].write(d);
+        const parts = (rest[stream] + d).split("\n");
+        rest[stream] = parts.pop();
+        for (const l of parts) process[stream].write(`${prefix}${l}\n`);
+      });
+    p.on("close", (code) => {
+      for (const stream of ["stdout", "stderr"]) if (rest[stream]) process[stream].write(`${prefix}${rest[stream]}\n`);
+      resolve({ code, out });
+    });
+  });
+for (const [name, cmd, args, summaryRe, env = {}, side] of chosen) {
   const started = Date.now();
   console.log(`\n=== ${name} ===`);
-  let out = "";
-  const code = await new Promise((resolve) => {
-    const p = spawn(cmd, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, FORCE_COLOR: "0", ...env } });
-    p.stdout.on("data", (d) => {
-      process.stdout.write(d);
-      out += d;
-    });
-    p.stderr.on("data", (d) => {
-      process.stderr.write(d);
-      out += d;
-    });
-    p.on("close", resolve);
-  });
+  const results = await Promise.all([run(cmd, args, env), ...(side ? [run(cmd, side[1], { ...env, ...side[2] }, `[${side[0]}] `)] : [])]);
+  const code = results.find((r) => r.code !== 0)?.code ?? 0;
+  const out = results.map((r) => r.out).join("\n");
   const secs = ((Date.now() - started) / 1000).toFixed(1);
   const lines = out
     .split("\n")
@@ -121,4 +147,4 @@ for (const [name, cmd, args, summaryRe, env = {}] of steps) {
 }
 console.log(`\n=== summary ===\n${summaries.join("\n")}\n${postgres}`);
 stopCluster();
-process.exit(summaries.every((s) => / ok | skipped /.test(s)) && summaries.length === steps.length ? 0 : 1);
+process.exit(summaries.every((s) => / ok | skipped /.test(s)) && summaries.length === chosen.length ? 0 : 1);
