@@ -25,6 +25,7 @@ const TRACES = process.argv.includes("--traces");
 const RUNS = Number(process.env.BENCH_RUNS ?? (TRACES ? 10_000 : 1_000_000));
 const CHECKPOINTS = Number(process.env.BENCH_CHECKPOINTS ?? (TRACES ? 1_000 : 10_000));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
+const RATE = Number(process.env.BENCH_TRACE_RATE ?? 100);
 const PORT = Number(process.env.BENCH_PORT ?? 3200);
 const SECRET = "bench-secret-0123456789abcdef";
 // The server under load (the --traces mode runs two, on PORT and PORT + 1, and switches between them).
@@ -96,6 +97,38 @@ async function load(path: string, clients: number, headers: Record<string, strin
     cpuMs,
     n: ms.length,
   };
+}
+
+// Open-loop load for the --traces mode: requests sent at a fixed rate whatever the answers' speed (at most
+// 64 in flight), the server's CPU read once all have been answered. A closed loop lets the request rate
+// follow the server's speed and the shared machine's load, and a Node server spends less CPU a request the
+// more requests each turn of its event loop handles: two servers loaded in turns by 8 eager clients then
+// differ by whatever else the machine did during each turn. At one rate both handle the same traffic.
+async function paced(path: string, rate: number, headers: Record<string, string>): Promise<{ cpuMs: number; n: number; late: number }> {
+  const total = Math.round(rate * SECONDS);
+  const inFlight = new Set<Promise<void>>();
+  let late = 0;
+  const c0 = cpuTicks(serverPid);
+  const t0 = performance.now();
+  for (let i = 0; i < total; i++) {
+    const due = t0 + (i * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    if (inFlight.size >= 64) {
+      late++;
+      await Promise.race(inFlight);
+    }
+    const p: Promise<void> = fetch(base + path, { headers, redirect: "manual" })
+      .then((res) => res.arrayBuffer())
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .finally(() => inFlight.delete(p));
+    inFlight.add(p);
+  }
+  await Promise.all(inFlight);
+  return { cpuMs: ((cpuTicks(serverPid) - c0) * TICK_MS) / total, n: total, late };
 }
 
 function startServer(url: string, extraEnv: Record<string, string> = {}, port = PORT): ChildProcess {
@@ -250,8 +283,9 @@ async function bench(provider: "sqlite" | "postgresql", pgUrl?: string) {
 // --traces: the production server's CPU per request with tracing off and with an OTLP exporter sending
 // every span (Next's own request spans, the database spans) to a receiver in this process. Both servers
 // run at once on one seeded database and take the load in turns, one cell of BENCH_SECONDS (default 4)
-// at a time, BENCH_TRACE_ROUNDS (default 3) turns a request, 8 clients: a change of the shared machine's
-// load falls on both. CPU time, not req/s: the load generator shares the cores.
+// at a time, BENCH_TRACE_ROUNDS (default 5) turns a request, at BENCH_TRACE_RATE requests a second (default
+// 100, paced): a change of the shared machine's load falls on both. CPU time, not req/s: the load generator
+// shares the cores.
 async function benchTraces(provider: "sqlite" | "postgresql", url?: string) {
   const s = await scratchDatabase(provider, url, "afk_bench");
   const receiver = await otlpReceiver();
@@ -267,7 +301,8 @@ async function benchTraces(provider: "sqlite" | "postgresql", url?: string) {
     ];
     const sides: { port: number; env: Record<string, string> }[] = [
       { port: PORT, env: {} },
-      { port: PORT + 1, env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url } },
+      // BENCH_TRACE_AA=1: neither side traced, to see how far two equal servers differ here.
+      { port: PORT + 1, env: process.env.BENCH_TRACE_AA ? {} : { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url } },
     ];
     for (const side of sides) servers.push(startServer(s.url, side.env, side.port));
     const use = (i: number) => {
@@ -288,20 +323,22 @@ async function benchTraces(provider: "sqlite" | "postgresql", url?: string) {
     const spansBefore = receiver.spans.length;
     for (const [name, path, h] of cases) {
       const cpu: number[][] = [[], []];
+      const late = [0, 0];
       for (const i of [0, 1]) {
         use(i);
         requestsOn += i * (await load(path, 4, h)).n; // warm
       }
-      for (let round = 0; round < Number(process.env.BENCH_TRACE_ROUNDS ?? 3); round++)
+      for (let round = 0; round < Number(process.env.BENCH_TRACE_ROUNDS ?? 5); round++)
         for (const i of round % 2 ? [1, 0] : [0, 1]) {
           use(i);
-          const r = await load(path, 8, h);
+          const r = await paced(path, RATE, h);
           cpu[i].push(r.cpuMs);
+          late[i] += r.late;
           requestsOn += i * r.n;
         }
       const [a, b] = [median(cpu[0]), median(cpu[1])];
       console.log(
-        `${name.padEnd(30)} ${`${a.toFixed(3)} (${range(cpu[0])})`.padStart(22)} ${`${b.toFixed(3)} (${range(cpu[1])})`.padStart(22)} ${`${(b - a).toFixed(3)} ms`.padStart(9)}`,
+        `${name.padEnd(30)} ${`${a.toFixed(3)} (${range(cpu[0])})`.padStart(22)} ${`${b.toFixed(3)} (${range(cpu[1])})`.padStart(22)} ${`${(b - a).toFixed(3)} ms`.padStart(9)}${late[0] + late[1] ? `  (behind the rate: ${late[0]} / ${late[1]} sends)` : ""}`,
       );
     }
     // SIGTERM: each server flushes its spans on the way out, so the count below has them all.
