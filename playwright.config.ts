@@ -55,6 +55,18 @@ const e2eEnv = {
   AFK_METRICS_TOKEN: "e2e-metrics-token-0123456789",
 };
 
+// A production server of the console on a fresh database (reset before it starts).
+function consoleServer(port: number, url: string, env: Record<string, string>) {
+  return {
+    command: `node scripts/db.mjs reset && node_modules/.bin/next start -p ${port}`,
+    url: `${url}/api/health`,
+    timeout: 120_000,
+    reuseExistingServer: false,
+    env,
+    stdout: "pipe" as const,
+  };
+}
+
 export default defineConfig({
   testDir: "e2e",
   outputDir: OWN_SERVERS ? "test-results-own-servers" : "test-results",
@@ -114,30 +126,19 @@ export default defineConfig({
             reuseExistingServer: false,
             stdout: "pipe" as const,
           },
-          {
-            command: `node scripts/db.mjs reset && node_modules/.bin/next start -p ${PORT}`,
-            url: `${baseURL}/api/health`,
-            timeout: 120_000,
-            reuseExistingServer: false,
-            env: e2eEnv,
-            stdout: "pipe" as const,
-          },
-          {
-            command: `node scripts/db.mjs reset && node_modules/.bin/next start -p ${SLOW_PORT}`,
-            url: `${slowURL}/api/health`,
-            timeout: 120_000,
-            reuseExistingServer: false,
-            env: { ...e2eEnv, DATABASE_URL: "file:./data/e2e-slow.db", NEXTAUTH_URL: slowURL, AFK_DEMO_LATENCY_MS: "800" },
-            stdout: "pipe" as const,
-          },
-          {
-            command: `node scripts/db.mjs reset && node_modules/.bin/next start -p ${SSO_PORT}`,
-            url: `${ssoURL}/api/health`,
-            timeout: 120_000,
-            reuseExistingServer: false,
-            env: { ...e2eEnv, DATABASE_URL: "file:./data/e2e-sso.db", NEXTAUTH_URL: ssoURL, AFK_PASSWORD_SIGNIN: "off" },
-            stdout: "pipe" as const,
-          },
+          consoleServer(PORT, baseURL, e2eEnv),
+          consoleServer(SLOW_PORT, slowURL, {
+            ...e2eEnv,
+            DATABASE_URL: "file:./data/e2e-slow.db",
+            NEXTAUTH_URL: slowURL,
+            AFK_DEMO_LATENCY_MS: "800",
+          }),
+          consoleServer(SSO_PORT, ssoURL, {
+            ...e2eEnv,
+            DATABASE_URL: "file:./data/e2e-sso.db",
+            NEXTAUTH_URL: ssoURL,
+            AFK_PASSWORD_SIGNIN: "off",
+          }),
         ]),
   ],
 });
