@@ -110,20 +110,13 @@ function tracedQueries(q: Pick<SqlDriverAdapter, "queryRaw" | "executeRaw">, sys
   };
 }
 
-// Everything else of the object passes through unchanged (bound to it), whatever an upgrade adds; a
-// method bound once (Prisma reads the adapter's methods at each query).
+// Everything else of the object passes through unchanged (bound to it), whatever an upgrade adds.
 function withOverrides<T extends object>(target: T, overrides: Partial<Record<keyof T, unknown>>): T {
-  const bound = new Map<string | symbol, { f: unknown; b: unknown }>();
   return new Proxy(target, {
     get(t, prop) {
       if (Object.hasOwn(overrides, prop)) return overrides[prop as keyof T];
       const v = Reflect.get(t, prop, t);
-      if (typeof v !== "function") return v;
-      const hit = bound.get(prop);
-      if (hit?.f === v) return hit.b;
-      const b = v.bind(t);
-      bound.set(prop, { f: v, b });
-      return b;
+      return typeof v === "function" ? v.bind(t) : v;
     },
   });
 }

@@ -34,18 +34,7 @@ const TALLY = createContextKey("afk.segment.statements");
 export const segmentTally = (ctx: Context): StatementTally | undefined => ctx.getValue(TALLY) as StatementTally | undefined;
 
 /** ctx without the segment's tally: a tool's statements are spans again. */
-export function untallied(ctx: Context): Context {
-  if (!ctx.getValue(TALLY)) return ctx;
-  // Kept per context: a segment's tools (one or more a step) start from the same one, and each
-  // context made is a copy of all its entries.
-  let u = untalliedOf.get(ctx);
-  if (!u) {
-    u = ctx.deleteValue(TALLY);
-    untalliedOf.set(ctx, u);
-  }
-  return u;
-}
-const untalliedOf = new WeakMap<Context, Context>();
+export const untallied = (ctx: Context): Context => (ctx.getValue(TALLY) ? ctx.deleteValue(TALLY) : ctx);
 
 type Open = { span: Span; tally: StatementTally };
 
