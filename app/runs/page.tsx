@@ -8,9 +8,9 @@ import { agentCatalog } from "@/lib/services/catalog";
 import { listRuns } from "@/lib/services/run-view";
 import { queryObject } from "@/lib/services/schemas";
 import { RUN_STATES } from "@/lib/runner";
-import { CardRow, CardTable, LabelledCell, LEAD, TAP } from "@/components/card-table";
-import { Empty, ErrorBox, StateBadge } from "@/components/ui";
-import { fmtCost, fmtTime } from "@/lib/format";
+import { CardTable } from "@/components/card-table";
+import { Empty, ErrorBox } from "@/components/ui";
+import { RunRows } from "./run-rows";
 
 export const dynamic = "force-dynamic";
 
@@ -122,29 +122,18 @@ export default async function RunsPage({ searchParams }: { searchParams: SP }) {
             </>
           }
         >
-          {page.runs.map((r) => (
-            <CardRow key={r.id} lead data-testid={`run-row-${r.id}`}>
-              <td className={`${LEAD[2]} max-sm:ml-auto`}>
-                <Link
-                  className={`font-mono text-indigo-600 underline dark:text-indigo-400 ${TAP}`}
-                  href={`/runs/${encodeURIComponent(r.id)}`}
-                >
-                  {r.id.slice(0, 8)}
-                </Link>
-              </td>
-              <td className={`${LEAD[0]} max-sm:font-semibold`}>{r.agentName}</td>
-              <td className={LEAD[1]}>
-                <StateBadge state={r.state} />
-              </td>
-              <LabelledCell label="Step">{r.step}</LabelledCell>
-              <LabelledCell label="by" className="max-sm:break-all">
-                {r.submittedByEmail ?? "—"}
-              </LabelledCell>
-              <LabelledCell label="Started">{fmtTime(r.createdAt)}</LabelledCell>
-              <LabelledCell label="Tokens">{r.totalTokens}</LabelledCell>
-              <LabelledCell label="Cost">{fmtCost(r.costUsd)}</LabelledCell>
-            </CardRow>
-          ))}
+          <RunRows
+            runs={page.runs.map((r) => ({
+              id: r.id,
+              agentName: r.agentName,
+              state: r.state,
+              step: r.step,
+              submittedByEmail: r.submittedByEmail,
+              createdAt: r.createdAt,
+              totalTokens: r.totalTokens,
+              costUsd: r.costUsd,
+            }))}
+          />
         </CardTable>
       )}
       {next && (

@@ -1,0 +1,35 @@
+"use client";
+// The runs list's rows, rendered here from their data: a server component's rows travel twice (as HTML and,
+// as markup again, in the Flight payload inlined in the page), a client component's as HTML and their
+// props. The same markup as a server-rendered CardRow: a table row on a desk, a card on a phone.
+import Link from "next/link";
+import { CardRow, LabelledCell, LEAD, TAP } from "@/components/card-table";
+import { StateBadge } from "@/components/ui";
+import { fmtCost, fmtTime } from "@/lib/format";
+import type { RunDto } from "@/lib/dto";
+
+/** What a row shows of a run (only this crosses to the browser). */
+export type RunRowData = Pick<RunDto, "id" | "agentName" | "state" | "step" | "submittedByEmail" | "createdAt" | "totalTokens" | "costUsd">;
+
+export function RunRows({ runs }: { runs: RunRowData[] }) {
+  return runs.map((r) => (
+    <CardRow key={r.id} lead data-testid={`run-row-${r.id}`}>
+      <td className={`${LEAD[2]} max-sm:ml-auto`}>
+        <Link className={`font-mono text-indigo-600 underline dark:text-indigo-400 ${TAP}`} href={`/runs/${encodeURIComponent(r.id)}`}>
+          {r.id.slice(0, 8)}
+        </Link>
+      </td>
+      <td className={`${LEAD[0]} max-sm:font-semibold`}>{r.agentName}</td>
+      <td className={LEAD[1]}>
+        <StateBadge state={r.state} />
+      </td>
+      <LabelledCell label="Step">{r.step}</LabelledCell>
+      <LabelledCell label="by" className="max-sm:break-all">
+        {r.submittedByEmail ?? "—"}
+      </LabelledCell>
+      <LabelledCell label="Started">{fmtTime(r.createdAt)}</LabelledCell>
+      <LabelledCell label="Tokens">{r.totalTokens}</LabelledCell>
+      <LabelledCell label="Cost">{fmtCost(r.costUsd)}</LabelledCell>
+    </CardRow>
+  ));
+}
