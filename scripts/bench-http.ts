@@ -131,10 +131,12 @@ async function paced(path: string, rate: number, headers: Record<string, string>
   return { cpuMs: ((cpuTicks(serverPid) - c0) * TICK_MS) / total, n: total, late };
 }
 
-function startServer(url: string, extraEnv: Record<string, string> = {}, port = PORT): ChildProcess {
+// cwd: the checkout whose build it serves (BENCH_AGAINST's), this one by default.
+function startServer(url: string, extraEnv: Record<string, string> = {}, port = PORT, cwd = process.cwd()): ChildProcess {
   // BENCH_PROFILE=<dir>: the server writes a CPU profile there when it exits (open it in Chrome's DevTools).
   const profile = process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
   return spawn(process.execPath, [...profile, "node_modules/next/dist/bin/next", "start", "-p", String(port)], {
+    cwd,
     env: {
       ...process.env,
       DATABASE_URL: url,
@@ -213,11 +215,19 @@ async function realRuns(ex: AppContext): Promise<{ paused: string; question: str
 async function bench(provider: "sqlite" | "postgresql", pgUrl?: string) {
   const s = await scratchDatabase(provider, pgUrl, "afk_bench");
   let server: ChildProcess | null = null;
+  let other: ChildProcess | null = null;
   try {
     const { longRun, midCursor, deepRunCursor, token, paused, real, cookie } = await seeded(s, provider);
     server = startServer(s.url);
     serverPid = server.pid;
     await waitUp();
+    if (AGAINST) {
+      // Its own working directory: a SQLite URL relative to this one is made absolute.
+      other = startServer(s.url.replace(/^file:(?!\/)/, `file:${process.cwd()}/`), {}, PORT + 1, AGAINST);
+      base = `http://127.0.0.1:${PORT + 1}`;
+      await waitUp();
+      base = `http://127.0.0.1:${PORT}`;
+    }
     const auth = { authorization: `Bearer ${token}` };
     type Case = [string, string, { rps?: number; conditional?: boolean; auth?: false; page?: true }];
     const api: Case[] = [
@@ -258,6 +268,10 @@ async function bench(provider: "sqlite" | "postgresql", pgUrl?: string) {
     const only = process.env.BENCH_ONLY;
     for (const [name, path, t] of [...api, ...pages].filter(([n]) => !only || n.includes(only))) {
       const h: Record<string, string> = t.page ? { cookie } : t.auth === false ? {} : auth;
+      if (other) {
+        await turns(name, path, h, [server, other]);
+        continue;
+      }
       await load(path, 4, h, t.conditional); // warm
       const one = await load(path, 1, h, t.conditional);
       const many = await load(path, 32, h, t.conditional);
@@ -275,9 +289,38 @@ async function bench(provider: "sqlite" | "postgresql", pgUrl?: string) {
     }
   } finally {
     server?.kill("SIGTERM");
+    other?.kill("SIGTERM");
     await new Promise((r) => setTimeout(r, 500));
     await s.drop().catch(() => {});
   }
+}
+
+// BENCH_AGAINST=<dir>: a second built checkout (a worktree at the commit to compare with) served from its
+// directory on BENCH_PORT + 1, on the same database. Each request is then loaded at 32 clients in turns,
+// BENCH_TURNS a side (default 3), the side going first alternating, and each side's medians printed: a
+// change of the shared machine's load falls on both, which two bench runs one after the other do not give.
+const AGAINST = process.env.BENCH_AGAINST;
+async function turns(name: string, path: string, h: Record<string, string>, servers: ChildProcess[]) {
+  const ports = [PORT, PORT + 1];
+  const use = (i: number) => {
+    base = `http://127.0.0.1:${ports[i]}`;
+    serverPid = servers[i].pid;
+  };
+  const got: Result[][] = [[], []];
+  for (const i of [0, 1]) {
+    use(i);
+    await load(path, 4, h); // warm
+  }
+  for (let turn = 0; turn < Number(process.env.BENCH_TURNS ?? 3); turn++)
+    for (const i of turn % 2 ? [1, 0] : [0, 1]) {
+      use(i);
+      got[i].push(await load(path, 32, h));
+    }
+  use(0);
+  const median = (rs: Result[], k: "p50" | "p95" | "p99" | "cpuMs" | "rps") => rs.map((r) => r[k]).sort((a, b) => a - b)[rs.length >> 1];
+  const side = (rs: Result[]) =>
+    `${median(rs, "rps").toFixed(0)}/s ${["p50", "p95", "p99"].map((k) => median(rs, k as "p50").toFixed(0)).join(" / ")} ms, ${median(rs, "cpuMs").toFixed(2)} ms CPU, ${(rs[0].bytes / 1024).toFixed(1)} KB${rs.some((r) => r.errors) ? ` (errors, last status ${rs[rs.length - 1].status})` : ""}`;
+  console.log(`${name.padEnd(42)}  this: ${side(got[0])}  |  against: ${side(got[1])}`);
 }
 
 // --traces: the production server's CPU per request with tracing off and with an OTLP exporter sending
