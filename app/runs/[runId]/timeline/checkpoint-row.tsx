@@ -1,32 +1,58 @@
-import type { timelinePage } from "@/lib/services/timeline";
+"use client";
+// A timeline page's rows, rendered here from their data: a server component's rows travel twice (as HTML
+// and, as markup again, in the Flight payload inlined in the page), a client component's as HTML and their
+// props. The points are the ones the page's picture draws (one copy in the payload for both); the notes
+// (checkpoint-notes.ts) are worked out on the server, from payloads that stay there.
 import { fmtDuration, fmtTime, phaseWords } from "@/lib/format";
-import { parseApprovalId } from "@/lib/runner/ids";
+import { keys } from "@/lib/runner/keys";
+import type { TimelinePoint } from "@/lib/timeline";
+import type { CheckpointNote } from "./checkpoint-notes";
 import { ComparePick } from "./compare-form";
 import { ForkButton } from "./fork-button";
 import { PayloadInspector } from "./payload-inspector";
 
-export type Checkpoint = Awaited<ReturnType<typeof timelinePage>>["checkpoints"][number];
+type Picked = { a?: string; b?: string };
 
 // The time of day to the millisecond (checkpoints are often a few ms apart); the date is said once above.
 const clock = (ms: number) => new Date(ms).toISOString().slice(11, 23);
 
 /**
- * Why a checkpoint is there, where its phase alone does not say: which call a pause waits for, a repeat.
- * `short` is for a phone's one secondary line, `long` for a desktop and an opened row.
+ * The rows of a page. `notes`: by seq, for the rows that have one. `prevMs`: the time of the last row of
+ * the page before (for the first row's gap); `cursor`: that page's cursor, after which the first row's
+ * payload is read (each other row's is read after the key of the row before it).
  */
-function note(c: Checkpoint, prev: Checkpoint | undefined): { short: string; long: string } | null {
-  const payload = (c.payload ?? {}) as { approval_id?: unknown; waiting_for?: unknown };
-  const call = typeof payload.approval_id === "string" ? (parseApprovalId(payload.approval_id)?.toolCallId ?? null) : null;
-  const what = payload.waiting_for === "approval" || !payload.waiting_for ? "a decision" : `an ${String(payload.waiting_for)}`;
-  if (c.phase === "paused" && prev?.phase === "paused")
-    return {
-      short: call ? `waits on ${call} too` : "paused again",
-      long: `Paused again: one checkpoint is written per call that waits${call ? `; this one is for ${call}` : ""}.`,
-    };
-  if (c.phase === "paused") return call ? { short: `waits on ${call}`, long: `Waits for ${what} on ${call}.` } : null;
-  if (prev?.phase === c.phase)
-    return { short: "re-entered", long: "The same phase again: the step was re-entered (after a resume or a restart)." };
-  return null;
+export function CheckpointRows({
+  points,
+  notes,
+  prevMs,
+  cursor,
+  runId,
+  pick,
+  operate,
+}: {
+  points: TimelinePoint[];
+  notes: Record<number, CheckpointNote>;
+  prevMs: number | null;
+  cursor: string | null;
+  runId: string;
+  pick: Picked;
+  operate: boolean;
+}) {
+  return points.map((c, i) => {
+    const prev = i > 0 ? points[i - 1] : undefined;
+    return (
+      <CheckpointRow
+        key={c.seq}
+        c={c}
+        why={notes[c.seq] ?? null}
+        prevMs={prev ? prev.t : prevMs}
+        runId={runId}
+        after={prev ? keys.checkpoint(runId, prev.step, prev.seq, prev.phase) : cursor}
+        pick={pick}
+        operate={operate}
+      />
+    );
+  });
 }
 
 /**
@@ -36,24 +62,23 @@ function note(c: Checkpoint, prev: Checkpoint | undefined): { short: string; lon
  * fork) waits behind its Inspect, which sits at the row's right edge and, opened, shows the lines whole
  * (the `max-md:group-has-[details[open]]/row:` classes). On both, what Inspect opens spans the row.
  */
-export function CheckpointRow({
+function CheckpointRow({
   c,
-  prev,
+  why,
   prevMs,
   runId,
   after,
   pick,
   operate,
 }: {
-  c: Checkpoint;
-  prev: Checkpoint | undefined;
+  c: TimelinePoint;
+  why: CheckpointNote | null;
   prevMs: number | null;
   runId: string;
   after: string | null;
-  pick: { a?: string; b?: string };
+  pick: Picked;
   operate: boolean;
 }) {
-  const why = note(c, prev);
   return (
     <li
       data-testid={`checkpoint-${c.seq}`}
@@ -104,14 +129,14 @@ export function CheckpointRow({
         </p>
       </div>
       <time
-        dateTime={new Date(c.timestamp_ms).toISOString()}
-        title={fmtTime(c.timestamp_ms)}
+        dateTime={new Date(c.t).toISOString()}
+        title={fmtTime(c.t)}
         className="font-mono text-xs max-md:col-span-2 max-md:col-start-2 max-md:row-start-3 max-md:mt-1 max-md:hidden max-md:group-has-[details[open]]/row:block"
       >
-        {clock(c.timestamp_ms)}
+        {clock(c.t)}
       </time>
       <span className="text-xs max-md:col-start-3 max-md:row-start-1 max-md:leading-5 max-md:text-slate-600 max-md:dark:text-slate-400">
-        {prevMs == null ? "—" : `+${fmtDuration(c.timestamp_ms - prevMs)}`}
+        {prevMs == null ? "—" : `+${fmtDuration(c.t - prevMs)}`}
       </span>
       <ComparePick seq={c.seq} pick={pick} />
       <PayloadInspector runId={runId} seq={c.seq} after={after} compare={<ComparePick seq={c.seq} pick={pick} phone />}>

@@ -9,9 +9,9 @@ import { diffCheckpoints, timelinePage } from "@/lib/services/timeline";
 import { ErrorBox, StateBadge } from "@/components/ui";
 import { fmtCost, fmtDuration, fmtTime, plural } from "@/lib/format";
 import { TimelinePicture } from "@/components/timeline-picture";
-import { CheckpointRow } from "./checkpoint-row";
+import { CheckpointRows } from "./checkpoint-row";
+import { notesOf } from "./checkpoint-notes";
 import { CompareForm } from "./compare-form";
-import { keys } from "@/lib/runner/keys";
 
 export const dynamic = "force-dynamic";
 
@@ -35,6 +35,8 @@ export default async function TimelinePage({
     });
   }
   const cps = page.checkpoints;
+  // What the picture draws and the rows show, one array for both (the Flight payload carries it once).
+  const points = cps.map((c) => ({ seq: c.seq, phase: c.phase, step: c.step, t: c.timestamp_ms }));
   // An external run has no checkpoint of its own to fork from.
   const operate = allows(actor, "runs:operate") && !page.run.framework;
   const next = page.nextCursor ? `?${new URLSearchParams({ cursor: page.nextCursor })}` : null;
@@ -79,9 +81,7 @@ export default async function TimelinePage({
       {diffError && <ErrorBox title="Cannot compare">{diffError}</ErrorBox>}
       {diff && <DiffView diff={diff} />}
 
-      {cps.length > 0 && (
-        <TimelinePicture checkpoints={cps.map((c) => ({ seq: c.seq, phase: c.phase, step: c.step, t: c.timestamp_ms }))} />
-      )}
+      {cps.length > 0 && <TimelinePicture checkpoints={points} />}
 
       {cps.length > 0 && (
         <p className="text-xs text-slate-600 dark:text-slate-400">
@@ -112,18 +112,15 @@ export default async function TimelinePage({
           <span>Payload</span>
         </div>
         <ol aria-label="Checkpoints">
-          {cps.map((c, i) => (
-            <CheckpointRow
-              key={c.seq}
-              c={c}
-              prev={cps[i - 1]}
-              prevMs={i > 0 ? cps[i - 1].timestamp_ms : page.prevTimestampMs}
-              runId={runId}
-              after={i > 0 ? keys.checkpoint(runId, cps[i - 1].step, cps[i - 1].seq, cps[i - 1].phase) : (sp.cursor ?? null)}
-              pick={{ a: sp.a, b: sp.b }}
-              operate={operate}
-            />
-          ))}
+          <CheckpointRows
+            points={points}
+            notes={notesOf(cps)}
+            prevMs={page.prevTimestampMs}
+            cursor={sp.cursor ?? null}
+            runId={runId}
+            pick={{ a: sp.a, b: sp.b }}
+            operate={operate}
+          />
         </ol>
       </CompareForm>
       <div className="flex gap-3">
