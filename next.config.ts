@@ -15,6 +15,10 @@ const nextConfig: NextConfig = {
     ...(process.env.AFK_TEST_BUILD === "1" ? { turbopackFileSystemCacheForBuild: false } : {}),
   },
   poweredByHeader: false,
+  // next dev serves its scripts and its HMR socket to localhost only; opened as http://127.0.0.1:3000 (as
+  // NEXTAUTH_URL often says) the page then never hydrated, and its forms were the browser's own. The
+  // loopback address is the same machine: no other site's page reaches it.
+  allowedDevOrigins: ["127.0.0.1"],
   // Browsers ask for /favicon.ico on their own whenever a page has not (yet) named its icon, as a 404 in
   // next dev can stream it late: the same icon answers there instead of a 404 in the console.
   async rewrites() {

@@ -186,6 +186,7 @@ export function ApprovalCard({
           </div>
           {mode === "respond" && (
             <form
+              method="post"
               className="space-y-2"
               onSubmit={(e) => {
                 e.preventDefault();
@@ -210,6 +211,7 @@ export function ApprovalCard({
           )}
           {mode === "reject" && (
             <form
+              method="post"
               className="space-y-2"
               onSubmit={(e) => {
                 e.preventDefault();
@@ -241,6 +243,7 @@ export function ApprovalCard({
           )}
           {mode === "edit" && (
             <form
+              method="post"
               className="space-y-2"
               onSubmit={(e) => {
                 e.preventDefault();

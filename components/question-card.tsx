@@ -76,6 +76,7 @@ export function QuestionCard({
       {decidesHere && (
         <div className="mt-3 space-y-3">
           <form
+            method="post"
             className="space-y-2"
             aria-label="Answer"
             onSubmit={(e) => {
@@ -128,6 +129,7 @@ export function QuestionCard({
           </form>
           {declining && (
             <form
+              method="post"
               className="space-y-2"
               aria-label="Decline"
               onSubmit={(e) => {

@@ -47,6 +47,26 @@ test("session cookie is httpOnly and sameSite; sign-out makes a copied cookie us
   expect((await copy.get("/api/runs")).status()).toBe(401);
 });
 
+test("before its script runs, the sign-in form sends nothing: no password in a URL, a note that it needs JavaScript", async ({
+  browser,
+}) => {
+  // A browser without JavaScript stands for the moments before hydration (a slow network, next dev compiling).
+  const context = await browser.newContext({ javaScriptEnabled: false });
+  const page = await context.newPage();
+  const urls: string[] = [];
+  page.on("request", (r) => urls.push(r.url()));
+  await page.goto("/login");
+  await expect(page.getByText("Signing in needs JavaScript")).toBeVisible();
+  await expect(page.getByRole("button", { name: "Sign in", exact: true })).toBeDisabled();
+  await page.getByLabel("Email").fill("reviewer@example.com");
+  await page.getByLabel("Password").fill(DEMO_PASSWORD);
+  await page.getByLabel("Password").press("Enter");
+  await page.waitForLoadState("networkidle");
+  await expect(page).toHaveURL(/\/login$/);
+  expect(urls.filter((u) => u.includes("password") || u.includes(encodeURIComponent(DEMO_PASSWORD)))).toEqual([]);
+  await context.close();
+});
+
 test("five wrong passwords lock the account, even for the right password", async ({ browser }) => {
   const admin = await as(browser, "admin");
   const email = `lockme-${Date.now()}@example.com`;

@@ -151,6 +151,7 @@ export function InboxList(p: InboxListProps) {
                 )}
                 {decidable && rejecting === a.id && (
                   <form
+                    method="post"
                     className="mt-1 space-y-2"
                     onSubmit={(e) => {
                       e.preventDefault();

@@ -102,6 +102,7 @@ export function Inbox({ initial, agents }: { initial: InboxData; agents: string[
   return (
     <>
       <form
+        method="post"
         className="flex flex-wrap items-end gap-3 max-sm:[&>div]:flex-1"
         aria-label="Filter approvals"
         onSubmit={(e) => e.preventDefault()}
@@ -191,6 +192,7 @@ export function Inbox({ initial, agents }: { initial: InboxData; agents: string[
             </>
           ) : (
             <form
+              method="post"
               className="flex flex-wrap items-end gap-2"
               onSubmit={(e) => {
                 e.preventDefault();

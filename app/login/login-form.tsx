@@ -1,12 +1,15 @@
 "use client";
 import { signIn } from "next-auth/react";
 import { useState } from "react";
+import { useHydrated } from "@/components/use-hydrated";
 
 type Props = { passwords: boolean; sso: { id: string; name: string } | null; initialError: string | null };
 
 export function LoginForm({ passwords, sso, initialError }: Props) {
   const [error, setError] = useState<string | null>(initialError);
   const [pending, setPending] = useState(false);
+  // Until React has hydrated, a submit would be the browser's own: the button waits for the script that signs in.
+  const hydrated = useHydrated();
 
   async function onSubmit(e: React.FormEvent<HTMLFormElement>) {
     e.preventDefault();
@@ -47,7 +50,7 @@ export function LoginForm({ passwords, sso, initialError }: Props) {
         <button
           type="button"
           onClick={withIdp}
-          disabled={pending}
+          disabled={pending || !hydrated}
           className={`${passwords ? "btn-secondary" : "btn-primary"} w-full justify-center`}
         >
           Sign in with {sso.name}
@@ -59,7 +62,7 @@ export function LoginForm({ passwords, sso, initialError }: Props) {
         </p>
       )}
       {passwords && (
-        <form onSubmit={onSubmit} className="space-y-4" aria-label="Sign in">
+        <form method="post" onSubmit={onSubmit} className="space-y-4" aria-label="Sign in">
           <div>
             <label htmlFor="email" className="label">
               Email
@@ -72,11 +75,14 @@ export function LoginForm({ passwords, sso, initialError }: Props) {
             </label>
             <input id="password" name="password" type="password" autoComplete="current-password" required className="input mt-1" />
           </div>
-          <button type="submit" className="btn-primary w-full justify-center" disabled={pending}>
+          <button type="submit" className="btn-primary w-full justify-center" disabled={pending || !hydrated}>
             {pending ? "Signing in…" : "Sign in"}
           </button>
         </form>
       )}
+      <noscript>
+        <p className="text-sm text-rose-700 dark:text-rose-400">Signing in needs JavaScript: turn it on for this site.</p>
+      </noscript>
     </div>
   );
 }

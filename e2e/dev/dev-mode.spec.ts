@@ -187,6 +187,11 @@ test("every page in next dev: no error or warning in the browser, the server log
   const lp = await login.newPage();
   watch(lp);
   await visit(lp, "/", "anonymous / (to /login)", 200);
+  // By its loopback address too (as a NEXTAUTH_URL of http://127.0.0.1:… has it): next dev serves its
+  // scripts and HMR socket there as well, so the page hydrates and its form signs in by script.
+  await visit(lp, `${server.url.replace("localhost", "127.0.0.1")}/login`, "anonymous /login at 127.0.0.1", 200, () =>
+    expect(lp.getByRole("button", { name: "Sign in" })).toBeEnabled(),
+  );
   await visit(lp, "/login", "anonymous /login", 200, async () => {
     await signInAs(lp, "admin");
     await hydrated(lp, "main");

@@ -40,6 +40,7 @@ export function TokensClient({ initial, users }: { initial: Token[]; users: User
   return (
     <>
       <form
+        method="post"
         className="card flex flex-wrap items-end gap-3"
         aria-label="Create API token"
         noValidate

@@ -46,6 +46,7 @@ export function UserRow({ user, self }: { user: U; self: boolean }) {
       </td>
       <td className="max-sm:order-1 max-sm:basis-full">
         <form
+          method="post"
           className="flex gap-1 max-sm:items-center max-sm:gap-2"
           onSubmit={(e) => {
             e.preventDefault();
@@ -135,7 +136,7 @@ export function NewUserForm() {
     ) : null;
 
   return (
-    <form onSubmit={onSubmit} className="card grid max-w-xl grid-cols-2 gap-4" aria-label="Add user" noValidate>
+    <form method="post" onSubmit={onSubmit} className="card grid max-w-xl grid-cols-2 gap-4" aria-label="Add user" noValidate>
       <h2 className="col-span-2 font-semibold">Add a user</h2>
       <div>
         <label className="label" htmlFor="new-email">

@@ -68,7 +68,7 @@ export function StartRunForm({ agents, initialAgent, userId }: { agents: AgentIn
 
   const invalidCount = Object.keys(fieldErrors).length;
   return (
-    <form onSubmit={onSubmit} className="card max-w-xl space-y-4" aria-label="Start a run" noValidate>
+    <form method="post" onSubmit={onSubmit} className="card max-w-xl space-y-4" aria-label="Start a run" noValidate>
       <div>
         <label className="label" htmlFor="agent">
           Agent
