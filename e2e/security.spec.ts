@@ -55,8 +55,9 @@ test("before its script runs, the sign-in form sends nothing: no password in a U
   const page = await context.newPage();
   const urls: string[] = [];
   page.on("request", (r) => urls.push(r.url()));
-  await page.goto("/login");
-  await expect(page.getByText("Signing in needs JavaScript")).toBeVisible();
+  const res = await page.goto("/login");
+  // Said in a <noscript> (Chromium with scripts turned off by Playwright still parses it as text, not shown).
+  expect(await res!.text()).toMatch(/<noscript><p[^>]*>Signing in needs JavaScript/);
   await expect(page.getByRole("button", { name: "Sign in", exact: true })).toBeDisabled();
   await page.getByLabel("Email").fill("reviewer@example.com");
   await page.getByLabel("Password").fill(DEMO_PASSWORD);
