@@ -99,7 +99,8 @@ async function child(provider: "sqlite" | "postgresql") {
 }
 
 // BENCH_PROFILE=<dir>: each child writes a CPU profile of its timed runs there (not of its start-up and
-// warm-up), sampled every 100 µs, named by its side: <database>-<process>-<off|on>.cpuprofile.
+// warm-up), sampled every 100 µs, named by its side: <database>-<process>-<off|on>.cpuprofile (the second
+// side of an A/A or A/B run: off2, on2).
 async function profile(): Promise<(() => Promise<void>) | null> {
   const dir = process.env.BENCH_PROFILE;
   if (!dir) return null;
@@ -108,7 +109,7 @@ async function profile(): Promise<(() => Promise<void>) | null> {
   await session.post("Profiler.enable");
   await session.post("Profiler.setSamplingInterval", { interval: 100 });
   await session.post("Profiler.start");
-  const name = `${process.argv[3]}-${process.env.BENCH_TRACE_ALS ? "web" : "worker"}-${process.env.OTEL_EXPORTER_OTLP_ENDPOINT ? "on" : "off"}`;
+  const name = `${process.argv[3]}-${process.env.BENCH_TRACE_ALS ? "web" : "worker"}-${process.env.BENCH_TRACE_SIDE}`;
   return async () => {
     const { profile } = await session.post("Profiler.stop");
     writeFileSync(path.join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
@@ -116,12 +117,23 @@ async function profile(): Promise<(() => Promise<void>) | null> {
   };
 }
 
-// A child process of one side, driven a run at a time.
-function side(provider: string, endpoint: string | null, als: boolean) {
+// A child process of one side, driven a run at a time; name is the side's (profiles), b the A/B run's second
+// side: started from BENCH_TRACE_B_CWD (another checkout) with BENCH_TRACE_B_ENV's variables when given.
+function side(provider: string, endpoint: string | null, als: boolean, name: string, b = false) {
   const p = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "scripts/bench-traces.ts", "child", provider], {
+    cwd: (b && process.env.BENCH_TRACE_B_CWD) || undefined,
     env: {
       ...process.env,
+      ...(b
+        ? Object.fromEntries(
+            (process.env.BENCH_TRACE_B_ENV ?? "")
+              .split(/\s+/)
+              .filter(Boolean)
+              .map((kv) => kv.split("=", 2)),
+          )
+        : {}),
       BENCH_TRACE_ALS: als ? "1" : "",
+      BENCH_TRACE_SIDE: name,
       LOG_LEVEL: "error",
       OTEL_EXPORTER_OTLP_ENDPOINT: endpoint ?? "",
       OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "",
@@ -156,6 +168,8 @@ export async function benchTraces(pgUrl: string | undefined) {
   console.log(
     `\ntracing overhead per step of a ${STEPS}-step run through the worker (${ROUNDS * RUNS} runs a side, in turns; target ≤ 10 %)`,
   );
+  const [aa, ab] = [!!process.env.BENCH_TRACE_AA, !!process.env.BENCH_TRACE_AB];
+  if (aa || ab) console.log(aa ? "A/A: both sides without an exporter" : "A/B: both sides with the exporter, the second changed");
   console.log("median (25th–75th percentile) ms per step");
   console.log("database     process          measure          no exporter            OTLP exporter            added   spans/step");
   try {
@@ -167,7 +181,11 @@ export async function benchTraces(pgUrl: string | undefined) {
         const off: Times = { wall: [], cpu: [] };
         const on: Times = { wall: [], cpu: [] };
         // BENCH_TRACE_AA=1: both sides without an exporter, to see how far two equal sides differ here.
-        const [a, b] = [side(provider, null, als), side(provider, process.env.BENCH_TRACE_AA ? null : receiver.url, als)];
+        // BENCH_TRACE_AB=1: both with the exporter, the second side changed (side() above): what a change
+        // does, in the same turns.
+        const [a, b] = ab
+          ? [side(provider, receiver.url, als, "on"), side(provider, receiver.url, als, "on2", true)]
+          : [side(provider, null, als, "off"), side(provider, aa ? null : receiver.url, als, aa ? "off2" : "on")];
         try {
           await Promise.all([a.ready(), b.ready()]);
           const before = receiver.spans.length;
