@@ -60,7 +60,8 @@ export function CheckpointRows({
  * two lines, as in an event history: seq, the phase in words and the gap since the one before; then its
  * step and why it is there (cut to the line). The rest (raw phase, time, the compare pick, the payload,
  * fork) waits behind its Inspect, which sits at the row's right edge and, opened, shows the lines whole
- * (the `max-md:group-has-[details[open]]/row:` classes). On both, what Inspect opens spans the row.
+ * (the `max-md:group-has-[details[open]]/row:` variants of its cp-* utilities, app/globals.css). On both,
+ * what Inspect opens spans the row.
  */
 function CheckpointRow({
   c,
@@ -80,10 +81,7 @@ function CheckpointRow({
   operate: boolean;
 }) {
   return (
-    <li
-      data-testid={`checkpoint-${c.seq}`}
-      className="group/row relative grid grid-cols-[minmax(2rem,auto)_minmax(0,1fr)_auto_4rem] gap-x-2 md:gap-x-3 border-b border-slate-100 px-3 py-2 text-sm md:grid-cols-[3rem_3rem_minmax(0,1fr)_7.5rem_5.5rem_8.5rem_6rem] md:items-start dark:border-slate-800"
-    >
+    <li data-testid={`checkpoint-${c.seq}`} className="group/row cp-row">
       <span className="font-mono font-semibold">
         <span className="md:hidden">#</span>
         {c.seq}
@@ -91,53 +89,38 @@ function CheckpointRow({
       <span className="max-md:hidden">{c.step}</span>
       {/* On a phone its two lines are grid items of the row: the second runs on under the gap. */}
       <div className="min-w-0 max-md:contents">
-        <p className="max-md:col-start-2 max-md:row-start-1 max-md:flex max-md:min-w-0 max-md:items-baseline max-md:gap-x-2 max-md:group-has-[details[open]]/row:flex-wrap">
-          <span className="font-medium max-md:truncate max-md:group-has-[details[open]]/row:whitespace-normal">{phaseWords(c.phase)}</span>{" "}
-          <span
-            className="font-mono text-xs text-slate-600 max-md:hidden max-md:group-has-[details[open]]/row:inline dark:text-slate-400"
-            data-testid="checkpoint-phase"
-          >
+        <p className="cp-line1">
+          <span className="cp-words">{phaseWords(c.phase)}</span>{" "}
+          <span className="cp-raw-phase" data-testid="checkpoint-phase">
             {c.phase}
           </span>
           {/* On a phone the radios are behind Inspect: a closed row still says it is picked. */}
-          <span
-            className="hidden shrink-0 rounded bg-indigo-100 px-1.5 text-xs font-semibold text-indigo-900 max-md:group-has-[details:not([open])_input[name=a]:checked]/row:inline dark:bg-indigo-900 dark:text-indigo-100"
-            data-testid="picked"
-          >
+          <span className="cp-picked-a" data-testid="picked">
             from
           </span>
-          <span
-            className="hidden shrink-0 rounded bg-indigo-100 px-1.5 text-xs font-semibold text-indigo-900 max-md:group-has-[details:not([open])_input[name=b]:checked]/row:inline dark:bg-indigo-900 dark:text-indigo-100"
-            data-testid="picked"
-          >
+          <span className="cp-picked-b" data-testid="picked">
             to
           </span>
         </p>
-        <p className="text-xs text-slate-600 max-md:col-span-2 max-md:col-start-2 max-md:row-start-2 max-md:truncate max-md:group-has-[details[open]]/row:whitespace-normal dark:text-slate-400">
+        <p className="cp-line2">
           <span className="md:hidden">
             step {c.step}
             {why ? " · " : ""}
           </span>
           {why && (
             <>
-              <span className="md:hidden max-md:group-has-[details[open]]/row:hidden">{why.short}</span>
-              <span className="max-md:hidden max-md:group-has-[details[open]]/row:inline" data-testid="checkpoint-note">
+              <span className="cp-note-short">{why.short}</span>
+              <span className="cp-note-long" data-testid="checkpoint-note">
                 {why.long}
               </span>
             </>
           )}
         </p>
       </div>
-      <time
-        dateTime={new Date(c.t).toISOString()}
-        title={fmtTime(c.t)}
-        className="font-mono text-xs max-md:col-span-2 max-md:col-start-2 max-md:row-start-3 max-md:mt-1 max-md:hidden max-md:group-has-[details[open]]/row:block"
-      >
+      <time dateTime={new Date(c.t).toISOString()} title={fmtTime(c.t)} className="cp-time">
         {clock(c.t)}
       </time>
-      <span className="text-xs max-md:col-start-3 max-md:row-start-1 max-md:leading-5 max-md:text-slate-600 max-md:dark:text-slate-400">
-        {prevMs == null ? "—" : `+${fmtDuration(c.t - prevMs)}`}
-      </span>
+      <span className="cp-gap">{prevMs == null ? "—" : `+${fmtDuration(c.t - prevMs)}`}</span>
       <ComparePick seq={c.seq} pick={pick} />
       <PayloadInspector runId={runId} seq={c.seq} after={after} compare={<ComparePick seq={c.seq} pick={pick} phone />}>
         {operate && <ForkButton runId={runId} seq={c.seq} />}

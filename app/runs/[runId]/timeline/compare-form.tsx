@@ -86,13 +86,7 @@ export function CompareForm({ cursor, initial, children }: { cursor?: string; in
 /** A checkpoint's "from" and "to" radios: the desktop's copy (the Compare column) or the phone's (in Inspect). */
 export function ComparePick({ seq, pick, phone = false }: { seq: number; pick: Pick; phone?: boolean }) {
   const radio = (name: "a" | "b", words: string) => (
-    <label
-      className={
-        phone
-          ? "flex items-center gap-2 rounded-md border border-slate-300 px-3 py-1.5 has-checked:border-indigo-600 has-checked:bg-indigo-50 dark:border-slate-700 dark:has-checked:border-indigo-400 dark:has-checked:bg-indigo-950"
-          : "flex items-center gap-1 text-xs"
-      }
-    >
+    <label className={phone ? "cp-pick-phone" : "flex items-center gap-1 text-xs"}>
       <input
         type="radio"
         name={name}

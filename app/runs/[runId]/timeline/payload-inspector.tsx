@@ -42,9 +42,7 @@ export function PayloadInspector({
     // The summary sits at the row's right edge (in the Payload column on a desktop; on a phone beside the
     // row's two lines, a tall target for a thumb) and what it opens takes the row's full width below.
     <details className="col-span-full min-w-0 open:mt-2" onToggle={(e) => setOpen(e.currentTarget.open)}>
-      <summary className="absolute cursor-pointer text-xs max-md:top-0 max-md:right-0 max-md:w-[4.75rem] max-md:py-4 max-md:pl-3 md:top-2 md:right-3 md:w-24">
-        Inspect
-      </summary>
+      <summary className="cp-inspect">Inspect</summary>
       {compare}
       {error ? (
         <ErrorBox title="Cannot show the payload">{error.message}</ErrorBox>
