@@ -249,6 +249,8 @@ async function bench(provider: "sqlite" | "postgresql", pgUrl?: string) {
     const pages: Case[] = [
       ["page: sign-in /login (no session: the floor)", "/login", { page: true }],
       ["page: inbox /approvals", "/approvals", { page: true }],
+      // What the inbox page's browser asks for once hydrated (the whole list; no ETag yet on a first open).
+      ["page: inbox, its list after hydration (API)", "/api/approvals", { page: true }],
       ["page: runs list /runs", "/runs", { page: true }],
       ["page: runs list, state=paused", "/runs?state=paused", { page: true }],
       ["page: run, paused on approvals", `/runs/${real.paused}`, { page: true }],

@@ -8,7 +8,6 @@ import { CardRow, CardTable, LabelledCell } from "@/components/card-table";
 import type { InboxItemDto } from "@/lib/dto";
 import { fmtDuration, fmtTime } from "@/lib/format";
 import { approvalAnchor } from "@/lib/runner/ids";
-import { useHydrated } from "@/components/use-hydrated";
 
 const KIND_LABEL: Record<InboxItemDto["kind"], string> = {
   tool: "Tool call",
@@ -16,11 +15,6 @@ const KIND_LABEL: Record<InboxItemDto["kind"], string> = {
   llm: "Model call",
   subagent: "Subagent",
 };
-
-// The rows the server's HTML carries: a screenful. A page holds up to 200 approvals, and each row was
-// rendered to HTML on every load (most of the page's server time and bytes) although its data is in the
-// page anyway, as what React hydrates from; the browser renders the rest right after hydrating.
-const FIRST_ROWS = 25;
 
 // A deadline to the minute, on one line.
 const fmtDeadline = (ms: number) => `${fmtTime(ms).slice(0, 16)}Z`;
@@ -42,7 +36,6 @@ export type InboxListProps = {
 export function InboxList(p: InboxListProps) {
   const [rejecting, setRejecting] = useState<string | null>(null);
   const [reason, setReason] = useState("");
-  const rows = useHydrated() ? p.items : p.items.slice(0, FIRST_ROWS);
   return (
     <CardTable
       label="Pending approvals"
@@ -62,7 +55,7 @@ export function InboxList(p: InboxListProps) {
         </>
       }
     >
-      {rows.map((a, i) => {
+      {p.items.map((a, i) => {
         const current = a.id === p.currentId;
         const decidable = a.canDecide && a.kind !== "question";
         return (

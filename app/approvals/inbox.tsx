@@ -7,15 +7,15 @@ import { api } from "@/components/api";
 import { useLive } from "@/components/live";
 import { Empty, ErrorBox } from "@/components/ui";
 import { useHydrated } from "@/components/use-hydrated";
-import type { InboxDto, InboxItemDto } from "@/lib/dto";
+import type { InboxItemDto } from "@/lib/dto";
 import { approvalAnchor } from "@/lib/runner/ids";
 import { type ManyResult, decideMany } from "./decide-many";
+import { type InboxData, routed } from "./first-screen";
 import { InboxList } from "./inbox-list";
 import { INBOX_KEYS, useInboxKeys } from "./use-inbox-keys";
 
-type InboxData = InboxDto;
-
-export function Inbox({ initial, agents }: { initial: InboxData; agents: string[] }) {
+// initial: the page's first screen (first-screen.ts); tools: those of the whole list, for the filter.
+export function Inbox({ initial, tools, agents }: { initial: InboxData; tools: string[]; agents: string[] }) {
   const [agent, setAgent] = useState("");
   const [tool, setTool] = useState("");
   // Cursor pages: the cursors of the pages before this one, so "Previous" goes back without a reverse query.
@@ -31,18 +31,15 @@ export function Inbox({ initial, agents }: { initial: InboxData; agents: string[
     queryKey: ["inbox", agent, tool, page],
     queryFn: () => api<InboxData>(`/api/approvals${qs ? `?${qs}` : ""}`, { revalidate: true }),
     initialData: agent || tool || page ? undefined : initial,
-    initialDataUpdatedAt: initial.asOfMs,
+    // Only the first screen: stale from the start, so the browser asks for the whole list once hydrated.
+    initialDataUpdatedAt: initial.firstScreenOf === undefined ? initial.asOfMs : 0,
     refetchInterval: live ? 15_000 : 3000,
   });
   // A page hydrated after its data went stale refetches at once, so the browser's first render is already
-  // fetching while the server's HTML was not: "refreshing…" waits for hydration.
-  const refreshing = useHydrated() && isFetching;
-  const tools = [...new Set(initial.approvals.map((a) => a.tool))].sort();
-  // Routing: what this reviewer may decide comes first; the rest is listed read-only below it.
-  const items = useMemo(() => {
-    const all = data?.approvals ?? [];
-    return [...all.filter((a) => a.canDecide), ...all.filter((a) => !a.canDecide)];
-  }, [data]);
+  // fetching while the server's HTML was not: "refreshing…" waits for hydration. Loading the rest of a first
+  // screen is no refresh: the count the server gave stays until the whole list is there.
+  const refreshing = useHydrated() && isFetching && data?.firstScreenOf === undefined;
+  const items = useMemo(() => routed(data?.approvals ?? []), [data]);
   const firstReadOnly = items.findIndex((a) => !a.canDecide);
   const router = useRouter();
   const [cursor, setCursor] = useState(0);
@@ -152,7 +149,7 @@ export function Inbox({ initial, agents }: { initial: InboxData; agents: string[
         <span className="text-xs text-slate-500 dark:text-slate-400" aria-live="polite">
           {refreshing
             ? "refreshing…"
-            : `${data?.approvals.length ?? 0} waiting${page ? " on this page" : ""}${data?.nextCursor ? ", more on the next page" : ""}`}
+            : `${data?.firstScreenOf ?? data?.approvals.length ?? 0} waiting${page ? " on this page" : ""}${data?.nextCursor ? ", more on the next page" : ""}`}
         </span>
       </form>
       <p className="hidden text-xs text-slate-500 dark:text-slate-400 sm:block">

@@ -1,0 +1,25 @@
+// What the inbox page carries: its first screen, not the whole list. A page holds up to 200 approvals,
+// and their data in the HTML (as what React hydrates from, ~120 KB of JSON) was most of the page's server
+// time and bytes; the browser asks /api/approvals for the whole list as soon as it has hydrated. Imported
+// by the page (a server component) and the inbox (a client one): not a "use client" module, whose exports
+// a server component only sees as references.
+import type { InboxDto, InboxItemDto } from "@/lib/dto";
+
+/** The rows the server's HTML carries: a screenful, at a desk or on a phone. */
+export const FIRST_ROWS = 25;
+
+/** The inbox's data as the list reads it; `firstScreenOf` is set while it holds only the first screen of
+ * that many approvals (the page's own copy, until the browser has the whole list). */
+export type InboxData = InboxDto & { firstScreenOf?: number };
+
+/** Routing: what this reviewer may decide comes first; the rest is listed read-only below it. */
+export const routed = (all: InboxItemDto[]): InboxItemDto[] => [...all.filter((a) => a.canDecide), ...all.filter((a) => !a.canDecide)];
+
+/** The first FIRST_ROWS rows in the order the list shows them; the whole inbox when it is no longer. */
+export function firstScreen(inbox: InboxDto): InboxData {
+  if (inbox.approvals.length <= FIRST_ROWS) return inbox;
+  return { ...inbox, approvals: routed(inbox.approvals).slice(0, FIRST_ROWS), firstScreenOf: inbox.approvals.length };
+}
+
+/** The tools the filter offers: those of the whole list, not only of its first screen. */
+export const toolsOf = (inbox: InboxDto): string[] => [...new Set(inbox.approvals.map((a) => a.tool))].sort();
