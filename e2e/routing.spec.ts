@@ -5,6 +5,7 @@
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { type Browser, type Page, expect, test } from "@playwright/test";
+import { FIRST_ROWS } from "../app/approvals/first-screen";
 import { approvalAnchor, approvalId } from "../lib/runner/ids";
 import { DEMO_PASSWORD, apiSession, signIn, signInAs, startFromForm } from "./helpers";
 
@@ -139,6 +140,11 @@ test("the inbox pages past its first 200 by cursor, and back", async ({ browser,
     reviewer.on("console", (m) => m.type() === "error" && errors.push(m.text()));
     await signInAs(reviewer, "reviewer");
     await reviewer.goto("/approvals");
+    await expect(reviewer.getByText(/^200 waiting, more on the next page$/)).toBeVisible();
+    // The page's HTML carries its first screen; the browser loads the rest of the 200 once hydrated.
+    const html = await (await reviewer.request.get("/approvals")).text();
+    expect(html.match(/id="inbox-row-/g)).toHaveLength(FIRST_ROWS);
+    await expect(reviewer.locator('tr[id^="inbox-row-"]')).toHaveCount(200);
     await expect(reviewer.getByText(/^200 waiting, more on the next page$/)).toBeVisible();
     await expect(reviewer.getByTestId(`inbox-${last}`)).toHaveCount(0);
     await reviewer.getByRole("button", { name: "Next page →" }).click();
