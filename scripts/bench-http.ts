@@ -219,14 +219,14 @@ async function bench(provider: "sqlite" | "postgresql", pgUrl?: string) {
   try {
     const { longRun, midCursor, deepRunCursor, token, paused, real, cookie } = await seeded(s, provider);
     server = startServer(s.url);
-    serverPid = server.pid;
+    aim(PORT, server);
     await waitUp();
     if (AGAINST) {
       // Its own working directory: a SQLite URL relative to this one is made absolute.
       other = startServer(s.url.replace(/^file:(?!\/)/, `file:${process.cwd()}/`), {}, PORT + 1, AGAINST);
-      base = `http://127.0.0.1:${PORT + 1}`;
+      aim(PORT + 1, other);
       await waitUp();
-      base = `http://127.0.0.1:${PORT}`;
+      aim(PORT, server);
     }
     const auth = { authorization: `Bearer ${token}` };
     type Case = [string, string, { rps?: number; conditional?: boolean; auth?: false; page?: true }];
@@ -297,31 +297,40 @@ async function bench(provider: "sqlite" | "postgresql", pgUrl?: string) {
   }
 }
 
+// Points the load at one of the servers: its URL, and the process whose CPU is read.
+function aim(port: number, server: ChildProcess) {
+  base = `http://127.0.0.1:${port}`;
+  serverPid = server.pid;
+}
+
+// The two servers (0, 1) loaded in turns, the one going first alternating from turn to turn: a change of the
+// shared machine's load falls on both.
+async function inTurns(turns: number, each: (i: 0 | 1) => Promise<void>) {
+  for (let turn = 0; turn < turns; turn++) for (const i of turn % 2 ? ([1, 0] as const) : ([0, 1] as const)) await each(i);
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
 // BENCH_AGAINST=<dir>: a second built checkout (a worktree at the commit to compare with) served from its
 // directory on BENCH_PORT + 1, on the same database. Each request is then loaded at 32 clients in turns,
 // BENCH_TURNS a side (default 3), the side going first alternating, and each side's medians printed: a
 // change of the shared machine's load falls on both, which two bench runs one after the other do not give.
 const AGAINST = process.env.BENCH_AGAINST;
 async function turns(name: string, path: string, h: Record<string, string>, servers: ChildProcess[]) {
-  const ports = [PORT, PORT + 1];
-  const use = (i: number) => {
-    base = `http://127.0.0.1:${ports[i]}`;
-    serverPid = servers[i].pid;
-  };
+  const use = (i: number) => aim(PORT + i, servers[i]);
   const got: Result[][] = [[], []];
   for (const i of [0, 1]) {
     use(i);
     await load(path, 4, h); // warm
   }
-  for (let turn = 0; turn < Number(process.env.BENCH_TURNS ?? 3); turn++)
-    for (const i of turn % 2 ? [1, 0] : [0, 1]) {
-      use(i);
-      got[i].push(await load(path, 32, h));
-    }
+  await inTurns(Number(process.env.BENCH_TURNS ?? 3), async (i) => {
+    use(i);
+    got[i].push(await load(path, 32, h));
+  });
   use(0);
-  const median = (rs: Result[], k: "p50" | "p95" | "p99" | "cpuMs" | "rps") => rs.map((r) => r[k]).sort((a, b) => a - b)[rs.length >> 1];
+  const of = (rs: Result[], k: "p50" | "p95" | "p99" | "cpuMs" | "rps") => median(rs.map((r) => r[k]));
   const side = (rs: Result[]) =>
-    `${median(rs, "rps").toFixed(0)}/s ${["p50", "p95", "p99"].map((k) => median(rs, k as "p50").toFixed(0)).join(" / ")} ms, ${median(rs, "cpuMs").toFixed(2)} ms CPU, ${(rs[0].bytes / 1024).toFixed(1)} KB${rs.some((r) => r.errors) ? ` (errors, last status ${rs[rs.length - 1].status})` : ""}`;
+    `${of(rs, "rps").toFixed(0)}/s ${["p50", "p95", "p99"].map((k) => of(rs, k as "p50").toFixed(0)).join(" / ")} ms, ${of(rs, "cpuMs").toFixed(2)} ms CPU, ${(rs[0].bytes / 1024).toFixed(1)} KB${rs.some((r) => r.errors) ? ` (errors, last status ${rs[rs.length - 1].status})` : ""}`;
   console.log(`${name.padEnd(42)}  this: ${side(got[0])}  |  against: ${side(got[1])}`);
 }
 
@@ -350,15 +359,11 @@ async function benchTraces(provider: "sqlite" | "postgresql", url?: string) {
       { port: PORT + 1, env: process.env.BENCH_TRACE_AA ? {} : { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url } },
     ];
     for (const side of sides) servers.push(startServer(s.url, side.env, side.port));
-    const use = (i: number) => {
-      base = `http://127.0.0.1:${sides[i].port}`;
-      serverPid = servers[i].pid;
-    };
+    const use = (i: number) => aim(sides[i].port, servers[i]);
     for (const i of [0, 1]) {
       use(i);
       await waitUp();
     }
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     const range = (xs: number[]) => `${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)}`;
     console.log(
       `\n${provider}: server CPU ms per request, tracing off and with an OTLP exporter (median of the turns, range; target ≤ 0.3 ms added)`,
@@ -373,14 +378,13 @@ async function benchTraces(provider: "sqlite" | "postgresql", url?: string) {
         use(i);
         requestsOn += i * (await load(path, 4, h)).n; // warm
       }
-      for (let round = 0; round < Number(process.env.BENCH_TRACE_ROUNDS ?? 5); round++)
-        for (const i of round % 2 ? [1, 0] : [0, 1]) {
-          use(i);
-          const r = await paced(path, RATE, h);
-          cpu[i].push(r.cpuMs);
-          late[i] += r.late;
-          requestsOn += i * r.n;
-        }
+      await inTurns(Number(process.env.BENCH_TRACE_ROUNDS ?? 5), async (i) => {
+        use(i);
+        const r = await paced(path, RATE, h);
+        cpu[i].push(r.cpuMs);
+        late[i] += r.late;
+        requestsOn += i * r.n;
+      });
       const [a, b] = [median(cpu[0]), median(cpu[1])];
       console.log(
         `${name.padEnd(30)} ${`${a.toFixed(3)} (${range(cpu[0])})`.padStart(22)} ${`${b.toFixed(3)} (${range(cpu[1])})`.padStart(22)} ${`${(b - a).toFixed(3)} ms`.padStart(9)}${late[0] + late[1] ? `  (behind the rate: ${late[0]} / ${late[1]} sends)` : ""}`,
