@@ -1,19 +1,13 @@
 // Short files beat clever ones: a file in lib/ over ~400 lines must say at its top why it is one file
 // (a comment among its first lines containing "one file"). This keeps the rooms small enough to build on.
-import { readFileSync, readdirSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { root, sourceFiles } from "../helpers/sources";
 
-const root = path.resolve(import.meta.dirname, "../..");
 const LIMIT = 400;
 
-function sources(dir: string): string[] {
-  return readdirSync(path.join(root, dir)).flatMap((name) => {
-    const rel = path.join(dir, name);
-    if (statSync(path.join(root, rel)).isDirectory()) return rel === "lib/generated" ? [] : sources(rel);
-    return /\.(ts|tsx)$/.test(name) ? [rel] : [];
-  });
-}
+const sources = (dir: string) => sourceFiles(dir, (n) => /\.(ts|tsx)$/.test(n));
 
 const justified = (text: string) =>
   text

@@ -2,19 +2,12 @@
 // (a slow network, next dev compiling a page), it would GET the page with every field in the URL (server
 // logs, history, proxies), passwords included. So each form says its method: "get" for the filters that
 // are meant as URLs, "post" for the rest (a POST to a page only renders it again).
-import { readFileSync, readdirSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { root, sourceFiles } from "../helpers/sources";
 
-const root = path.resolve(import.meta.dirname, "../..");
-
-function tsx(dir: string): string[] {
-  return readdirSync(path.join(root, dir)).flatMap((name) => {
-    const rel = path.join(dir, name);
-    if (statSync(path.join(root, rel)).isDirectory()) return tsx(rel);
-    return name.endsWith(".tsx") ? [rel] : [];
-  });
-}
+const tsx = (dir: string) => sourceFiles(dir, (n) => n.endsWith(".tsx"));
 
 // Each <form …> element's opening tag, up to its first ">" that is not inside a {…} expression.
 function formTags(source: string): string[] {

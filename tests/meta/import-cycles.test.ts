@@ -1,19 +1,12 @@
 // No import cycle anywhere in lib/: every relative import (type-only ones included: a cycle of types is
 // still two modules that cannot be read one without the other) of every file is parsed, and a depth-first
 // walk fails on the first edge back into the path it is on, printing the cycle.
-import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { root, sourceFiles } from "../helpers/sources";
 
-const root = path.resolve(import.meta.dirname, "../..");
-
-function sources(dir: string): string[] {
-  return readdirSync(path.join(root, dir)).flatMap((name) => {
-    const rel = path.join(dir, name);
-    if (statSync(path.join(root, rel)).isDirectory()) return rel === "lib/generated" ? [] : sources(rel);
-    return /\.tsx?$/.test(name) && !/\.test\.tsx?$/.test(name) ? [rel] : [];
-  });
-}
+const sources = (dir: string) => sourceFiles(dir, (n) => /\.tsx?$/.test(n) && !/\.test\.tsx?$/.test(n));
 
 // `import … from "x"`, `export … from "x"`, `import "x"` and `import("x")`, with comments removed first.
 const SPECIFIERS =

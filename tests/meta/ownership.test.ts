@@ -1,19 +1,12 @@
 // One owner per concept (issue 12): store keys and run/approval ids are built and parsed only in
 // lib/runner (keys.ts, ids.ts); env is read only in lib/env.ts; the database is touched only in lib/db
 // (issue 24). This scans the source outside those owners.
-import { readFileSync, readdirSync, statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { root, sourceFiles } from "../helpers/sources";
 
-const root = path.resolve(import.meta.dirname, "../..");
-
-function sources(dir: string): string[] {
-  return readdirSync(path.join(root, dir)).flatMap((name) => {
-    const rel = path.join(dir, name);
-    if (statSync(path.join(root, rel)).isDirectory()) return rel === "lib/generated" ? [] : sources(rel);
-    return /\.(ts|tsx|mjs)$/.test(name) ? [rel] : [];
-  });
-}
+const sources = (dir: string) => sourceFiles(dir, (n) => /\.(ts|tsx|mjs)$/.test(n));
 
 const scanned = ["lib", "agents", "app", "components", "scripts", "e2e"].flatMap(sources).concat(["proxy.ts", "instrumentation.ts"]);
 const lines = (file: string) =>
