@@ -335,7 +335,7 @@ async function turns(name: string, path: string, h: Record<string, string>, serv
 }
 
 // --traces: the production server's CPU per request with tracing off and with an OTLP exporter sending
-// every span (Next's own request spans, the database spans) to a receiver in this process. Both servers
+// every span (the request spans, the database spans) to a receiver in this process. Both servers
 // run at once on one seeded database and take the load in turns, one cell of BENCH_SECONDS (default 4)
 // at a time, BENCH_TRACE_ROUNDS (default 5) turns a request, at BENCH_TRACE_RATE requests a second (default
 // 100, paced): a change of the shared machine's load falls on both. CPU time, not req/s: the load generator
@@ -353,12 +353,24 @@ async function benchTraces(provider: "sqlite" | "postgresql", url?: string) {
       ["runs list API, first page", "/api/runs", auth],
       ["run view API (paused run)", `/api/runs/${paused}`, auth],
     ];
-    const sides: { port: number; env: Record<string, string> }[] = [
-      { port: PORT, env: {} },
-      // BENCH_TRACE_AA=1: neither side traced, to see how far two equal servers differ here.
-      { port: PORT + 1, env: process.env.BENCH_TRACE_AA ? {} : { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url } },
-    ];
-    for (const side of sides) servers.push(startServer(s.url, side.env, side.port));
+    const traced = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url };
+    // BENCH_AGAINST=<dir>: both sides traced, the first served from that checkout (the code before a
+    // change), so "added" is what the change adds (negative: saves) in the same turns; BENCH_TRACE_SWAP=1
+    // serves this checkout first instead (the two places read apart by up to the A/A run's difference).
+    const swap = Boolean(process.env.BENCH_TRACE_SWAP);
+    const sides: { port: number; env: Record<string, string>; cwd?: string }[] = AGAINST
+      ? [
+          { port: PORT, env: traced, cwd: swap ? undefined : AGAINST },
+          { port: PORT + 1, env: traced, cwd: swap ? AGAINST : undefined },
+        ]
+      : [
+          { port: PORT, env: {} },
+          // BENCH_TRACE_AA=1: neither side traced, to see how far two equal servers differ here.
+          { port: PORT + 1, env: process.env.BENCH_TRACE_AA ? {} : traced },
+        ];
+    // A side served from another directory gets the SQLite URL made absolute.
+    for (const side of sides)
+      servers.push(startServer(side.cwd ? s.url.replace(/^file:(?!\/)/, `file:${process.cwd()}/`) : s.url, side.env, side.port, side.cwd));
     const use = (i: number) => aim(sides[i].port, servers[i]);
     for (const i of [0, 1]) {
       use(i);
@@ -366,9 +378,12 @@ async function benchTraces(provider: "sqlite" | "postgresql", url?: string) {
     }
     const range = (xs: number[]) => `${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)}`;
     console.log(
-      `\n${provider}: server CPU ms per request, tracing off and with an OTLP exporter (median of the turns, range; target ≤ 0.3 ms added)`,
+      AGAINST
+        ? `\n${provider}: server CPU ms per request, both with an OTLP exporter, ${swap ? `this checkout and ${AGAINST}` : `${AGAINST} and this checkout`} (median of the turns, range)`
+        : `\n${provider}: server CPU ms per request, tracing off and with an OTLP exporter (median of the turns, range; target ≤ 0.3 ms added)`,
     );
-    console.log(`${"request".padEnd(30)} ${"no exporter".padStart(22)} ${"OTLP exporter".padStart(22)} ${"added".padStart(9)}`);
+    const [h0, h1] = !AGAINST ? ["no exporter", "OTLP exporter"] : swap ? ["this", "against"] : ["against", "this"];
+    console.log(`${"request".padEnd(30)} ${h0.padStart(22)} ${h1.padStart(22)} ${"added".padStart(9)}`);
     let requestsOn = 0;
     const spansBefore = receiver.spans.length;
     for (const [name, path, h] of cases) {
@@ -376,14 +391,14 @@ async function benchTraces(provider: "sqlite" | "postgresql", url?: string) {
       const late = [0, 0];
       for (const i of [0, 1]) {
         use(i);
-        requestsOn += i * (await load(path, 4, h)).n; // warm
+        requestsOn += (AGAINST ? 1 : i) * (await load(path, 4, h)).n; // warm
       }
       await inTurns(Number(process.env.BENCH_TRACE_ROUNDS ?? 5), async (i) => {
         use(i);
         const r = await paced(path, RATE, h);
         cpu[i].push(r.cpuMs);
         late[i] += r.late;
-        requestsOn += i * r.n;
+        requestsOn += (AGAINST ? 1 : i) * r.n;
       });
       const [a, b] = [median(cpu[0]), median(cpu[1])];
       console.log(
