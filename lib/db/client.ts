@@ -50,6 +50,9 @@ export const driverOf = (db: Db): Driver | null => drivers.get(db) ?? null;
  */
 export const queryRows = (db: Db, q: Prisma.Sql): Promise<Row[]> => driverOf(db)?.all(q) ?? db.$queryRaw<Row[]>(q);
 
+/** Affected rows of one SQL statement, through the driver or (a transaction client) Prisma's raw statement. */
+export const executeSql = (db: Db, q: Prisma.Sql): Promise<number> => driverOf(db)?.run(q) ?? db.$executeRaw(q);
+
 /**
  * Runs fn in one transaction of db: the only way code outside lib/db opens one. Every statement fn makes
  * through tx (lib/db functions given tx) commits or rolls back together.

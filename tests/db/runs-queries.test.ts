@@ -14,7 +14,9 @@ import {
   pendingApprovalRows,
   pendingApprovals,
 } from "@/lib/db/read-models";
-import { getRunRow, listRunRows, runCounts } from "@/lib/db/runs";
+import { getRunRow, listRunRows, runCounts, updateRunProgress } from "@/lib/db/runs";
+import { queryRows } from "@/lib/db/client";
+import { Prisma } from "@/lib/generated/sqlite/client";
 import { pendingApprovalRecords } from "@/lib/db/maintenance";
 import { readPendingApprovals } from "@/lib/services/inbox";
 
@@ -215,6 +217,28 @@ describe.each(providers)("console queries on %s", (provider) => {
       else process.env.TZ = tz;
     }
     expect(await getRunRow(t.db, "no-such-run")).toBeNull();
+  });
+
+  it("writes a run's progress through the driver as through Prisma: under the claim's epoch, updatedAt stored alike", async () => {
+    const viaPrisma = new Proxy(t.db, {}); // no driver: the statement goes through Prisma's raw query
+    for (const id of ["progress-driver", "progress-prisma"])
+      await t.db.run.create({ data: { id, threadId: id, agentName: "x", state: "running", input: "{}", leaseEpoch: 2 } });
+    const t0 = Date.now();
+    expect(await updateRunProgress(t.db, "progress-driver", 1, { step: 9, phase: "pre_llm" })).toBe(0); // a stale claim
+    expect(await updateRunProgress(t.db, "progress-driver", 2, { step: 4, phase: "post_llm" })).toBe(1);
+    expect(await updateRunProgress(viaPrisma, "progress-prisma", 2, { step: 4, phase: "post_llm" })).toBe(1);
+    const [a, b] = await Promise.all(["progress-driver", "progress-prisma"].map((id) => t.db.run.findUnique({ where: { id } })));
+    expect([a?.step, a?.phase]).toEqual([4, "post_llm"]);
+    expect([b?.step, b?.phase]).toEqual([4, "post_llm"]);
+    for (const r of [a, b]) expect(Math.abs(r!.updatedAt.getTime() - t0)).toBeLessThan(60_000);
+    // The stored form of the timestamp is the same on both paths (SQLite keeps it as text).
+    const stored = await queryRows(
+      t.db,
+      Prisma.sql`SELECT "id", CAST("updatedAt" AS TEXT) AS "at" FROM "Run" WHERE "id" LIKE 'progress-%' ORDER BY "id"`,
+    );
+    // Without the fraction: PostgreSQL's text of a timestamp drops its trailing zeros (all of it at .000).
+    const shape = (v: unknown) => String(v).replace(/\.\d+/, "").replace(/\d/g, "9");
+    expect(shape(stored[0].at)).toBe(shape(stored[1].at));
   });
 });
 
