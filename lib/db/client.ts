@@ -93,13 +93,17 @@ function sqliteClient(url: string): SqliteClient {
   const traced = tracingOn();
   const client = new SqliteClient({ adapter: traced ? tracedAdapter(factory, "sqlite") : factory });
   // The driver runs on the handle Prisma's connection opened, connecting first when there is none (yet).
-  const connection = async () => {
+  const open = () => {
+    const h = handle();
+    return h?.open ? h : null;
+  };
+  const connect = async () => {
     if (!handle()?.open) await client.$connect();
     const h = handle();
     if (!h) throw new Error("the SQLite adapter opened no connection");
     return h;
   };
-  const driver = sqliteDriver(connection, gateOf(url));
+  const driver = sqliteDriver({ open, connect }, gateOf(url));
   drivers.set(client, traced ? tracedDriver(driver) : driver);
   return client;
 }

@@ -4,7 +4,8 @@
 // same process waits for the transaction instead of busy-waiting the event loop into SQLITE_BUSY.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDb } from "../helpers/databases";
-import { createDb, type Db } from "@/lib/db/client";
+import { createDb, type Db, driverOf } from "@/lib/db/client";
+import { Prisma } from "@/lib/generated/sqlite/client";
 
 describe("SQLite transactions beside other queries", () => {
   let t: TestDb;
@@ -37,6 +38,35 @@ describe("SQLite transactions beside other queries", () => {
     expect(await tx).toBe("roll back");
     const ids = (await t.db.run.findMany({ select: { id: true }, orderBy: { id: "asc" } })).map((r) => r.id);
     expect(ids).toEqual(["beside-1", "beside-2"]);
+  });
+
+  it("a driver statement made while a transaction is open waits for it, and a failing one rejects", async () => {
+    let inside!: () => void;
+    const opened = new Promise<void>((r) => (inside = r));
+    const tx = t.db
+      .$transaction(async (x) => {
+        await x.run.create({ data: row("drv-in-tx") });
+        inside();
+        await new Promise((r) => setTimeout(r, 100));
+        throw new Error("roll back");
+      })
+      .catch((e: Error) => e.message);
+    await opened;
+    const d = driverOf(t.db)!;
+    const insert = (id: string) =>
+      d.run(
+        Prisma.sql`INSERT INTO "Run" ("id", "threadId", "agentName", "state", "input", "updatedAt") VALUES (${id}, ${id}, 'a', 'pending', '{}', ${new Date()})`,
+      );
+    const beside = insert("drv-beside");
+    expect(await tx).toBe("roll back");
+    expect(await beside).toBe(1);
+    expect(await d.all(Prisma.sql`SELECT "id" FROM "Run" WHERE "id" LIKE 'drv-%'`)).toEqual([{ id: "drv-beside" }]);
+    // A statement the database refuses (a duplicate key, then bad SQL) is a rejected promise, not a throw.
+    const dup = insert("drv-beside");
+    expect(dup).toBeInstanceOf(Promise);
+    await expect(dup).rejects.toThrow(/UNIQUE/);
+    const bad = d.all(Prisma.sql`SELECT nope FROM nowhere`);
+    await expect(bad).rejects.toThrow(/no such table/);
   });
 
   it("transactions of two clients of one file take turns", async () => {
