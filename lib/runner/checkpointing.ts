@@ -97,13 +97,16 @@ export class ExecutionScope {
       seq: st.seq++,
       payload,
     };
+    const entries: { key: string; value: unknown; coalescable?: boolean }[] = [];
     if (opts.snapshot) {
       const snap = st.toSnapshot();
       record.payload = withKeys(payload, { runtime_snapshot: snap });
-      await this.writer.enqueue(keys.runtime(this.runId), snap, { coalescable: true });
+      entries.push({ key: keys.runtime(this.runId), value: snap, coalescable: true });
     }
-    await this.writer.enqueue(keys.checkpoint(this.runId, record.step, record.seq, phase), record);
-    await this.writer.enqueue(checkpointLatestKey(this.runId), record);
+    entries.push({ key: keys.checkpoint(this.runId, record.step, record.seq, phase), value: record });
+    entries.push({ key: checkpointLatestKey(this.runId), value: record });
+    const wait = this.writer.enqueueAll(entries);
+    if (wait) await wait;
     const fp = this.rc.config.failpoint;
     const hit = failpointArmed(fp, phase, record.step, this.agent.name);
     if (opts.durable || hit) await this.writer.flush();
@@ -111,17 +114,20 @@ export class ExecutionScope {
     if (hit) fire(fp, record.step);
   }
 
-  /** Appends to one of the run's logs and queues the entry, stored as the text its digest chains. */
-  async append<T>(log: AppendLog<T>, key: LogKey, item: T) {
+  /**
+   * Appends to one of the run's logs and queues the entry, stored as the text its digest chains. A promise
+   * only when the writer makes the caller wait (CheckpointWriter.enqueue).
+   */
+  append<T>(log: AppendLog<T>, key: LogKey, item: T): Promise<void> | undefined {
     const i = log.append(item);
-    await this.writer.enqueue(key(this.runId, i), item, { text: log.texts[i] });
+    return this.writer.enqueue(key(this.runId, i), item, { text: log.texts[i] });
   }
 
-  appendMessage(m: Message) {
+  appendMessage(m: Message): Promise<void> | undefined {
     return this.append(this.state.messages, keys.message, m);
   }
 
-  async writeRuntime() {
-    await this.writer.enqueue(keys.runtime(this.runId), this.state.toSnapshot(), { coalescable: true });
+  writeRuntime(): Promise<void> | undefined {
+    return this.writer.enqueue(keys.runtime(this.runId), this.state.toSnapshot(), { coalescable: true });
   }
 }

@@ -237,7 +237,8 @@ export class RunExecution {
     if (r.text) snap.final_text = r.text;
     snap.pending_llm_response = r;
     st.freshResponse = true;
-    await x.appendMessage({ role: "assistant", content: r.text, tool_calls: r.tool_calls, agent: x.init.agentPath });
+    const queued = x.appendMessage({ role: "assistant", content: r.text, tool_calls: r.tool_calls, agent: x.init.agentPath });
+    if (queued) await queued;
     x.event("llm_completed", r.finish_reason, { tool_call_count: r.tool_calls.length, usage: r.usage });
     const payload = {
       model: r.model,
@@ -277,7 +278,10 @@ export class RunExecution {
 
     const results = calls.map((c) => outcomes.get(c.id) as CallResult);
     const failures = results.filter((r) => r.failed).length;
-    for (const r of results) await x.appendMessage(r.message);
+    for (const r of results) {
+      const queued = x.appendMessage(r.message);
+      if (queued) await queued;
+    }
     st.snap.pending_llm_response = null;
     st.freshResponse = false;
     if (toolCalls.length)

@@ -38,7 +38,7 @@ export async function recordToolExecution(
   extra: Record<string, unknown> = {},
   payload: unknown = r.success ? r.output : { success: false, error: r.error },
 ): Promise<CallResult> {
-  await x.append(x.state.toolExecutions, keys.toolExecution, {
+  const queued = x.append(x.state.toolExecutions, keys.toolExecution, {
     tool_name: c.name,
     tool_call_id: c.id,
     success: r.success,
@@ -49,6 +49,7 @@ export async function recordToolExecution(
     replayed: r.replayed ?? false,
     approved_by: r.approved_by ?? [],
   });
+  if (queued) await queued;
   x.event("tool_completed", note, { tool_call_id: c.id, tool_name: c.name, success: r.success, ...extra });
   return toolMessage(x, c, r.success, payload);
 }
@@ -194,7 +195,8 @@ async function executeTool(
       success,
       timestamp_ms: Date.now(),
     });
-    await x.writer.enqueue(keys.effect(x.runId, snap.step, c.id), effect);
+    const queued = x.writer.enqueue(keys.effect(x.runId, snap.step, c.id), effect);
+    if (queued) await queued;
     await x.writer.flush();
   }
   const r = { success, output, error, latency_ms: Date.now() - started, replayed: !!stored, approved_by: approvedBy };

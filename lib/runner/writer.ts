@@ -45,9 +45,13 @@ export class CheckpointWriter {
   /**
    * coalescable: a runtime snapshot, which a newer snapshot of the same key may replace while queued.
    * text: the value's JSON text when the caller has it already (a log entry's canonical form).
+   * A promise only when the caller has to wait (a full queue, a writer that writes through) or the writer
+   * has failed (rejected with the failure); otherwise the entry is queued and nothing is returned: callers
+   * await only what they are given (a step queues about eight entries; an await makes promises even of
+   * nothing).
    */
-  async enqueue(key: string, value: unknown, opts: { coalescable?: boolean; text?: string } = {}): Promise<void> {
-    this.throwIfFailed();
+  enqueue(key: string, value: unknown, opts: { coalescable?: boolean; text?: string } = {}): Promise<void> | undefined {
+    if (this.failure) return Promise.reject(this.failure);
     const { coalescable = false, text } = opts;
     if (!this.opts.async) return this.writeBatch([{ key, value, text }]);
     if (coalescable && this.opts.coalesce) {
@@ -58,12 +62,28 @@ export class CheckpointWriter {
         this.coalesced++;
       }
     }
+    const entry = { key, value, text, coalescable };
+    if (this.queue.length >= this.opts.maxQueue) return this.whenRoom(entry);
+    this.queue.push(entry);
+    this.kick();
+  }
+
+  /** enqueue() of several entries in order; a promise only when one of them has to wait. */
+  enqueueAll(entries: (StateEntry & { coalescable?: boolean })[]): Promise<void> | undefined {
+    for (let i = 0; i < entries.length; i++) {
+      const wait = this.enqueue(entries[i].key, entries[i].value, entries[i]);
+      if (wait) return i + 1 < entries.length ? wait.then(() => this.enqueueAll(entries.slice(i + 1))) : wait;
+    }
+  }
+
+  // Back-pressure: the entry joins the queue once the drain has made room.
+  private async whenRoom(entry: Queued) {
     while (this.queue.length >= this.opts.maxQueue) {
       this.kick();
       await new Promise<void>((r) => this.spaceWaiters.push(r));
       this.throwIfFailed();
     }
-    this.queue.push({ key, value, text, coalescable });
+    this.queue.push(entry);
     this.kick();
   }
 
@@ -71,17 +91,22 @@ export class CheckpointWriter {
    * Resolves when every queued entry is durable; throws the write failure if there was one.
    * With a timeout, resolves false when the deadline passes first (the drain goes on).
    */
-  async flush(timeoutMs?: number): Promise<boolean> {
-    const done = (async () => {
-      while (this.draining || this.queue.length) {
-        this.kick();
-        await this.draining;
-        this.throwIfFailed();
-      }
+  flush(timeoutMs?: number): Promise<boolean> {
+    const done = this.drained();
+    return timeoutMs === undefined ? done : this.within(done, timeoutMs);
+  }
+
+  private async drained(): Promise<boolean> {
+    while (this.draining || this.queue.length) {
+      this.kick();
+      await this.draining;
       this.throwIfFailed();
-      return true;
-    })();
-    if (timeoutMs === undefined) return done;
+    }
+    this.throwIfFailed();
+    return true;
+  }
+
+  private async within(done: Promise<boolean>, timeoutMs: number): Promise<boolean> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<boolean>((r) => (timer = setTimeout(() => r(false), timeoutMs)));
     try {

@@ -79,10 +79,12 @@ describe("write-behind writer", () => {
     const w = writer(s, { maxQueue: 2 });
     await w.enqueue("k0", 0);
     await new Promise((r) => setImmediate(r)); // k0 in flight, queue empty
-    await w.enqueue("k1", 1);
-    await w.enqueue("k2", 2);
+    expect(w.enqueue("k1", 1)).toBeUndefined(); // room: queued at once, nothing to wait for
+    expect(w.enqueue("k2", 2)).toBeUndefined();
     let third = false;
-    const p = w.enqueue("k3", 3).then(() => (third = true));
+    const waiting = w.enqueue("k3", 3);
+    expect(waiting).toBeInstanceOf(Promise);
+    const p = waiting!.then(() => (third = true));
     await new Promise((r) => setTimeout(r, 30));
     expect(third).toBe(false); // waiting for room
     expect(w.queued).toBe(2);
@@ -92,6 +94,24 @@ describe("write-behind writer", () => {
     expect(third).toBe(true);
     await w.flush();
     expect(s.log.map((e) => e.key)).toEqual(["k0", "k1", "k2", "k3"]);
+  });
+
+  it("enqueueAll queues in order, waiting for room where the queue is full", async () => {
+    const s = new RecordingStore();
+    let release!: () => void;
+    s.gate = new Promise((r) => (release = r));
+    const w = writer(s, { maxQueue: 2 });
+    w.enqueue("k0", 0);
+    await new Promise((r) => setImmediate(r)); // k0 in flight, queue empty
+    expect(w.enqueueAll([{ key: "k1", value: 1 }])).toBeUndefined();
+    const waiting = w.enqueueAll(["k2", "k3", "k4"].map((key, i) => ({ key, value: i + 2 })));
+    expect(waiting).toBeInstanceOf(Promise);
+    expect(w.queued).toBe(2); // k1, k2; k3 and k4 wait
+    release();
+    s.gate = null;
+    await waiting;
+    await w.flush();
+    expect(s.log.map((e) => e.key)).toEqual(["k0", "k1", "k2", "k3", "k4"]);
   });
 
   it("a bounded flush answers false at its deadline while the drain goes on", async () => {
