@@ -55,14 +55,27 @@ function statementSpan<Q, T>(system: System, sql: string, fn: (q: Q) => Promise<
   );
 }
 
-async function tallied<Q, T>(count: StatementCount, fn: (q: Q) => Promise<T>, q: Q): Promise<T> {
+// One promise a statement (then's): an async function awaiting the statement made two.
+function tallied<Q, T>(count: StatementCount, fn: (q: Q) => Promise<T>, q: Q): Promise<T> {
   const t0 = performance.now();
   count.n++;
+  let pending: Promise<T>;
   try {
-    return await fn(q);
-  } finally {
+    pending = fn(q);
+  } catch (e) {
     count.ms += performance.now() - t0;
+    return Promise.reject(e);
   }
+  return pending.then(
+    (v) => {
+      count.ms += performance.now() - t0;
+      return v;
+    },
+    (e) => {
+      count.ms += performance.now() - t0;
+      throw e;
+    },
+  );
 }
 
 // The statement's first keyword (SELECT, INSERT, BEGIN…). Anchored at the start: no cache keyed by the
