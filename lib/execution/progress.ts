@@ -20,12 +20,18 @@ export type ProgressState = {
   writing: Promise<void> | null;
   /** Streamed text of the current step not yet published, where it starts in that step's text, its timer. */
   delta: Delta | null;
+  /** The step and phase this process last wrote to the row: an event that changes neither writes nothing. */
+  written: { step?: number; phase?: string };
 };
 
 /** A run as progress sees it: its claim's epoch (row writes are conditional on it) and whether it still holds it. */
 export type Tracked = { readonly runId: string; readonly epoch: number; readonly leased: boolean; readonly progress: ProgressState };
 
-export const newProgress = (): ProgressState => ({ patch: null, writing: null, delta: null });
+export const newProgress = (): ProgressState => ({ patch: null, writing: null, delta: null, written: {} });
+
+// Whether a patch changes the row's step or phase (a patch without a phase leaves the phase as it is).
+const changes = (written: ProgressState["written"], p: RowPatch) =>
+  p.step !== written.step || (p.phase !== undefined && p.phase !== written.phase);
 
 const CONVERSATION_PHASES = new Set(["post_llm", "post_tool_batch", "post_subagent_batch"]);
 
@@ -48,8 +54,13 @@ export class RunProgress {
       if (CONVERSATION_PHASES.has(e.data.phase)) patch.notify = true;
     }
     const p = run.progress;
-    p.patch = { ...p.patch, ...patch, notify: p.patch?.notify || patch.notify };
-    p.writing ??= this.drain(run);
+    const next = { ...p.patch, ...patch, notify: p.patch?.notify || patch.notify };
+    // A write in flight writes it after; otherwise a write starts only when the row changes (most events
+    // of a step repeat its step), and a notification with nothing to write goes out at once.
+    if (p.writing || (run.leased && changes(p.written, next))) {
+      p.patch = next;
+      p.writing ??= this.drain(run);
+    } else if (next.notify) this.notified(p, run.runId);
   }
 
   /** The run stopped executing: drop the row update not yet written (the outcome replaces it), finish the one in flight. */
@@ -86,19 +97,24 @@ export class RunProgress {
     if (done) p.delta = null;
   }
 
+  // The conversation grew (a response, tool results): pages showing the run refetch, and drop the
+  // streamed text once the response is in the snapshot. Other phases change nothing they show.
+  private notified(p: ProgressState, runId: string) {
+    this.flushDeltas(p, runId, true);
+    this.live.publish({ topic: "run", runId });
+  }
+
   private async drain(run: Tracked) {
     const p = run.progress;
     try {
       for (let next = p.patch; next; next = p.patch) {
         p.patch = null;
         // A run whose lease was lost writes nothing more (its successor owns the row).
-        if (run.leased) await updateRunProgress(this.db, run.runId, run.epoch, { step: next.step, phase: next.phase });
-        // The conversation grew (a response, tool results): pages showing the run refetch, and drop the
-        // streamed text once the response is in the snapshot. Other phases change nothing they show.
-        if (next.notify) {
-          this.flushDeltas(p, run.runId, true);
-          this.live.publish({ topic: "run", runId: run.runId });
+        if (run.leased && changes(p.written, next)) {
+          await updateRunProgress(this.db, run.runId, run.epoch, { step: next.step, phase: next.phase });
+          p.written = { step: next.step, phase: next.phase ?? p.written.phase };
         }
+        if (next.notify) this.notified(p, run.runId);
       }
     } catch (e) {
       log.warn("run row update failed", { run_id: run.runId, error: String(e) });
