@@ -104,13 +104,8 @@ const postgresValue = (v: unknown) => (typeof v === "bigint" ? v.toString() : v 
 /** node-postgres, on the pool Prisma's adapter uses. */
 export function postgresDriver(pool: pg.Pool): Driver {
   const query = (q: Prisma.Sql) => pool.query({ text: q.text, values: q.values.map(postgresValue), types });
-  return {
-    provider: "postgresql",
-    async all(q) {
-      return (await query(q)).rows;
-    },
-    async run(q) {
-      return (await query(q)).rowCount ?? 0;
-    },
-  };
+  // then's one promise a statement, not an async function's and its await's.
+  const rows = (r: pg.QueryResult) => r.rows as Row[];
+  const count = (r: pg.QueryResult) => r.rowCount ?? 0;
+  return { provider: "postgresql", all: (q) => query(q).then(rows), run: (q) => query(q).then(count) };
 }
