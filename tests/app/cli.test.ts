@@ -112,10 +112,13 @@ describe.each(providers)("the CLI on %s", (provider) => {
   });
 
   it("decides through the services: checked, audited under the reviewer", async () => {
-    const inbox = json<{ approvals: { id: string; runId: string }[] }>(await run(["inbox", "--json", "--as", "reviewer@example.com"]));
-    const mine = inbox.approvals.filter((a) => a.runId === runId).map((a) => a.id);
-    expect(mine).toHaveLength(2);
-    const [refund, notify] = mine;
+    const inbox = json<{ approvals: { id: string; runId: string; tool: string }[] }>(
+      await run(["inbox", "--json", "--as", "reviewer@example.com"]),
+    );
+    const mine = inbox.approvals.filter((a) => a.runId === runId);
+    // By tool: the inbox lists oldest first, and two requests of one step made in the same millisecond by key.
+    expect(mine.map((a) => a.tool).sort()).toEqual(["issue_refund", "notify_customer"]);
+    const [refund, notify] = ["issue_refund", "notify_customer"].map((tool) => mine.find((a) => a.tool === tool)!.id);
     // The submitter may not decide (role) — one line, exit 1, nothing recorded.
     const refused = await run(["approve", refund, "--as", "submitter@example.com"]);
     expect(refused.code).toBe(1);
