@@ -20,7 +20,7 @@ export async function Nav() {
   return (
     <header className="border-b border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900">
       <nav aria-label="Main" className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-6 gap-y-2 px-4 py-3">
-        <Link href="/" className="font-semibold tracking-tight">
+        <Link prefetch={false} href="/" className="font-semibold tracking-tight">
           AFK Console
         </Link>
         {actor && (
@@ -29,7 +29,7 @@ export async function Nav() {
               .filter((l) => allowed(actor.role, l.permission))
               .map((l) => (
                 <li key={l.href}>
-                  <Link className="hover:text-indigo-600" href={l.href}>
+                  <Link prefetch={false} className="hover:text-indigo-600" href={l.href}>
                     {l.label}
                     {l.href === "/approvals" && <PendingBadge />}
                   </Link>

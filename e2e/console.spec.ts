@@ -6,7 +6,7 @@ import Database from "better-sqlite3";
 import { type Browser, type BrowserContext, type Page, expect, test } from "@playwright/test";
 import { keys } from "../lib/runner/keys";
 import { toolIdempotencyKey } from "../lib/runner/tools";
-import { signInAs, startFromForm, wholePageShot } from "./helpers";
+import { apiSession, signInAs, startFromForm, wholePageShot } from "./helpers";
 
 const shots = path.resolve("public/screenshots");
 mkdirSync(shots, { recursive: true });
@@ -413,4 +413,34 @@ test("one corrupt approval among many: the inbox lists the rest and marks it, it
   await reviewer.getByRole("button", { name: "Approve", exact: true }).click();
   await expect(reviewer.getByTestId("run-state")).toHaveText("completed", { timeout: 15_000 });
   expect(errors).toEqual([]);
+});
+
+test("a page prefetches none of its links (each would be a server render through the proxy); a click still navigates in place", async ({
+  browser,
+  baseURL,
+}) => {
+  const sub = await apiSession(baseURL!, "submitter");
+  const started = await sub.post("/api/runs", { data: { agent: "order-status", input: { order_id: "ORD-1001" } } });
+  expect(started.status(), await started.text()).toBe(201);
+  const runId = (await started.json()).id as string;
+  await sub.dispose();
+  const page = await as(browser, "admin");
+  const prefetches: string[] = [];
+  page.on("request", (r) => {
+    if (r.headers()["next-router-prefetch"]) prefetches.push(r.url());
+  });
+  for (const path of ["/approvals", "/runs", "/audit", `/runs/${runId}`]) {
+    await page.goto(path);
+    await expect(page.getByTestId("whoami")).toBeVisible();
+    await page.waitForLoadState("networkidle");
+  }
+  // Links were on screen (the navigation's, the run's timeline), each hovered too: nothing was fetched ahead.
+  for (const link of await page.getByRole("link").all()) await link.hover();
+  expect(prefetches).toEqual([]);
+  await page.evaluate(() => Object.assign(window, { stillThisDocument: true }));
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Runs", exact: true }).click();
+  await expect(page).toHaveURL(/\/runs$/);
+  await expect(page.getByRole("heading", { level: 1, name: "Runs" })).toBeVisible();
+  expect(await page.evaluate(() => (window as unknown as { stillThisDocument?: boolean }).stillThisDocument)).toBe(true);
+  await page.context().close();
 });

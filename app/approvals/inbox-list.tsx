@@ -109,6 +109,7 @@ export function InboxList(p: InboxListProps) {
               <td className={`whitespace-pre-wrap break-words max-sm:basis-full sm:min-w-56 sm:max-w-xs`}>{a.summary}</td>
               <LabelledCell label="Run">
                 <Link
+                  prefetch={false}
                   className="font-mono text-indigo-700 underline dark:text-indigo-300"
                   href={`/runs/${encodeURIComponent(a.runId)}#${approvalAnchor(a.id)}`}
                 >

@@ -251,6 +251,7 @@ export function Inbox({ initial, tools, agents }: { initial: InboxData; tools: s
                     {" "}
                     · run{" "}
                     <Link
+                      prefetch={false}
                       className="font-mono text-indigo-600 underline dark:text-indigo-400"
                       href={`/runs/${encodeURIComponent(c.runId)}`}
                     >

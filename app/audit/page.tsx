@@ -72,7 +72,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
         <button type="submit" className="btn-secondary">
           Filter
         </button>
-        <Link href="/audit" className="text-sm underline">
+        <Link prefetch={false} href="/audit" className="text-sm underline">
           Clear
         </Link>
       </form>
@@ -106,7 +106,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
                 {e.targetType === "run" ? (
                   <>
                     <PhoneLabel>Run</PhoneLabel>
-                    <Link className={`underline ${TAP}`} href={`/runs/${encodeURIComponent(e.targetId)}`}>
+                    <Link prefetch={false} className={`underline ${TAP}`} href={`/runs/${encodeURIComponent(e.targetId)}`}>
                       {e.targetId}
                     </Link>
                   </>
@@ -125,7 +125,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
         </CardTable>
       )}
       {next && (
-        <Link className="btn-secondary" href={next}>
+        <Link prefetch={false} className="btn-secondary" href={next}>
           Next page →
         </Link>
       )}

@@ -34,7 +34,7 @@ export default async function RunsPage({ searchParams }: { searchParams: SP }) {
       <div className="flex items-center justify-between">
         <h1 className="text-xl font-semibold">Runs</h1>
         {allows(actor, "runs:start") && (
-          <Link className="btn-primary" href="/runs/new">
+          <Link prefetch={false} className="btn-primary" href="/runs/new">
             Start a run
           </Link>
         )}
@@ -95,7 +95,7 @@ export default async function RunsPage({ searchParams }: { searchParams: SP }) {
         <button type="submit" className="btn-secondary">
           Filter
         </button>
-        <Link href="/runs" className="text-sm underline">
+        <Link prefetch={false} href="/runs" className="text-sm underline">
           Clear
         </Link>
       </form>
@@ -137,7 +137,7 @@ export default async function RunsPage({ searchParams }: { searchParams: SP }) {
         </CardTable>
       )}
       {next && (
-        <Link className="btn-secondary" href={next}>
+        <Link prefetch={false} className="btn-secondary" href={next}>
           Next page →
         </Link>
       )}

@@ -15,7 +15,11 @@ export function RunRows({ runs }: { runs: RunRowData[] }) {
   return runs.map((r) => (
     <CardRow key={r.id} lead data-testid={`run-row-${r.id}`}>
       <td className={`${LEAD[2]} max-sm:ml-auto`}>
-        <Link className={`font-mono text-indigo-600 underline dark:text-indigo-400 ${TAP}`} href={`/runs/${encodeURIComponent(r.id)}`}>
+        <Link
+          prefetch={false}
+          className={`font-mono text-indigo-600 underline dark:text-indigo-400 ${TAP}`}
+          href={`/runs/${encodeURIComponent(r.id)}`}
+        >
           {r.id.slice(0, 8)}
         </Link>
       </td>

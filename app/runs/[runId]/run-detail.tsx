@@ -97,7 +97,7 @@ export function RunDetail({ initial }: { initial: View }) {
           </span>
         )}
         <div className="ml-auto flex flex-wrap items-center gap-2">
-          <Link className="btn-secondary" href={`/runs/${encodeURIComponent(r.id)}/timeline`}>
+          <Link prefetch={false} className="btn-secondary" href={`/runs/${encodeURIComponent(r.id)}/timeline`}>
             Timeline ({view.checkpointCount})
           </Link>
           {/* Only a paused run resumes; a running or finished one showed a disabled button that said calls were pending. */}
@@ -164,7 +164,7 @@ export function RunDetail({ initial }: { initial: View }) {
           <Field
             label="Forked from"
             value={
-              <Link className="underline" href={`/runs/${encodeURIComponent(r.forkedFromRunId)}`}>
+              <Link prefetch={false} className="underline" href={`/runs/${encodeURIComponent(r.forkedFromRunId)}`}>
                 {r.forkedFromRunId} @ {r.forkedFromSeq}
               </Link>
             }

@@ -45,7 +45,7 @@ export default async function TimelinePage({
     <div className="space-y-4">
       <div className="flex flex-wrap items-center gap-3">
         <h1 className="text-xl font-semibold">Timeline · {page.run.agentName}</h1>
-        <Link className="font-mono text-sm text-indigo-600 underline dark:text-indigo-400" href={`/runs/${rid}`}>
+        <Link prefetch={false} className="font-mono text-sm text-indigo-600 underline dark:text-indigo-400" href={`/runs/${rid}`}>
           {runId}
         </Link>
         <StateBadge state={page.run.state} />
@@ -125,12 +125,12 @@ export default async function TimelinePage({
       </CompareForm>
       <div className="flex gap-3">
         {sp.cursor && (
-          <Link className="btn-secondary" href={`/runs/${rid}/timeline`}>
+          <Link prefetch={false} className="btn-secondary" href={`/runs/${rid}/timeline`}>
             ← First page
           </Link>
         )}
         {next && (
-          <Link className="btn-secondary" href={`/runs/${rid}/timeline${next}`}>
+          <Link prefetch={false} className="btn-secondary" href={`/runs/${rid}/timeline${next}`}>
             Next page →
           </Link>
         )}
