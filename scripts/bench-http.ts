@@ -266,9 +266,10 @@ async function bench(provider: "sqlite" | "postgresql", pgUrl?: string) {
     console.log(
       `${"request".padEnd(42)}  1 client: req/s   p50    p95  | 32 clients: req/s    p50    p95    p99  |  answer | server CPU | targets`,
     );
-    // BENCH_ONLY=<text>: only the requests whose name contains it ("page:" for the pages alone).
+    // BENCH_ONLY=<text>: only the requests whose name contains it ("page:" for the pages alone; several
+    // separated by "|").
     const only = process.env.BENCH_ONLY;
-    for (const [name, path, t] of [...api, ...pages].filter(([n]) => !only || n.includes(only))) {
+    for (const [name, path, t] of [...api, ...pages].filter(([n]) => !only || only.split("|").some((o) => n.includes(o)))) {
       const h: Record<string, string> = t.page ? { cookie } : t.auth === false ? {} : auth;
       if (other) {
         await turns(name, path, h, [server, other]);
