@@ -247,7 +247,7 @@ async function bench(provider: "sqlite" | "postgresql", pgUrl?: string) {
     ];
     // Every page a reviewer opens, as HTML (the server's render of the page and its data for hydration).
     const pages: Case[] = [
-      ["page: sign-in /login (no session: the floor)", "/login", { page: true }],
+      ["page: sign-in /login (no session: the floor)", "/login", { page: true, auth: false }],
       ["page: inbox /approvals", "/approvals", { page: true }],
       // What the inbox page's browser asks for once hydrated (the whole list; no ETag yet on a first open).
       ["page: inbox, its list after hydration (API)", "/api/approvals", { page: true }],
@@ -270,7 +270,7 @@ async function bench(provider: "sqlite" | "postgresql", pgUrl?: string) {
     // separated by "|").
     const only = process.env.BENCH_ONLY;
     for (const [name, path, t] of [...api, ...pages].filter(([n]) => !only || only.split("|").some((o) => n.includes(o)))) {
-      const h: Record<string, string> = t.page ? { cookie } : t.auth === false ? {} : auth;
+      const h: Record<string, string> = t.auth === false ? {} : t.page ? { cookie } : auth;
       if (other) {
         await turns(name, path, h, [server, other]);
         continue;
