@@ -10,7 +10,7 @@
 // the seeded ones. BENCH_PORT: the server's port (default 3200).
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { scratchDatabase } from "../tests/helpers/scratch.ts";
 import { encode } from "next-auth/jwt";
 import type { Actor } from "../lib/auth/actor.ts";
@@ -271,6 +271,12 @@ async function bench(provider: "sqlite" | "postgresql", pgUrl?: string) {
     const only = process.env.BENCH_ONLY;
     for (const [name, path, t] of [...api, ...pages].filter(([n]) => !only || only.split("|").some((o) => n.includes(o)))) {
       const h: Record<string, string> = t.auth === false ? {} : t.page ? { cookie } : auth;
+      // BENCH_DUMP=<dir>: each answer's body written there once (to read what a page sends).
+      if (process.env.BENCH_DUMP) {
+        const body = await (await fetch(`${base}${path}`, { headers: h })).text();
+        mkdirSync(process.env.BENCH_DUMP, { recursive: true });
+        writeFileSync(`${process.env.BENCH_DUMP}/${name.replace(/[^a-z0-9]+/gi, "-")}.html`, body);
+      }
       if (other) {
         await turns(name, path, h, [server, other]);
         continue;
