@@ -5,7 +5,7 @@
 // under the field it names; the edit preview is the server's own diff (argChanges).
 import { useEffect, useMemo, useState } from "react";
 import { useMutation } from "@tanstack/react-query";
-import type { RunApproval } from "@/lib/dto";
+import type { ShownApproval } from "@/lib/dto";
 import { changeView } from "@/lib/display";
 import { argChanges } from "@/lib/dto-shared";
 import { fmtTime } from "@/lib/format";
@@ -25,7 +25,7 @@ export function ApprovalCard({
   selfForbidden,
   onDecided,
 }: {
-  approval: RunApproval;
+  approval: ShownApproval;
   canDecide: boolean;
   selfForbidden: boolean;
   onDecided: () => void;

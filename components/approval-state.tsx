@@ -2,7 +2,7 @@
 // green, rejected red, answered blue, expired grey: the border, the tint and a mark, never colour alone),
 // and the status in words, with who decided and when. Pending cards say who they wait for: the reader, or
 // a reviewer (the submitter, someone outside the routed groups, anyone who may not decide).
-import type { RunApproval } from "@/lib/dto";
+import type { ShownApproval } from "@/lib/dto";
 import { approvalStatusWords, fmtTime } from "@/lib/format";
 
 const TONE: Record<string, string> = {
@@ -22,8 +22,7 @@ const WORDS_COLOR: Record<string, string> = {
 };
 
 /** Classes of a card's box: its status tone, a thick left edge, and a ring when a link focused it. */
-export const cardTone = (status: string) =>
-  `mt-3 scroll-mt-4 rounded-md border border-l-4 p-3 focus:outline-2 focus:outline-offset-2 focus:outline-indigo-500 ${TONE[status] ?? TONE.pending}`;
+export const cardTone = (status: string) => `approval-box ${TONE[status] ?? TONE.pending}`;
 
 /**
  * The status in words: "Waiting for your decision", "Waiting for a reviewer", "Approved by … at …",
@@ -34,7 +33,7 @@ export function ApprovalOutcome({
   decidesHere,
   brief = false,
 }: {
-  approval: RunApproval;
+  approval: ShownApproval;
   decidesHere: boolean;
   /** Words only: the card says who decided and what elsewhere (a question's answer line). */
   brief?: boolean;

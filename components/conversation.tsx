@@ -2,14 +2,14 @@
 // The conversation of a run as the snapshot holds it. Model output and tool output are untrusted: they are
 // rendered as text nodes only (whitespace kept), never as HTML or markdown-to-HTML.
 import { readableText } from "@/lib/display";
-import type { ConversationView, RunApproval } from "@/lib/dto";
+import type { ShownApproval, ShownConversation } from "@/lib/dto";
 import { JsonView, StateBadge } from "./ui";
 import { ApprovalCard } from "./approval-card";
 import { QuestionCard } from "./question-card";
 
 type Props = {
-  conv: ConversationView;
-  approvals: RunApproval[];
+  conv: ShownConversation;
+  approvals: ShownApproval[];
   canDecide: boolean;
   selfForbidden: boolean;
   onDecided: () => void;
@@ -18,7 +18,7 @@ type Props = {
 
 // What the result under a call is, in words: a rejected or expired call did not run, and what the model got
 // is the reviewer's feedback, not a tool failure.
-function resultLabel(success: boolean, approval: RunApproval | undefined): string {
+function resultLabel(success: boolean, approval: ShownApproval | undefined): string {
   if (approval?.kind === "question") return "What the model got";
   if (approval?.status === "rejected") return "Rejected: not run · the model got the reviewer's feedback";
   if (approval?.status === "expired") return "Expired: not run · what the model got";
@@ -27,7 +27,7 @@ function resultLabel(success: boolean, approval: RunApproval | undefined): strin
 }
 
 const Text = ({ children, testId }: { children: string; testId?: string }) => (
-  <p data-testid={testId} className="whitespace-pre-wrap break-words text-sm">
+  <p data-testid={testId} className="msg-text">
     {children}
   </p>
 );
@@ -50,7 +50,7 @@ export function Conversation({ conv, approvals, canDecide, selfForbidden, onDeci
         if (m.role === "user")
           return (
             <li key={i} className="card border-l-4 border-l-indigo-400">
-              <p className="text-xs font-semibold uppercase text-slate-500 dark:text-slate-400">User</p>
+              <p className="msg-label">User</p>
               <Text>{m.content}</Text>
             </li>
           );
@@ -58,14 +58,14 @@ export function Conversation({ conv, approvals, canDecide, selfForbidden, onDeci
           if (called.has(m.tool_call_id)) return null; // shown under its call
           return (
             <li key={i} className="card">
-              <p className="text-xs font-semibold uppercase text-slate-500 dark:text-slate-400">Tool result · {m.name}</p>
+              <p className="msg-label">Tool result · {m.name}</p>
               <Text>{readableText(m.content)}</Text>
             </li>
           );
         }
         return (
           <li key={i} className="card border-l-4 border-l-emerald-400">
-            <p className="text-xs font-semibold uppercase text-slate-500 dark:text-slate-400">Assistant · {conv.agent}</p>
+            <p className="msg-label">Assistant · {conv.agent}</p>
             {m.content && <Text testId="assistant-text">{m.content}</Text>}
             {m.tool_calls.length > 0 && (
               <ul className="mt-3 space-y-3">
@@ -74,14 +74,9 @@ export function Conversation({ conv, approvals, canDecide, selfForbidden, onDeci
                   const approval = approvals.find((a) => a.run_id === conv.runId && a.tool_call_id === c.id);
                   const child = conv.children[c.id];
                   return (
-                    <li
-                      key={c.id}
-                      className="rounded-md border border-slate-200 p-3 dark:border-slate-700"
-                      data-testid={`tool-call-${c.name}`}
-                    >
+                    <li key={c.id} className="call-box" data-testid={`tool-call-${c.name}`}>
                       <p className="text-sm font-medium">
-                        Tool call <span className="font-mono">{c.name}</span>{" "}
-                        <span className="font-mono text-xs text-slate-500 dark:text-slate-400">{c.id}</span>
+                        Tool call <span className="font-mono">{c.name}</span> <span className="call-id">{c.id}</span>
                       </p>
                       <JsonView value={c.args} label={`Arguments of ${c.name}`} />
                       {approval?.kind === "question" && (
@@ -129,7 +124,7 @@ export function Conversation({ conv, approvals, canDecide, selfForbidden, onDeci
         .map((a) => (
           // A gate before a model call belongs to no tool call: it comes after the conversation so far.
           <li key={a.id} className="card border-l-4 border-l-amber-400" data-testid={`model-call-gate-${a.step}`}>
-            <p className="text-xs font-semibold uppercase text-slate-500 dark:text-slate-400">
+            <p className="msg-label">
               Before the model call of step {a.step} · {conv.agent}
             </p>
             <JsonView value={a.args} label={`The run before the model call of step ${a.step}`} />

@@ -3,7 +3,7 @@
 // from its answer schema, or text. Declining needs a reason; the model gets either as the call's result.
 import { useState } from "react";
 import { useMutation } from "@tanstack/react-query";
-import type { RunApproval } from "@/lib/dto";
+import type { ShownApproval } from "@/lib/dto";
 import { fmtTime } from "@/lib/format";
 import { approvalAnchor } from "@/lib/runner/ids";
 import { decideAction } from "@/app/approvals/actions";
@@ -22,7 +22,7 @@ export function QuestionCard({
   selfForbidden,
   onDecided,
 }: {
-  approval: RunApproval;
+  approval: ShownApproval;
   canDecide: boolean;
   selfForbidden: boolean;
   onDecided: () => void;

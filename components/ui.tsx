@@ -16,10 +16,7 @@ const stateColors: Record<string, string> = {
 
 export function StateBadge({ state, testId }: { state: string; testId?: string }) {
   return (
-    <span
-      data-testid={testId}
-      className={`inline-block rounded px-2 py-0.5 text-xs font-semibold ${stateColors[state] ?? stateColors.pending}`}
-    >
+    <span data-testid={testId} className={`badge ${stateColors[state] ?? stateColors.pending}`}>
       {state}
     </span>
   );
@@ -29,9 +26,7 @@ export function JsonView({ value, label }: { value: unknown; label?: string }) {
   return (
     // A named region, so screen readers say what the block holds.
     <section aria-label={label ?? "JSON"}>
-      <pre className="max-h-96 overflow-auto whitespace-pre-wrap break-words rounded bg-slate-100 p-2 font-mono text-xs dark:bg-slate-950">
-        {JSON.stringify(value, null, 2)}
-      </pre>
+      <pre className="json-block">{JSON.stringify(value, null, 2)}</pre>
     </section>
   );
 }
@@ -55,7 +50,7 @@ export function ErrorBox({ title, children }: { title: string; children?: React.
 export function Field({ label, value, testId }: { label: string; value: React.ReactNode; testId?: string }) {
   return (
     <div>
-      <dt className="text-xs uppercase tracking-wide text-slate-500 dark:text-slate-400">{label}</dt>
+      <dt className="field-label">{label}</dt>
       <dd data-testid={testId} className="text-sm">
         {value}
       </dd>

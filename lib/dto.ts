@@ -379,6 +379,36 @@ export const runViewDto = named(
 );
 export type RunView = z.infer<typeof runViewDto>;
 
+// What the run page's components read of a run view: the page's HTML carries only this (app/runs/[runId]/page-view.ts),
+// the live refresh the whole RunView (a superset). Left out: the record's bookkeeping (ids, hashes, the
+// schema version, routing, request time) and each conversation's tool executions (every result is in its
+// tool message already).
+export type ShownApproval = Omit<
+  RunApproval,
+  | "schema_version"
+  | "version"
+  | "root_run_id"
+  | "thread_id"
+  | "input_hash"
+  | "requested_at_ms"
+  | "rule_id"
+  | "agent_path"
+  | "agent_name"
+  | "requested_by"
+>;
+export type ShownConversation = Omit<ConversationView, "toolExecutions" | "children"> & {
+  children: Record<string, ShownConversation>;
+};
+export type ShownRun = Omit<
+  RunView["run"],
+  "threadId" | "submittedById" | "cancelRequested" | "corruptKey" | "prunedAt" | "prunedCheckpoints" | "external" | "updatedAt"
+>;
+export type RunPageView = Omit<RunView, "run" | "conversation" | "approvals"> & {
+  run: ShownRun;
+  conversation: ShownConversation | null;
+  approvals: ShownApproval[];
+};
+
 // ---- Actions ----
 
 export const startedDto = named("RunStarted", z.object({ id: z.string(), replayed: z.boolean() }));

@@ -2,7 +2,7 @@
 import Link from "next/link";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
-import type { RunView } from "@/lib/dto";
+import type { RunPageView } from "@/lib/dto";
 import type { ActionResult } from "@/lib/http";
 import { ErrorBox, Field, JsonView, StateBadge } from "@/components/ui";
 import { api, fromAction } from "@/components/api";
@@ -13,7 +13,7 @@ import { fmtCost, fmtDuration, fmtTime, phaseWords, runStateWords } from "@/lib/
 import { FinalAnswer, useFocusFragment, WaitingSummary } from "./waiting-summary";
 import { isTerminal } from "@/lib/runner/state";
 
-type View = RunView;
+type View = RunPageView;
 
 const OPERATIONS: Record<"resume" | "cancel" | "retry", (runId: string) => Promise<ActionResult<{ id: string }>>> = {
   resume: resumeRunAction,

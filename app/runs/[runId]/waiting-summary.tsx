@@ -4,7 +4,7 @@
 // scrolls to it and focuses it, also after a client-side navigation, where the browser's own jump to the
 // fragment does not happen.
 import { useEffect } from "react";
-import type { ConversationView, RunApproval } from "@/lib/dto";
+import type { ShownApproval, ShownConversation } from "@/lib/dto";
 import { plural } from "@/lib/format";
 import { approvalAnchor } from "@/lib/runner/ids";
 
@@ -15,13 +15,13 @@ const NOUN: Record<string, [string, string]> = {
   subagent: ["delegation", "delegations"],
 };
 
-function counted(items: RunApproval[]): string {
+function counted(items: ShownApproval[]): string {
   const kinds = new Set(items.map((a) => a.kind));
   const [one, many] = kinds.size === 1 ? (NOUN[items[0].kind] ?? NOUN.tool) : ["request", "requests"];
   return plural(items.length, one, many);
 }
 
-const linkText = (a: RunApproval) =>
+const linkText = (a: ShownApproval) =>
   a.kind === "question"
     ? `Question (step ${a.step})`
     : a.kind === "llm"
@@ -54,7 +54,7 @@ export function WaitingSummary({
   canDecide,
   selfForbidden,
 }: {
-  approvals: RunApproval[];
+  approvals: ShownApproval[];
   canDecide: boolean;
   selfForbidden: boolean;
 }) {
@@ -62,7 +62,7 @@ export function WaitingSummary({
   if (pending.length === 0) return null;
   const mine = pending.filter((a) => canDecide && a.canDecide && !selfForbidden);
   const others = pending.filter((a) => !mine.includes(a));
-  const group = (items: RunApproval[], whom: string, testId: string) =>
+  const group = (items: ShownApproval[], whom: string, testId: string) =>
     items.length > 0 && (
       <div data-testid={testId}>
         <p className="text-sm font-semibold">
@@ -92,7 +92,7 @@ export function WaitingSummary({
 }
 
 /** The last thing the model said in a finished run, when it said it in words (no further tool calls). */
-export function FinalAnswer({ conv }: { conv: ConversationView }) {
+export function FinalAnswer({ conv }: { conv: ShownConversation }) {
   const last = conv.messages.findLast((m) => m.role === "assistant");
   if (last?.role !== "assistant" || !last.content || last.tool_calls.length > 0) return null;
   return (
