@@ -5,9 +5,9 @@ import { expectedFailure } from "@/lib/http";
 import { appContext } from "@/lib/context";
 import { auditPage } from "@/lib/services/audit";
 import { queryObject } from "@/lib/services/schemas";
-import { CardRow, CardTable, LEAD, PhoneLabel, TAP } from "@/components/card-table";
-import { Empty, ErrorBox, JsonView } from "@/components/ui";
-import { fmtTime } from "@/lib/format";
+import { CardTable } from "@/components/card-table";
+import { Empty, ErrorBox } from "@/components/ui";
+import { AuditRows } from "./audit-rows";
 
 export const dynamic = "force-dynamic";
 
@@ -95,33 +95,17 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
             </>
           }
         >
-          {page.events.map((e) => (
-            <CardRow key={e.id} data-testid={`audit-${e.action}`}>
-              <td className={`whitespace-nowrap ${LEAD[1]} max-sm:ml-auto max-sm:text-xs max-sm:text-slate-600 max-sm:dark:text-slate-400`}>
-                {fmtTime(e.at)}
-              </td>
-              <td className={`${LEAD[2]} max-sm:basis-full max-sm:break-all`}>{e.actorEmail ?? "system"}</td>
-              <td className={`font-mono ${LEAD[0]} max-sm:font-semibold`}>{e.action}</td>
-              <td className="font-mono text-xs max-sm:break-all">
-                {e.targetType === "run" ? (
-                  <>
-                    <PhoneLabel>Run</PhoneLabel>
-                    <Link prefetch={false} className={`underline ${TAP}`} href={`/runs/${encodeURIComponent(e.targetId)}`}>
-                      {e.targetId}
-                    </Link>
-                  </>
-                ) : (
-                  `${e.targetType}:${e.targetId}`
-                )}
-              </td>
-              <td className="max-w-md max-sm:mt-1.5 max-sm:-mb-3 max-sm:basis-full">
-                <details>
-                  <summary className="cursor-pointer text-xs max-sm:pt-2 max-sm:pb-4">before / after</summary>
-                  <JsonView value={e.data} />
-                </details>
-              </td>
-            </CardRow>
-          ))}
+          <AuditRows
+            events={page.events.map(({ id, at, actorEmail, action, targetType, targetId, data }) => ({
+              id,
+              at,
+              actorEmail,
+              action,
+              targetType,
+              targetId,
+              data,
+            }))}
+          />
         </CardTable>
       )}
       {next && (
