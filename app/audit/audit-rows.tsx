@@ -1,9 +1,10 @@
 "use client";
 // The audit log's rows, rendered here from their data (as the runs list's, app/runs/run-rows.tsx): a server
 // component's rows travel twice (as HTML and, as markup again, in the Flight payload inlined in the page), a
-// client component's as HTML and their props. The same markup as the server-rendered rows were.
+// client component's as HTML and their props. The same markup as the server-rendered rows were; the cells'
+// classes are utilities in app/globals.css (audit-*).
 import Link from "next/link";
-import { CardRow, LEAD, PhoneLabel, TAP } from "@/components/card-table";
+import { CardRow, PhoneLabel, TAP } from "@/components/card-table";
 import { JsonView } from "@/components/ui";
 import { fmtTime } from "@/lib/format";
 import type { AuditEventDto } from "@/lib/dto";
@@ -14,12 +15,10 @@ export type AuditRowData = Pick<AuditEventDto, "id" | "at" | "actorEmail" | "act
 export function AuditRows({ events }: { events: AuditRowData[] }) {
   return events.map((e) => (
     <CardRow key={e.id} data-testid={`audit-${e.action}`}>
-      <td className={`whitespace-nowrap ${LEAD[1]} max-sm:ml-auto max-sm:text-xs max-sm:text-slate-600 max-sm:dark:text-slate-400`}>
-        {fmtTime(e.at)}
-      </td>
-      <td className={`${LEAD[2]} max-sm:basis-full max-sm:break-all`}>{e.actorEmail ?? "system"}</td>
-      <td className={`font-mono ${LEAD[0]} max-sm:font-semibold`}>{e.action}</td>
-      <td className="font-mono text-xs max-sm:break-all">
+      <td className="audit-when">{fmtTime(e.at)}</td>
+      <td className="audit-who">{e.actorEmail ?? "system"}</td>
+      <td className="audit-action">{e.action}</td>
+      <td className="audit-target">
         {e.targetType === "run" ? (
           <>
             <PhoneLabel>Run</PhoneLabel>
@@ -31,9 +30,9 @@ export function AuditRows({ events }: { events: AuditRowData[] }) {
           `${e.targetType}:${e.targetId}`
         )}
       </td>
-      <td className="max-w-md max-sm:mt-1.5 max-sm:-mb-3 max-sm:basis-full">
+      <td className="audit-details">
         <details>
-          <summary className="cursor-pointer text-xs max-sm:pt-2 max-sm:pb-4">before / after</summary>
+          <summary className="audit-summary">before / after</summary>
           <JsonView value={e.data} />
         </details>
       </td>
