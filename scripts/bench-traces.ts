@@ -15,15 +15,14 @@ import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import path from "node:path";
 import { createInterface } from "node:readline";
-import { z } from "zod";
 import { createContext } from "../lib/context.ts";
 import { getRunRow } from "../lib/db/runs.ts";
 import { env } from "../lib/env.ts";
 import { startRun } from "../lib/services/start.ts";
-import { type Agent, DemoModel, defineTool } from "../lib/runner/index.ts";
 import { flushTracing, startTracing, stopTracing, tracingOn } from "../lib/telemetry/sdk.ts";
 import { otlpReceiver } from "../tests/helpers/otlp-receiver.ts";
 import { scratchDatabase } from "../tests/helpers/scratch.ts";
+import { countingModel, tracedAgent } from "./bench-agent.ts";
 
 const STEPS = 200;
 const RUNS = 5;
@@ -34,30 +33,8 @@ const median = (xs: number[]) => quantile(xs, 0.5);
 // Median and the middle half's range (25th to 75th percentile) of a side's runs.
 const spread = (xs: number[]) => `${median(xs).toFixed(3)} (${quantile(xs, 0.25).toFixed(2)}–${quantile(xs, 0.75).toFixed(2)})`;
 
-const tick = defineTool({
-  name: "tick",
-  description: "count",
-  schema: z.object({ n: z.number().int() }),
-  async execute({ n }) {
-    return { n, ok: true };
-  },
-});
-const agent: Agent = {
-  name: "bench-traced",
-  model: "demo:bench",
-  instructions: "Count.",
-  tools: [tick],
-  inputSchema: z.object({}),
-  toUserMessage: () => "go",
-  failSafe: { maxSteps: STEPS + 5, maxLlmCalls: STEPS + 5, maxToolCalls: STEPS + 5 },
-};
-const model = () =>
-  new DemoModel({
-    bench: (messages) => {
-      const turn = messages.filter((m) => m.role === "assistant").length + 1;
-      return turn <= STEPS ? { text: `step ${turn}`, toolCalls: [{ id: `t${turn}`, name: "tick", args: { n: turn } }] } : { text: "done" };
-    },
-  });
+const agent = tracedAgent(STEPS);
+const model = () => countingModel(STEPS);
 
 type Times = { wall: number[]; cpu: number[] };
 type One = { wall: number; cpu: number };

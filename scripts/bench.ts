@@ -2,20 +2,17 @@
 // step) with no store, in memory, on SQLite and on PostgreSQL (BENCH_POSTGRES_URL or TEST_POSTGRES_URL);
 // bytes stored, time to resume, and time to list the whole history; tracing's overhead per step
 // (bench-traces.ts). Prints a table.
-import { z } from "zod";
 import { type Db, driverOf } from "../lib/db/client.ts";
 import { scratchDatabase } from "../tests/helpers/scratch.ts";
 import { benchWorkers } from "./bench-workers.ts";
 import { benchTraces } from "./bench-traces.ts";
+import { countingAgent, countingModel } from "./bench-agent.ts";
 import { PrismaStore } from "../lib/db/store.ts";
 import {
-  type Agent,
-  DemoModel,
   FailpointError,
   InMemoryStore,
   type MemoryStore,
   Runner,
-  defineTool,
   keys,
   listCheckpoints,
   loadLatestCheckpoint,
@@ -34,28 +31,8 @@ class NullStore implements MemoryStore {
   async deleteState() {}
 }
 
-const tick = defineTool({
-  name: "tick",
-  description: "count",
-  schema: z.object({ n: z.number().int() }),
-  async execute({ n }) {
-    return { n, ok: true };
-  },
-});
-const benchAgent = (steps: number): Agent => ({
-  name: "bench",
-  model: "demo:bench",
-  instructions: "Count.",
-  tools: [tick],
-  failSafe: { maxSteps: steps + 5, maxLlmCalls: steps + 5, maxToolCalls: steps + 5 },
-});
-const model = (steps: number) =>
-  new DemoModel({
-    bench: (messages) => {
-      const turn = messages.filter((m) => m.role === "assistant").length + 1;
-      return turn <= steps ? { text: `step ${turn}`, toolCalls: [{ id: `t${turn}`, name: "tick", args: { n: turn } }] } : { text: "done" };
-    },
-  });
+const benchAgent = (steps: number) => countingAgent("bench", steps);
+const model = countingModel;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 // Per store and size: commits per step, and ms per step spent waiting on them.

@@ -7,41 +7,18 @@
 // exporter to an in-process receiver), PROBE_ALS=1 (inside an AsyncLocalStorage, as the web server),
 // PROBE_GROUP=1 (by the first frame of ours and the innermost package), else the first PROBE_DEPTH frames.
 import { AsyncLocalStorage, createHook } from "node:async_hooks";
-import { z } from "zod";
 import { createContext } from "../lib/context.ts";
 import { getRunRow } from "../lib/db/runs.ts";
 import { env } from "../lib/env.ts";
 import { startRun } from "../lib/services/start.ts";
-import { type Agent, DemoModel, defineTool } from "../lib/runner/index.ts";
 import { flushTracing, startTracing, stopTracing } from "../lib/telemetry/sdk.ts";
 import { otlpReceiver } from "../tests/helpers/otlp-receiver.ts";
 import { scratchDatabase } from "../tests/helpers/scratch.ts";
+import { countingModel, tracedAgent } from "./bench-agent.ts";
 
 const STEPS = 200;
-const tick = defineTool({
-  name: "tick",
-  description: "count",
-  schema: z.object({ n: z.number().int() }),
-  async execute({ n }) {
-    return { n, ok: true };
-  },
-});
-const agent: Agent = {
-  name: "bench-traced",
-  model: "demo:bench",
-  instructions: "Count.",
-  tools: [tick],
-  inputSchema: z.object({}),
-  toUserMessage: () => "go",
-  failSafe: { maxSteps: STEPS + 5, maxLlmCalls: STEPS + 5, maxToolCalls: STEPS + 5 },
-};
-const model = () =>
-  new DemoModel({
-    bench: (messages) => {
-      const turn = messages.filter((m) => m.role === "assistant").length + 1;
-      return turn <= STEPS ? { text: `step ${turn}`, toolCalls: [{ id: `t${turn}`, name: "tick", args: { n: turn } }] } : { text: "done" };
-    },
-  });
+const agent = tracedAgent(STEPS);
+const model = () => countingModel(STEPS);
 
 const root = process.cwd();
 const counts = new Map<string, number>();
