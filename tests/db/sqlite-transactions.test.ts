@@ -21,18 +21,25 @@ describe("SQLite transactions beside other queries", () => {
 
   const row = (id: string) => ({ id, threadId: id, agentName: "a", state: "pending", input: "{}" });
 
-  it("a write made while a transaction is open survives that transaction's rollback", async () => {
+  // A transaction that writes row id, stays open ms, then rolls back: resolves once it is open, with the
+  // transaction's outcome to come (its error's message; wrapped, or awaiting this would wait for it).
+  async function openRollingBack(id: string, ms: number): Promise<{ tx: Promise<string> }> {
     let inside!: () => void;
     const opened = new Promise<void>((r) => (inside = r));
     const tx = t.db
       .$transaction(async (x) => {
-        await x.run.create({ data: row("in-tx") });
+        await x.run.create({ data: row(id) });
         inside();
-        await new Promise((r) => setTimeout(r, 200));
+        await new Promise((r) => setTimeout(r, ms));
         throw new Error("roll back");
       })
       .catch((e: Error) => e.message);
     await opened;
+    return { tx };
+  }
+
+  it("a write made while a transaction is open survives that transaction's rollback", async () => {
+    const { tx } = await openRollingBack("in-tx", 200);
     // Same client and a second client of the same file, both while the transaction is open.
     await Promise.all([t.db.run.create({ data: row("beside-1") }), other.run.create({ data: row("beside-2") })]);
     expect(await tx).toBe("roll back");
@@ -41,17 +48,7 @@ describe("SQLite transactions beside other queries", () => {
   });
 
   it("a driver statement made while a transaction is open waits for it, and a failing one rejects", async () => {
-    let inside!: () => void;
-    const opened = new Promise<void>((r) => (inside = r));
-    const tx = t.db
-      .$transaction(async (x) => {
-        await x.run.create({ data: row("drv-in-tx") });
-        inside();
-        await new Promise((r) => setTimeout(r, 100));
-        throw new Error("roll back");
-      })
-      .catch((e: Error) => e.message);
-    await opened;
+    const { tx } = await openRollingBack("drv-in-tx", 100);
     const d = driverOf(t.db)!;
     const insert = (id: string) =>
       d.run(
