@@ -147,10 +147,10 @@ describe.each(providers)("MCP tools on %s", (provider) => {
 describe("MCP over streamable HTTP", () => {
   it("lists and calls the server's tools; a tool error reaches the model as a failed call", async () => {
     const log = path.join(dir, "http.jsonl");
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
-    const p = spawn(process.execPath, [fixture, log, "--http", String(port)], { stdio: ["ignore", "pipe", "inherit"] });
+    // Port 0: the server takes a free port and names it (a random one collided with ports in use).
+    const p = spawn(process.execPath, [fixture, log, "--http", "0"], { stdio: ["ignore", "pipe", "inherit"] });
     procs.push(p);
-    await new Promise<void>((r) => p.stdout!.once("data", () => r()));
+    const port = await new Promise<number>((r) => p.stdout!.once("data", (d) => r(Number(/on (\d+)/.exec(String(d))![1]))));
     const t = await freshDatabase("sqlite");
     const failing = scriptedModel("script", (turn, req) => ({
       text:
