@@ -151,6 +151,13 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
   };
 }
 
+/** `npm run dev` without NEXTAUTH_URL (a first run): next-auth takes the console's address from each request,
+ * as Auth.js does in development, instead of warning at the first sign-in that NEXTAUTH_URL is missing. A
+ * production server never trusts the request's Host header for its links: it needs NEXTAUTH_URL. */
+export function trustRequestHostInDevelopment(e: Env, target: Record<string, string | undefined> = process.env): void {
+  if (e.NODE_ENV === "development" && !e.NEXTAUTH_URL) target.AUTH_TRUST_HOST ??= "1";
+}
+
 function ssoOf(e: z.infer<typeof schema>): SsoConfig | null {
   const fail = (name: string, message: string) => {
     throw new EnvError(`Invalid environment variable ${name}: ${message}`);

@@ -16,7 +16,8 @@ const PORT = Number(process.env.E2E_PORT ?? 3100) + 5;
 const MODEL_PORT = Number(process.env.E2E_PORT ?? 3100) + 99;
 const server = new DevServer(PORT, {
   DATABASE_URL: "file:./data/e2e-dev.db",
-  NEXTAUTH_URL: `http://localhost:${PORT}`,
+  // As a first `npm run dev` runs: no NEXTAUTH_URL (next-auth warned about it at the first sign-in).
+  NEXTAUTH_URL: undefined,
   AFK_DATA_DIR: "data",
   OPENAI_COMPATIBLE_BASE_URL: `http://127.0.0.1:${MODEL_PORT}/v1`,
 });

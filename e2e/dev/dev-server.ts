@@ -18,7 +18,7 @@ export class DevServer {
 
   constructor(
     readonly port: number,
-    private readonly env: Record<string, string>,
+    private readonly env: Record<string, string | undefined>,
   ) {}
 
   get url() {

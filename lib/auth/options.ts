@@ -3,7 +3,7 @@ import type { OAuthConfig } from "next-auth/providers/oauth";
 import Credentials from "next-auth/providers/credentials";
 import { db } from "../db/client.ts";
 import { userByEmail, userBySsoSubject } from "../db/accounts.ts";
-import { env } from "../env.ts";
+import { env, trustRequestHostInDevelopment } from "../env.ts";
 import { verifyPassword } from "./password.ts";
 import { assertNotLockedOut, clearAccountFailures, clientAddress, failedSignIn, recordFailure } from "./lockout.ts";
 import { signOutEverywhere } from "./revocation.ts";
@@ -78,6 +78,7 @@ export function oidcProvider(cfg: SsoConfig): OAuthConfig<SsoClaims> {
 
 function options(): NextAuthOptions {
   const e = env();
+  trustRequestHostInDevelopment(e);
   const sso = e.sso;
   return {
     secret: e.NEXTAUTH_SECRET,

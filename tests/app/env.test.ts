@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { EnvError, parseEnv } from "@/lib/env";
+import { EnvError, parseEnv, trustRequestHostInDevelopment } from "@/lib/env";
 
 describe("environment", () => {
   it("runs embedded with no variables: SQLite and a generated, persisted secret", () => {
@@ -47,5 +47,18 @@ describe("environment", () => {
       /^Invalid environment variable AFK_FAILPOINT: unknown failpoint "post_lm"/,
     );
     expect(() => parseEnv({ ...base, AFK_SQLITE_SYNCHRONOUS: "OFF" })).toThrow(/^Invalid environment variable AFK_SQLITE_SYNCHRONOUS/);
+  });
+
+  it("trusts the request's host for next-auth's links only in development without NEXTAUTH_URL", () => {
+    const base = { NEXTAUTH_SECRET: "s".repeat(32) };
+    const trusted = (source: Record<string, string>) => {
+      const target: Record<string, string | undefined> = {};
+      trustRequestHostInDevelopment(parseEnv(source), target);
+      return target.AUTH_TRUST_HOST;
+    };
+    expect(trusted({ ...base, NODE_ENV: "development" })).toBe("1");
+    expect(trusted({ ...base, NODE_ENV: "development", NEXTAUTH_URL: "http://localhost:3400" })).toBeUndefined();
+    expect(trusted({ ...base, NODE_ENV: "production" })).toBeUndefined();
+    expect(trusted({ ...base, NODE_ENV: "test" })).toBeUndefined();
   });
 });
