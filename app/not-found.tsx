@@ -1,0 +1,5 @@
+import { NotFoundPage } from "./access-fallbacks";
+
+export default function NotFound() {
+  return <NotFoundPage />;
+}
