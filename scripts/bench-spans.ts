@@ -3,13 +3,14 @@
 // model call and a tool call, each an awaited async function that returns at once — inside a segment's
 // context, 200 steps a batch, the batch's spans flushed inside its timed window (as bench-traces does).
 // Each variant is a child process of its own (the SDK and the context manager are per process), run one
-// after the other; BENCH_SPANS_BATCHES measured batches each (default 40), after 10 to warm up:
+// after the other; BENCH_SPANS_BATCHES measured batches each (default 40), after 10 to warm up;
+// BENCH_SPANS_ONLY=plain,console runs those variants only:
 //   plain       the loop, untraced (no SDK, no AsyncLocalStorage)
 //   context     the SDK's context manager only (Node 20: its promise hooks), the loop inside context.with
 //   sdk         + two spans a step from the SDK's tracer (explicit parent, not made active), ended into a
 //               batch processor whose exporter drops them: span creation, attributes, end, the processor
 //   sdk-otlp    the same, exported as OTLP/JSON to a receiver in the parent process
-//   console     the console's own wrappers (lib/telemetry/genai.ts: chat and execute_tool, active spans)
+//   console     the console's own wrappers (lib/telemetry/genai.ts: chat, and execute_tool made active)
 //               and the OTLP exporter, as lib/telemetry/sdk.ts starts it: what tracing adds to a step
 //               without the runner's statements
 import { spawn } from "node:child_process";
