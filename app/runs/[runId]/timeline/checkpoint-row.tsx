@@ -82,13 +82,13 @@ function CheckpointRow({
 }) {
   return (
     <li data-testid={`checkpoint-${c.seq}`} className="group/row cp-row">
-      <span className="font-mono font-semibold">
+      <span className="cp-seq">
         <span className="md:hidden">#</span>
         {c.seq}
       </span>
       <span className="max-md:hidden">{c.step}</span>
       {/* On a phone its two lines are grid items of the row: the second runs on under the gap. */}
-      <div className="min-w-0 max-md:contents">
+      <div className="cp-lines">
         <p className="cp-line1">
           <span className="cp-words">{phaseWords(c.phase)}</span>{" "}
           <span className="cp-raw-phase" data-testid="checkpoint-phase">
@@ -103,10 +103,8 @@ function CheckpointRow({
           </span>
         </p>
         <p className="cp-line2">
-          <span className="md:hidden">
-            step {c.step}
-            {why ? " · " : ""}
-          </span>
+          {/* One text node (two would be joined by a comment in the HTML). */}
+          <span className="md:hidden">{`step ${c.step}${why ? " · " : ""}`}</span>
           {why && (
             <>
               <span className="cp-note-short">{why.short}</span>

@@ -86,7 +86,7 @@ export function CompareForm({ cursor, initial, children }: { cursor?: string; in
 /** A checkpoint's "from" and "to" radios: the desktop's copy (the Compare column) or the phone's (in Inspect). */
 export function ComparePick({ seq, pick, phone = false }: { seq: number; pick: Pick; phone?: boolean }) {
   const radio = (name: "a" | "b", words: string) => (
-    <label className={phone ? "cp-pick-phone" : "flex items-center gap-1 text-xs"}>
+    <label className={phone ? "cp-pick-phone" : "cp-pick"}>
       <input
         type="radio"
         name={name}
@@ -99,13 +99,13 @@ export function ComparePick({ seq, pick, phone = false }: { seq: number; pick: P
     </label>
   );
   return phone ? (
-    <div className="mb-2 flex items-center gap-2 md:hidden">
-      <span className="mr-1 text-xs text-slate-600 dark:text-slate-400">Compare</span>
+    <div className="cp-picks-phone">
+      <span className="cp-picks-word">Compare</span>
       {radio("a", "from")}
       {radio("b", "to")}
     </div>
   ) : (
-    <span className="flex gap-4 max-md:hidden">
+    <span className="cp-picks">
       {radio("a", "from")}
       {radio("b", "to")}
     </span>

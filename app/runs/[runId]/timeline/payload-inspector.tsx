@@ -41,7 +41,7 @@ export function PayloadInspector({
   return (
     // The summary sits at the row's right edge (in the Payload column on a desktop; on a phone beside the
     // row's two lines, a tall target for a thumb) and what it opens takes the row's full width below.
-    <details className="col-span-full min-w-0 open:mt-2" onToggle={(e) => setOpen(e.currentTarget.open)}>
+    <details className="cp-open" onToggle={(e) => setOpen(e.currentTarget.open)}>
       <summary className="cp-inspect">Inspect</summary>
       {compare}
       {error ? (
