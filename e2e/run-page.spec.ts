@@ -2,7 +2,7 @@
 // card with focus, a summary says what waits for whom, decided cards say their state in words and look
 // unlike pending ones, the reject form has no Approve beside it, a finished run's answer is at the top and
 // its phase is said in words, a rejected call is labelled as rejected; the timeline fits a phone.
-import { type Browser, type Locator, type Page, expect, test } from "@playwright/test";
+import { type Browser, type Locator, type Page, expect, request, test } from "@playwright/test";
 import { signInAs, startFromForm } from "./helpers";
 
 async function as(browser: Browser, role: string, opts: { width?: number; dark?: boolean } = {}): Promise<Page> {
@@ -176,4 +176,57 @@ test("a timeline on a phone: two-line rows with the rest behind Inspect, no side
       await page.context().close();
     }
   }
+});
+
+test("a long timeline: the page's HTML has its first screen of rows and the browser the rest; without JavaScript, Next page goes on after the last row shown", async ({
+  browser,
+  baseURL,
+}) => {
+  // An external run of 41 entries (its registration and 40 reports), made through the runtime protocol.
+  const operator = await as(browser, "operator");
+  const admin = await as(browser, "admin");
+  const made = await admin.request.post("/api/admin/tokens", { data: { name: `long-timeline-${Date.now()}`, role: "runtime" } });
+  expect(made.status()).toBe(201);
+  const runtime = await request.newContext({ baseURL, extraHTTPHeaders: { authorization: `Bearer ${(await made.json()).token}` } });
+  const registered = await runtime.post("/api/v1/runtime/runs", {
+    data: { externalId: `long-${Date.now()}`, framework: "langgraph", agent: "long-bot" },
+  });
+  expect(registered.ok(), await registered.text()).toBe(true);
+  const runId: string = (await registered.json()).id;
+  const events = Array.from({ length: 40 }, (_, i) => ({ type: "message", id: `m${i}`, role: "user", content: `Report ${i + 2}` }));
+  const reported = await runtime.post(`/api/v1/runtime/runs/${runId}/events`, { data: { events } });
+  expect(reported.ok(), await reported.text()).toBe(true);
+  const seqs = (page: Page) =>
+    page
+      .getByRole("list", { name: "Checkpoints" })
+      .locator("li[data-testid^=checkpoint-]")
+      .evaluateAll((lis) => lis.map((li) => Number(li.getAttribute("data-testid")!.split("-")[1])));
+  const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
+  // Without JavaScript: the first 25 rows, and a Next page that goes on from the 26th; the picture draws all.
+  const noJs = await (
+    await browser.newContext({ storageState: await operator.context().storageState(), javaScriptEnabled: false })
+  ).newPage();
+  await noJs.goto(`/runs/${runId}/timeline`);
+  expect(await seqs(noJs)).toEqual(range(1, 25));
+  await expect(noJs.getByTestId("timeline-picture")).toHaveAttribute("aria-label", /^Timeline picture of 41 checkpoints/);
+  await noJs.getByRole("link", { name: "Next page →" }).click();
+  await expect(noJs.getByRole("link", { name: "← First page" })).toBeVisible();
+  expect(await seqs(noJs)).toEqual(range(26, 41));
+  await expect(noJs.getByRole("link", { name: "Next page →" })).toHaveCount(0);
+
+  // With it: every row of the page once hydrated, nothing left to page to; a row past the first screen is
+  // inspected and compared as any other.
+  const problems = consoleProblems(operator);
+  await operator.goto(`/runs/${runId}/timeline`);
+  await expect.poll(() => seqs(operator)).toEqual(range(1, 41));
+  await expect(operator.getByRole("link", { name: "Next page →" })).toHaveCount(0);
+  await operator.getByTestId("checkpoint-31").getByText("Inspect").click();
+  await expect(operator.getByRole("region", { name: "Payload of checkpoint 31" })).toContainText("Report 31");
+  await operator.getByRole("radio", { name: "Compare from checkpoint 2", exact: true }).check();
+  await operator.getByRole("radio", { name: "Compare to checkpoint 40", exact: true }).check();
+  await operator.getByRole("button", { name: "Compare selected" }).click();
+  await expect(operator.getByRole("region", { name: "Checkpoint diff" })).toContainText("Checkpoint 2 → 40");
+  expect(problems).toEqual([]);
+  await runtime.dispose();
 });

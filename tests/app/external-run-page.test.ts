@@ -10,6 +10,7 @@ import { getRunView } from "@/lib/services/run-view";
 import { type RuntimeCaller, claimDecision, parkInterrupts, registerRun, runtimeFromToken } from "@/lib/services/runtime-protocol";
 import { diffCheckpoints, timelinePage } from "@/lib/services/timeline";
 import { timelineLayout } from "@/lib/timeline";
+import { cursorAfter } from "@/app/runs/[runId]/timeline/first-screen";
 import { reportEvents } from "@/lib/services/runtime-progress";
 import { createToken } from "@/lib/services/tokens";
 import { admin, rev } from "../helpers/actors";
@@ -157,6 +158,10 @@ describe.each(providers)("an external run's page (%s)", (provider) => {
     // Paged as checkpoints are: the cursor names the last seq of a page.
     const first = await timelinePage(h.ctx, rev, { runId: run.id, query: { take: "5" } });
     expect([first.checkpoints.map((c) => c.seq), first.nextCursor, first.prevTimestampMs]).toEqual([[1, 2, 3, 4, 5], "5", null]);
+    // The page's own cursor after a row (its no-JavaScript "Next page" after the first screen, a row's
+    // payload read after the row before it) is the one the API gives.
+    const c5 = first.checkpoints[4];
+    expect(cursorAfter(run.id, { seq: c5.seq, phase: c5.phase, step: c5.step, t: c5.timestamp_ms }, true)).toBe(first.nextCursor);
     const second = await timelinePage(h.ctx, rev, { runId: run.id, query: { cursor: first.nextCursor!, take: "5" } });
     expect([second.checkpoints.map((c) => c.seq), second.nextCursor, second.prevTimestampMs]).toEqual([[6, 7, 8, 9, 10], "10", times[4]]);
     const last = await timelinePage(h.ctx, rev, { runId: run.id, query: { cursor: second.nextCursor!, take: "5" } });

@@ -14,6 +14,7 @@ import { startRun } from "@/lib/services/start";
 import { diffCheckpoints, timelinePage } from "@/lib/services/timeline";
 import { HttpError } from "@/lib/auth/errors";
 import { admin } from "../helpers/actors";
+import { cursorAfter } from "@/app/runs/[runId]/timeline/first-screen";
 
 const submitter: Actor = { id: "u-sub", email: "submitter@example.com", name: "S", role: "submitter" };
 const other: Actor = { id: "u-sub2", email: "other@example.com", name: "O", role: "submitter" };
@@ -224,6 +225,10 @@ describe.each(providers)("run operations on %s", (provider) => {
     const tl = await timelinePage({ db: t.db }, operator, { runId: id, query: { take: 3 } });
     expect(tl.checkpoints).toHaveLength(3);
     expect(tl.nextCursor).not.toBeNull();
+    // The page's own cursor after a row (its no-JavaScript "Next page" after the first screen, a row's
+    // payload read after the row before it) is the one the API gives.
+    const c2 = tl.checkpoints[2];
+    expect(cursorAfter(id, { seq: c2.seq, phase: c2.phase, step: c2.step, t: c2.timestamp_ms }, false)).toBe(tl.nextCursor);
     const next = await timelinePage({ db: t.db }, operator, { runId: id, query: { cursor: tl.nextCursor! } });
     expect(next.prevTimestampMs).toBe(tl.checkpoints[2].timestamp_ms);
     const all = [...tl.checkpoints, ...next.checkpoints];

@@ -3,11 +3,12 @@
 // and, as markup again, in the Flight payload inlined in the page), a client component's as HTML and their
 // props. The points are the ones the page's picture draws (one copy in the payload for both); the notes
 // (checkpoint-notes.ts) are worked out on the server, from payloads that stay there.
+import { useHydrated } from "@/components/use-hydrated";
 import { fmtDuration, fmtTime, phaseWords } from "@/lib/format";
-import { keys } from "@/lib/runner/keys";
 import type { TimelinePoint } from "@/lib/timeline";
 import type { CheckpointNote } from "./checkpoint-notes";
 import { ComparePick } from "./compare-form";
+import { FIRST_ROWS, cursorAfter } from "./first-screen";
 import { ForkButton } from "./fork-button";
 import { PayloadInspector } from "./payload-inspector";
 
@@ -19,7 +20,8 @@ const clock = (ms: number) => new Date(ms).toISOString().slice(11, 23);
 /**
  * The rows of a page. `notes`: by seq, for the rows that have one. `prevMs`: the time of the last row of
  * the page before (for the first row's gap); `cursor`: that page's cursor, after which the first row's
- * payload is read (each other row's is read after the key of the row before it).
+ * payload is read (each other row's is read after the key of the row before it). The server's HTML has the
+ * first screen of them (first-screen.ts); the browser renders the rest once hydrated.
  */
 export function CheckpointRows({
   points,
@@ -29,6 +31,7 @@ export function CheckpointRows({
   runId,
   pick,
   operate,
+  external,
 }: {
   points: TimelinePoint[];
   notes: Record<number, CheckpointNote>;
@@ -37,8 +40,11 @@ export function CheckpointRows({
   runId: string;
   pick: Picked;
   operate: boolean;
+  /** An external run's: its cursors are seqs, not checkpoint keys. */
+  external: boolean;
 }) {
-  return points.map((c, i) => {
+  const shown = useHydrated() ? points : points.slice(0, FIRST_ROWS);
+  return shown.map((c, i) => {
     const prev = i > 0 ? points[i - 1] : undefined;
     return (
       <CheckpointRow
@@ -47,7 +53,7 @@ export function CheckpointRows({
         why={notes[c.seq] ?? null}
         prevMs={prev ? prev.t : prevMs}
         runId={runId}
-        after={prev ? keys.checkpoint(runId, prev.step, prev.seq, prev.phase) : cursor}
+        after={prev ? cursorAfter(runId, prev, external) : cursor}
         pick={pick}
         operate={operate}
       />

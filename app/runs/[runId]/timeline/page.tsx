@@ -12,6 +12,8 @@ import { TimelinePicture } from "@/components/timeline-picture";
 import { CheckpointRows } from "./checkpoint-row";
 import { notesOf } from "./checkpoint-notes";
 import { CompareForm } from "./compare-form";
+import { afterFirstScreen } from "./first-screen";
+import { TimelinePager } from "./pager";
 
 export const dynamic = "force-dynamic";
 
@@ -39,7 +41,6 @@ export default async function TimelinePage({
   const points = cps.map((c) => ({ seq: c.seq, phase: c.phase, step: c.step, t: c.timestamp_ms }));
   // An external run has no checkpoint of its own to fork from.
   const operate = allows(actor, "runs:operate") && !page.run.framework;
-  const next = page.nextCursor ? `?${new URLSearchParams({ cursor: page.nextCursor })}` : null;
   const rid = encodeURIComponent(runId);
   return (
     <div className="space-y-4">
@@ -120,21 +121,16 @@ export default async function TimelinePage({
             runId={runId}
             pick={{ a: sp.a, b: sp.b }}
             operate={operate}
+            external={!!page.run.framework}
           />
         </ol>
       </CompareForm>
-      <div className="flex gap-3">
-        {sp.cursor && (
-          <Link prefetch={false} className="btn-secondary" href={`/runs/${rid}/timeline`}>
-            ← First page
-          </Link>
-        )}
-        {next && (
-          <Link prefetch={false} className="btn-secondary" href={`/runs/${rid}/timeline${next}`}>
-            Next page →
-          </Link>
-        )}
-      </div>
+      <TimelinePager
+        runId={runId}
+        later={!!sp.cursor}
+        next={page.nextCursor}
+        afterScreen={afterFirstScreen(runId, points, !!page.run.framework)}
+      />
     </div>
   );
 }

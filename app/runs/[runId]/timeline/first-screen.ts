@@ -1,0 +1,20 @@
+// What a timeline page's HTML carries: the rows of its first screen. A page holds up to 100 checkpoints,
+// and their rows were most of its HTML (about 1.4 KB each); the rest are rendered by the browser once it
+// has hydrated, from the points the page carries anyway for its picture. Without JavaScript the page's
+// "Next page" link goes on from the last row shown instead. Imported by the page (a server component) and
+// the rows (a client one): not a "use client" module, whose exports a server component only sees as
+// references.
+import { keys } from "@/lib/runner/keys";
+import type { TimelinePoint } from "@/lib/timeline";
+
+/** The rows the server's HTML carries: a screenful, at a desk or on a phone. */
+export const FIRST_ROWS = 25;
+
+/** The cursor of the page that starts after `p`: an external run's is a seq (lib/services/timeline.ts), a
+ * checkpoint's is its key. */
+export const cursorAfter = (runId: string, p: TimelinePoint, external: boolean): string =>
+  external ? String(p.seq) : keys.checkpoint(runId, p.step, p.seq, p.phase);
+
+/** The cursor that goes on after the first screen's last row, when the page has more rows than that. */
+export const afterFirstScreen = (runId: string, points: TimelinePoint[], external: boolean): string | null =>
+  points.length > FIRST_ROWS ? cursorAfter(runId, points[FIRST_ROWS - 1], external) : null;
