@@ -3,9 +3,9 @@
 // calls, tool batches, subagent batches and pauses, the axis broken (╱╱) where the run waited, and marks
 // with times along it. Laid out at the width it is shown at (one unit a pixel), so labels keep their size
 // on a phone and the picture never scrolls sideways; the server's HTML is laid out for a desktop width.
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { fmtDuration, plural } from "@/lib/format";
-import { SPAN_KINDS, type SpanKind, type TimelinePoint, timelineLayout } from "@/lib/timeline";
+import { type PackedPoints, SPAN_KINDS, type SpanKind, timelineLayout, unpackPoints } from "@/lib/timeline";
 
 const COLOR: Record<SpanKind, string> = { llm: "#6366f1", tools: "#10b981", subagents: "#0ea5e9", paused: "#f59e0b" };
 const ROW: Record<SpanKind, number> = { llm: 0, tools: 1, subagents: 2, paused: 3 };
@@ -17,7 +17,8 @@ const HEIGHT = 164;
 // picture's bytes in the HTML and again in nothing the eye can tell apart.
 const px = (n: number) => Math.round(n * 10) / 10;
 
-export function TimelinePicture({ checkpoints }: { checkpoints: TimelinePoint[] }) {
+export function TimelinePicture({ points }: { points: PackedPoints }) {
+  const checkpoints = useMemo(() => unpackPoints(points), [points]);
   const box = useRef<HTMLDivElement>(null);
   const [W, setW] = useState(900);
   useEffect(() => {

@@ -1,7 +1,7 @@
 // The timeline picture's axis: a five-minute pause is cut to a fixed width so the steps next to it keep
 // their size; idle gaps are cut only when long and unusual; work (model calls, tools) is never cut.
 import { describe, expect, it } from "vitest";
-import { axisLabel, axisUnit, niceStep, type TimelinePoint, timelineLayout } from "@/lib/timeline";
+import { axisLabel, axisUnit, niceStep, packPoints, type TimelinePoint, timelineLayout, unpackPoints } from "@/lib/timeline";
 
 /** One step: step_started, a model call of `llm` ms, a tool batch of `tool` ms. */
 function step(seq: number, step: number, t: number, llm = 40, tool = 20): TimelinePoint[] {
@@ -347,5 +347,23 @@ describe("timeline axis labels: round steps per segment of a broken axis, never 
     expect(axisLabel(300_080, 20, 300_140)).toBe("5 min 0.08 s");
     expect(axisLabel(120_000, 60_000, 180_000)).toBe("2 min");
     expect(axisLabel(5_400_000, 600_000, 6_000_000)).toBe("1 h 30 min");
+  });
+});
+
+describe("a page's points as the page sends them", () => {
+  it("come back as they were: seqs with a gap, steps going back, equal and earlier times, phases repeated", () => {
+    const points: TimelinePoint[] = [
+      ...step(0, 1, 1_796_568_893_186),
+      { seq: 9, phase: "paused", step: 1, t: 1_796_568_893_300 },
+      { seq: 10, phase: "paused", step: 1, t: 1_796_568_893_300 },
+      { seq: 11, phase: "resumed", step: 0, t: 1_796_568_893_299 },
+      { seq: 12, phase: "a phase of an external runtime's own", step: 7, t: 1_796_568_999_999 },
+    ];
+    const packed = packPoints(points);
+    expect(unpackPoints(packed)).toEqual(points);
+    expect(packed.phases).toEqual([...new Set(points.map((p) => p.phase))]);
+    // Smaller than the points themselves, which is what it is for.
+    expect(JSON.stringify(packed).length).toBeLessThan(JSON.stringify(points).length / 2);
+    expect(unpackPoints(packPoints([]))).toEqual([]);
   });
 });

@@ -5,7 +5,8 @@
 // (checkpoint-notes.ts) are worked out on the server, from payloads that stay there.
 import { useHydrated } from "@/components/use-hydrated";
 import { fmtDuration, fmtTime, phaseWords } from "@/lib/format";
-import type { TimelinePoint } from "@/lib/timeline";
+import { type PackedPoints, type TimelinePoint, unpackPoints } from "@/lib/timeline";
+import { useMemo } from "react";
 import type { CheckpointNote } from "./checkpoint-notes";
 import { ComparePick } from "./compare-form";
 import { FIRST_ROWS, cursorAfter } from "./first-screen";
@@ -24,7 +25,7 @@ const clock = (ms: number) => new Date(ms).toISOString().slice(11, 23);
  * first screen of them (first-screen.ts); the browser renders the rest once hydrated.
  */
 export function CheckpointRows({
-  points,
+  points: packed,
   notes,
   prevMs,
   cursor,
@@ -33,7 +34,7 @@ export function CheckpointRows({
   operate,
   external,
 }: {
-  points: TimelinePoint[];
+  points: PackedPoints;
   notes: Record<number, CheckpointNote>;
   prevMs: number | null;
   cursor: string | null;
@@ -43,6 +44,7 @@ export function CheckpointRows({
   /** An external run's: its cursors are seqs, not checkpoint keys. */
   external: boolean;
 }) {
+  const points = useMemo(() => unpackPoints(packed), [packed]);
   const shown = useHydrated() ? points : points.slice(0, FIRST_ROWS);
   return shown.map((c, i) => {
     const prev = i > 0 ? points[i - 1] : undefined;

@@ -9,6 +9,7 @@ import { diffCheckpoints, timelinePage } from "@/lib/services/timeline";
 import { ErrorBox, StateBadge } from "@/components/ui";
 import { fmtCost, fmtDuration, fmtTime, plural } from "@/lib/format";
 import { TimelinePicture } from "@/components/timeline-picture";
+import { packPoints } from "@/lib/timeline";
 import { CheckpointRows } from "./checkpoint-row";
 import { notesOf } from "./checkpoint-notes";
 import { CompareForm } from "./compare-form";
@@ -37,8 +38,9 @@ export default async function TimelinePage({
     });
   }
   const cps = page.checkpoints;
-  // What the picture draws and the rows show, one array for both (the Flight payload carries it once).
+  // What the picture draws and the rows show, one copy for both in the Flight payload, packed (lib/timeline.ts).
   const points = cps.map((c) => ({ seq: c.seq, phase: c.phase, step: c.step, t: c.timestamp_ms }));
+  const packed = packPoints(points);
   // An external run has no checkpoint of its own to fork from.
   const operate = allows(actor, "runs:operate") && !page.run.framework;
   const rid = encodeURIComponent(runId);
@@ -82,7 +84,7 @@ export default async function TimelinePage({
       {diffError && <ErrorBox title="Cannot compare">{diffError}</ErrorBox>}
       {diff && <DiffView diff={diff} />}
 
-      {cps.length > 0 && <TimelinePicture checkpoints={points} />}
+      {cps.length > 0 && <TimelinePicture points={packed} />}
 
       {cps.length > 0 && (
         <p className="text-xs text-slate-600 dark:text-slate-400">
@@ -114,7 +116,7 @@ export default async function TimelinePage({
         </div>
         <ol aria-label="Checkpoints">
           <CheckpointRows
-            points={points}
+            points={packed}
             notes={notesOf(cps)}
             prevMs={page.prevTimestampMs}
             cursor={sp.cursor ?? null}
