@@ -102,10 +102,7 @@ export default async function TimelinePage({
       )}
       <CompareForm cursor={sp.cursor} initial={{ a: sp.a, b: sp.b }}>
         {/* A header for the columns the rows line up in on a desktop; on a phone each row is two lines. */}
-        <div
-          aria-hidden="true"
-          className="hidden border-b border-slate-200 px-3 py-2 text-sm font-semibold md:grid md:grid-cols-[3rem_3rem_minmax(0,1fr)_7.5rem_5.5rem_8.5rem_6rem] md:gap-3 dark:border-slate-800"
-        >
+        <div aria-hidden="true" className="cp-head">
           <span>Seq</span>
           <span>Step</span>
           <span>Phase</span>
