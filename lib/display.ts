@@ -35,7 +35,11 @@ export function displayHint(prop: unknown): DisplayHint {
   if (!prop || typeof prop !== "object") return {};
   const out: Record<string, unknown> = {};
   for (const [k, s] of Object.entries(hintKeys)) {
-    const r = (s as z.ZodType).safeParse((prop as Record<string, unknown>)[k]);
+    const v = (prop as Record<string, unknown>)[k];
+    // No key fits when absent (no schema here takes undefined): most fields have one hint or none, and a
+    // run page reads each field's several times.
+    if (v === undefined) continue;
+    const r = (s as z.ZodType).safeParse(v);
     if (r.success) out[k] = r.data;
   }
   return out as DisplayHint;
