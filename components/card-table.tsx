@@ -25,7 +25,9 @@ export function CardTable({ label, head, children }: { label: string; head: Reac
  * line of their own under them (an empty ::before, ordered after the lead cells, takes a whole line).
  */
 export function CardRow({ lead = false, className = "", ...props }: ComponentProps<"tr"> & { lead?: boolean }) {
-  return <tr className={`card-row ${lead ? "card-row-lead" : ""} ${className}`} {...props} />;
+  // Each class name whole in the source: Tailwind emits a utility only for the names it finds there.
+  const row = lead ? "card-row card-row-lead" : "card-row";
+  return <tr className={className ? `${row} ${className}` : row} {...props} />;
 }
 
 /** On a phone, the order of a row's identifying cells: LEAD[0] first, then LEAD[1], LEAD[2]; desktop keeps the columns. */
@@ -37,18 +39,19 @@ export const LEAD = ["max-sm:-order-3", "max-sm:-order-2", "max-sm:-order-1"] as
  */
 export const TAP = "tap";
 
-/** Only on a phone: what a cell is, since the table's header is not shown there. */
+/** Only on a phone: what a cell is, since the table's header is not shown there. One text node (`{children} `
+ * would be two, and React's `<!-- -->` between them in the HTML of every labelled cell of every row). */
 export const PhoneLabel = ({ children, className = "" }: { children: string; className?: string }) => (
-  <span className={`phone-label ${className}`}>{children} </span>
+  <span className={className ? `phone-label ${className}` : "phone-label"}>{`${children} `}</span>
 );
 
 /**
- * A cell that says on a phone what it is (its PhoneLabel before the value) in the cards' small text; the
- * other props go to the `td` (a title, more classes).
+ * A cell that says on a phone what it is (its PhoneLabel before the value) in the cards' small text
+ * (`labelled`, app/globals.css); the other props go to the `td` (a title, more classes).
  */
 export function LabelledCell({ label, className = "", children, ...props }: ComponentProps<"td"> & { label: string }) {
   return (
-    <td className={className ? `max-sm:text-xs ${className}` : "max-sm:text-xs"} {...props}>
+    <td className={className ? `labelled ${className}` : "labelled"} {...props}>
       <PhoneLabel>{label}</PhoneLabel>
       {children}
     </td>
