@@ -1,17 +1,19 @@
 // Small presentational pieces used across pages. Everything renders text; nothing sets inner HTML.
+
+// Each state's colours: a utility in app/globals.css (badge-*), one class in every list row's badge.
 const stateColors: Record<string, string> = {
-  pending: "bg-slate-100 text-slate-700 dark:bg-slate-800 dark:text-slate-200",
-  running: "bg-sky-100 text-sky-800 dark:bg-sky-900 dark:text-sky-100",
-  paused: "bg-amber-100 text-amber-900 dark:bg-amber-900 dark:text-amber-100",
-  cancelling: "bg-slate-200 text-slate-800 dark:bg-slate-700 dark:text-slate-100",
-  cancelled: "bg-slate-200 text-slate-800 dark:bg-slate-700 dark:text-slate-100",
-  degraded: "bg-orange-100 text-orange-900 dark:bg-orange-900 dark:text-orange-100",
-  failed: "bg-rose-100 text-rose-800 dark:bg-rose-900 dark:text-rose-100",
-  completed: "bg-emerald-100 text-emerald-800 dark:bg-emerald-900 dark:text-emerald-100",
-  approved: "bg-emerald-100 text-emerald-800 dark:bg-emerald-900 dark:text-emerald-100",
-  rejected: "bg-rose-100 text-rose-800 dark:bg-rose-900 dark:text-rose-100",
-  expired: "bg-slate-200 text-slate-800 dark:bg-slate-700 dark:text-slate-100",
-  responded: "bg-sky-100 text-sky-900 dark:bg-sky-900 dark:text-sky-100",
+  pending: "badge-pending",
+  running: "badge-running",
+  paused: "badge-paused",
+  cancelling: "badge-ended",
+  cancelled: "badge-ended",
+  degraded: "badge-degraded",
+  failed: "badge-failed",
+  completed: "badge-done",
+  approved: "badge-done",
+  rejected: "badge-failed",
+  expired: "badge-ended",
+  responded: "badge-answered",
 };
 
 export function StateBadge({ state, testId }: { state: string; testId?: string }) {
