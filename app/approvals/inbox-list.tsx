@@ -71,10 +71,10 @@ export function InboxList(p: InboxListProps) {
               id={`inbox-row-${a.id}`}
               data-testid={`inbox-${a.id}`}
               aria-current={current ? "true" : undefined}
-              className={current ? "bg-indigo-50 outline outline-2 -outline-offset-2 outline-indigo-400 dark:bg-indigo-950" : ""}
+              className={current ? "inbox-current" : undefined}
               onClick={() => p.setCursor(i)}
             >
-              <td className={`max-sm:empty:hidden`}>
+              <td className="inbox-select">
                 {decidable && (
                   <input
                     type="checkbox"
@@ -86,36 +86,25 @@ export function InboxList(p: InboxListProps) {
                   />
                 )}
               </td>
-              <td className={`whitespace-nowrap max-sm:font-medium`}>
+              <td className="inbox-agent">
                 {a.agent}
-                {a.subRunId ? <span className="block text-xs text-slate-600 dark:text-slate-400">in {a.rootAgent}</span> : null}
+                {a.subRunId ? <span className="cell-note">{`in ${a.rootAgent}`}</span> : null}
               </td>
-              <td className={`font-mono`}>
-                {a.kind !== "tool" && (
-                  <span className="mr-1 whitespace-nowrap rounded bg-sky-100 px-1.5 py-0.5 font-sans text-xs text-sky-900 dark:bg-sky-900 dark:text-sky-100">
-                    {KIND_LABEL[a.kind]}
-                  </span>
-                )}
+              <td className="font-mono">
+                {a.kind !== "tool" && <span className="inbox-kind">{KIND_LABEL[a.kind]}</span>}
                 <span className="whitespace-nowrap">{a.tool}</span>
                 {a.groups.length > 0 && (
-                  <span
-                    className="block font-sans text-xs text-slate-600 max-sm:inline max-sm:pl-2 dark:text-slate-400"
-                    data-testid={`routed-${a.id}`}
-                  >
-                    {a.canDecide ? "for" : "read-only · for"} {a.groups.join(", ")}
+                  <span className="inbox-groups" data-testid={`routed-${a.id}`}>
+                    {`${a.canDecide ? "for" : "read-only · for"} ${a.groups.join(", ")}`}
                   </span>
                 )}
               </td>
-              <td className={`whitespace-pre-wrap break-words max-sm:basis-full sm:min-w-56 sm:max-w-xs`}>{a.summary}</td>
+              <td className="inbox-summary">{a.summary}</td>
               <LabelledCell label="Run">
-                <Link
-                  prefetch={false}
-                  className="font-mono text-indigo-700 underline dark:text-indigo-300"
-                  href={`/runs/${encodeURIComponent(a.runId)}#${approvalAnchor(a.id)}`}
-                >
+                <Link prefetch={false} className="inbox-run" href={`/runs/${encodeURIComponent(a.runId)}#${approvalAnchor(a.id)}`}>
                   {a.runId.slice(0, 8)}
                 </Link>
-                <span className="block text-xs text-slate-600 max-sm:inline dark:text-slate-400"> by {a.requestedBy ?? "—"}</span>
+                <span className="inbox-by">{` by ${a.requestedBy ?? "—"}`}</span>
               </LabelledCell>
               <LabelledCell label="Waiting" className="whitespace-nowrap" title={fmtTime(a.requestedAtMs)}>
                 {fmtDuration(p.now - a.requestedAtMs)}
@@ -123,11 +112,11 @@ export function InboxList(p: InboxListProps) {
               <LabelledCell label="Deadline" className="whitespace-nowrap" title={a.deadlineMs ? fmtTime(a.deadlineMs) : undefined}>
                 {a.deadlineMs ? fmtDeadline(a.deadlineMs) : "none"}
               </LabelledCell>
-              <td className={`whitespace-nowrap max-sm:text-xs ${a.quorum > 1 || a.approvals ? "" : "max-sm:hidden"}`}>
+              <td className={a.quorum > 1 || a.approvals ? "labelled whitespace-nowrap" : "labelled whitespace-nowrap max-sm:hidden"}>
                 {a.quorum > 1 ? `${a.approvals} of ${a.quorum} approvals` : a.approvals ? "1 of 1" : "—"}
-                {a.decidedByMe ? <span className="block text-xs text-slate-600 dark:text-slate-400">you approved</span> : null}
+                {a.decidedByMe ? <span className="cell-note">you approved</span> : null}
               </td>
-              <td className={`max-sm:basis-full sm:hidden`}>
+              <td className="inbox-decide">
                 {a.kind === "question" && a.canDecide && (
                   <button type="button" className="btn-secondary mt-1" onClick={() => p.open(a)}>
                     Answer…
