@@ -205,6 +205,10 @@ export const inboxItemDto = named(
   }),
 );
 export type InboxItemDto = z.infer<typeof inboxItemDto>;
+/** An inbox row as the inbox page carries it (app/approvals/first-screen.ts): what the row shows and what
+ * deciding it sends. The policy's reason and the record's version are the API's only: the page's data is
+ * hydrated from, once per row of its first screen. */
+export type InboxRowDto = Omit<InboxItemDto, "reason" | "version">;
 
 // An approval record that could not be read: listed (so nobody wonders where it went), never decidable.
 export const inboxCorruptDto = named(

@@ -3,11 +3,11 @@
 // else and is named in the result.
 import { fromAction } from "@/components/api";
 import { decideAction } from "./actions";
-import type { InboxItemDto } from "@/lib/dto";
+import type { InboxRowDto } from "@/lib/dto";
 
 export type ManyResult = { decided: string[]; failed: { id: string; tool: string; message: string }[] };
 
-export async function decideMany(items: InboxItemDto[], decision: "approve" | "reject", reason?: string): Promise<ManyResult> {
+export async function decideMany(items: InboxRowDto[], decision: "approve" | "reject", reason?: string): Promise<ManyResult> {
   const out: ManyResult = { decided: [], failed: [] };
   for (const a of items) {
     try {

@@ -3,22 +3,28 @@
 // time and bytes; the browser asks /api/approvals for the whole list as soon as it has hydrated. Imported
 // by the page (a server component) and the inbox (a client one): not a "use client" module, whose exports
 // a server component only sees as references.
-import type { InboxDto, InboxItemDto } from "@/lib/dto";
+import type { InboxDto, InboxItemDto, InboxRowDto } from "@/lib/dto";
 
 /** The rows the server's HTML carries: a screenful, at a desk or on a phone. */
 export const FIRST_ROWS = 25;
 
 /** The inbox's data as the list reads it; `firstScreenOf` is set while it holds only the first screen of
  * that many approvals (the page's own copy, until the browser has the whole list). */
-export type InboxData = InboxDto & { firstScreenOf?: number };
+export type InboxData = Omit<InboxDto, "approvals"> & { approvals: InboxRowDto[]; firstScreenOf?: number };
 
 /** Routing: what this reviewer may decide comes first; the rest is listed read-only below it. */
-export const routed = (all: InboxItemDto[]): InboxItemDto[] => [...all.filter((a) => a.canDecide), ...all.filter((a) => !a.canDecide)];
+export const routed = <T extends { canDecide: boolean }>(all: T[]): T[] => [
+  ...all.filter((a) => a.canDecide),
+  ...all.filter((a) => !a.canDecide),
+];
 
-/** The first FIRST_ROWS rows in the order the list shows them; the whole inbox when it is no longer. */
+const toRow = ({ reason: _reason, version: _version, ...row }: InboxItemDto): InboxRowDto => row;
+
+/** The first FIRST_ROWS rows in the order the list shows them (each as the row needs it); the whole inbox
+ * when it is no longer. */
 export function firstScreen(inbox: InboxDto): InboxData {
-  if (inbox.approvals.length <= FIRST_ROWS) return inbox;
-  return { ...inbox, approvals: routed(inbox.approvals).slice(0, FIRST_ROWS), firstScreenOf: inbox.approvals.length };
+  if (inbox.approvals.length <= FIRST_ROWS) return { ...inbox, approvals: inbox.approvals.map(toRow) };
+  return { ...inbox, approvals: routed(inbox.approvals).slice(0, FIRST_ROWS).map(toRow), firstScreenOf: inbox.approvals.length };
 }
 
 /** The tools the filter offers: those of the whole list, not only of its first screen. */

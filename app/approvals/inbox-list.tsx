@@ -5,11 +5,11 @@
 import Link from "next/link";
 import { Fragment, useState } from "react";
 import { CardRow, CardTable, LabelledCell } from "@/components/card-table";
-import type { InboxItemDto } from "@/lib/dto";
+import type { InboxRowDto } from "@/lib/dto";
 import { fmtDuration, fmtTime } from "@/lib/format";
 import { approvalAnchor } from "@/lib/runner/ids";
 
-const KIND_LABEL: Record<InboxItemDto["kind"], string> = {
+const KIND_LABEL: Record<InboxRowDto["kind"], string> = {
   tool: "Tool call",
   question: "Question",
   llm: "Model call",
@@ -20,7 +20,7 @@ const KIND_LABEL: Record<InboxItemDto["kind"], string> = {
 const fmtDeadline = (ms: number) => `${fmtTime(ms).slice(0, 16)}Z`;
 
 export type InboxListProps = {
-  items: InboxItemDto[];
+  items: InboxRowDto[];
   firstReadOnly: number;
   currentId: string | undefined;
   selected: string[];
@@ -28,9 +28,9 @@ export type InboxListProps = {
   now: number;
   busy: boolean;
   setCursor: (i: number) => void;
-  toggle: (a: InboxItemDto) => void;
-  open: (a: InboxItemDto) => void;
-  decide: (a: InboxItemDto, decision: "approve" | "reject", reason: string) => Promise<void>;
+  toggle: (a: InboxRowDto) => void;
+  open: (a: InboxRowDto) => void;
+  decide: (a: InboxRowDto, decision: "approve" | "reject", reason: string) => Promise<void>;
 };
 
 export function InboxList(p: InboxListProps) {

@@ -7,7 +7,7 @@ import { api } from "@/components/api";
 import { useLive } from "@/components/live";
 import { Empty, ErrorBox } from "@/components/ui";
 import { useHydrated } from "@/components/use-hydrated";
-import type { InboxItemDto } from "@/lib/dto";
+import type { InboxRowDto } from "@/lib/dto";
 import { approvalAnchor } from "@/lib/runner/ids";
 import { type ManyResult, decideMany } from "./decide-many";
 import { type InboxData, routed } from "./first-screen";
@@ -49,7 +49,7 @@ export function Inbox({ initial, tools, agents }: { initial: InboxData; tools: s
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<ManyResult | null>(null);
   const [help, setHelp] = useState(false);
-  const current: InboxItemDto | undefined = items[Math.min(cursor, items.length - 1)];
+  const current: InboxRowDto | undefined = items[Math.min(cursor, items.length - 1)];
   const chosen = useMemo(() => items.filter((a) => selected.includes(a.id)), [items, selected]);
   const selectedTool = chosen[0]?.tool ?? null;
   // What a/r act on: the selection, else the current row (a question is answered on its page, not here).
@@ -61,11 +61,11 @@ export function Inbox({ initial, tools, agents }: { initial: InboxData; tools: s
   useEffect(() => {
     if (current) document.getElementById(`inbox-row-${current.id}`)?.scrollIntoView({ block: "nearest" });
   }, [current]);
-  const toggle = (a: InboxItemDto | undefined) => {
+  const toggle = (a: InboxRowDto | undefined) => {
     if (!a || a.kind === "question" || !a.canDecide) return;
     setSelected((s) => (s.includes(a.id) ? s.filter((x) => x !== a.id) : selectedTool && a.tool !== selectedTool ? s : [...s, a.id]));
   };
-  const open = (a: InboxItemDto | undefined, edit = false) => {
+  const open = (a: InboxRowDto | undefined, edit = false) => {
     if (a) router.push(`/runs/${encodeURIComponent(a.runId)}${edit ? "?edit=1" : ""}#${approvalAnchor(a.id)}`);
   };
   // The selection (or the current row), or one card's own buttons on a phone.
