@@ -7,9 +7,9 @@ import { SEES_RUNS, allows } from "@/lib/services/access";
 import { agentCatalog } from "@/lib/services/catalog";
 import { listRuns } from "@/lib/services/run-view";
 import { queryObject } from "@/lib/services/schemas";
-import { RUN_STATES } from "@/lib/runner";
 import { CardTable } from "@/components/card-table";
 import { Empty, ErrorBox } from "@/components/ui";
+import { RunFilters } from "./run-filters";
 import { RunRows } from "./run-rows";
 
 export const dynamic = "force-dynamic";
@@ -39,66 +39,7 @@ export default async function RunsPage({ searchParams }: { searchParams: SP }) {
           </Link>
         )}
       </div>
-      <form method="get" className="card flex flex-wrap items-end gap-3" aria-label="Filter runs">
-        <div>
-          <label className="label" htmlFor="q">
-            Run id
-          </label>
-          <input id="q" name="q" className="input mt-1 w-56" defaultValue={q.q} placeholder="id or prefix" />
-        </div>
-        <div>
-          <label className="label" htmlFor="state">
-            State
-          </label>
-          <select id="state" name="state" className="input mt-1" defaultValue={q.state ?? ""}>
-            <option value="">Any</option>
-            {RUN_STATES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div>
-          <label className="label" htmlFor="agent">
-            Agent
-          </label>
-          <select id="agent" name="agent" className="input mt-1" defaultValue={q.agent ?? ""}>
-            <option value="">Any</option>
-            {agents.map((a) => (
-              <option key={a} value={a}>
-                {a}
-              </option>
-            ))}
-          </select>
-        </div>
-        {allows(actor, "runs:read-all") && (
-          <div>
-            <label className="label" htmlFor="submitter">
-              Submitter
-            </label>
-            <input id="submitter" name="submitter" className="input mt-1 w-48" defaultValue={q.submitter} placeholder="email" />
-          </div>
-        )}
-        <div>
-          <label className="label" htmlFor="from">
-            From
-          </label>
-          <input id="from" name="from" type="date" className="input mt-1" defaultValue={q.from} />
-        </div>
-        <div>
-          <label className="label" htmlFor="to">
-            To
-          </label>
-          <input id="to" name="to" type="date" className="input mt-1" defaultValue={q.to} />
-        </div>
-        <button type="submit" className="btn-secondary">
-          Filter
-        </button>
-        <Link prefetch={false} href="/runs" className="text-sm underline">
-          Clear
-        </Link>
-      </form>
+      <RunFilters q={filters} agents={agents} bySubmitter={allows(actor, "runs:read-all")} />
       {error && (
         <ErrorBox title="Invalid filter">
           {error.field ? `${error.field}: ` : ""}
