@@ -57,7 +57,9 @@ export async function inboxPage(
   // Routing decides what this reviewer may decide: their groups are part of what the answer depends on.
   const groups = routingGroupsOf(who);
   const h = createHash("sha256").update(`${who.email}\n${JSON.stringify(groups)}\n${JSON.stringify(f)}\n`);
-  for (const r of page.rows) h.update(r.key).update("\0").update(r.value).update("\0");
+  // The same bytes as one update per row's key and text each, in one call (800 calls into the hash were a
+  // tenth of the inbox's data work).
+  h.update(page.rows.map((r) => `${r.key}\0${r.value}\0`).join(""));
   // Whether a next page exists is part of the answer too: the same 200 rows with one more behind them
   // must not be answered with the copy built when nothing was behind them.
   h.update(page.nextCursor ?? "-");
@@ -140,16 +142,16 @@ async function buildInbox(
 type Read = { ok: ApprovalRecord[]; bad: UnreadableRow[] };
 type StoredRow = { key: string; value: string; runId: string | null };
 
-const readRows = new Map<string, Read>();
+// Keyed by the row's key, a hit when its run and text are the ones read then (the text compared, not made
+// part of the key: a key of the whole text was a new string of ~1 KB to build and hash per row and request).
+const readRows = new Map<string, { runId: string | null; value: string; read: Read }>();
 
 function readApprovalRow(r: StoredRow): Read {
-  const id = `${r.key}\0${r.runId}\0${r.value}`;
-  let read = readRows.get(id);
-  if (!read) {
-    read = deepFreeze(readAll([r], parseApproval));
-    if (readRows.size >= 4096) readRows.clear();
-    readRows.set(id, read);
-  }
+  const hit = readRows.get(r.key);
+  if (hit && hit.runId === r.runId && hit.value === r.value) return hit.read;
+  const read = deepFreeze(readAll([r], parseApproval));
+  if (readRows.size >= 4096) readRows.clear();
+  readRows.set(r.key, { runId: r.runId, value: r.value, read });
   return read;
 }
 
