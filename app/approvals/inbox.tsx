@@ -5,6 +5,7 @@ import { useRouter } from "next/navigation";
 import { useEffect, useMemo, useState } from "react";
 import { api } from "@/components/api";
 import { useLive } from "@/components/live";
+import { FilterSelect } from "@/components/filter-select";
 import { Empty, ErrorBox } from "@/components/ui";
 import { useHydrated } from "@/components/use-hydrated";
 import type { InboxRowDto } from "@/lib/dto";
@@ -104,27 +105,18 @@ export function Inbox({ initial, tools, agents }: { initial: InboxData; tools: s
         aria-label="Filter approvals"
         onSubmit={(e) => e.preventDefault()}
       >
-        <div>
-          <label className="label" htmlFor="f-agent">
-            Agent
-          </label>
-          <select
-            id="f-agent"
-            className="input mt-1 h-9"
-            value={agent}
-            onChange={(e) => {
-              setAgent(e.target.value);
-              setPages([]);
-            }}
-          >
-            <option value="">All agents</option>
-            {agents.map((a) => (
-              <option key={a} value={a}>
-                {a}
-              </option>
-            ))}
-          </select>
-        </div>
+        <FilterSelect
+          id="f-agent"
+          label="Agent"
+          any="All agents"
+          options={agents}
+          className="input mt-1 h-9"
+          value={agent}
+          onChange={(e) => {
+            setAgent(e.target.value);
+            setPages([]);
+          }}
+        />
         <div>
           <label className="label" htmlFor="f-tool">
             Tool

@@ -6,6 +6,7 @@ import { appContext } from "@/lib/context";
 import { auditPage } from "@/lib/services/audit";
 import { queryObject } from "@/lib/services/schemas";
 import { CardTable } from "@/components/card-table";
+import { FilterSelect } from "@/components/filter-select";
 import { Empty, ErrorBox } from "@/components/ui";
 import { AuditRows } from "./audit-rows";
 
@@ -44,19 +45,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
     <div className="space-y-4">
       <h1 className="text-xl font-semibold">Audit log</h1>
       <form method="get" className="card flex flex-wrap items-end gap-3" aria-label="Filter audit log">
-        <div>
-          <label className="label" htmlFor="action">
-            Action
-          </label>
-          <select id="action" name="action" className="input mt-1" defaultValue={q.action ?? ""}>
-            <option value="">Any</option>
-            {ACTIONS.map((a) => (
-              <option key={a} value={a}>
-                {a}
-              </option>
-            ))}
-          </select>
-        </div>
+        <FilterSelect id="action" name="action" label="Action" options={ACTIONS} defaultValue={q.action ?? ""} />
         <div>
           <label className="label" htmlFor="actor">
             Who (email)

@@ -4,6 +4,7 @@
 // component's as HTML and its props. A plain GET form: it filters without JavaScript too.
 import Link from "next/link";
 import { RUN_STATES } from "@/lib/runner/state";
+import { FilterSelect } from "@/components/filter-select";
 
 /** The filters as the URL gives them (queryObject), the agents the actor may see, and whether the submitter filter is offered. */
 export function RunFilters({ q, agents, bySubmitter }: { q: Record<string, string>; agents: string[]; bySubmitter: boolean }) {
@@ -15,32 +16,8 @@ export function RunFilters({ q, agents, bySubmitter }: { q: Record<string, strin
         </label>
         <input id="q" name="q" className="input mt-1 w-56" defaultValue={q.q} placeholder="id or prefix" />
       </div>
-      <div>
-        <label className="label" htmlFor="state">
-          State
-        </label>
-        <select id="state" name="state" className="input mt-1" defaultValue={q.state ?? ""}>
-          <option value="">Any</option>
-          {RUN_STATES.map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div>
-        <label className="label" htmlFor="agent">
-          Agent
-        </label>
-        <select id="agent" name="agent" className="input mt-1" defaultValue={q.agent ?? ""}>
-          <option value="">Any</option>
-          {agents.map((a) => (
-            <option key={a} value={a}>
-              {a}
-            </option>
-          ))}
-        </select>
-      </div>
+      <FilterSelect id="state" name="state" label="State" options={RUN_STATES} defaultValue={q.state ?? ""} />
+      <FilterSelect id="agent" name="agent" label="Agent" options={agents} defaultValue={q.agent ?? ""} />
       {bySubmitter && (
         <div>
           <label className="label" htmlFor="submitter">
