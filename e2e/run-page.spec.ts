@@ -203,17 +203,31 @@ test("a long timeline: the page's HTML has its first screen of rows and the brow
       .evaluateAll((lis) => lis.map((li) => Number(li.getAttribute("data-testid")!.split("-")[1])));
   const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
-  // Without JavaScript: the first 25 rows, and a Next page that goes on from the 26th; the picture draws all.
+  // Without JavaScript: the first screen's 12 rows (first-screen.ts), and a Next page that goes on from the
+  // 13th, and so on to the last; the picture draws all of the page's.
   const noJs = await (
     await browser.newContext({ storageState: await operator.context().storageState(), javaScriptEnabled: false })
   ).newPage();
   await noJs.goto(`/runs/${runId}/timeline`);
-  expect(await seqs(noJs)).toEqual(range(1, 25));
+  expect(await seqs(noJs)).toEqual(range(1, 12));
   await expect(noJs.getByTestId("timeline-picture")).toHaveAttribute("aria-label", /^Timeline picture of 41 checkpoints/);
-  await noJs.getByRole("link", { name: "Next page →" }).click();
-  await expect(noJs.getByRole("link", { name: "← First page" })).toBeVisible();
-  expect(await seqs(noJs)).toEqual(range(26, 41));
+  for (const [from, to] of [
+    [13, 24],
+    [25, 36],
+    [37, 41],
+  ]) {
+    await noJs.getByRole("link", { name: "Next page →" }).click();
+    await expect(noJs.getByRole("link", { name: "← First page" })).toBeVisible();
+    expect(await seqs(noJs)).toEqual(range(from, to));
+  }
   await expect(noJs.getByRole("link", { name: "Next page →" })).toHaveCount(0);
+  // Comparing without JavaScript: the rows have no radios then, the form asks for the two checkpoints.
+  await expect(noJs.getByRole("radio")).toHaveCount(0);
+  await noJs.getByRole("spinbutton", { name: "From checkpoint" }).fill("2");
+  await noJs.getByRole("spinbutton", { name: "to", exact: true }).fill("40");
+  await noJs.getByRole("button", { name: "Compare", exact: true }).click();
+  await expect(noJs.getByRole("region", { name: "Checkpoint diff" })).toContainText("Checkpoint 2 → 40");
+  await expect(noJs.getByRole("spinbutton", { name: "From checkpoint" })).toHaveValue("2");
 
   // With it: every row of the page once hydrated, nothing left to page to; a row past the first screen is
   // inspected and compared as any other.

@@ -45,7 +45,8 @@ export function CheckpointRows({
   external: boolean;
 }) {
   const points = useMemo(() => unpackPoints(packed), [packed]);
-  const shown = useHydrated() ? points : points.slice(0, FIRST_ROWS);
+  const hydrated = useHydrated();
+  const shown = hydrated ? points : points.slice(0, FIRST_ROWS);
   return shown.map((c, i) => {
     const prev = i > 0 ? points[i - 1] : undefined;
     return (
@@ -56,7 +57,7 @@ export function CheckpointRows({
         prevMs={prev ? prev.t : prevMs}
         runId={runId}
         after={prev ? cursorAfter(runId, prev, external) : cursor}
-        pick={pick}
+        pick={hydrated ? pick : null}
         operate={operate}
       />
     );
@@ -69,7 +70,9 @@ export function CheckpointRows({
  * step and why it is there (cut to the line). The rest (raw phase, time, the compare pick, the payload,
  * fork) waits behind its Inspect, which sits at the row's right edge and, opened, shows the lines whole
  * (the `max-md:group-has-[details[open]]/row:` variants of its cp-* utilities, app/globals.css). On both,
- * what Inspect opens spans the row.
+ * what Inspect opens spans the row. `pick`: null until the browser has hydrated, and the row has no compare
+ * radios then (with the picked marks, half a row's HTML): without JavaScript the compare form asks for the
+ * two checkpoints by number instead (compare-form.tsx).
  */
 function CheckpointRow({
   c,
@@ -85,7 +88,7 @@ function CheckpointRow({
   prevMs: number | null;
   runId: string;
   after: string | null;
-  pick: Picked;
+  pick: Picked | null;
   operate: boolean;
 }) {
   return (
@@ -103,12 +106,16 @@ function CheckpointRow({
             {c.phase}
           </span>
           {/* On a phone the radios are behind Inspect: a closed row still says it is picked. */}
-          <span className="cp-picked-a" data-testid="picked">
-            from
-          </span>
-          <span className="cp-picked-b" data-testid="picked">
-            to
-          </span>
+          {pick && (
+            <>
+              <span className="cp-picked-a" data-testid="picked">
+                from
+              </span>
+              <span className="cp-picked-b" data-testid="picked">
+                to
+              </span>
+            </>
+          )}
         </p>
         <p className="cp-line2">
           {/* One text node (two would be joined by a comment in the HTML). */}
@@ -127,8 +134,8 @@ function CheckpointRow({
         {clock(c.t)}
       </time>
       <span className="cp-gap">{prevMs == null ? "—" : `+${fmtDuration(c.t - prevMs)}`}</span>
-      <ComparePick seq={c.seq} pick={pick} />
-      <PayloadInspector runId={runId} seq={c.seq} after={after} compare={<ComparePick seq={c.seq} pick={pick} phone />}>
+      {pick && <ComparePick seq={c.seq} pick={pick} />}
+      <PayloadInspector runId={runId} seq={c.seq} after={after} compare={pick && <ComparePick seq={c.seq} pick={pick} phone />}>
         {operate && <ForkButton runId={runId} seq={c.seq} />}
       </PayloadInspector>
     </li>

@@ -8,7 +8,12 @@
 // two copies could be checked, so the phone's copies belong to a form of their own (PHONE_FORM, submitted
 // by the phone's button); a pick checks its twin too, so the selection survives a window resized across
 // the breakpoint.
-import { useEffect, useRef, useState } from "react";
+//
+// The radios are rendered by the browser once it has hydrated (checkpoint-row.tsx): four labelled radios
+// were half of a row's HTML. Until then, and without JavaScript, the bar asks for the two checkpoints by
+// number instead, in the same form (its GET gives the same ?a=&b=).
+import { useState } from "react";
+import { useHydrated } from "@/components/use-hydrated";
 
 const PHONE_FORM = "compare-on-phone";
 
@@ -24,27 +29,11 @@ function checkTwins(form: HTMLFormElement, name: string, value: string) {
 
 export function CompareForm({ cursor, initial, children }: { cursor?: string; initial: Pick; children: React.ReactNode }) {
   const [pick, setPick] = useState(initial);
-  const form = useRef<HTMLFormElement>(null);
-  // A pick made before hydration (no change event reached React) counts too: of the copies checked, the one
-  // that differs from the page's own pick is the one the reader made.
-  useEffect(() => {
-    const f = form.current;
-    if (!f) return;
-    const now = (name: "a" | "b") => {
-      const values = [...radios(f, name, ":checked")].map((r) => r.value);
-      const value = values.find((v) => v !== initial[name]) ?? values[0];
-      if (value !== undefined) checkTwins(f, name, value);
-      return value;
-    };
-    const a = now("a");
-    const b = now("b");
-    setPick((p) => ({ a: a ?? p.a, b: b ?? p.b }));
-  }, [initial]);
+  const hydrated = useHydrated();
   const ready = pick.a !== undefined && pick.b !== undefined;
   return (
     <>
       <form
-        ref={form}
         method="get"
         className="card p-0"
         aria-label="Checkpoints to compare"
@@ -59,21 +48,39 @@ export function CompareForm({ cursor, initial, children }: { cursor?: string; in
         {cursor && <input type="hidden" name="cursor" value={cursor} />}
         {children}
         <div className="sticky bottom-0 flex flex-wrap items-center gap-3 rounded-b-lg border-t border-slate-200 bg-white/95 px-3 py-2 dark:border-slate-800 dark:bg-slate-900/95">
-          <span className="text-sm" data-testid="compare-selection" aria-live="polite">
-            {ready
-              ? `Compare checkpoint ${pick.a} → ${pick.b}`
-              : pick.a !== undefined
-                ? `From checkpoint ${pick.a}: now pick a “to” checkpoint`
-                : pick.b !== undefined
-                  ? `To checkpoint ${pick.b}: now pick a “from” checkpoint`
-                  : "Pick a “from” and a “to” checkpoint to compare them"}
-          </span>
-          <button type="submit" className="btn-primary ml-auto max-md:hidden" disabled={!ready}>
-            Compare selected
-          </button>
-          <button type="submit" form={PHONE_FORM} className="btn-primary ml-auto md:hidden" disabled={!ready}>
-            Compare selected
-          </button>
+          {hydrated ? (
+            <>
+              <span className="text-sm" data-testid="compare-selection" aria-live="polite">
+                {ready
+                  ? `Compare checkpoint ${pick.a} → ${pick.b}`
+                  : pick.a !== undefined
+                    ? `From checkpoint ${pick.a}: now pick a “to” checkpoint`
+                    : pick.b !== undefined
+                      ? `To checkpoint ${pick.b}: now pick a “from” checkpoint`
+                      : "Pick a “from” and a “to” checkpoint to compare them"}
+              </span>
+              <button type="submit" className="btn-primary ml-auto max-md:hidden" disabled={!ready}>
+                Compare selected
+              </button>
+              <button type="submit" form={PHONE_FORM} className="btn-primary ml-auto md:hidden" disabled={!ready}>
+                Compare selected
+              </button>
+            </>
+          ) : (
+            <>
+              <label className="cmp-seq">
+                From checkpoint
+                <input type="number" name="a" min={0} required defaultValue={initial.a} className="cmp-seq-input" />
+              </label>
+              <label className="cmp-seq">
+                to
+                <input type="number" name="b" min={0} required defaultValue={initial.b} className="cmp-seq-input" />
+              </label>
+              <button type="submit" className="btn-primary ml-auto">
+                Compare
+              </button>
+            </>
+          )}
         </div>
       </form>
       <form id={PHONE_FORM} method="get" hidden>

@@ -1,5 +1,5 @@
 // What a timeline page's HTML carries: the rows of its first screen. A page holds up to 100 checkpoints,
-// and their rows were most of its HTML (about 1.4 KB each); the rest are rendered by the browser once it
+// and their rows were most of its HTML (about 0.6 KB each now); the rest are rendered by the browser once it
 // has hydrated, from the points the page carries anyway for its picture. Without JavaScript the page's
 // "Next page" link goes on from the last row shown instead. Imported by the page (a server component) and
 // the rows (a client one): not a "use client" module, whose exports a server component only sees as
@@ -7,8 +7,9 @@
 import { keys } from "@/lib/runner/keys";
 import type { TimelinePoint } from "@/lib/timeline";
 
-/** The rows the server's HTML carries: a screenful, at a desk or on a phone. */
-export const FIRST_ROWS = 25;
+/** The rows the server's HTML carries: a screenful below the picture, at a desk (1280 × 800 shows 7–10 of
+ * them, 1440 × 900 up to 12) or on a phone (4–6). */
+export const FIRST_ROWS = 12;
 
 /** The cursor of the page that starts after `p`: an external run's is a seq (lib/services/timeline.ts), a
  * checkpoint's is its key. */
