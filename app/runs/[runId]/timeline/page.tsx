@@ -7,12 +7,14 @@ import { allows } from "@/lib/services/access";
 import { queryObject } from "@/lib/services/schemas";
 import { diffCheckpoints, timelinePage } from "@/lib/services/timeline";
 import { ErrorBox, StateBadge } from "@/components/ui";
-import { fmtCost, fmtDuration, fmtTime, plural } from "@/lib/format";
+import { fmtTime, plural } from "@/lib/format";
 import { TimelinePicture } from "@/components/timeline-picture";
 import { packPoints } from "@/lib/timeline";
 import { CheckpointRows } from "./checkpoint-row";
 import { notesOf } from "./checkpoint-notes";
 import { CompareForm } from "./compare-form";
+import { diffData } from "./diff-data";
+import { DiffView } from "./diff-view";
 import { afterFirstScreen } from "./first-screen";
 import { TimelinePager } from "./pager";
 
@@ -82,7 +84,7 @@ export default async function TimelinePage({
         </ErrorBox>
       )}
       {diffError && <ErrorBox title="Cannot compare">{diffError}</ErrorBox>}
-      {diff && <DiffView diff={diff} />}
+      {diff && <DiffView diff={diffData(diff)} />}
 
       {cps.length > 0 && <TimelinePicture points={packed} />}
 
@@ -131,106 +133,5 @@ export default async function TimelinePage({
         afterScreen={afterFirstScreen(runId, points, !!page.run.framework)}
       />
     </div>
-  );
-}
-
-function DiffView({ diff }: { diff: Awaited<ReturnType<typeof diffCheckpoints>> }) {
-  const rows: [string, unknown, unknown][] = [
-    ["phase", diff.from.phase, diff.to.phase],
-    ["step", diff.from.step, diff.to.step],
-    ["state", diff.from.state, diff.to.state],
-    ["messages", diff.from.messageCount, diff.to.messageCount],
-    ["LLM calls", diff.from.llmCalls, diff.to.llmCalls],
-    ["tool calls", diff.from.toolCalls, diff.to.toolCalls],
-    ["tokens", diff.from.totalTokens, diff.to.totalTokens],
-    ["cost", fmtCost(diff.from.costUsd), fmtCost(diff.to.costUsd)],
-    [
-      "pending response",
-      diff.from.pending ? `${diff.from.pending.toolCalls.join(", ") || "text"}` : "none",
-      diff.to.pending ? `${diff.to.pending.toolCalls.join(", ") || "text"}` : "none",
-    ],
-    [
-      "time",
-      fmtTime(diff.from.timestampMs),
-      `${fmtTime(diff.to.timestampMs)} (+${fmtDuration(diff.to.timestampMs - diff.from.timestampMs)})`,
-    ],
-  ];
-  return (
-    <section className="card space-y-3" aria-label="Checkpoint diff">
-      <h2 className="font-semibold">
-        Checkpoint {diff.from.seq} → {diff.to.seq}
-      </h2>
-      {/* Long values (tool names, times) wrap at phone width instead of pushing the table out of its card. */}
-      <div className="overflow-x-auto">
-        <table className="table-afk" aria-label="Changed fields">
-          <thead>
-            <tr>
-              <th className="w-px pr-0">
-                <span className="sr-only">Changed?</span>
-              </th>
-              <th>Field</th>
-              <th>From</th>
-              <th>To</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map(([k, a, b]) => {
-              const changed = JSON.stringify(a) !== JSON.stringify(b);
-              // A changed row: a strong tint, a thick edge and the word "changed", not a colour alone.
-              return (
-                <tr
-                  key={k}
-                  className={changed ? "bg-amber-100 font-semibold dark:bg-amber-900" : "text-slate-600 dark:text-slate-400"}
-                  data-changed={changed}
-                >
-                  <td
-                    className={`w-px pr-0 max-md:pl-1.5 ${changed ? "border-l-4 border-l-amber-600 dark:border-l-amber-400" : "border-l-4 border-l-transparent"}`}
-                  >
-                    {changed && (
-                      <span className="inline-block rounded bg-amber-800 px-1.5 py-0.5 text-xs font-semibold text-white dark:bg-amber-200 dark:text-amber-950">
-                        {/* A mark on a phone, the word where there is room; the word is read out either way. */}
-                        <span aria-hidden="true" className="md:hidden">
-                          ≠
-                        </span>
-                        <span className="max-md:sr-only">changed</span>
-                      </span>
-                    )}
-                  </td>
-                  <td className="max-md:px-1.5">{k}</td>
-                  <td className="font-mono wrap-anywhere max-md:px-1.5 max-md:text-xs">{String(a ?? "—")}</td>
-                  <td className="font-mono wrap-anywhere max-md:px-1.5 max-md:text-xs">{String(b ?? "—")}</td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
-      <div>
-        <h3 className="text-sm font-semibold">Messages added ({diff.messagesAdded.length})</h3>
-        <ol className="mt-1 space-y-1" aria-label="Messages added">
-          {diff.messagesAdded.map((m, i) => {
-            const msg = m as { role?: string; content?: string; tool_calls?: { name: string }[] };
-            return (
-              <li key={i} className="text-sm">
-                <span className="font-semibold">{msg.role}</span>
-                {msg.tool_calls?.length ? (
-                  <span className="font-mono text-xs"> calls {msg.tool_calls.map((t) => t.name).join(", ")}</span>
-                ) : null}
-                <span className="block whitespace-pre-wrap break-words">{msg.content}</span>
-              </li>
-            );
-          })}
-        </ol>
-      </div>
-      {[diff.from, diff.to]
-        .filter((s) => s.snapshotFromSeq !== s.seq)
-        .map((s) => (
-          <p key={s.seq} className="text-xs text-slate-600 dark:text-slate-400" data-testid="snapshot-note">
-            {s.snapshotFromSeq == null
-              ? `Checkpoint ${s.seq} saved no copy of the conversation and no earlier one did, so its messages, calls, tokens and cost are not known.`
-              : `Checkpoint ${s.seq} did not save its own copy of the conversation (only the start of a run or a step, and the end of a model call or a tool batch do), so its messages, calls, tokens and cost are those saved at checkpoint ${s.snapshotFromSeq}, the last one before it that did.`}
-          </p>
-        ))}
-    </section>
   );
 }
