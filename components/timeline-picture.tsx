@@ -3,6 +3,9 @@
 // calls, tool batches, subagent batches and pauses, the axis broken (╱╱) where the run waited, and marks
 // with times along it. Laid out at the width it is shown at (one unit a pixel), so labels keep their size
 // on a phone and the picture never scrolls sideways; the server's HTML is laid out for a desktop width.
+// Until the browser has measured that width (and without JavaScript) the picture is drawn plain: spans and
+// ticks with no title or test ids, the ticks one path (a 100-checkpoint picture: 15.5 KB of HTML → 5.8).
+// Measured, it is drawn again whole.
 import { useEffect, useMemo, useRef, useState } from "react";
 import { fmtDuration, plural } from "@/lib/format";
 import { type PackedPoints, SPAN_KINDS, type SpanKind, timelineLayout, unpackPoints } from "@/lib/timeline";
@@ -20,7 +23,10 @@ const px = (n: number) => Math.round(n * 10) / 10;
 export function TimelinePicture({ points }: { points: PackedPoints }) {
   const checkpoints = useMemo(() => unpackPoints(points), [points]);
   const box = useRef<HTMLDivElement>(null);
-  const [W, setW] = useState(900);
+  // null: not measured yet (the server's HTML, hydration); the picture is drawn plain at a desktop width.
+  const [measured, setW] = useState<number | null>(null);
+  const W = measured ?? 900;
+  const plain = measured === null;
   useEffect(() => {
     const el = box.current;
     if (!el) return;
@@ -68,30 +74,46 @@ export function TimelinePicture({ points }: { points: PackedPoints }) {
               <title>{`${b.paused ? "Paused" : "Idle"} for ${fmtDuration(b.ms)} (axis cut short)`}</title>
             </g>
           ))}
-          {layout.spans.map((s, i) => (
-            <rect
-              key={`${s.kind}-${i}`}
-              data-testid={`span-${s.kind}`}
-              data-step={s.step}
-              data-interrupted={s.interrupted}
-              x={px(s.x1)}
-              y={8 + ROW[s.kind] * 22}
-              width={px(s.x2 - s.x1)}
-              height={14}
-              fill={COLOR[s.kind]}
-              rx={2}
-            >
-              <title>{`${s.label} step ${s.step}: ${s.ms == null ? "open" : fmtDuration(s.ms)}${s.interrupted ? " (interrupted)" : ""}`}</title>
-            </rect>
-          ))}
+          {plain
+            ? layout.spans.map((s, i) => (
+                <rect
+                  key={`${s.kind}-${i}`}
+                  x={px(s.x1)}
+                  y={8 + ROW[s.kind] * 22}
+                  width={px(s.x2 - s.x1)}
+                  height={14}
+                  fill={COLOR[s.kind]}
+                  rx={2}
+                />
+              ))
+            : layout.spans.map((s, i) => (
+                <rect
+                  key={`${s.kind}-${i}`}
+                  data-testid={`span-${s.kind}`}
+                  data-step={s.step}
+                  data-interrupted={s.interrupted}
+                  x={px(s.x1)}
+                  y={8 + ROW[s.kind] * 22}
+                  width={px(s.x2 - s.x1)}
+                  height={14}
+                  fill={COLOR[s.kind]}
+                  rx={2}
+                >
+                  <title>{`${s.label} step ${s.step}: ${s.ms == null ? "open" : fmtDuration(s.ms)}${s.interrupted ? " (interrupted)" : ""}`}</title>
+                </rect>
+              ))}
           <line data-testid="axis-line" x1={LEFT} x2={right} y1={AXIS_Y} y2={AXIS_Y} stroke="currentColor" strokeWidth={0.75} />
           {/* A tick per checkpoint (each its own element, for its title): the stroke said once, on the group. */}
           <g stroke="currentColor" strokeWidth={1} fill="none">
-            {layout.ticks.map((c) => (
-              <path key={c.seq} d={`M${px(c.x)} ${AXIS_Y - 6}v12`}>
-                <title>{c.label}</title>
-              </path>
-            ))}
+            {plain ? (
+              <path d={layout.ticks.map((c) => `M${px(c.x)} ${AXIS_Y - 6}v12`).join("")} />
+            ) : (
+              layout.ticks.map((c) => (
+                <path key={c.seq} d={`M${px(c.x)} ${AXIS_Y - 6}v12`}>
+                  <title>{c.label}</title>
+                </path>
+              ))
+            )}
           </g>
           <g data-testid="axis-marks">
             {layout.axis.map((m) => (
