@@ -25,6 +25,25 @@ export function PayloadInspector({
   children?: React.ReactNode;
 }) {
   const [open, setOpen] = useState(false);
+  return (
+    // The summary sits at the row's right edge (in the Payload column on a desktop; on a phone beside the
+    // row's two lines, a tall target for a thumb) and what it opens takes the row's full width below.
+    // What reads the payload (a query) and `children` (fork) are rendered once the row is opened: a query
+    // on each closed row was a good part of a page's render on the server.
+    <details className="cp-open" onToggle={(e) => setOpen(e.currentTarget.open)}>
+      <summary className="cp-inspect">Inspect</summary>
+      {compare}
+      {open && (
+        <>
+          <Payload runId={runId} seq={seq} after={after} />
+          {children}
+        </>
+      )}
+    </details>
+  );
+}
+
+function Payload({ runId, seq, after }: { runId: string; seq: number; after: string | null }) {
   // A few rows, in case an unreadable record (left out of the page) sits between the two.
   const qs = new URLSearchParams({ take: "3", ...(after ? { cursor: after } : {}) });
   const { data, error } = useQuery({
@@ -35,23 +54,13 @@ export function PayloadInspector({
       if (!c) throw new Error(`Checkpoint ${seq} could not be read`);
       return c.payload;
     },
-    enabled: open,
     staleTime: Number.POSITIVE_INFINITY,
   });
-  return (
-    // The summary sits at the row's right edge (in the Payload column on a desktop; on a phone beside the
-    // row's two lines, a tall target for a thumb) and what it opens takes the row's full width below.
-    <details className="cp-open" onToggle={(e) => setOpen(e.currentTarget.open)}>
-      <summary className="cp-inspect">Inspect</summary>
-      {compare}
-      {error ? (
-        <ErrorBox title="Cannot show the payload">{error.message}</ErrorBox>
-      ) : data === undefined ? (
-        open && <p className="text-xs text-slate-600 dark:text-slate-400">Reading checkpoint {seq}…</p>
-      ) : (
-        <JsonView value={data} label={`Payload of checkpoint ${seq}`} />
-      )}
-      {children}
-    </details>
+  return error ? (
+    <ErrorBox title="Cannot show the payload">{error.message}</ErrorBox>
+  ) : data === undefined ? (
+    <p className="text-xs text-slate-600 dark:text-slate-400">Reading checkpoint {seq}…</p>
+  ) : (
+    <JsonView value={data} label={`Payload of checkpoint ${seq}`} />
   );
 }
