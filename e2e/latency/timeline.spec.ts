@@ -62,11 +62,12 @@ test("a paused run's timeline: the pause is a broken axis and the model calls ne
     await expect(cut.locator("rect")).toHaveAttribute("width", "28");
     // Three model calls of 800 ms each (two before the pause, one after): drawn to scale with the pause
     // they would be about 100/810 of the axis; with the pause cut they are over 150/810 of it, at any width.
-    const axisLine = picture.getByTestId("axis-line");
-    const axisLength = (await attr(axisLine, "x2")) - (await attr(axisLine, "x1"));
     // (A step re-entered on resume replays its stored response: that pre_llm is no call, drawn interrupted.)
+    // The spans have test ids once the picture is drawn at its measured width: the axis is read after them.
     const llm = picture.locator("[data-testid=span-llm][data-interrupted=false]");
     await expect(llm).toHaveCount(3);
+    const axisLine = picture.getByTestId("axis-line");
+    const axisLength = (await attr(axisLine, "x2")) - (await attr(axisLine, "x1"));
     for (const r of await llm.all()) {
       expect(await attr(r, "width")).toBeGreaterThan((axisLength * 150) / 810);
       await expect(r.locator("title")).toHaveText(/^LLM step \d: \d+ ms$|^LLM step \d: \d\.\d s$/);
