@@ -235,6 +235,11 @@ export const inboxDto = named(
   }),
 );
 export type InboxDto = z.infer<typeof inboxDto>;
+/** The inbox page's first screen (lib/services/inbox.ts inboxFirstScreen, app/approvals/first-screen.ts): the
+ * first page's rows as the list orders them, as many as a screen shows; `firstScreenOf` is set while it holds
+ * only those, of that many approvals (the browser then loads the whole page once hydrated). Its `corrupt`
+ * are the unreadable records among the rows it read. */
+export type InboxFirstScreenDto = Omit<InboxDto, "approvals"> & { approvals: InboxRowDto[]; firstScreenOf?: number };
 
 export const timelineRunDto = named(
   "TimelineRun",

@@ -1,9 +1,10 @@
 // What the inbox page carries: its first screen, not the whole list. A page holds up to 200 approvals,
 // and their data in the HTML (as what React hydrates from, ~120 KB of JSON) was most of the page's server
-// time and bytes; the browser asks /api/approvals for the whole list as soon as it has hydrated. Imported
-// by the page (a server component) and the inbox (a client one): not a "use client" module, whose exports
-// a server component only sees as references.
-import type { InboxDto, InboxItemDto, InboxRowDto } from "@/lib/dto";
+// time and bytes; the browser asks /api/approvals for the whole list as soon as it has hydrated. The server
+// reads only the first rows for it (lib/services/inbox.ts inboxFirstScreen). Imported by the page (a server
+// component) and the inbox (a client one): not a "use client" module, whose exports a server component only
+// sees as references.
+import type { InboxFirstScreenDto, InboxRowDto } from "@/lib/dto";
 
 /**
  * The rows the server's HTML carries: a screenful, at a desk or on a phone. At 1280 × 800 the table's first
@@ -14,9 +15,9 @@ import type { InboxDto, InboxItemDto, InboxRowDto } from "@/lib/dto";
  */
 export const FIRST_ROWS = 15;
 
-/** The inbox's data as the list reads it; `firstScreenOf` is set while it holds only the first screen of
- * that many approvals (the page's own copy, until the browser has the whole list). */
-export type InboxData = Omit<InboxDto, "approvals"> & { approvals: InboxRowDto[]; firstScreenOf?: number };
+/** The inbox's data as the list reads it: the whole page from /api/approvals, or the page's first screen
+ * (`firstScreenOf` set while it holds only the first rows). */
+export type InboxData = InboxFirstScreenDto;
 
 /** Routing: what this reviewer may decide comes first; the rest is listed read-only below it. */
 export const routed = <T extends { canDecide: boolean }>(all: T[]): T[] => [
@@ -24,14 +25,5 @@ export const routed = <T extends { canDecide: boolean }>(all: T[]): T[] => [
   ...all.filter((a) => !a.canDecide),
 ];
 
-const toRow = ({ reason: _reason, version: _version, ...row }: InboxItemDto): InboxRowDto => row;
-
-/** The first FIRST_ROWS rows in the order the list shows them (each as the row needs it); the whole inbox
- * when it is no longer. */
-export function firstScreen(inbox: InboxDto): InboxData {
-  if (inbox.approvals.length <= FIRST_ROWS) return { ...inbox, approvals: inbox.approvals.map(toRow) };
-  return { ...inbox, approvals: routed(inbox.approvals).slice(0, FIRST_ROWS).map(toRow), firstScreenOf: inbox.approvals.length };
-}
-
-/** The tools the filter offers: those of the whole list, not only of its first screen. */
-export const toolsOf = (inbox: InboxDto): string[] => [...new Set(inbox.approvals.map((a) => a.tool))].sort();
+/** The tools the filter offers: those of the rows given (the whole unfiltered page once it has arrived). */
+export const toolsOf = (rows: Pick<InboxRowDto, "tool">[]): string[] => [...new Set(rows.map((a) => a.tool))].sort();

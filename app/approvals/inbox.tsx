@@ -11,12 +11,12 @@ import { useHydrated } from "@/components/use-hydrated";
 import type { InboxRowDto } from "@/lib/dto";
 import { approvalAnchor } from "@/lib/runner/ids";
 import { type ManyResult, decideMany } from "./decide-many";
-import { type InboxData, routed } from "./first-screen";
+import { type InboxData, routed, toolsOf } from "./first-screen";
 import { InboxList } from "./inbox-list";
 import { INBOX_KEYS, useInboxKeys } from "./use-inbox-keys";
 
-// initial: the page's first screen (first-screen.ts); tools: those of the whole list, for the filter.
-export function Inbox({ initial, tools, agents }: { initial: InboxData; tools: string[]; agents: string[] }) {
+// initial: the page's first screen (first-screen.ts); agents: the filter's choice of agents.
+export function Inbox({ initial, agents }: { initial: InboxData; agents: string[] }) {
   const [agent, setAgent] = useState("");
   const [tool, setTool] = useState("");
   // Cursor pages: the cursors of the pages before this one, so "Previous" goes back without a reverse query.
@@ -40,6 +40,15 @@ export function Inbox({ initial, tools, agents }: { initial: InboxData; tools: s
   // fetching while the server's HTML was not: "refreshing…" waits for hydration. Loading the rest of a first
   // screen is no refresh: the count the server gave stays until the whole list is there.
   const refreshing = useHydrated() && isFetching && data?.firstScreenOf === undefined;
+  // The filter offers the tools of the whole unfiltered page as last loaded (the first screen's until then),
+  // kept while a filter narrows the list.
+  const whole = !agent && !tool && !page && data?.firstScreenOf === undefined ? data : undefined;
+  const [tools, setTools] = useState(() => toolsOf(initial.approvals));
+  useEffect(() => {
+    if (!whole) return;
+    const now = toolsOf(whole.approvals);
+    setTools((was) => (was.join("\n") === now.join("\n") ? was : now));
+  }, [whole]);
   const items = useMemo(() => routed(data?.approvals ?? []), [data]);
   const firstReadOnly = items.findIndex((a) => !a.canDecide);
   const router = useRouter();

@@ -115,6 +115,24 @@ export async function pendingApprovalPage(
   return { rows, approvals, corrupt, nextCursor: after && encodeInboxCursor(after) };
 }
 
+/**
+ * Where the inbox's first page of `take` approvals ends, without reading its records: how many pending rows
+ * it holds and the cursor of the page after it, every row counted as readable (pendingApprovalPage reads
+ * past an unreadable one). One indexed statement, two when the inbox is shorter than a page: the inbox
+ * page's first screen reads this instead of the page's 200 records.
+ */
+export async function pendingApprovalPageEnd(db: Db, take = 200): Promise<{ rows: number; nextCursor: string | null }> {
+  // The page's last row and the one after it, if any.
+  const at = (await queryRows(
+    db,
+    Prisma.sql`SELECT "key", "timestampMs" FROM "StateEntry" WHERE ${PENDING_APPROVAL}
+      ORDER BY "timestampMs" ASC, "key" ASC LIMIT 2 OFFSET ${take - 1}`,
+  )) as { key: string; timestampMs: unknown }[];
+  if (at.length === 2) return { rows: take, nextCursor: encodeInboxCursor({ ts: Number(at[0].timestampMs ?? 0), key: at[0].key }) };
+  if (at.length === 1) return { rows: take, nextCursor: null };
+  return { rows: await countPendingApprovals(db), nextCursor: null };
+}
+
 export type TimelinePage = { checkpoints: CheckpointRecord[]; corrupt: UnreadableRow[]; nextCursor: string | null };
 
 // A run's checkpoints in write order, paginated by key: page N costs the same as page 1.
@@ -237,6 +255,13 @@ export async function pendingApprovals(
   return { approvals, corrupt };
 }
 
-// The inbox's root runs: agent, submitter and whether a record of the run was found unreadable.
-export const runSummaries = (db: Db, ids: string[]) =>
-  db.run.findMany({ where: { id: { in: ids } }, select: { id: true, agentName: true, submittedByEmail: true, corruptKey: true } });
+// The inbox's root runs: agent and submitter. Through the driver (Prisma's engine compiles each statement
+// on every call, which cost the inbox page more than the rest of its reads).
+export async function runSummaries(db: Db, ids: string[]): Promise<{ id: string; agentName: string; submittedByEmail: string | null }[]> {
+  if (!ids.length) return [];
+  return (await queryRows(db, Prisma.sql`SELECT "id", "agentName", "submittedByEmail" FROM "Run" WHERE "id" IN (${Prisma.join(ids)})`)) as {
+    id: string;
+    agentName: string;
+    submittedByEmail: string | null;
+  }[];
+}

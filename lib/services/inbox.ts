@@ -15,12 +15,21 @@ import { type Actor, routingGroupsOf } from "../auth/actor.ts";
 import { ValidationError } from "../auth/errors.ts";
 import type { AppContext } from "../context.ts";
 import { summarizeArgs } from "../display.ts";
-import { type InboxDto, toJsonSchemaDto } from "../dto.ts";
+import {
+  type InboxCorruptDto,
+  type InboxDto,
+  type InboxFirstScreenDto,
+  type InboxItemDto,
+  type InboxRowDto,
+  toJsonSchemaDto,
+} from "../dto.ts";
 import {
   type ApprovalReader,
   countPendingApprovals,
   decodeInboxCursor,
   pendingApprovalPage,
+  pendingApprovalPageEnd,
+  pendingApprovalRows,
   readAll,
   runSummaries,
   type UnreadableRow,
@@ -87,25 +96,38 @@ function argsSchemaOf(ctx: Ctx, a: ApprovalRecord): unknown {
   return schema ? toJsonSchemaDto(schema) : null;
 }
 
-function summaryOf(ctx: Ctx, a: ApprovalRecord): string {
+function summaryOf(a: ApprovalRecord, hints: unknown): string {
   if (a.kind === "question") return questionOf(a.args);
   if (a.kind === "llm") {
     const f = a.args;
     return `Model call of step ${a.step} with ${String(f.model)}: ${String(f.llm_calls)} calls, ${String(f.total_tokens)} tokens, $${Number(f.total_cost_usd).toFixed(4)} so far`;
   }
-  return summarizeArgs(a.approved_args ?? a.args, a.kind === "tool" ? argsSchemaOf(ctx, a) : null);
+  return summarizeArgs(a.approved_args ?? a.args, hints);
 }
 
-async function buildInbox(
-  ctx: Ctx,
-  who: Actor,
-  { approvals, corrupt, nextCursor }: Awaited<ReturnType<typeof pendingApprovalPage>>,
-): Promise<Omit<InboxDto, "asOfMs">> {
+// The parts of an item that cost to work out (the arguments' summary, with their display hints read by zod,
+// and their hash; most of the page's own work on its rows), kept per record read and the hints they were
+// made with. The inbox's records are the frozen ones of the per-process read below (a changed row is a new
+// record), and a tool's hints are its schema's JSON Schema, built once (toJsonSchemaDto).
+const shownParts = new WeakMap<ApprovalRecord, { hints: unknown; summary: string; argsHash: string }>();
+
+function shownOf(ctx: Ctx, a: ApprovalRecord): { summary: string; argsHash: string } {
+  const hints = a.kind === "tool" ? argsSchemaOf(ctx, a) : null;
+  const kept = shownParts.get(a);
+  if (kept && kept.hints === hints) return kept;
+  const made = { hints, summary: summaryOf(a, hints), argsHash: argsHash(a.approved_args ?? a.args) };
+  if (Object.isFrozen(a)) shownParts.set(a, made);
+  return made;
+}
+
+// Each approval as the inbox lists it (its root run's agent and submitter read for all of them at once).
+async function inboxItems(ctx: Ctx, who: Actor, approvals: ApprovalRecord[]): Promise<InboxItemDto[]> {
   const groups = routingGroupsOf(who);
   const roots = await runSummaries(ctx.db, [...new Set(approvals.map((a) => a.root_run_id))]);
   const byId = new Map(roots.map((r) => [r.id, r]));
-  return {
-    approvals: approvals.map((a) => ({
+  return approvals.map((a) => {
+    const shown = shownOf(ctx, a);
+    return {
       id: a.id,
       runId: a.root_run_id,
       subRunId: a.run_id === a.root_run_id ? null : a.run_id,
@@ -113,7 +135,7 @@ async function buildInbox(
       rootAgent: byId.get(a.root_run_id)?.agentName ?? a.agent_name,
       tool: a.tool_name,
       kind: a.kind,
-      summary: summaryOf(ctx, a),
+      summary: shown.summary,
       reason: a.reason,
       requestedBy: a.requested_by ?? byId.get(a.root_run_id)?.submittedByEmail ?? null,
       requestedAtMs: a.requested_at_ms,
@@ -123,17 +145,67 @@ async function buildInbox(
       canDecide: mayDecide(a, groups),
       approvals: a.decisions.filter((d) => d.decision === "approve").length,
       decidedByMe: a.decisions.some((d) => d.by === who.email),
-      argsHash: argsHash(a.approved_args ?? a.args),
+      argsHash: shown.argsHash,
       version: a.version,
-    })),
-    // A corrupt approval is listed but never offered for a decision.
-    corrupt: corrupt.map((c) => ({
-      key: c.key,
-      runId: c.runId ? rootRunOf(c.runId) : null,
-      error: "AgentCheckpointCorruptionError" as const,
-      message: c.message,
-    })),
-    nextCursor,
+    };
+  });
+}
+
+// A corrupt approval is listed but never offered for a decision.
+const corruptItems = (corrupt: UnreadableRow[]): InboxCorruptDto[] =>
+  corrupt.map((c) => ({
+    key: c.key,
+    runId: c.runId ? rootRunOf(c.runId) : null,
+    error: "AgentCheckpointCorruptionError" as const,
+    message: c.message,
+  }));
+
+async function buildInbox(
+  ctx: Ctx,
+  who: Actor,
+  { approvals, corrupt, nextCursor }: Awaited<ReturnType<typeof pendingApprovalPage>>,
+): Promise<Omit<InboxDto, "asOfMs">> {
+  return { approvals: await inboxItems(ctx, who, approvals), corrupt: corruptItems(corrupt), nextCursor };
+}
+
+// ---- The inbox page's first screen ----
+
+const toRow = ({ reason: _reason, version: _version, ...row }: InboxItemDto): InboxRowDto => row;
+// What this reviewer may decide comes first; the rest is listed read-only below it.
+const routed = <T extends { canDecide: boolean }>(all: T[]): T[] => [...all.filter((a) => a.canDecide), ...all.filter((a) => !a.canDecide)];
+
+/**
+ * The inbox page's first screen: the first `rows` rows of the unfiltered first page in the order the list
+ * shows them (routed), the page's count and next cursor; the whole page when it has no more rows than that
+ * (nothing to load after hydration). It reads and parses only the first rows: when `rows` approvals this
+ * reviewer may decide are among the first `rows` + 1 pending rows (the usual inbox), the page's count and
+ * cursor come from one indexed statement that reads no record (pendingApprovalPageEnd), and an unreadable
+ * record past the rows read is listed once the browser has the whole page; otherwise (routing puts other
+ * rows first, or unreadable records are among them) it is the first screen of the whole page, read as
+ * /api/approvals reads it.
+ */
+export async function inboxFirstScreen(ctx: Ctx, actor: Actor | null, rows: number): Promise<InboxFirstScreenDto> {
+  const who = authorize(actor, "approvals:decide");
+  const groups = routingGroupsOf(who);
+  const asOfMs = Date.now();
+  const head = await pendingApprovalRows(ctx.db, rows + 1);
+  const { ok, bad } = cachedApprovalReader(head);
+  if (head.length <= rows) {
+    const approvals = (await inboxItems(ctx, who, ok)).map(toRow);
+    return { approvals, corrupt: corruptItems(bad), nextCursor: null, asOfMs };
+  }
+  const first = ok.filter((a) => mayDecide(a, groups)).slice(0, rows);
+  if (first.length === rows && !bad.length) {
+    const end = await pendingApprovalPageEnd(ctx.db, INBOX_PAGE);
+    const approvals = (await inboxItems(ctx, who, first)).map(toRow);
+    return { approvals, corrupt: [], nextCursor: end.nextCursor, asOfMs, firstScreenOf: end.rows };
+  }
+  const whole = await listInbox(ctx, who, { query: {} });
+  const approvals = whole.approvals.length > rows ? routed(whole.approvals).slice(0, rows) : whole.approvals;
+  return {
+    ...whole,
+    approvals: approvals.map(toRow),
+    ...(whole.approvals.length > rows ? { firstScreenOf: whole.approvals.length } : {}),
   };
 }
 

@@ -1,62 +1,127 @@
-// The inbox page's first screen (app/approvals/first-screen.ts): the page carries the first rows in the
-// order the list shows them (what this reviewer may decide first), the whole count and the filter's tools
-// of the whole list; an inbox no longer than a screen is carried whole (nothing to load after hydration).
-// Each row as the list needs it: without the policy's reason and the record's version (the API has them).
-import { describe, expect, it } from "vitest";
-import { FIRST_ROWS, firstScreen, routed, toolsOf } from "@/app/approvals/first-screen";
-import type { InboxDto, InboxItemDto, InboxRowDto } from "@/lib/dto";
+// The inbox page's first screen (lib/services/inbox.ts inboxFirstScreen, app/approvals/first-screen.ts): the
+// first rows of the inbox's first page in the order the list shows them (what this reviewer may decide
+// first), the page's count and next cursor; an inbox no longer than a screen is carried whole (nothing to
+// load after hydration). Each row as the list needs it: without the policy's reason and the record's version
+// (the API has them). It reads only the first rows, yet says what the first screen of the whole page read by
+// /api/approvals says: checked here against that page, on a real database, for inboxes short and long, rows
+// sharing a millisecond, routing that puts later rows first and an unreadable record among the first rows.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FIRST_ROWS, routed } from "@/app/approvals/first-screen";
+import type { Actor } from "@/lib/auth/actor";
+import { PrismaStore } from "@/lib/db/store";
+import { pendingApprovalRows } from "@/lib/db/read-models";
+import type { InboxDto, InboxFirstScreenDto } from "@/lib/dto";
+import { keys } from "@/lib/runner";
+import { createRuntime } from "@/lib/runtime";
+import { inboxFirstScreen, listInbox } from "@/lib/services/inbox";
+import { freshDatabase, providers, type TestDb } from "../helpers/databases";
+import { admin, rev } from "../helpers/actors";
 
-const item = (i: number, canDecide: boolean, tool = `tool_${i % 3}`): InboxItemDto => ({
-  id: `run-${i}:1:call_${i}`,
-  runId: `run-${i}`,
-  subRunId: null,
-  agent: "deploy-bot",
-  rootAgent: "deploy-bot",
-  tool,
-  kind: "tool",
-  summary: `service: s${i}`,
-  reason: "",
-  requestedBy: "sub@example.com",
-  requestedAtMs: 1_000 + i,
-  deadlineMs: null,
-  quorum: 1,
-  groups: canDecide ? [] : ["finance"],
-  canDecide,
-  approvals: 0,
-  decidedByMe: false,
-  argsHash: `h${i}`,
-  version: 1,
-});
+const finance: Actor = { id: "u-fin", email: "fin@example.com", name: "F", role: "reviewer", groups: ["finance"] };
 
-const row = ({ reason: _r, version: _v, ...rest }: InboxItemDto): InboxRowDto => rest;
+// The first screen of the whole page as the API answers it: its rows in the list's order, cut to a screen.
+function screenOf({ asOfMs: _t, ...whole }: InboxDto): Omit<InboxFirstScreenDto, "asOfMs"> {
+  const rows = whole.approvals.length > FIRST_ROWS ? routed(whole.approvals).slice(0, FIRST_ROWS) : whole.approvals;
+  return {
+    ...whole,
+    approvals: rows.map(({ reason: _r, version: _v, ...row }) => row),
+    ...(whole.approvals.length > FIRST_ROWS ? { firstScreenOf: whole.approvals.length } : {}),
+  };
+}
 
-const inbox = (approvals: InboxItemDto[]): InboxDto => ({ approvals, corrupt: [], nextCursor: "c1", asOfMs: 5_000 });
+describe.each(providers)("the inbox page's first screen on %s", (provider) => {
+  let t: TestDb;
+  let rec: Record<string, unknown>;
+  beforeAll(async () => {
+    t = await freshDatabase(provider);
+    const rt = createRuntime(t.db);
+    await rt.runner.run(rt.agent("deploy-bot"), {
+      userMessage: JSON.stringify({ service: "web", version: "1.0.0", environment: "production" }),
+      runId: "model",
+    });
+    const [row] = await pendingApprovalRows(t.db, 1);
+    rec = JSON.parse(row.value);
+  });
+  afterAll(() => t?.drop());
 
-describe("the inbox page's first screen", () => {
-  it("carries the first rows as the list orders them, the whole count, and the same answer otherwise", () => {
-    // Read-only rows first in the stored order: routing moves the decidable ones ahead of them.
-    const all = [...Array.from({ length: 10 }, (_, i) => item(i, false)), ...Array.from({ length: 190 }, (_, i) => item(10 + i, true))];
-    const whole = inbox(all);
-    const first = firstScreen(whole);
-    expect(first.firstScreenOf).toBe(200);
-    expect(first.approvals).toHaveLength(FIRST_ROWS);
-    expect(first.approvals).toEqual(routed(all).slice(0, FIRST_ROWS).map(row));
+  // n pending approvals (rows sharing a millisecond three by three), the first `routedAway` of them routed to
+  // a group the finance reviewer is not in.
+  async function inbox(n: number, { routedAway = 0 } = {}) {
+    await t.db.stateEntry.deleteMany({ where: { kind: "approval" } });
+    const store = new PrismaStore(t.db);
+    for (let i = 0; i < n; i += 100)
+      await store.putStates(
+        `fs${i}`,
+        Array.from({ length: Math.min(100, n - i) }, (_, j) => {
+          const k = i + j;
+          const runId = `fs${String(k).padStart(4, "0")}`;
+          return {
+            key: keys.approval(runId, 2, "call_deploy"),
+            value: {
+              ...rec,
+              id: `${runId}:2:call_deploy`,
+              run_id: runId,
+              root_run_id: runId,
+              args: { service: `svc-${k}`, version: "1.0.0", environment: "production" },
+              groups: k < routedAway ? ["ops"] : [],
+              requested_at_ms: 1_800_000_000_000 + Math.floor(k / 3),
+            },
+          };
+        }),
+      );
+  }
+
+  async function check(who: Actor) {
+    const ctx = { db: t.db };
+    const first = await inboxFirstScreen(ctx, who, FIRST_ROWS);
+    const { asOfMs, ...rest } = first;
+    expect(asOfMs).toBeGreaterThan(0);
+    expect(rest).toEqual(screenOf(await listInbox(ctx, who, { query: {} })));
     expect(first.approvals.some((a) => "reason" in a || "version" in a)).toBe(false);
+    return first;
+  }
+
+  it("is the whole page when it fits a screen, else its first rows, the page's count and where the next page starts", async () => {
+    for (const [n, shown, count, next] of [
+      [0, 0, undefined, false],
+      [1, 1, undefined, false],
+      [FIRST_ROWS, FIRST_ROWS, undefined, false],
+      [FIRST_ROWS + 1, FIRST_ROWS, FIRST_ROWS + 1, false],
+      [120, FIRST_ROWS, 120, false],
+      [200, FIRST_ROWS, 200, false],
+      [201, FIRST_ROWS, 200, true],
+      [450, FIRST_ROWS, 200, true],
+    ] as const) {
+      await inbox(n);
+      for (const who of [rev, finance, admin]) {
+        const first = await check(who);
+        expect([n, first.approvals.length, first.firstScreenOf, first.nextCursor !== null]).toEqual([n, shown, count, next]);
+      }
+    }
+  });
+
+  it("puts what this reviewer may decide first, however far down the page it is", async () => {
+    // The first 30 rows are routed to ops: the finance reviewer's first screen starts at the 31st.
+    await inbox(260, { routedAway: 30 });
+    const first = await check(finance);
+    expect(first.approvals.map((a) => a.id)[0]).toBe("fs0030:2:call_deploy");
     expect(first.approvals.every((a) => a.canDecide)).toBe(true);
-    expect({ ...first, approvals: [], firstScreenOf: undefined }).toEqual({ ...whole, approvals: [], firstScreenOf: undefined });
-    // The list's own order of that first screen is the one it had in the whole list.
-    expect(routed(first.approvals)).toEqual(first.approvals);
+    expect((await check(admin)).approvals[0].id).toBe("fs0000:2:call_deploy");
+    // Fewer than a screen of them: the read-only rows follow, oldest first.
+    await inbox(150, { routedAway: 140 });
+    const few = await check(finance);
+    expect(few.approvals.map((a) => a.canDecide)).toEqual([...Array(10).fill(true), ...Array(FIRST_ROWS - 10).fill(false)]);
+    expect(few.approvals[10].id).toBe("fs0000:2:call_deploy");
+    expect(few.firstScreenOf).toBe(150);
   });
 
-  it("is the whole inbox when it fits a screen", () => {
-    const small = inbox([item(1, false), item(2, true)]);
-    expect(firstScreen(small)).toEqual({ ...small, approvals: small.approvals.map(row) });
-    expect(firstScreen(inbox(Array.from({ length: FIRST_ROWS }, (_, i) => item(i, true)))).firstScreenOf).toBeUndefined();
-  });
-
-  it("offers the tools of the whole list, not only of its first screen", () => {
-    const all = [...Array.from({ length: 199 }, (_, i) => item(i, true, "send_reply")), item(199, true, "issue_refund")];
-    expect(firstScreen(inbox(all)).approvals.some((a) => a.tool === "issue_refund")).toBe(false);
-    expect(toolsOf(inbox(all))).toEqual(["issue_refund", "send_reply"]);
+  it("lists an unreadable record among its first rows apart, and counts only the readable ones", async () => {
+    await inbox(205);
+    const [, second] = await pendingApprovalRows(t.db, 2);
+    await t.db.stateEntry.updateMany({ where: { key: second.key }, data: { value: "{not json" } });
+    const first = await check(rev);
+    expect(first.corrupt).toEqual([expect.objectContaining({ key: second.key, error: "AgentCheckpointCorruptionError" })]);
+    expect(first.approvals.map((a) => a.id)).not.toContain("fs0001:2:call_deploy");
+    expect(first.firstScreenOf).toBe(200);
   });
 });

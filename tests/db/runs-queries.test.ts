@@ -11,6 +11,7 @@ import {
   countPendingApprovals,
   decodeInboxCursor,
   pendingApprovalPage,
+  pendingApprovalPageEnd,
   pendingApprovalRows,
   pendingApprovals,
 } from "@/lib/db/read-models";
@@ -291,5 +292,11 @@ describe.each(providers)("the one reader of pending approvals on %s", (provider)
     const rest = await pendingApprovalPage(t.db, { take: 1100, after: decodeInboxCursor(first.nextCursor ?? "") });
     expect([...first.approvals, ...rest.approvals].map((a) => a.id)).toEqual(sweep.ok.map((a) => a.id));
     expect(rest.nextCursor).toBeNull();
+    // Where a page ends, without reading its records: the same count and cursor as reading it.
+    expect(await pendingApprovalPageEnd(t.db, 1100)).toEqual({ rows: 1100, nextCursor: first.nextCursor });
+    for (const take of [1, 2, 200, n, n + 1, 1500]) {
+      const read = await pendingApprovalPage(t.db, { take });
+      expect(await pendingApprovalPageEnd(t.db, take)).toEqual({ rows: read.approvals.length, nextCursor: read.nextCursor });
+    }
   });
 });
