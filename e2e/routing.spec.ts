@@ -143,8 +143,8 @@ test("the inbox pages past its first 200 by cursor, and back", async ({ browser,
     await expect(reviewer.getByText(/^200 waiting, more on the next page$/)).toBeVisible();
     // The page's HTML carries its first screen; the browser loads the rest of the 200 once hydrated.
     const html = await (await reviewer.request.get("/approvals")).text();
-    expect(html.match(/id="inbox-row-/g)).toHaveLength(FIRST_ROWS);
-    await expect(reviewer.locator('tr[id^="inbox-row-"]')).toHaveCount(200);
+    expect(html.match(/<tr [^>]*data-testid="inbox-/g)).toHaveLength(FIRST_ROWS);
+    await expect(reviewer.locator('tr[data-testid^="inbox-"]')).toHaveCount(200);
     await expect(reviewer.getByText(/^200 waiting, more on the next page$/)).toBeVisible();
     await expect(reviewer.getByTestId(`inbox-${last}`)).toHaveCount(0);
     await reviewer.getByRole("button", { name: "Next page →" }).click();

@@ -27,3 +27,42 @@ export const routed = <T extends { canDecide: boolean }>(all: T[]): T[] => [
 
 /** The tools the filter offers: those of the rows given (the whole unfiltered page once it has arrived). */
 export const toolsOf = (rows: Pick<InboxRowDto, "tool">[]): string[] => [...new Set(rows.map((a) => a.tool))].sort();
+
+// The first screen's rows travel in the page's Flight payload as what React hydrates from: as objects, each
+// row repeated its 17 field names (escaped, in the inline script), about half of a row's data. They travel
+// as arrays of the fields' values in this order instead, and the inbox reads them back into rows.
+const ROW_FIELDS = [
+  "id",
+  "runId",
+  "subRunId",
+  "agent",
+  "rootAgent",
+  "tool",
+  "kind",
+  "summary",
+  "requestedBy",
+  "requestedAtMs",
+  "deadlineMs",
+  "quorum",
+  "groups",
+  "canDecide",
+  "approvals",
+  "decidedByMe",
+  "argsHash",
+] as const satisfies readonly (keyof InboxRowDto)[];
+// Every field of a row is in ROW_FIELDS (a field added to InboxRowDto and not here fails to compile).
+const allFields: Exclude<keyof InboxRowDto, (typeof ROW_FIELDS)[number]> extends never ? true : never = true;
+void allFields;
+
+/** The first screen as the page passes it to the inbox: its rows packed (`rows`), the rest as it is. */
+export type PackedFirstScreen = Omit<InboxData, "approvals"> & { rows: unknown[][] };
+
+export const packFirstScreen = ({ approvals, ...rest }: InboxData): PackedFirstScreen => ({
+  ...rest,
+  rows: approvals.map((a) => ROW_FIELDS.map((f) => a[f])),
+});
+
+export const unpackFirstScreen = ({ rows, ...rest }: PackedFirstScreen): InboxData => ({
+  ...rest,
+  approvals: rows.map((v) => Object.fromEntries(ROW_FIELDS.map((f, i) => [f, v[i]])) as InboxRowDto),
+});

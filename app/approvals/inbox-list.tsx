@@ -3,7 +3,7 @@
 // cells' names written out and the decision buttons under each card, so a phone decides in one tap and
 // nothing scrolls sideways.
 import Link from "next/link";
-import { Fragment, useState } from "react";
+import { Fragment, useEffect, useRef, useState } from "react";
 import { CardRow, CardTable, LabelledCell } from "@/components/card-table";
 import type { InboxRowDto } from "@/lib/dto";
 import { fmtDuration, fmtTime } from "@/lib/format";
@@ -36,6 +36,11 @@ export type InboxListProps = {
 export function InboxList(p: InboxListProps) {
   const [rejecting, setRejecting] = useState<string | null>(null);
   const [reason, setReason] = useState("");
+  // The current row is kept in view as j/k move it.
+  const currentRow = useRef<HTMLTableRowElement>(null);
+  useEffect(() => {
+    if (p.currentId) currentRow.current?.scrollIntoView({ block: "nearest" });
+  }, [p.currentId]);
   return (
     <CardTable
       label="Pending approvals"
@@ -68,7 +73,7 @@ export function InboxList(p: InboxListProps) {
               </tr>
             )}
             <CardRow
-              id={`inbox-row-${a.id}`}
+              ref={current ? currentRow : undefined}
               data-testid={`inbox-${a.id}`}
               aria-current={current ? "true" : undefined}
               className={current ? "inbox-current" : undefined}

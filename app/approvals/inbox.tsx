@@ -11,12 +11,13 @@ import { useHydrated } from "@/components/use-hydrated";
 import type { InboxRowDto } from "@/lib/dto";
 import { approvalAnchor } from "@/lib/runner/ids";
 import { type ManyResult, decideMany } from "./decide-many";
-import { type InboxData, routed, toolsOf } from "./first-screen";
+import { type InboxData, type PackedFirstScreen, routed, toolsOf, unpackFirstScreen } from "./first-screen";
 import { InboxList } from "./inbox-list";
 import { INBOX_KEYS, useInboxKeys } from "./use-inbox-keys";
 
-// initial: the page's first screen (first-screen.ts); agents: the filter's choice of agents.
-export function Inbox({ initial, agents }: { initial: InboxData; agents: string[] }) {
+// packed: the page's first screen (first-screen.ts); agents: the filter's choice of agents.
+export function Inbox({ initial: packed, agents }: { initial: PackedFirstScreen; agents: string[] }) {
+  const initial = useMemo(() => unpackFirstScreen(packed), [packed]);
   const [agent, setAgent] = useState("");
   const [tool, setTool] = useState("");
   // Cursor pages: the cursors of the pages before this one, so "Previous" goes back without a reverse query.
@@ -68,9 +69,6 @@ export function Inbox({ initial, agents }: { initial: InboxData; agents: string[
     // Decided approvals leave the list: the selection keeps only those still waiting.
     setSelected((s) => s.filter((id) => items.some((a) => a.id === id)));
   }, [items]);
-  useEffect(() => {
-    if (current) document.getElementById(`inbox-row-${current.id}`)?.scrollIntoView({ block: "nearest" });
-  }, [current]);
   const toggle = (a: InboxRowDto | undefined) => {
     if (!a || a.kind === "question" || !a.canDecide) return;
     setSelected((s) => (s.includes(a.id) ? s.filter((x) => x !== a.id) : selectedTool && a.tool !== selectedTool ? s : [...s, a.id]));

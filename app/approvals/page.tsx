@@ -2,14 +2,14 @@ import { pageActor } from "@/lib/auth/server";
 import { appContext } from "@/lib/context";
 import { agentNames } from "@/lib/services/catalog";
 import { inboxFirstScreen } from "@/lib/services/inbox";
-import { FIRST_ROWS } from "./first-screen";
+import { FIRST_ROWS, packFirstScreen } from "./first-screen";
 import { Inbox } from "./inbox";
 
 export const dynamic = "force-dynamic";
 
 export default async function ApprovalsPage() {
   const actor = await pageActor("approvals:decide");
-  const initial = await inboxFirstScreen(appContext(), actor, FIRST_ROWS);
+  const initial = packFirstScreen(await inboxFirstScreen(appContext(), actor, FIRST_ROWS));
   const agents = agentNames(appContext(), actor);
   return (
     <div className="space-y-4">

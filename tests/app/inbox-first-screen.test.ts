@@ -4,9 +4,10 @@
 // load after hydration). Each row as the list needs it: without the policy's reason and the record's version
 // (the API has them). It reads only the first rows, yet says what the first screen of the whole page read by
 // /api/approvals says: checked here against that page, on a real database, for inboxes short and long, rows
-// sharing a millisecond, routing that puts later rows first and an unreadable record among the first rows.
+// sharing a millisecond, routing that puts later rows first and an unreadable record among the first rows;
+// and packed as the page passes it (each row an array of its values), read back the same.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FIRST_ROWS, routed } from "@/app/approvals/first-screen";
+import { FIRST_ROWS, packFirstScreen, routed, unpackFirstScreen } from "@/app/approvals/first-screen";
 import type { Actor } from "@/lib/auth/actor";
 import { PrismaStore } from "@/lib/db/store";
 import { pendingApprovalRows } from "@/lib/db/read-models";
@@ -78,6 +79,10 @@ describe.each(providers)("the inbox page's first screen on %s", (provider) => {
     expect(asOfMs).toBeGreaterThan(0);
     expect(rest).toEqual(screenOf(await listInbox(ctx, who, { query: {} })));
     expect(first.approvals.some((a) => "reason" in a || "version" in a)).toBe(false);
+    // As the page passes it to the inbox (rows as arrays of their values) and the inbox reads it back.
+    const packed = packFirstScreen(first);
+    expect(packed.rows.every((r) => Array.isArray(r))).toBe(true);
+    expect(unpackFirstScreen(structuredClone(packed))).toEqual(first);
     return first;
   }
 
