@@ -8,7 +8,8 @@ import type { Db } from "../lib/db/client.ts";
 import { scratchDatabase } from "../tests/helpers/scratch.ts";
 import type { Actor } from "../lib/auth/actor.ts";
 import { type AppContext, createContext } from "../lib/context.ts";
-import { listInbox } from "../lib/services/inbox.ts";
+import { inboxFirstScreen, listInbox } from "../lib/services/inbox.ts";
+import { FIRST_ROWS } from "../app/approvals/first-screen.ts";
 import { getRunView, listRuns } from "../lib/services/run-view.ts";
 import { startRun } from "../lib/services/start.ts";
 import { timelinePage } from "../lib/services/timeline.ts";
@@ -182,6 +183,7 @@ async function bench(provider: "sqlite" | "postgresql", pgUrl?: string) {
       ["runs list, submitter's own", () => listRuns({ db: s.db }, submitter, { query: {} })],
       ["runs list, id search", () => listRuns({ db: s.db }, reviewer, { query: { q: deepRunCursor.slice(0, 12) } })],
       ["inbox (2,000 pending)", () => listInbox({ db: s.db }, reviewer, { query: {} })],
+      ["inbox page's first screen", () => inboxFirstScreen({ db: s.db }, reviewer, FIRST_ROWS)],
       ["run page (10k checkpoints)", () => getRunView(ex, reviewer, { runId: longRun })],
       ["timeline, first page", () => timelinePage({ db: s.db }, reviewer, { runId: longRun, query: {} })],
       ["timeline, page at checkpoint ~5,000", () => timelinePage({ db: s.db }, reviewer, { runId: longRun, query: { cursor: midCursor } })],
