@@ -119,7 +119,11 @@ test("the inbox pages past its first 200 by cursor, and back", async ({ browser,
   const park = async (from: number, to: number): Promise<string[]> => {
     const interrupts = Array.from({ length: to - from }, (_, k) => ({
       id: `call_deploy_${from + k}`,
-      action: { name: "deploy", args: { service: `pages-${tag}`, version: `1.0.${from + k}`, environment: "production" } },
+      // One of them another tool, far past the first screen: the filter offers it once the page has arrived.
+      action: {
+        name: from + k === 100 ? "rollback" : "deploy",
+        args: { service: `pages-${tag}`, version: `1.0.${from + k}`, environment: "production" },
+      },
     }));
     const res = await runtime.post(`/api/v1/runtime/runs/${runId}/interrupts`, { data: { batchId: `pages-${from}`, interrupts } });
     expect(res.status()).toBe(200);
@@ -145,6 +149,7 @@ test("the inbox pages past its first 200 by cursor, and back", async ({ browser,
     const html = await (await reviewer.request.get("/approvals")).text();
     expect(html.match(/<tr [^>]*data-testid="inbox-/g)).toHaveLength(FIRST_ROWS);
     await expect(reviewer.locator('tr[data-testid^="inbox-"]')).toHaveCount(200);
+    await expect(reviewer.locator('#tools option[value="rollback"]')).toHaveCount(1);
     await expect(reviewer.getByText(/^200 waiting, more on the next page$/)).toBeVisible();
     await expect(reviewer.getByTestId(`inbox-${last}`)).toHaveCount(0);
     await reviewer.getByRole("button", { name: "Next page →" }).click();

@@ -47,8 +47,8 @@ export function Inbox({ initial: packed, agents }: { initial: PackedFirstScreen;
   const [tools, setTools] = useState(() => toolsOf(initial.approvals));
   useEffect(() => {
     if (!whole) return;
-    const now = toolsOf(whole.approvals);
-    setTools((was) => (was.join("\n") === now.join("\n") ? was : now));
+    const offered = toolsOf(whole.approvals);
+    setTools((was) => (was.join("\n") === offered.join("\n") ? was : offered));
   }, [whole]);
   const items = useMemo(() => routed(data?.approvals ?? []), [data]);
   const firstReadOnly = items.findIndex((a) => !a.canDecide);
