@@ -239,7 +239,7 @@ test("a submitter cannot approve, even through the API, and sees only their own 
   await submitter.goto("/approvals");
   await expect(submitter.getByRole("heading", { name: "403 — not allowed" })).toBeVisible();
   await submitter.goto("/runs");
-  await expect(submitter.getByTestId(`run-row-${runId}`)).toBeVisible();
+  await expect(submitter.locator(`tr:has(a[href="/runs/${runId}"])`)).toBeVisible();
   // The admin's run is not visible to the submitter.
   const admin = await as(browser, "admin");
   const adminRun = await startFromForm(admin, "deploy-bot", { service: "admin-svc", version: "1.0.0", environment: "staging" });

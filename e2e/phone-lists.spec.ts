@@ -45,7 +45,7 @@ test("the runs list and the audit log on a phone: cards led by what identifies e
   const { id } = await res.json();
 
   await admin.goto(`/runs?q=${id}`);
-  const run = admin.getByTestId(`run-row-${id}`);
+  const run = admin.locator(`tr:has(a[href="/runs/${id}"])`);
   await cards(admin, "Runs", run);
   const agent = run.getByRole("cell", { name: "order-status" });
   const link = run.getByRole("link", { name: id.slice(0, 8) });

@@ -19,8 +19,9 @@ test("the runs list pages by 25 without JavaScript: the filters kept, the next p
   await page.getByRole("button", { name: "Filter" }).click();
   await expect(page).toHaveURL(/agent=order-status/);
 
-  const rows = page.locator("tr[data-testid^=run-row-]");
-  const ids = async () => Promise.all((await rows.all()).map(async (r) => (await r.getAttribute("data-testid"))!));
+  // A run's row: the table's row with the link to the run (its href names the run).
+  const rows = page.getByRole("table", { name: "Runs" }).locator("tbody > tr:has(a[href^='/runs/'])");
+  const ids = async () => Promise.all((await rows.all()).map(async (r) => (await r.getByRole("link").getAttribute("href"))!));
   await expect(rows).toHaveCount(25);
   const first = await ids();
   await page.getByRole("link", { name: "Next page →" }).click();

@@ -10,6 +10,7 @@ import { queryObject } from "@/lib/services/schemas";
 import { CardTable } from "@/components/card-table";
 import { Empty, ErrorBox } from "@/components/ui";
 import { RunFilters } from "./run-filters";
+import { runRowData } from "./run-row-data";
 import { RunRows } from "./run-rows";
 
 export const dynamic = "force-dynamic";
@@ -71,18 +72,7 @@ export default async function RunsPage({ searchParams }: { searchParams: SP }) {
             </>
           }
         >
-          <RunRows
-            runs={page.runs.map((r) => ({
-              id: r.id,
-              agentName: r.agentName,
-              state: r.state,
-              step: r.step,
-              submittedByEmail: r.submittedByEmail,
-              createdAt: r.createdAt,
-              totalTokens: r.totalTokens,
-              costUsd: r.costUsd,
-            }))}
-          />
+          <RunRows runs={page.runs.map(runRowData)} />
         </CardTable>
       )}
       {next && (
