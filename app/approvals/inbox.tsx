@@ -117,7 +117,6 @@ export function Inbox({ initial: packed, agents }: { initial: PackedFirstScreen;
           label="Agent"
           any="All agents"
           options={agents}
-          className="input mt-1 h-9"
           value={agent}
           onChange={(e) => {
             setAgent(e.target.value);

@@ -50,13 +50,13 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
           <label className="label" htmlFor="actor">
             Who (email)
           </label>
-          <input id="actor" name="actor" className="input mt-1" defaultValue={q.actor} />
+          <input id="actor" name="actor" className="input mt-1 h-9" defaultValue={q.actor} />
         </div>
         <div>
           <label className="label" htmlFor="targetId">
             Run or user id
           </label>
-          <input id="targetId" name="targetId" className="input mt-1 w-72" defaultValue={q.targetId} />
+          <input id="targetId" name="targetId" className="input mt-1 h-9 w-72" defaultValue={q.targetId} />
         </div>
         <button type="submit" className="btn-secondary">
           Filter

@@ -14,7 +14,7 @@ export function RunFilters({ q, agents, bySubmitter }: { q: Record<string, strin
         <label className="label" htmlFor="q">
           Run id
         </label>
-        <input id="q" name="q" className="input mt-1 w-56" defaultValue={q.q} placeholder="id or prefix" />
+        <input id="q" name="q" className="input mt-1 h-9 w-56" defaultValue={q.q} placeholder="id or prefix" />
       </div>
       <FilterSelect id="state" name="state" label="State" options={RUN_STATES} defaultValue={q.state ?? ""} />
       <FilterSelect id="agent" name="agent" label="Agent" options={agents} defaultValue={q.agent ?? ""} />
@@ -23,20 +23,20 @@ export function RunFilters({ q, agents, bySubmitter }: { q: Record<string, strin
           <label className="label" htmlFor="submitter">
             Submitter
           </label>
-          <input id="submitter" name="submitter" className="input mt-1 w-48" defaultValue={q.submitter} placeholder="email" />
+          <input id="submitter" name="submitter" className="input mt-1 h-9 w-48" defaultValue={q.submitter} placeholder="email" />
         </div>
       )}
       <div>
         <label className="label" htmlFor="from">
           From
         </label>
-        <input id="from" name="from" type="date" className="input mt-1" defaultValue={q.from} />
+        <input id="from" name="from" type="date" className="input mt-1 h-9" defaultValue={q.from} />
       </div>
       <div>
         <label className="label" htmlFor="to">
           To
         </label>
-        <input id="to" name="to" type="date" className="input mt-1" defaultValue={q.to} />
+        <input id="to" name="to" type="date" className="input mt-1 h-9" defaultValue={q.to} />
       </div>
       <button type="submit" className="btn-secondary">
         Filter
