@@ -74,34 +74,25 @@ export function TimelinePicture({ points }: { points: PackedPoints }) {
               <title>{`${b.paused ? "Paused" : "Idle"} for ${fmtDuration(b.ms)} (axis cut short)`}</title>
             </g>
           ))}
-          {plain
-            ? layout.spans.map((s, i) => (
-                <rect
-                  key={`${s.kind}-${i}`}
-                  x={px(s.x1)}
-                  y={8 + ROW[s.kind] * 22}
-                  width={px(s.x2 - s.x1)}
-                  height={14}
-                  fill={COLOR[s.kind]}
-                  rx={2}
-                />
-              ))
-            : layout.spans.map((s, i) => (
-                <rect
-                  key={`${s.kind}-${i}`}
-                  data-testid={`span-${s.kind}`}
-                  data-step={s.step}
-                  data-interrupted={s.interrupted}
-                  x={px(s.x1)}
-                  y={8 + ROW[s.kind] * 22}
-                  width={px(s.x2 - s.x1)}
-                  height={14}
-                  fill={COLOR[s.kind]}
-                  rx={2}
-                >
-                  <title>{`${s.label} step ${s.step}: ${s.ms == null ? "open" : fmtDuration(s.ms)}${s.interrupted ? " (interrupted)" : ""}`}</title>
-                </rect>
-              ))}
+          {/* Plain: no test ids or hover titles until the width is measured. */}
+          {layout.spans.map((s, i) => (
+            <rect
+              key={`${s.kind}-${i}`}
+              data-testid={plain ? undefined : `span-${s.kind}`}
+              data-step={plain ? undefined : s.step}
+              data-interrupted={plain ? undefined : s.interrupted}
+              x={px(s.x1)}
+              y={8 + ROW[s.kind] * 22}
+              width={px(s.x2 - s.x1)}
+              height={14}
+              fill={COLOR[s.kind]}
+              rx={2}
+            >
+              {plain ? null : (
+                <title>{`${s.label} step ${s.step}: ${s.ms == null ? "open" : fmtDuration(s.ms)}${s.interrupted ? " (interrupted)" : ""}`}</title>
+              )}
+            </rect>
+          ))}
           <line data-testid="axis-line" x1={LEFT} x2={right} y1={AXIS_Y} y2={AXIS_Y} stroke="currentColor" strokeWidth={0.75} />
           {/* A tick per checkpoint (each its own element, for its title): the stroke said once, on the group. */}
           <g stroke="currentColor" strokeWidth={1} fill="none">
