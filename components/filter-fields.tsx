@@ -1,10 +1,23 @@
-// A filter form's labelled select: the empty value ("Any") first, then the options, each its own label.
-// h-9 as the forms' text and date inputs, so a row of filters lines up (a select is 2 px shorter by default).
-// Neither a server nor a client module: the runs list's and the inbox's client forms and the audit log's
-// server form render it alike.
-import type { SelectHTMLAttributes } from "react";
+// A filter form's labelled fields: a select with the empty value ("Any") first, then the options, each its
+// own label; and a text or date input. All h-9, so a row of filters lines up (a select is 2 px shorter by
+// default). Neither a server nor a client module: the runs list's and the inbox's client forms and the
+// audit log's server form render them alike.
+import type { InputHTMLAttributes, ReactNode, SelectHTMLAttributes } from "react";
 
-type Props = Omit<SelectHTMLAttributes<HTMLSelectElement>, "id" | "children"> & {
+const FIELD = "input mt-1 h-9";
+
+function Labelled({ id, label, children }: { id: string; label: string; children: ReactNode }) {
+  return (
+    <div>
+      <label className="label" htmlFor={id}>
+        {label}
+      </label>
+      {children}
+    </div>
+  );
+}
+
+type SelectProps = Omit<SelectHTMLAttributes<HTMLSelectElement>, "id" | "children"> & {
   id: string;
   label: string;
   options: readonly string[];
@@ -12,12 +25,9 @@ type Props = Omit<SelectHTMLAttributes<HTMLSelectElement>, "id" | "children"> & 
   any?: string;
 };
 
-export function FilterSelect({ id, name, label, options, any = "Any", className = "input mt-1 h-9", ...select }: Props) {
+export function FilterSelect({ id, name, label, options, any = "Any", className = FIELD, ...select }: SelectProps) {
   return (
-    <div>
-      <label className="label" htmlFor={id}>
-        {label}
-      </label>
+    <Labelled id={id} label={label}>
       <select id={id} name={name} className={className} {...select}>
         <option value="">{any}</option>
         {options.map((o) => (
@@ -26,6 +36,21 @@ export function FilterSelect({ id, name, label, options, any = "Any", className 
           </option>
         ))}
       </select>
-    </div>
+    </Labelled>
+  );
+}
+
+type InputProps = Omit<InputHTMLAttributes<HTMLInputElement>, "id" | "className"> & {
+  id: string;
+  label: string;
+  /** A width utility (`w-56`), when the field should not take its natural width. */
+  width?: string;
+};
+
+export function FilterInput({ id, name, label, width, ...input }: InputProps) {
+  return (
+    <Labelled id={id} label={label}>
+      <input id={id} name={name} className={width ? `${FIELD} ${width}` : FIELD} {...input} />
+    </Labelled>
   );
 }

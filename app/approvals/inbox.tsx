@@ -5,7 +5,7 @@ import { useRouter } from "next/navigation";
 import { useEffect, useMemo, useState } from "react";
 import { api } from "@/components/api";
 import { useLive } from "@/components/live";
-import { FilterSelect } from "@/components/filter-select";
+import { FilterSelect } from "@/components/filter-fields";
 import { Empty, ErrorBox } from "@/components/ui";
 import { useHydrated } from "@/components/use-hydrated";
 import type { InboxRowDto } from "@/lib/dto";

@@ -6,7 +6,7 @@ import { appContext } from "@/lib/context";
 import { auditPage } from "@/lib/services/audit";
 import { queryObject } from "@/lib/services/schemas";
 import { CardTable } from "@/components/card-table";
-import { FilterSelect } from "@/components/filter-select";
+import { FilterInput, FilterSelect } from "@/components/filter-fields";
 import { Empty, ErrorBox } from "@/components/ui";
 import { AuditRows } from "./audit-rows";
 
@@ -46,18 +46,8 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
       <h1 className="text-xl font-semibold">Audit log</h1>
       <form method="get" className="card flex flex-wrap items-end gap-3" aria-label="Filter audit log">
         <FilterSelect id="action" name="action" label="Action" options={ACTIONS} defaultValue={q.action ?? ""} />
-        <div>
-          <label className="label" htmlFor="actor">
-            Who (email)
-          </label>
-          <input id="actor" name="actor" className="input mt-1 h-9" defaultValue={q.actor} />
-        </div>
-        <div>
-          <label className="label" htmlFor="targetId">
-            Run or user id
-          </label>
-          <input id="targetId" name="targetId" className="input mt-1 h-9 w-72" defaultValue={q.targetId} />
-        </div>
+        <FilterInput id="actor" name="actor" label="Who (email)" defaultValue={q.actor} />
+        <FilterInput id="targetId" name="targetId" label="Run or user id" width="w-72" defaultValue={q.targetId} />
         <button type="submit" className="btn-secondary">
           Filter
         </button>
