@@ -9,14 +9,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FIRST_ROWS, packFirstScreen, routed, unpackFirstScreen } from "@/app/approvals/first-screen";
 import type { Actor } from "@/lib/auth/actor";
-import { PrismaStore } from "@/lib/db/store";
 import { pendingApprovalRows } from "@/lib/db/read-models";
 import type { InboxDto, InboxFirstScreenDto } from "@/lib/dto";
-import { keys } from "@/lib/runner";
 import { createRuntime } from "@/lib/runtime";
 import { inboxFirstScreen, listInbox } from "@/lib/services/inbox";
 import { freshDatabase, providers, type TestDb } from "../helpers/databases";
 import { admin, rev } from "../helpers/actors";
+import { putApprovalCopies } from "../helpers/approvals";
 
 const finance: Actor = { id: "u-fin", email: "fin@example.com", name: "F", role: "reviewer", groups: ["finance"] };
 
@@ -49,27 +48,12 @@ describe.each(providers)("the inbox page's first screen on %s", (provider) => {
   // a group the finance reviewer is not in.
   async function inbox(n: number, { routedAway = 0 } = {}) {
     await t.db.stateEntry.deleteMany({ where: { kind: "approval" } });
-    const store = new PrismaStore(t.db);
-    for (let i = 0; i < n; i += 100)
-      await store.putStates(
-        `fs${i}`,
-        Array.from({ length: Math.min(100, n - i) }, (_, j) => {
-          const k = i + j;
-          const runId = `fs${String(k).padStart(4, "0")}`;
-          return {
-            key: keys.approval(runId, 2, "call_deploy"),
-            value: {
-              ...rec,
-              id: `${runId}:2:call_deploy`,
-              run_id: runId,
-              root_run_id: runId,
-              args: { service: `svc-${k}`, version: "1.0.0", environment: "production" },
-              groups: k < routedAway ? ["ops"] : [],
-              requested_at_ms: 1_800_000_000_000 + Math.floor(k / 3),
-            },
-          };
-        }),
-      );
+    await putApprovalCopies(t.db, rec, n, (k) => ({
+      runId: `fs${String(k).padStart(4, "0")}`,
+      args: { service: `svc-${k}`, version: "1.0.0", environment: "production" },
+      groups: k < routedAway ? ["ops"] : [],
+      requested_at_ms: 1_800_000_000_000 + Math.floor(k / 3),
+    }));
   }
 
   async function check(who: Actor) {

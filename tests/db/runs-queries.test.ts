@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { putApprovalCopies } from "../helpers/approvals";
 import { freshDatabase, providers, type TestDb } from "../helpers/databases";
 import { createRuntime } from "@/lib/runtime";
 import { checkpointLatestKey, keys, listCheckpoints } from "@/lib/runner";
@@ -259,25 +260,8 @@ describe.each(providers)("the one reader of pending approvals on %s", (provider)
     const [row] = await pendingApprovalRows(t.db, 1);
     const rec = JSON.parse(row.value);
     // 1,200 more pending approvals, more than one statement reads (1,001 rows), some sharing a millisecond.
-    const store = new PrismaStore(t.db);
     const n = 1200;
-    for (let i = 0; i < n; i += 200)
-      await store.putStates(
-        `bulk${i}`,
-        Array.from({ length: 200 }, (_, j) => {
-          const runId = `bulk${i + j}`;
-          return {
-            key: keys.approval(runId, 2, "call_deploy"),
-            value: {
-              ...rec,
-              id: `${runId}:2:call_deploy`,
-              run_id: runId,
-              root_run_id: runId,
-              requested_at_ms: rec.requested_at_ms + Math.floor((i + j) / 3),
-            },
-          };
-        }),
-      );
+    await putApprovalCopies(t.db, rec, n, (k) => ({ runId: `bulk${k}`, requested_at_ms: rec.requested_at_ms + Math.floor(k / 3) }));
     expect(await countPendingApprovals(t.db)).toBe(n + 1);
     const sweep = await pendingApprovalRecords(t.db);
     expect(sweep.bad).toEqual([]);
