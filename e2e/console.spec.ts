@@ -400,6 +400,7 @@ test("one corrupt approval among many: the inbox lists the rest and marks it, it
   await expect(reviewer.getByTestId(`inbox-${ids[2]}:2:call_deploy`)).toBeVisible();
   await expect(reviewer.getByTestId(`inbox-${bad}:2:call_deploy`)).toHaveCount(0);
   await expect(reviewer.getByTestId(`inbox-corrupt-${key}`)).toContainText("not decidable");
+  await expect(reviewer.getByRole("status", { name: "Unreadable approvals" })).toContainText("1 approval record could not be read");
   await reviewer.screenshot({ path: path.join(shots, "inbox-corrupt.png"), fullPage: true });
   await reviewer.goto(`/runs/${bad}`);
   await expect(reviewer.getByRole("alert").filter({ hasText: "AgentCheckpointCorruptionError" })).toBeVisible();

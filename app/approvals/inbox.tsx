@@ -9,6 +9,7 @@ import { FilterSelect } from "@/components/filter-fields";
 import { Empty, ErrorBox } from "@/components/ui";
 import { useHydrated } from "@/components/use-hydrated";
 import type { InboxRowDto } from "@/lib/dto";
+import { plural } from "@/lib/format";
 import { approvalAnchor } from "@/lib/runner/ids";
 import { type ManyResult, decideMany } from "./decide-many";
 import { type InboxData, type PackedFirstScreen, routed, toolsOf, unpackFirstScreen } from "./first-screen";
@@ -238,7 +239,7 @@ export function Inbox({ initial: packed, agents }: { initial: PackedFirstScreen;
       {data && data.corrupt.length > 0 && (
         <div className="card border-rose-300" role="status" aria-label="Unreadable approvals">
           <h2 className="text-sm font-semibold text-rose-700">
-            AgentCheckpointCorruptionError: {data.corrupt.length} approval record(s) could not be read
+            AgentCheckpointCorruptionError: {plural(data.corrupt.length, "approval record")} could not be read
           </h2>
           <ul className="mt-1 space-y-1 text-xs">
             {data.corrupt.map((c) => (
