@@ -4,7 +4,11 @@
 // of tracing's CPU per request. Here only its request spans (BaseServer.handleRequest: kind SERVER, named
 // by method and route, the incoming traceparent as parent) are recorded; each other span of Next's stands for
 // its parent and records nothing, so what runs inside it (the console's database spans, the run a request
-// starts) nests under the request span. Every other tracer is the provider's own.
+// starts) nests under the request span. Inside an inner span that Next makes active (the route handler's, a
+// server action's render pass) the request span stays the active one: what a route handler or server action
+// records on the active span (an event such as afk.approval.decided, attributes, an exception) lands on it,
+// while what Next.js does to its inner spans (their attributes, status, end) goes nowhere. Every other tracer
+// is the provider's own.
 import {
   type Context,
   context,
@@ -42,25 +46,39 @@ export function withNextRequestSpansOnly(provider: TracerProvider): TracerProvid
 }
 
 function requestSpansOnly(tracer: Tracer): Tracer {
-  const start = (name: string, options: SpanOptions | undefined, ctx: Context): Span =>
-    options?.attributes?.["next.span_type"] === REQUEST_SPAN ? tracer.startSpan(name, options, ctx) : new Inner(trace.getSpan(ctx));
+  const isRequest = (options: SpanOptions | undefined) => options?.attributes?.["next.span_type"] === REQUEST_SPAN;
   return {
-    startSpan: (name: string, options?: SpanOptions, ctx?: Context) => start(name, options, ctx ?? context.active()),
+    startSpan: (name: string, options?: SpanOptions, ctx: Context = context.active()) =>
+      isRequest(options) ? tracer.startSpan(name, options, ctx) : new Inner(recorded(ctx)),
     startActiveSpan<F extends (span: Span) => unknown>(name: string, a: SpanOptions | F, b?: Context | F, c?: F): ReturnType<F> {
       const options = typeof a === "function" ? undefined : a;
       const ctx = typeof b === "object" ? b : context.active();
       const fn = (c ?? (typeof b === "function" ? b : a)) as F;
-      const span = start(name, options, ctx);
-      return context.with(trace.setSpan(ctx, span), fn as (s: Span) => ReturnType<F>, undefined, span);
+      if (isRequest(options)) {
+        const span = tracer.startSpan(name, options, ctx);
+        return context.with(trace.setSpan(ctx, span), fn as (s: Span) => ReturnType<F>, undefined, span);
+      }
+      // Next.js gets the stand-in; the code it runs sees the recorded span as the active one.
+      const parent = recorded(ctx);
+      const inner = new Inner(parent);
+      const active = parent && trace.getSpan(ctx) !== parent ? trace.setSpan(ctx, parent) : ctx;
+      return context.with(active, fn as (s: Span) => ReturnType<F>, undefined, inner);
     },
   } as Tracer;
+}
+
+// The span ctx names, or the one a stand-in stands for: the request span (or a span of the console's).
+// Next.js makes one stand-in active itself (a page's render span, through its withSpan).
+function recorded(ctx: Context): Span | undefined {
+  const s = trace.getSpan(ctx);
+  return s instanceof Inner ? s.parent : s;
 }
 
 // An inner span of Next's: its parent's identity (and whether that records, which decides whether the
 // console's statements under it are spans), while what Next.js does to it (attributes, status, end) goes
 // nowhere: the parent is not Next's to end from here.
 class Inner implements Span {
-  constructor(private readonly parent: Span | undefined) {}
+  constructor(readonly parent: Span | undefined) {}
   spanContext(): SpanContext {
     return this.parent?.spanContext() ?? INVALID_SPAN_CONTEXT;
   }

@@ -1,8 +1,11 @@
 // Traces on the embedded setup (SQLite, runs executed in the requesting process through the in-process
 // queue), with message content turned on: the request's trace reaches the run's spans through the
 // in-process job as through pg-boss, the content variable puts prompts, answers, tool arguments and
-// results on the spans, and a run resumed by a request other than its decisions links to each of them. Also: without an endpoint nothing is started and nothing is wrapped.
+// results on the spans, and a run resumed by a request other than its decisions links to each of them. Also: without an endpoint nothing is started and nothing is wrapped;
+// and through Next.js's own tracer (its request span, its route handler's span inside), the decision
+// request's span carries the afk.approval.decided event (lib/telemetry/next-spans.ts).
 import { SpanKind, trace } from "@opentelemetry/api";
+import { getTracer as nextTracer } from "next/dist/server/lib/trace/tracer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseEnv } from "@/lib/env";
 import { decide } from "@/lib/services/decide";
@@ -137,5 +140,38 @@ describe("traces in one embedded instance (SQLite), message content on", () => {
         .sort(),
     ).toEqual(["issue_refund", "notify_customer"]);
     expect(after.attributes[AFK.outcome]).toBe("completed");
+  }, 60_000);
+
+  it("a decision made in a route handler is an event of Next.js's request span", async () => {
+    const ctx = testContext(t.db);
+    const run = await startRun(ctx, sub, {
+      body: { agent: "deploy-bot", input: { service: "web", version: "3.0.0", environment: "staging" } },
+    });
+    await ctx.worker.idle();
+    const [approval] = await listApprovals(ctx.store, run.id, run.id);
+    // As Next.js serves POST /api/approvals/{id}/decision: its request span, its route handler's inside.
+    const next = nextTracer();
+    await next.trace(
+      "BaseServer.handleRequest",
+      { spanName: "POST", kind: SpanKind.SERVER, attributes: { "http.method": "POST", "http.target": "/decision" } },
+      (span) =>
+        next
+          .trace("AppRouteRouteHandlers.runHandler", { spanName: "executing api route (app) /decision" }, () =>
+            decide(ctx, rev, { approvalId: approval.id, body: { decision: "approve" } }),
+          )
+          .finally(() => span.updateName("POST /decision")),
+    );
+    await ctx.worker.idle();
+    await flushTracing();
+    const requests = receiver.spans.filter((s) => s.name === "POST /decision");
+    expect(requests).toHaveLength(1);
+    expect(requests[0].kind).toBe(2); // SERVER
+    expect(requests[0].events.filter((e) => e.name === EVENT.approvalDecided).map((e) => e.attributes)).toEqual([
+      expect.objectContaining({ [AFK.approvalId]: approval.id, [AFK.decision]: "approved", [GEN_AI.toolName]: "deploy" }),
+    ]);
+    // Only the request span of Next's; the resumed segment is its child.
+    expect(receiver.spans.filter((s) => s.attributes["next.span_type"]).map((s) => s.name)).toEqual(["POST /decision"]);
+    const resumed = receiver.spans.find((s) => s.name === SPAN.invokeAgent("deploy-bot") && s.traceId === requests[0].traceId);
+    expect(resumed?.parentSpanId).toBe(requests[0].spanId);
   }, 60_000);
 });
