@@ -40,6 +40,8 @@ export const MCP = {
 } as const;
 
 export const ERROR_TYPE = "error.type";
+/** error.type (and an invoke_agent span's afk.run.state) of a span the process stopped before it ended. */
+export const INTERRUPTED = "interrupted";
 
 export const DB = {
   systemName: "db.system.name",

@@ -2,12 +2,13 @@
 // and only when an OTLP endpoint is configured. Without one the SDK is never loaded: the code paths ask
 // tracingOn() and add nothing, and @opentelemetry/api (always present) answers with no-op spans.
 import { hostname } from "node:os";
-import { type Tracer, trace } from "@opentelemetry/api";
+import { DiagLogLevel, diag, type Tracer, trace } from "@opentelemetry/api";
 import type { Env } from "../env.ts";
+import { ExportFailures, OpenSpans, queueDrops, reporting } from "./export-health.ts";
 import { withNextRequestSpansOnly } from "./next-spans.ts";
 
 type Provider = { forceFlush(): Promise<void>; shutdown(): Promise<void> };
-type State = { provider: Provider | null; captureContent: boolean };
+type State = { provider: Provider | null; captureContent: boolean; open?: OpenSpans };
 
 // On globalThis, like the database client: Next's server bundles hold more than one copy of this module.
 const g = globalThis as unknown as { afkTracing?: State };
@@ -63,20 +64,30 @@ export async function startTracing(service: string, e: TraceEnv): Promise<boolea
     .defaultResource()
     .merge(res.resourceFromAttributes({ "service.name": e.OTEL_SERVICE_NAME ?? service, "service.instance.id": instanceName() }))
     .merge(res.detectResources({ detectors: [res.envDetector] }));
-  const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url }))] });
+  // Export failures are logged (export-health.ts); the endpoint's origin only, as a URL may carry a secret.
+  const failures = new ExportFailures(new URL(url).origin);
+  diag.setLogger(queueDrops(failures), { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true });
+  const open = new OpenSpans();
+  const exporter = reporting(new OTLPTraceExporter({ url }), failures);
+  const provider = new NodeTracerProvider({ resource, spanProcessors: [open, new BatchSpanProcessor(exporter)] });
   // The context manager and the W3C propagator globally; as the global provider, this one with Next.js's
   // spans cut to its request spans (next-spans.ts).
   provider.register();
   trace.disable();
   trace.setGlobalTracerProvider(withNextRequestSpansOnly(provider));
   state.provider = provider;
+  state.open = open;
   return true;
 }
 
-/** Sends what is buffered and stops (the SIGTERM path); waits at most timeoutMs. */
+/**
+ * Ends the spans still open (interrupted: a segment handed back, its model call in progress, a request
+ * in flight), sends what is buffered and stops (the SIGTERM path); waits at most timeoutMs.
+ */
 export async function stopTracing(timeoutMs = 5000): Promise<void> {
   const p = g.afkTracing?.provider;
   if (!p) return;
+  g.afkTracing?.open?.interrupt();
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([
     p.shutdown().catch(() => undefined),

@@ -60,7 +60,8 @@ const ms = (nanos: string) => Number(BigInt(nanos) / 1_000_000n);
 
 export type OtlpReceiver = { url: string; spans: ReceivedSpan[]; requests: { contentType: string | undefined }[]; close(): Promise<void> };
 
-export async function otlpReceiver(): Promise<OtlpReceiver> {
+/** port: a given one (a collector coming back where one was unreachable), else any free one. */
+export async function otlpReceiver(port = 0): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   const requests: { contentType: string | undefined }[] = [];
   const server: Server = createServer((req, res) => {
@@ -103,10 +104,10 @@ export async function otlpReceiver(): Promise<OtlpReceiver> {
       res.writeHead(200, { "content-type": "application/json" }).end("{}");
     });
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((r) => server.listen(port, "127.0.0.1", r));
+  const { port: bound } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${bound}`,
     spans,
     requests,
     close: () => new Promise((r) => server.close(() => r())),
