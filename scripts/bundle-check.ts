@@ -9,7 +9,7 @@ import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { AFK } from "../lib/telemetry/conventions.ts";
+import { AFK, EVENT } from "../lib/telemetry/conventions.ts";
 import { otlpReceiver, type ReceivedSpan } from "../tests/helpers/otlp-receiver.ts";
 
 const source = path.resolve(process.argv[2] ?? "dist/afk-console");
@@ -123,7 +123,8 @@ const CALLER = { traceId: "4bf92f3577b34da6a3ce929d0e0e4736", spanId: "00f067aa0
 // The spans the instances sent (flushed by their SIGTERM): the start request is a SERVER span, "POST
 // /api/runs", the child of the caller's span; the run's first segment and the request's statements are its
 // children; of Next.js's spans only request spans arrive (lib/telemetry/next-spans.ts), and no span's
-// parent is missing.
+// parent is missing. Each decision request's span carries its afk.approval.decided event (recorded in the
+// route handler, where Next's own span is active).
 const OTLP_SERVER = 2;
 const tree = (spans: ReceivedSpan[], traceId: string) =>
   spans
@@ -140,6 +141,11 @@ function traced(spans: ReceivedSpan[], runId: string) {
   if (!children.some((x) => x.attributes["db.system.name"])) fail("no database span under the start request's span");
   const next = spans.filter((x) => x.attributes["next.span_type"] && x.attributes["next.span_type"] !== "BaseServer.handleRequest");
   if (next.length) fail(`Next.js's inner spans arrived: ${[...new Set(next.map((x) => x.attributes["next.span_type"]))].join(", ")}`);
+  const decisions = spans.filter((x) => x.kind === OTLP_SERVER && x.name.endsWith("/decision"));
+  if (!decisions.length)
+    fail(`no decision request's span: ${[...new Set(spans.filter((x) => x.kind === OTLP_SERVER).map((x) => x.name))]}`);
+  for (const d of decisions)
+    if (!d.events.some((e) => e.name === EVENT.approvalDecided)) fail(`the span of ${d.name} has no ${EVENT.approvalDecided} event`);
   const ids = new Set([...spans.map((x) => x.spanId), CALLER.spanId]);
   const orphans = spans.filter((x) => x.parentSpanId && !ids.has(x.parentSpanId));
   if (orphans.length) fail(`spans whose parent never arrived: ${orphans.map((x) => x.name).join(", ")}`);

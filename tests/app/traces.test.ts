@@ -6,7 +6,9 @@
 // segment, which links to the first; the GenAI span names and attributes (lib/telemetry/conventions.ts);
 // the approval's request and decision as events with the wait; database spans in the segment; no message
 // content (it is off by default). A run with subagents: each subagent's execution an invoke_agent span
-// under its parent's segment, with its own model calls, tools and approval.
+// under its parent's segment, with its own model calls, tools and approval. A worker stopped by SIGTERM in
+// the middle of a model call (the demo model made slow) hands its run back and still sends the segment's
+// and the call's spans, ended as interrupted.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
@@ -68,7 +70,7 @@ describe.skipIf(!pgUrl)("traces across a web instance and a worker process (Post
     await receiver?.close();
   });
 
-  function startWorker() {
+  function startWorker(extra: Record<string, string> = {}) {
     const p = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "scripts/worker.ts"], {
       cwd: root,
       env: {
@@ -87,6 +89,7 @@ describe.skipIf(!pgUrl)("traces across a web instance and a worker process (Post
         OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "10000",
         OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: undefined,
         AFK_FAILPOINT: undefined,
+        ...extra,
       },
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -312,4 +315,50 @@ describe.skipIf(!pgUrl)("traces across a web instance and a worker process (Post
       true,
     );
   }, 120_000);
+
+  it("SIGTERM in the middle of a model call: the handed-back segment and its call arrive, ended as interrupted", async () => {
+    workerOutput = "";
+    // Each model call takes two minutes: the run is in its first call when the worker is stopped.
+    worker = startWorker({ AFK_DEMO_LATENCY_MS: "120000" });
+    await expect.poll(() => workerOutput, { timeout: 30_000, interval: 100 }).toContain("worker started");
+    const from = receiver.spans.length;
+    const run = await trace.getTracer(TRACER_NAME).startActiveSpan("POST /api/runs slow", { kind: SpanKind.SERVER }, async (span) => {
+      try {
+        return await startRun(web, sub, {
+          body: { agent: "deploy-bot", input: { service: "api", version: "9.9.9", environment: "staging" } },
+        });
+      } finally {
+        span.end();
+      }
+    });
+    await expect.poll(() => runState(run.id), { timeout: 30_000, interval: 100 }).toBe("running");
+    await new Promise((r) => setTimeout(r, 1500)); // into the first model call
+    const exited = new Promise<number | null>((r) => worker!.once("exit", (code) => r(code)));
+    const sigtermAt = Date.now();
+    worker.kill("SIGTERM");
+    expect(await exited).toBe(0);
+    // The drain waited for the run and then handed it back: nothing of it finished.
+    expect(await runState(run.id)).toBe("running");
+    await flushTracing();
+
+    const w = receiver.spans.slice(from).filter((s) => s.service === "afk-worker-test");
+    const request = receiver.spans.find((s) => s.name === "POST /api/runs slow")!;
+    const segments = w.filter((s) => s.name === SPAN.invokeAgent("deploy-bot") && s.attributes[AFK.runId] === run.id);
+    expect(segments).toHaveLength(1);
+    const [segment] = segments;
+    expect([segment.traceId, segment.parentSpanId]).toEqual([request.traceId, request.spanId]);
+    const interrupted = { code: 2, message: "interrupted: the process stopped before this ended" }; // STATUS_CODE_ERROR
+    expect(segment.status).toEqual(interrupted);
+    expect(segment.attributes).toMatchObject({ [AFK.outcome]: "interrupted", "error.type": "interrupted" });
+    const chats = w.filter((s) => s.name === SPAN.chat("deploy-bot") && s.parentSpanId === segment.spanId);
+    expect(chats).toHaveLength(1);
+    expect(chats[0].status).toEqual(interrupted);
+    expect(chats[0].attributes).toMatchObject({ "error.type": "interrupted", [GEN_AI.requestModel]: "deploy-bot" });
+    // Ended at the stop, not when the call would have answered.
+    for (const s of [segment, chats[0]]) {
+      expect(s.endMs).toBeGreaterThanOrEqual(sigtermAt);
+      expect(s.endMs - s.startMs).toBeLessThan(120_000);
+      expect(s.receivedAt).toBeGreaterThanOrEqual(sigtermAt);
+    }
+  }, 150_000);
 });
