@@ -2,10 +2,11 @@
 // silently otherwise. Through the real exporter: a collector that is not listening, then one that is (a
 // real OTLP/HTTP receiver on the same port); and the rate limit of the lines, on a clock of the test's.
 import { createServer } from "node:net";
-import { trace } from "@opentelemetry/api";
+import { DiagLogLevel, diag, trace } from "@opentelemetry/api";
+import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from "@opentelemetry/sdk-trace-base";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { resetEnv } from "@/lib/env";
-import { ExportFailures } from "@/lib/telemetry/export-health";
+import { ExportFailures, queueDrops } from "@/lib/telemetry/export-health";
 import { flushTracing, startTracing, stopTracing, TRACER_NAME } from "@/lib/telemetry/sdk";
 import { type OtlpReceiver, otlpReceiver } from "../helpers/otlp-receiver";
 
@@ -66,6 +67,38 @@ describe("ExportFailures", () => {
     now += 1000;
     f.dropped(5, "timeout");
     expect(lines.slice(3)).toEqual([expect.objectContaining({ level: "warn", dropped: 5 })]);
+  });
+
+  it("counts the spans the batch processor drops when its queue is full (it says so only to the diagnostic logger)", async () => {
+    const lines = logLines();
+    diag.setLogger(queueDrops(new ExportFailures("http://collector:4318")), DiagLogLevel.WARN);
+    // A collector that answers only when told to: the queue (two spans) fills while a batch is on its way.
+    const answers: (() => void)[] = [];
+    const slow: SpanExporter = {
+      export: (_spans, done) => answers.push(() => done({ code: 0 })),
+      shutdown: () => Promise.resolve(),
+    };
+    const bsp = new BatchSpanProcessor(slow, { maxQueueSize: 2, maxExportBatchSize: 2, scheduledDelayMillis: 60_000 });
+    const t = new BasicTracerProvider({ spanProcessors: [bsp] }).getTracer("test");
+    const spans = (n: number) => {
+      for (let i = 0; i < n; i++) t.startSpan("s").end();
+    };
+    spans(2); // a batch on its way
+    spans(2); // the queue full
+    spans(3); // dropped
+    expect(lines).toEqual([]);
+    answers.shift()?.(); // the batch arrives; the queue's two go
+    await new Promise((r) => setImmediate(r));
+    spans(1); // the processor counts its drops when the next span fits
+    expect(lines).toEqual([
+      expect.objectContaining({
+        level: "warn",
+        msg: "trace export failed; spans dropped",
+        dropped: 3,
+        error: expect.stringMatching(/queue was full/),
+      }),
+    ]);
+    diag.disable();
   });
 });
 
