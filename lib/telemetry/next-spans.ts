@@ -4,11 +4,11 @@
 // of tracing's CPU per request. Here only its request spans (BaseServer.handleRequest: kind SERVER, named
 // by method and route, the incoming traceparent as parent) are recorded; each other span of Next's stands for
 // its parent and records nothing, so what runs inside it (the console's database spans, the run a request
-// starts) nests under the request span. Inside an inner span that Next makes active (the route handler's, a
-// server action's render pass) the request span stays the active one: what a route handler or server action
-// records on the active span (an event such as afk.approval.decided, attributes, an exception) lands on it,
-// while what Next.js does to its inner spans (their attributes, status, end) goes nowhere. Every other tracer
-// is the provider's own.
+// starts) nests under the request span. Inside the inner spans Next starts as active spans (the route
+// handler's, and those around a page's or a server action's work) the request span stays the active one:
+// what a route handler or server action records on the active span (an event such as afk.approval.decided,
+// attributes, an exception) lands on it, while what Next.js does to its inner spans (their attributes,
+// status, end) goes nowhere. Every other tracer is the provider's own.
 import {
   type Context,
   context,
