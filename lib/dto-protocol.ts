@@ -1,5 +1,5 @@
 // The runtime protocol (v1) on the wire: what an external agent runtime sends and what it is answered.
-// An external runtime (lib/protocol-client and its adapters) is the only caller of these shapes, and none of
+// An external runtime (packages/client and its adapters) is the only caller of these shapes, and none of
 // the console's own requests or responses nests them, so they live apart from lib/services/schemas.ts (the
 // console's request bodies) and lib/dto.ts (its responses). The responses register in lib/dto.ts's
 // apiSchemas like every other shape; lib/openapi-runtime.ts, which documents the protocol, imports this
