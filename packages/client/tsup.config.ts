@@ -9,6 +9,7 @@ export default defineConfig({
     "openai-agents": "src/adapters/openai-agents.ts",
     langgraph: "src/adapters/langgraph.ts",
     mcp: "src/adapters/mcp-elicitation.ts",
+    "ai-sdk": "src/adapters/ai-sdk.ts",
   },
   format: ["esm", "cjs"],
   dts: true,

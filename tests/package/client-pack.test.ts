@@ -85,6 +85,35 @@ await afk.report(saved.runId, [{ type: "state", id: "end", state: "completed" }]
 console.log(result.finalOutput);
 `;
 
+// The AI SDK runtime's model and tools: the SDK's own mock model (ai/test), two refunds, then an answer.
+const aiTools = `
+import { appendFileSync } from "node:fs";
+import { tool } from "ai";
+import { MockLanguageModelV3 } from "ai/test";
+import { z } from "zod";
+const usage = { inputTokens: { total: 1, noCache: 1 }, outputTokens: { total: 1, text: 1 } };
+const call = (toolCallId, order_id, amount_cents) => ({ type: "tool-call", toolCallId, toolName: "issue_refund", input: JSON.stringify({ order_id, amount_cents }) });
+export const model = new MockLanguageModelV3({
+  doGenerate: async ({ prompt }) => {
+    const results = prompt.flatMap((m) => (m.role === "tool" ? m.content.filter((p) => p.type === "tool-result") : []));
+    return results.length
+      ? { content: [{ type: "text", text: "Done: " + results.length + " results" }], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] }
+      : { content: [call("call_big", "A-1", 250000), call("call_small", "A-2", 900)], finishReason: { unified: "tool-calls", raw: "tool_calls" }, usage, warnings: [] };
+  },
+});
+export const tools = {
+  issue_refund: tool({
+    description: "Refund an order",
+    inputSchema: z.object({ order_id: z.string(), amount_cents: z.number().int() }),
+    needsApproval: true,
+    execute: async ({ order_id, amount_cents }) => {
+      appendFileSync(process.env.EXEC_LOG, JSON.stringify({ order_id, amount_cents }) + "\\n");
+      return "refunded " + amount_cents + " on " + order_id;
+    },
+  }),
+};
+`;
+
 type Project = { kind: "esm" | "cjs"; dir: string };
 
 describe("@afk-console/runtime-client packed and installed into fresh projects", () => {
@@ -116,6 +145,7 @@ describe("@afk-console/runtime-client packed and installed into fresh projects",
       `@langchain/langgraph@${rootPkg.devDependencies["@langchain/langgraph"]}`,
       `@langchain/core@${rootPkg.devDependencies["@langchain/core"]}`,
       "@langchain/langgraph-checkpoint-postgres@1.0.5",
+      `ai@${rootPkg.devDependencies.ai}`,
       `zod@${dependencies.zod}`,
     ];
     // A fresh project of each kind, as `npm init` makes it (CommonJS) and with "type": "module".
@@ -128,7 +158,16 @@ describe("@afk-console/runtime-client packed and installed into fresh projects",
         await exec("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", tarball, ...peers], { cwd: dir, timeout: 300_000 });
         writeFileSync(path.join(dir, "agent.mjs"), agentSource("esm"));
         writeFileSync(path.join(dir, "agent.cjs"), agentSource("cjs"));
-        for (const f of ["agents-park.mjs", "agents-resume.mjs", "agents-resume.cjs", "graph-park.mjs", "graph-resume.mjs"])
+        writeFileSync(path.join(dir, "ai-tools.mjs"), aiTools);
+        for (const f of [
+          "agents-park.mjs",
+          "agents-resume.mjs",
+          "agents-resume.cjs",
+          "graph-park.mjs",
+          "graph-resume.mjs",
+          "ai-park.mjs",
+          "ai-resume.mjs",
+        ])
           writeFileSync(path.join(dir, f), block(f));
         // The README's graph with its side effect counted.
         const graph = block("graph.mjs");
@@ -209,6 +248,26 @@ describe("@afk-console/runtime-client packed and installed into fresh projects",
     expect(await node(process.execPath, p, "mixed-resume.mjs", env)).toBe("Done: 2 results");
     expect(executionsIn(path.dirname(log)).map((e) => e.order_id)).toEqual(["A-1", "A-2"]);
   }, 300_000);
+
+  it("Vercel AI SDK: the README's park and resume, ESM and CommonJS projects, Node 20 and 24: the approved call ran once", async () => {
+    for (const { p, n } of combos()) {
+      const token = await runtimeToken(`ai-${p.kind}-${n.name}`);
+      const log = path.join(mkdtempSync(path.join(tmpdir(), "afk-exec-")), "executions.jsonl");
+      const env = { AFK_URL: server.url, AFK_TOKEN: token, EXEC_LOG: log };
+      const parked = await node(n.bin, p, "ai-park.mjs", env);
+      const runId = /on run (\S+)/.exec(parked)?.[1];
+      expect(parked).toMatch(/^parked 2 calls on run /);
+      const approvals = await approvalsOf(runId!);
+      const byOrder = (id: string) => approvals.find((a) => a.args.order_id === id)!;
+      await decide(byOrder("A-1"), { decision: "reject", reason: "Too large" });
+      await decide(byOrder("A-2"), { decision: "approve" });
+      expect(await node(n.bin, p, "ai-resume.mjs", env), `${p.kind} ${n.name}`).toBe("Done: 2 results");
+      expect(
+        executionsIn(path.dirname(log)).map((e) => [e.order_id, e.amount_cents]),
+        `${p.kind} ${n.name}`,
+      ).toEqual([["A-2", 900]]);
+    }
+  }, 600_000);
 
   it.runIf(process.env.TEST_POSTGRES_URL)(
     "LangGraph JS with a PostgreSQL checkpointer: the README's park and resume in two processes, edited arguments applied once",
