@@ -37,11 +37,22 @@ export const runtimeRunSchema = z.strictObject({
   metadata: objectOf.optional(),
 });
 
-// MCP elicitation's requested schema: a flat object of strings, numbers, integers, booleans (and enums).
+// MCP elicitation's requested schema: a flat object of strings, numbers, integers, booleans, single-selects
+// (`enum`, with `enumNames`; or `oneOf` of titled `const`s) and multi-selects (an array whose items are
+// such a choice), as the MCP specification defines it.
+const titledConsts = z.array(z.object({ const: z.unknown(), title: z.string().max(200).optional() }).catchall(z.unknown())).min(1);
+const choiceItems = z
+  .object({ enum: z.array(z.unknown()).min(1).optional(), oneOf: titledConsts.optional(), anyOf: titledConsts.optional() })
+  .catchall(z.unknown())
+  .refine((i) => !!(i.enum ?? i.oneOf ?? i.anyOf), "A multi-select's items list their choices (enum, or anyOf / oneOf of const)");
+const responseProperty = z.discriminatedUnion("type", [
+  z.object({ type: z.enum(["string", "number", "integer", "boolean"]) }).catchall(z.unknown()),
+  z.object({ type: z.literal("array"), items: choiceItems }).catchall(z.unknown()),
+]);
 const flatResponseSchema = z
   .object({
     type: z.literal("object"),
-    properties: z.record(z.string(), z.object({ type: z.enum(["string", "number", "integer", "boolean"]) }).catchall(z.unknown())),
+    properties: z.record(z.string(), responseProperty),
     required: z.array(z.string()).optional(),
   })
   .catchall(z.unknown());

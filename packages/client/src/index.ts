@@ -22,7 +22,8 @@ export class ProtocolError extends Error {
   readonly status: number;
   readonly body: Schemas["Error"];
   constructor(status: number, body: Schemas["Error"]) {
-    super(`${status}: ${body.error}`);
+    // The field the console named (a schema path, an interrupt's property) stays in the message.
+    super(`${status}: ${body.error}${body.field ? ` (field: ${body.field})` : ""}`);
     this.name = "ProtocolError";
     this.status = status;
     this.body = body;
