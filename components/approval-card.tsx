@@ -50,6 +50,9 @@ export function ApprovalCard({
     onError: (e: Error & { field?: string }) => setErr({ field: e.field, message: e.message }),
   });
   const approvals = a.decisions.filter((d) => d.decision === "approve").length;
+  // An external runtime's interrupt offers only the decisions its runtime can apply (Agents JS and the AI SDK
+  // cannot run edited arguments, nor take a response in place of the call).
+  const offers = (d: "approve" | "reject" | "edit" | "respond") => !a.external || a.external.decisions.includes(d);
   const editedArgs = useMemo<Values | null>(() => {
     if (!useJson) return edited;
     try {
@@ -150,38 +153,40 @@ export function ApprovalCard({
         <div className="mt-3 space-y-3">
           <div className="flex flex-wrap gap-2">
             {/* Only while no form is open: Approve never sits next to (or right above) the reject form. */}
-            {mode === "idle" && (
+            {mode === "idle" && offers("approve") && (
               <button type="button" className="btn-primary" disabled={m.isPending} onClick={() => m.mutate({ decision: "approve" })}>
                 Approve
               </button>
             )}
-            <button
-              type="button"
-              className="btn-secondary"
-              aria-expanded={mode === "reject"}
-              onClick={() => setMode(mode === "reject" ? "idle" : "reject")}
-            >
-              Reject…
-            </button>
-            {!isModelCall && (
-              <>
-                <button
-                  type="button"
-                  className="btn-secondary"
-                  aria-expanded={mode === "edit"}
-                  onClick={() => setMode(mode === "edit" ? "idle" : "edit")}
-                >
-                  {a.kind === "subagent" ? "Edit the task…" : "Edit arguments…"}
-                </button>
-                <button
-                  type="button"
-                  className="btn-secondary"
-                  aria-expanded={mode === "respond"}
-                  onClick={() => setMode(mode === "respond" ? "idle" : "respond")}
-                >
-                  Respond…
-                </button>
-              </>
+            {offers("reject") && (
+              <button
+                type="button"
+                className="btn-secondary"
+                aria-expanded={mode === "reject"}
+                onClick={() => setMode(mode === "reject" ? "idle" : "reject")}
+              >
+                Reject…
+              </button>
+            )}
+            {!isModelCall && offers("edit") && (
+              <button
+                type="button"
+                className="btn-secondary"
+                aria-expanded={mode === "edit"}
+                onClick={() => setMode(mode === "edit" ? "idle" : "edit")}
+              >
+                {a.kind === "subagent" ? "Edit the task…" : "Edit arguments…"}
+              </button>
+            )}
+            {!isModelCall && offers("respond") && (
+              <button
+                type="button"
+                className="btn-secondary"
+                aria-expanded={mode === "respond"}
+                onClick={() => setMode(mode === "respond" ? "idle" : "respond")}
+              >
+                Respond…
+              </button>
             )}
           </div>
           {mode === "respond" && (

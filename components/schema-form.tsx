@@ -1,14 +1,19 @@
 "use client";
-// Labelled inputs generated from a JSON schema (as zod's toJSONSchema writes it): strings, numbers,
-// integers, booleans and enums, shown as the schema's display hints say (lib/display.ts): money typed in
-// major units and kept in minor units, enum labels, long text in a text area, the unit beside the label.
-// Values keep their types, so the server validates exactly what it gets.
+// Labelled inputs generated from a JSON schema (as zod's toJSONSchema writes it, or an MCP server's
+// elicitation schema): strings, numbers, integers, booleans, single-selects (`enum` with its labels or
+// `enumNames`, or `oneOf` / `anyOf` of titled `const`s) and multi-selects (an array of such choices), shown
+// as the schema's display hints say (lib/display.ts): money typed in major units and kept in minor units,
+// long text in a text area, the unit beside the label. Values keep their types, so the server validates
+// exactly what it gets. An optional field starts empty unless the schema gives a default, and an empty
+// field is left out of what is sent.
 import { useState } from "react";
 import { displayHint, fieldLabel, majorToMinor, minorToMajor, unitOf } from "@/lib/display";
 
-type Prop = {
+type Titled = { const: unknown; title?: string };
+type Choices = { enum?: unknown[]; enumNames?: string[]; oneOf?: Titled[]; anyOf?: Titled[] };
+type Prop = Choices & {
   type?: string;
-  enum?: unknown[];
+  items?: Choices & { type?: string };
   description?: string;
   maxLength?: number;
   minimum?: number;
@@ -20,10 +25,31 @@ export type JsonSchema = { properties?: Record<string, Prop>; required?: string[
 
 export type Values = Record<string, unknown>;
 
+type Option = { value: unknown; label: string };
+
+/** A single choice's options with their labels: titled consts, or an enum with enumNames or display labels. */
+function optionsOf(c: Choices | undefined, labels?: Record<string, string>): Option[] | null {
+  if (!c) return null;
+  const titled = c.oneOf ?? c.anyOf;
+  if (titled?.length && titled.every((o) => o && typeof o === "object" && "const" in o))
+    return titled.map((o) => ({ value: o.const, label: o.title ?? String(o.const) }));
+  if (c.enum)
+    return c.enum.map((v, i) => ({ value: v, label: c.enumNames?.[i] ?? (typeof v === "string" ? labels?.[v] : undefined) ?? String(v) }));
+  return null;
+}
+
+/**
+ * The form's first values: what it starts from, else the schema's default; a required field without one
+ * starts at its first option, unticked or empty; an optional one starts empty and is left out if untouched.
+ */
 export function initialValues(schema: JsonSchema, start: Values = {}): Values {
   const out: Values = {};
-  for (const [k, p] of Object.entries(schema.properties ?? {}))
-    out[k] = start[k] ?? p.default ?? (p.enum ? p.enum[0] : p.type === "boolean" ? false : "");
+  for (const [k, p] of Object.entries(schema.properties ?? {})) {
+    if (start[k] !== undefined) out[k] = start[k];
+    else if (p.default !== undefined) out[k] = p.default;
+    else if (!schema.required?.includes(k)) out[k] = p.type === "array" ? [] : "";
+    else out[k] = p.type === "array" ? [] : p.type === "boolean" ? false : (optionsOf(p)?.[0]?.value ?? "");
+  }
   return out;
 }
 
@@ -107,12 +133,45 @@ export function SchemaFields({
           className: `input mt-1${invalid ? " border-rose-600 focus:border-rose-600 focus:ring-rose-600 dark:border-rose-400" : ""}`,
         };
         let control: React.ReactNode;
-        if (p.enum) {
+        const options = optionsOf(p, hint.labels);
+        const itemOptions = p.type === "array" ? optionsOf(p.items) : null;
+        // An optional boolean the schema gives no default for may stay unanswered: a select, not a checkbox.
+        const choices = options ?? (p.type === "boolean" && !required && p.default === undefined ? yesNo : null);
+        if (itemOptions) {
+          const picked = Array.isArray(values[key]) ? (values[key] as unknown[]) : [];
           control = (
-            <select {...common} value={String(values[key] ?? "")} onChange={(e) => set(p.enum?.find((o) => String(o) === e.target.value))}>
-              {p.enum.map((o) => (
-                <option key={String(o)} value={String(o)}>
-                  {typeof o === "string" && hint.labels?.[o] ? hint.labels[o] : String(o)}
+            <fieldset
+              id={id}
+              aria-labelledby={`${id}-label`}
+              aria-invalid={invalid}
+              aria-describedby={common["aria-describedby"]}
+              className="mt-1 flex flex-wrap gap-x-4 gap-y-1"
+            >
+              {itemOptions.map((o, i) => (
+                <label key={String(o.value)} className="flex min-h-6 items-center gap-2 text-sm" htmlFor={`${id}-${i}`}>
+                  <input
+                    id={`${id}-${i}`}
+                    type="checkbox"
+                    checked={picked.includes(o.value)}
+                    onChange={(e) => set(e.target.checked ? [...picked, o.value] : picked.filter((v) => v !== o.value))}
+                  />
+                  {o.label}
+                </label>
+              ))}
+            </fieldset>
+          );
+        } else if (choices) {
+          const at = choices.findIndex((o) => o.value === values[key]);
+          control = (
+            <select
+              {...common}
+              value={at < 0 ? "" : String(at)}
+              onChange={(e) => set(e.target.value === "" ? "" : choices[Number(e.target.value)].value)}
+            >
+              {(at < 0 || !required) && <option value="">{required ? "Choose…" : "—"}</option>}
+              {choices.map((o, i) => (
+                <option key={String(o.value)} value={String(i)}>
+                  {o.label}
                 </option>
               ))}
             </select>
@@ -140,7 +199,7 @@ export function SchemaFields({
         const unit = unitOf(p);
         return (
           <div key={key}>
-            <label className="label" htmlFor={id}>
+            <label className="label" htmlFor={itemOptions ? undefined : id} id={`${id}-label`}>
               {fieldLabel(key, p)}
               {unit && <span className="font-normal text-slate-600 dark:text-slate-400"> ({unit})</span>}
               {required ? (
@@ -170,7 +229,12 @@ export function SchemaFields({
   );
 }
 
-// Empty number fields are sent as missing, so the server names them as required.
+const yesNo: Option[] = [
+  { value: true, label: "Yes" },
+  { value: false, label: "No" },
+];
+
+// Empty fields are sent as missing: an optional one is left out, a required one is named by the server.
 export function cleanValues(v: Values): Values {
-  return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== ""));
+  return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== "" && x !== undefined));
 }

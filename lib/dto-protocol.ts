@@ -1,5 +1,5 @@
 // The runtime protocol (v1) on the wire: what an external agent runtime sends and what it is answered.
-// An external runtime (lib/protocol-client and its adapters) is the only caller of these shapes, and none of
+// An external runtime (packages/client and its adapters) is the only caller of these shapes, and none of
 // the console's own requests or responses nests them, so they live apart from lib/services/schemas.ts (the
 // console's request bodies) and lib/dto.ts (its responses). The responses register in lib/dto.ts's
 // apiSchemas like every other shape; lib/openapi-runtime.ts, which documents the protocol, imports this
@@ -37,11 +37,22 @@ export const runtimeRunSchema = z.strictObject({
   metadata: objectOf.optional(),
 });
 
-// MCP elicitation's requested schema: a flat object of strings, numbers, integers, booleans (and enums).
+// MCP elicitation's requested schema: a flat object of strings, numbers, integers, booleans, single-selects
+// (`enum`, with `enumNames`; or `oneOf` of titled `const`s) and multi-selects (an array whose items are
+// such a choice), as the MCP specification defines it.
+const titledConsts = z.array(z.object({ const: z.unknown(), title: z.string().max(200).optional() }).catchall(z.unknown())).min(1);
+const choiceItems = z
+  .object({ enum: z.array(z.unknown()).min(1).optional(), oneOf: titledConsts.optional(), anyOf: titledConsts.optional() })
+  .catchall(z.unknown())
+  .refine((i) => !!(i.enum ?? i.oneOf ?? i.anyOf), "A multi-select's items list their choices (enum, or anyOf / oneOf of const)");
+const responseProperty = z.discriminatedUnion("type", [
+  z.object({ type: z.enum(["string", "number", "integer", "boolean"]) }).catchall(z.unknown()),
+  z.object({ type: z.literal("array"), items: choiceItems }).catchall(z.unknown()),
+]);
 const flatResponseSchema = z
   .object({
     type: z.literal("object"),
-    properties: z.record(z.string(), z.object({ type: z.enum(["string", "number", "integer", "boolean"]) }).catchall(z.unknown())),
+    properties: z.record(z.string(), responseProperty),
     required: z.array(z.string()).optional(),
   })
   .catchall(z.unknown());

@@ -380,6 +380,8 @@ export const runViewDto = named(
     approvals: z.array(runApprovalDto),
     checkpointCount: z.number().int(),
     canResume: z.boolean(),
+    // An external run's runtime resumes it by claiming the decisions: how many it has not picked up yet.
+    runtimePickup: z.object({ waiting: z.number().int() }).nullable(),
     permissions: z.object({ decide: z.boolean(), operate: z.boolean() }),
     selfApprovalForbidden: z.boolean(),
     deliveries: z.array(deliveryDto),

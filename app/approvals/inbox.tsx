@@ -16,10 +16,12 @@ import { type InboxData, type PackedFirstScreen, routed, toolsOf, unpackFirstScr
 import { InboxList } from "./inbox-list";
 import { INBOX_KEYS, useInboxKeys } from "./use-inbox-keys";
 
-// packed: the page's first screen (first-screen.ts); agents: the filter's choice of agents.
-export function Inbox({ initial: packed, agents }: { initial: PackedFirstScreen; agents: string[] }) {
+// packed: the page's first screen (first-screen.ts); agents and frameworks: the filters' choices (this
+// console's agents and external runtimes', and those runtimes' frameworks).
+export function Inbox({ initial: packed, agents, frameworks }: { initial: PackedFirstScreen; agents: string[]; frameworks: string[] }) {
   const initial = useMemo(() => unpackFirstScreen(packed), [packed]);
   const [agent, setAgent] = useState("");
+  const [framework, setFramework] = useState("");
   const [tool, setTool] = useState("");
   // Cursor pages: the cursors of the pages before this one, so "Previous" goes back without a reverse query.
   const [pages, setPages] = useState<string[]>([]);
@@ -29,11 +31,16 @@ export function Inbox({ initial: packed, agents }: { initial: PackedFirstScreen;
   const live = useLive({ inbox: true }, (e) => {
     if (e.type === "inbox") void qc.invalidateQueries({ queryKey: ["inbox"] });
   });
-  const qs = new URLSearchParams({ ...(agent ? { agent } : {}), ...(tool ? { tool } : {}), ...(page ? { cursor: page } : {}) }).toString();
+  const qs = new URLSearchParams({
+    ...(agent ? { agent } : {}),
+    ...(framework ? { framework } : {}),
+    ...(tool ? { tool } : {}),
+    ...(page ? { cursor: page } : {}),
+  }).toString();
   const { data, error, isFetching, dataUpdatedAt } = useQuery({
-    queryKey: ["inbox", agent, tool, page],
+    queryKey: ["inbox", agent, framework, tool, page],
     queryFn: () => api<InboxData>(`/api/approvals${qs ? `?${qs}` : ""}`, { revalidate: true }),
-    initialData: agent || tool || page ? undefined : initial,
+    initialData: agent || framework || tool || page ? undefined : initial,
     // Only the first screen: stale from the start, so the browser asks for the whole list once hydrated.
     initialDataUpdatedAt: initial.firstScreenOf === undefined ? initial.asOfMs : 0,
     refetchInterval: live ? 15_000 : 3000,
@@ -44,7 +51,7 @@ export function Inbox({ initial: packed, agents }: { initial: PackedFirstScreen;
   const refreshing = useHydrated() && isFetching && data?.firstScreenOf === undefined;
   // The filter offers the tools of the whole unfiltered page as last loaded (the first screen's until then),
   // kept while a filter narrows the list.
-  const whole = !agent && !tool && !page && data?.firstScreenOf === undefined ? data : undefined;
+  const whole = !agent && !framework && !tool && !page && data?.firstScreenOf === undefined ? data : undefined;
   const [tools, setTools] = useState(() => toolsOf(initial.approvals));
   useEffect(() => {
     if (!whole) return;
@@ -124,6 +131,19 @@ export function Inbox({ initial: packed, agents }: { initial: PackedFirstScreen;
             setPages([]);
           }}
         />
+        {frameworks.length > 0 && (
+          <FilterSelect
+            id="f-framework"
+            label="Framework"
+            any="All frameworks"
+            options={frameworks}
+            value={framework}
+            onChange={(e) => {
+              setFramework(e.target.value);
+              setPages([]);
+            }}
+          />
+        )}
         <div>
           <label className="label" htmlFor="f-tool">
             Tool

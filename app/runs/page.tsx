@@ -4,7 +4,7 @@ import type { ErrorBody } from "@/lib/dto";
 import { expectedFailure } from "@/lib/http";
 import { appContext } from "@/lib/context";
 import { SEES_RUNS, allows } from "@/lib/services/access";
-import { agentCatalog } from "@/lib/services/catalog";
+import { agentCatalog, filterChoices } from "@/lib/services/catalog";
 import { listRuns } from "@/lib/services/run-view";
 import { queryObject } from "@/lib/services/schemas";
 import { CardTable } from "@/components/card-table";
@@ -35,7 +35,11 @@ export default async function RunsPage({ searchParams }: { searchParams: SP }) {
   } catch (e) {
     error = expectedFailure(e);
   }
-  const agents = agentCatalog(appContext(), actor).map((a) => a.name);
+  const { agents, frameworks } = await filterChoices(
+    appContext(),
+    actor,
+    agentCatalog(appContext(), actor).map((a) => a.name),
+  );
   const { cursor: _c, ...filters } = q;
   const next = page?.nextCursor ? `/runs?${new URLSearchParams({ ...filters, cursor: page.nextCursor })}` : null;
   return (
@@ -48,7 +52,7 @@ export default async function RunsPage({ searchParams }: { searchParams: SP }) {
           </Link>
         )}
       </div>
-      <RunFilters q={filters} agents={agents} bySubmitter={allows(actor, "runs:read-all")} />
+      <RunFilters q={filters} agents={agents} frameworks={frameworks} bySubmitter={allows(actor, "runs:read-all")} />
       {error && (
         <ErrorBox title="Invalid filter">
           {error.field ? `${error.field}: ` : ""}

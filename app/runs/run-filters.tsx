@@ -6,13 +6,29 @@ import Link from "next/link";
 import { RUN_STATES } from "@/lib/runner/state";
 import { FilterInput, FilterSelect } from "@/components/filter-fields";
 
-/** The filters as the URL gives them (queryObject), the agents the actor may see, and whether the submitter filter is offered. */
-export function RunFilters({ q, agents, bySubmitter }: { q: Record<string, string>; agents: string[]; bySubmitter: boolean }) {
+/**
+ * The filters as the URL gives them (queryObject), the agents the actor may see (this console's and
+ * external runtimes'), the external runtimes' frameworks, and whether the submitter filter is offered.
+ */
+export function RunFilters({
+  q,
+  agents,
+  frameworks,
+  bySubmitter,
+}: {
+  q: Record<string, string>;
+  agents: string[];
+  frameworks: string[];
+  bySubmitter: boolean;
+}) {
   return (
     <form method="get" className="card flex flex-wrap items-end gap-3" aria-label="Filter runs">
       <FilterInput id="q" name="q" label="Run id" width="w-56" defaultValue={q.q} placeholder="id or prefix" />
       <FilterSelect id="state" name="state" label="State" options={RUN_STATES} defaultValue={q.state ?? ""} />
       <FilterSelect id="agent" name="agent" label="Agent" options={agents} defaultValue={q.agent ?? ""} />
+      {frameworks.length > 0 && (
+        <FilterSelect id="framework" name="framework" label="Framework" options={frameworks} defaultValue={q.framework ?? ""} />
+      )}
       {bySubmitter && (
         <FilterInput id="submitter" name="submitter" label="Submitter" width="w-48" defaultValue={q.submitter} placeholder="email" />
       )}

@@ -87,7 +87,16 @@ export function decodeInboxCursor(cursor: string): InboxCursor | null {
 // it has `take` matches, at most `maxScan` rows; a page cut short by that bound still gives a cursor.
 export async function pendingApprovalPage(
   db: Db,
-  opts: { after?: InboxCursor | null; take?: number; agent?: string; tool?: string; maxScan?: number; read?: ApprovalReader },
+  opts: {
+    after?: InboxCursor | null;
+    take?: number;
+    agent?: string;
+    tool?: string;
+    /** Only the approvals of these root runs. */
+    runs?: Set<string>;
+    maxScan?: number;
+    read?: ApprovalReader;
+  },
 ): Promise<{ rows: PendingRow[]; approvals: ApprovalRecord[]; corrupt: UnreadableRow[]; nextCursor: string | null }> {
   const take = opts.take ?? 200;
   const maxScan = opts.maxScan ?? 5000;
@@ -96,7 +105,10 @@ export async function pendingApprovalPage(
   const corrupt: UnreadableRow[] = [];
   let after = opts.after ?? null;
   const read = opts.read ?? readApprovals;
-  const wanted = (a: ApprovalRecord) => (!opts.agent || a.agent_name === opts.agent) && (!opts.tool || a.tool_name === opts.tool);
+  const wanted = (a: ApprovalRecord) =>
+    (!opts.agent || a.agent_name === opts.agent) &&
+    (!opts.tool || a.tool_name === opts.tool) &&
+    (!opts.runs || opts.runs.has(a.root_run_id));
   while (rows.length < maxScan) {
     const limit = Math.min(take + 1, CHUNK);
     const chunk = await pendingApprovalRows(db, limit, after);

@@ -215,6 +215,7 @@ export async function requestCancel(db: Db, id: string): Promise<boolean> {
 export type RunFilters = {
   state?: string;
   agent?: string;
+  framework?: string;
   submitter?: string;
   from?: Date;
   to?: Date;
@@ -235,6 +236,7 @@ export async function listRunRows(db: Db, f: RunFilters) {
   const where = [
     f.state !== undefined && Prisma.sql`"state" = ${f.state}`,
     f.agent !== undefined && Prisma.sql`"agentName" = ${f.agent}`,
+    f.framework !== undefined && Prisma.sql`"framework" = ${f.framework}`,
     f.submitter !== undefined && Prisma.sql`"submittedByEmail" = ${f.submitter}`,
     f.onlySubmittedById !== undefined && Prisma.sql`"submittedById" = ${f.onlySubmittedById}`,
     f.q && Prisma.sql`substr("id", 1, ${f.q.length}) = ${f.q}`,

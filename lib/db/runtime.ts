@@ -121,3 +121,22 @@ export async function claimsOf(db: Db, runId: string): Promise<Map<string, Date>
   const rows = await db.interruptClaim.findMany({ where: { runId }, select: { approvalId: true, claimedAt: true } });
   return new Map(rows.map((r) => [r.approvalId, r.claimedAt]));
 }
+
+/** The agents and frameworks external runtimes registered runs of (for the inbox's and runs list's filters). */
+export async function externalAgents(db: Db): Promise<{ agent: string; framework: string }[]> {
+  const rows = (await queryRows(
+    db,
+    Prisma.sql`SELECT DISTINCT "agentName", "framework" FROM "Run" WHERE "runtimeTokenId" IS NOT NULL ORDER BY "agentName" LIMIT 500`,
+  )) as { agentName: string; framework: string | null }[];
+  return rows.map((r) => ({ agent: r.agentName, framework: r.framework ?? "" }));
+}
+
+/** The ids of the unfinished external runs of one framework (their approvals may be pending). */
+export async function unfinishedExternalRuns(db: Db, framework: string): Promise<Set<string>> {
+  const rows = await db.run.findMany({
+    where: { framework, runtimeTokenId: { not: null }, state: { in: ["pending", "running", "paused"] } },
+    select: { id: true },
+    take: 10_000,
+  });
+  return new Set(rows.map((r) => r.id));
+}

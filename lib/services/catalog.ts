@@ -4,6 +4,7 @@ import "server-only";
 import type { Actor } from "../auth/actor.ts";
 import type { AppContext } from "../context.ts";
 import { type AgentsDto, toJsonSchemaDto } from "../dto.ts";
+import { externalAgents } from "../db/runtime.ts";
 import { authorize } from "./access.ts";
 
 type Ctx = Pick<AppContext, "agents">;
@@ -11,6 +12,19 @@ type Ctx = Pick<AppContext, "agents">;
 export function agentNames(ctx: Ctx, actor: Actor | null): string[] {
   authorize(actor);
   return ctx.agents.all().map((a) => a.name);
+}
+
+/** What the inbox's and runs list's filters offer: this console's agents and external runtimes' ones, and their frameworks. */
+export async function filterChoices(
+  ctx: Pick<AppContext, "agents" | "db">,
+  actor: Actor | null,
+  own: string[] = agentNames(ctx, actor),
+): Promise<{ agents: string[]; frameworks: string[] }> {
+  const external = await externalAgents(ctx.db);
+  return {
+    agents: [...new Set([...own, ...external.map((e) => e.agent)])],
+    frameworks: [...new Set(external.map((e) => e.framework).filter(Boolean))].sort(),
+  };
 }
 
 export function agentCatalog(ctx: Ctx, actor: Actor | null): AgentsDto["agents"] {

@@ -36,6 +36,7 @@ import {
 } from "../db/read-models.ts";
 import { type ApprovalRecord, argsHash, mayDecide, parseApproval, questionOf, rootRunOf } from "../runner/index.ts";
 import { parseOr400 } from "../validation.ts";
+import { unfinishedExternalRuns } from "../db/runtime.ts";
 import { authorize } from "./access.ts";
 import { inboxFiltersSchema } from "./schemas.ts";
 
@@ -62,7 +63,15 @@ export async function inboxPage(
   const f = parseOr400(inboxFiltersSchema, query);
   const after = f.cursor === undefined ? null : decodeInboxCursor(f.cursor);
   if (f.cursor !== undefined && !after) throw new ValidationError("cursor", "Not a cursor of this inbox: use the nextCursor of a page");
-  const page = await pendingApprovalPage(ctx.db, { after, take: INBOX_PAGE, agent: f.agent, tool: f.tool, read: cachedApprovalReader });
+  const runs = f.framework === undefined ? undefined : await unfinishedExternalRuns(ctx.db, f.framework);
+  const page = await pendingApprovalPage(ctx.db, {
+    after,
+    take: INBOX_PAGE,
+    agent: f.agent,
+    tool: f.tool,
+    runs,
+    read: cachedApprovalReader,
+  });
   // Routing decides what this reviewer may decide: their groups are part of what the answer depends on.
   const groups = routingGroupsOf(who);
   const h = createHash("sha256").update(`${who.email}\n${JSON.stringify(groups)}\n${JSON.stringify(f)}\n`);

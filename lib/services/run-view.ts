@@ -41,8 +41,8 @@ import {
 } from "../runner/index.ts";
 import { countCheckpoints, webhookDeliveries } from "../db/read-models.ts";
 import { getRunRow, listRunRows, markRunCorrupt } from "../db/runs.ts";
-import { runtimeEvents } from "../db/runtime.ts";
-import { externalConversation } from "./runtime-view.ts";
+import { claimsOf, runtimeEvents } from "../db/runtime.ts";
+import { externalConversation, externalTimeline } from "./runtime-view.ts";
 import { parseOr400 } from "../validation.ts";
 import { type RunRow, SEES_RUNS, allows, authorize, visibleRun } from "./access.ts";
 import { runFiltersSchema } from "./schemas.ts";
@@ -85,13 +85,25 @@ export async function getRunView(ctx: AppContext, actor: Actor | null, { runId }
     corruption,
     conversation: read.conversation,
     approvals: read.approvals.map((a) => ({ ...a, canDecide: mayDecide(a, routingGroupsOf(who)) })),
-    checkpointCount: await countCheckpoints(db, run.threadId, run.id),
+    ...(run.runtimeTokenId
+      ? await externalCounts(db, run, read.approvals)
+      : { checkpointCount: await countCheckpoints(db, run.threadId, run.id), runtimePickup: null }),
     // An external run is resumed by its own runtime (it claims the decisions), never from here.
     canResume: !corruption && !run.runtimeTokenId && run.state === "paused" && read.approvals.every((a) => a.status !== "pending"),
     permissions: { decide: allows(who, "approvals:decide"), operate: allows(who, "runs:operate") },
     selfApprovalForbidden: (!!run.runtimeTokenId || !agent?.allowSelfApproval) && run.submittedById === who.id,
     deliveries: (await webhookDeliveries(db, run.id)).map(toDeliveryDto),
     asOfMs: Date.now(),
+  };
+}
+
+// An external run's timeline is what its runtime reported and what was decided (its length), and its
+// runtime resumes it by claiming the decisions (how many it has not picked up yet).
+async function externalCounts(db: Db, run: RunRow, approvals: ApprovalView[]) {
+  const [events, claims] = await Promise.all([runtimeEvents(db, run.id), claimsOf(db, run.id)]);
+  return {
+    checkpointCount: externalTimeline(run, events, approvals, claims).length,
+    runtimePickup: { waiting: approvals.filter((a) => a.status !== "pending" && !claims.has(a.id)).length },
   };
 }
 

@@ -43,6 +43,8 @@ export const forkSchema = z.strictObject({ seq: z.number().int().nonnegative() }
 export const runFiltersSchema = z.strictObject({
   state: z.enum(RUN_STATES).optional(),
   agent: z.string().max(100).optional(),
+  /** An external runtime's framework (as it registered its runs). */
+  framework: z.string().max(60).optional(),
   submitter: z.string().max(320).optional(),
   from: dateParam.optional(),
   to: dateParam.optional(),
@@ -53,6 +55,8 @@ export const runFiltersSchema = z.strictObject({
 
 export const inboxFiltersSchema = z.strictObject({
   agent: z.string().max(100).optional(),
+  /** Only the interrupts of external runtimes of this framework. */
+  framework: z.string().max(60).optional(),
   tool: z.string().max(100).optional(),
   /** The nextCursor of the previous page. */
   cursor: z.string().max(600).optional(),

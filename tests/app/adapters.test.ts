@@ -91,6 +91,28 @@ describe("adapters against the real packages, resumed in another process (SQLite
     expect((await getRunView(ctx, rev, { runId: started.runId })).run.state).toBe("completed");
   });
 
+  it("Vercel AI SDK: needsApproval → approval requests parked → approval responses from the decisions, resumed in another process", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "afk-ai-sdk-"));
+    const started = (await runtime("ai-sdk.ts", "start", dir)) as { runId: string; interrupts: string[] };
+    expect(started.interrupts).toHaveLength(2);
+    expect(executions(dir)).toEqual([]);
+    const view = await getRunView(ctx, rev, { runId: started.runId });
+    // The interrupt is the SDK's approval request; the call it is for is kept beside it.
+    const big = view.approvals.find((a) => a.external?.call_id === "call_big")!;
+    const small = view.approvals.find((a) => a.external?.call_id === "call_small")!;
+    expect([big.args, big.external?.decisions]).toEqual([{ order_id: "A-1", amount_cents: 250000 }, ["approve", "reject"]]);
+    expect(started.interrupts).toEqual([big.tool_call_id, small.tool_call_id]);
+    const resumed = runtime("ai-sdk.ts", "resume", dir);
+    await new Promise((r) => setTimeout(r, 1500));
+    await decide(ctx, rev, { approvalId: big.id, body: { decision: "reject", reason: "Too large without a manager" } });
+    await decide(ctx, rev, { approvalId: small.id, body: { decision: "approve", argsHash: small.argsHash } });
+    const done = (await resumed) as { final: string; denied: number; pid: number };
+    // The model saw the approved call's result and the denial (with the reviewer's reason) as two results.
+    expect([done.final, done.denied]).toEqual(["Done: 2 results", 1]);
+    expect(executions(dir).map((e) => [e.order_id, e.amount_cents, e.pid])).toEqual([["A-2", 900, done.pid]]);
+    expect((await getRunView(ctx, rev, { runId: started.runId })).run.state).toBe("completed");
+  });
+
   it("MCP elicitation: a server's elicitation/create parked as a question with its schema; accept with the answer, decline", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "afk-mcp-"));
     const finished = runtime("mcp-elicitation.ts", "run", dir);

@@ -6,7 +6,9 @@
 import { describe, expect, it } from "vitest";
 import type { AppContext } from "@/lib/context";
 import { decide } from "@/lib/services/decide";
-import { getRunView } from "@/lib/services/run-view";
+import { filterChoices } from "@/lib/services/catalog";
+import { listInbox } from "@/lib/services/inbox";
+import { getRunView, listRuns } from "@/lib/services/run-view";
 import { type RuntimeCaller, claimDecision, parkInterrupts, registerRun, runtimeFromToken } from "@/lib/services/runtime-protocol";
 import { diffCheckpoints, timelinePage } from "@/lib/services/timeline";
 import { timelineLayout } from "@/lib/timeline";
@@ -110,15 +112,21 @@ describe.each(providers)("an external run's page (%s)", (provider) => {
     await decide(h.ctx, rev, { approvalId: a, body: { decision: "approve", args: { order_id: "A-1", amount_cents: 800 } } });
     await tick();
     await decide(h.ctx, rev, { approvalId: b, body: { decision: "reject", reason: "Too large" } });
+    // Decided, not yet claimed: the page says the runtime has them to pick up (and offers no Resume).
+    const waiting = async () => (await getRunView(h.ctx, rev, { runId: run.id })).runtimePickup;
+    expect(await waiting()).toEqual({ waiting: 2 });
     for (const interruptId of ["call_a", "call_b"]) {
       await tick();
       await claimDecision(h.ctx, rt, { runId: run.id, interruptId });
     }
+    expect(await waiting()).toEqual({ waiting: 0 });
     await report({ type: "tool_result", id: "r", callId: "call_a", name: "issue_refund", output: { ok: true } });
     await report({ type: "state", id: "end", state: "completed" });
 
     const page = await timelinePage(h.ctx, rev, { runId: run.id, query: {} });
     expect(page.run.framework).toBe("openai-agents");
+    // The run page's "Timeline (N)" counts what the timeline lists (it said 0: an external run has no checkpoints).
+    expect((await getRunView(h.ctx, rev, { runId: run.id })).checkpointCount).toBe(page.checkpoints.length);
     expect(page.checkpoints.map((c) => [c.seq, c.phase, c.step])).toEqual([
       [1, "run_started", 0],
       [2, "message", 0],
@@ -184,5 +192,26 @@ describe.each(providers)("an external run's page (%s)", (provider) => {
     expect((await diffCheckpoints(h.ctx, rev, { runId: run.id, query: { a: "5", b: "9" } })).to.state).toBe("running");
     expect((await diffCheckpoints(h.ctx, rev, { runId: run.id, query: { a: "5", b: "8" } })).to.state).toBe("paused");
     await expect(diffCheckpoints(h.ctx, rev, { runId: run.id, query: { a: "1", b: "13" } })).rejects.toMatchObject({ field: "b" });
+  });
+
+  it("is found by its external agent and framework in the runs list and the inbox filters", async () => {
+    const rt = await runtime(h.ctx, "filters");
+    const agents = await registerRun(h.ctx, rt, { body: { externalId: "f-1", framework: "openai-agents", agent: "billing-bot" } });
+    const graph = await registerRun(h.ctx, rt, { body: { externalId: "f-2", framework: "langgraph", agent: "ops-graph" } });
+    for (const [r, id] of [
+      [agents, "fa"],
+      [graph, "fg"],
+    ] as const)
+      await parkInterrupts(h.ctx, rt, { runId: r.id, body: { interrupts: [call(id, "act", { n: 1 })] } });
+    const choices = await filterChoices(h.ctx, rev);
+    expect(choices.agents).toEqual(expect.arrayContaining(["billing-bot", "ops-graph"]));
+    expect(choices.frameworks).toEqual(expect.arrayContaining(["langgraph", "openai-agents"]));
+    const runs = await listRuns(h.ctx, rev, { query: { framework: "langgraph" } });
+    expect(runs.runs.map((r) => r.id)).toContain(graph.id);
+    expect(runs.runs.map((r) => r.id)).not.toContain(agents.id);
+    const inbox = await listInbox(h.ctx, rev, { query: { framework: "openai-agents" } });
+    expect(inbox.approvals.map((a) => a.runId)).toContain(agents.id);
+    expect(inbox.approvals.map((a) => a.runId)).not.toContain(graph.id);
+    expect((await listInbox(h.ctx, rev, { query: { agent: "ops-graph" } })).approvals.map((a) => a.runId)).toEqual([graph.id]);
   });
 });

@@ -10,7 +10,7 @@ import { oas } from "@stoplight/spectral-rulesets";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppContext } from "@/lib/context";
 import { openApiDocument } from "@/lib/openapi";
-import { type ProtocolError, RuntimeClient } from "@/lib/protocol-client";
+import { type ProtocolError, RuntimeClient } from "@/packages/client/src/index.ts";
 import { decide } from "@/lib/services/decide";
 import { createToken, revokeToken } from "@/lib/services/tokens";
 import { responseValidator } from "../../e2e/openapi";
@@ -25,7 +25,7 @@ const doc = openApiDocument("http://localhost:3000");
 
 describe("the OpenAPI document for generators", () => {
   it("the protocol client's types are generated from it and up to date", async () => {
-    expect(readFileSync(path.join(root, "lib/protocol-client/openapi.ts"), "utf8")).toBe(await protocolTypesSource());
+    expect(readFileSync(path.join(root, "packages/client/src/openapi.ts"), "utf8")).toBe(await protocolTypesSource());
   });
 
   it("passes Spectral's spectral:oas ruleset with no error and no warning", async () => {

@@ -1,5 +1,6 @@
 // The runtime protocol's route handlers on a real HTTP port, for runtimes running in other processes (the
-// adapters' tests): each request goes to the handler of its path template, as Next routes it.
+// adapters' tests), with the REST routes a reviewer and an admin use beside it (a run, a decision, a
+// token): each request goes to the handler of its path template, as Next routes it.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
@@ -13,6 +14,9 @@ const ROUTES: Record<string, () => Promise<Record<string, unknown>>> = {
   "/api/v1/runtime/runs/{runId}/decisions": () => import("@/app/api/v1/runtime/runs/[runId]/decisions/route"),
   "/api/v1/runtime/runs/{runId}/decisions/stream": () => import("@/app/api/v1/runtime/runs/[runId]/decisions/stream/route"),
   "/api/v1/runtime/runs/{runId}/events": () => import("@/app/api/v1/runtime/runs/[runId]/events/route"),
+  "/api/runs/{runId}": () => import("@/app/api/runs/[runId]/route"),
+  "/api/approvals/{approvalId}/decision": () => import("@/app/api/approvals/[approvalId]/decision/route"),
+  "/api/admin/tokens": () => import("@/app/api/admin/tokens/route"),
 };
 
 /** The answer of the handler of the request's path template, as Next routes it; null when no template matches. */

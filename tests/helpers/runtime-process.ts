@@ -10,7 +10,7 @@ import { promisify } from "node:util";
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, "../..");
 
-export type RuntimeScript = "openai-agents.ts" | "langgraph.ts" | "mcp-elicitation.ts";
+export type RuntimeScript = "openai-agents.ts" | "langgraph.ts" | "mcp-elicitation.ts" | "ai-sdk.ts";
 
 /** Runs one mode of a fixture runtime to its end against the console at AFK_URL with AFK_TOKEN; its last line. */
 export async function runRuntime(

@@ -9,7 +9,7 @@ import { api, fromAction } from "@/components/api";
 import { cancelRunAction, resumeRunAction, retryRunAction } from "./actions";
 import { useLive } from "@/components/live";
 import { Conversation } from "@/components/conversation";
-import { fmtCost, fmtDuration, fmtTime, phaseWords, runStateWords } from "@/lib/format";
+import { fmtCost, fmtDuration, fmtTime, phaseWords, plural, runStateWords } from "@/lib/format";
 import { FinalAnswer, useFocusFragment, WaitingSummary } from "./waiting-summary";
 import { isTerminal } from "@/lib/runner/state";
 
@@ -101,7 +101,14 @@ export function RunDetail({ initial }: { initial: View }) {
             Timeline ({view.checkpointCount})
           </Link>
           {/* Only a paused run resumes; a running or finished one showed a disabled button that said calls were pending. */}
-          {(view.permissions.decide || view.permissions.operate) && r.state === "paused" ? (
+          {view.runtimePickup ? (
+            // An external run resumes in its own runtime, once it claims the decisions: nothing to press here.
+            view.runtimePickup.waiting > 0 && (
+              <span className="text-sm" data-testid="runtime-pickup">
+                Waiting for the runtime to pick up {plural(view.runtimePickup.waiting, "decision", "decisions")}
+              </span>
+            )
+          ) : (view.permissions.decide || view.permissions.operate) && r.state === "paused" ? (
             <>
               {!view.canResume && (
                 // Said in words beside the button, not only in a tooltip a phone never shows.

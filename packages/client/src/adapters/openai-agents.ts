@@ -1,11 +1,14 @@
 // OpenAI Agents JS (@openai/agents) through the runtime protocol. A tool with `needsApproval` stops the run
 // with `result.interruptions`; parkInterruptions parks them in the console's inbox (one step, one batch)
 // and hands back the serialized RunState for the runtime to keep (the console keeps requests and
-// decisions, the runtime its own state). Any process later calls resumeState with that string: it waits for
-// every decision, claims each (exactly once across processes), applies it with state.approve /
-// state.reject(message) and returns the state to run again. Agents JS cannot run a call with edited
-// arguments (openai-agents-js #1097), so its interrupts offer approve and reject only.
-import { type Agent, RunState, type RunToolApprovalItem } from "@openai/agents";
+// decisions, the runtime its own state). Any process later rebuilds the state from that string
+// (RunState.fromString) and calls applyDecisions: it waits for every decision, claims each (exactly once
+// across processes), applies it with state.approve / state.reject(message) and hands the state back to run
+// again. Agents JS cannot run a call with edited arguments (openai-agents-js #1097), so its interrupts offer
+// approve and reject only.
+// The SDK is imported for its types only: every value comes from the caller's own copy of the SDK, so a
+// project that loads this module one way (require) and the SDK another (import) still has one RunState.
+import type { Agent, RunState, RunToolApprovalItem } from "@openai/agents";
 import type { RuntimeClient, RuntimeDecision } from "../index.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: the SDK's own constraint for any agent (Agent<any, any>)
@@ -71,18 +74,17 @@ export function applyDecision(state: RunState<unknown, AnyAgent>, item: RunToolA
 }
 
 /**
- * Rebuilds the state (in any process), waits for a decision on each of its interruptions, claims and
- * applies them. A decision this runtime claimed before (a process that died after claiming) is applied
- * again from the stored state: the claim says it was handed out, the state says it was not yet run.
+ * Waits for a decision on each of the state's interruptions, claims and applies them, and returns the
+ * state to run again (`run(agent, state)`). A decision this runtime claimed before (a process that died
+ * after claiming) is applied again from the stored state: the claim says it was handed out, the state says
+ * it was not yet run.
  */
-export async function resumeState<A extends AnyAgent>(
+export async function applyDecisions<S extends RunState<unknown, AnyAgent>>(
   client: RuntimeClient,
   runId: string,
-  agent: A,
-  serialized: string,
+  state: S,
   opts: { waitS?: number; timeoutMs?: number; signal?: AbortSignal } = {},
-): Promise<RunState<unknown, A>> {
-  const state = await RunState.fromString<unknown, A>(agent, serialized);
+): Promise<S> {
   const items = state.getInterruptions();
   const decisions = await client.waitForDecisions(
     runId,
@@ -91,7 +93,7 @@ export async function resumeState<A extends AnyAgent>(
   );
   for (const item of items) {
     const { decision } = await client.claim(runId, callOf(item).callId);
-    applyDecision(state as never, item, decision ?? (decisions.get(callOf(item).callId) as RuntimeDecision));
+    applyDecision(state, item, decision ?? (decisions.get(callOf(item).callId) as RuntimeDecision));
   }
   return state;
 }

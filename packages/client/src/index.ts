@@ -19,11 +19,14 @@ export type RuntimeEvent = Body<"reportRuntimeEvents">["events"][number];
 
 /** A 4xx/5xx answer: its status and JSON body ({error, field?, current?}). */
 export class ProtocolError extends Error {
-  constructor(
-    readonly status: number,
-    readonly body: Schemas["Error"],
-  ) {
-    super(`${status}: ${body.error}`);
+  readonly status: number;
+  readonly body: Schemas["Error"];
+  constructor(status: number, body: Schemas["Error"]) {
+    // The field the console named (a schema path, an interrupt's property) stays in the message.
+    super(`${status}: ${body.error}${body.field ? ` (field: ${body.field})` : ""}`);
+    this.name = "ProtocolError";
+    this.status = status;
+    this.body = body;
   }
 }
 
@@ -36,10 +39,12 @@ export type ClientOptions = {
 };
 
 export class RuntimeClient {
+  private readonly opts: ClientOptions;
   private readonly base: string;
   private readonly fetcher: typeof fetch;
 
-  constructor(private readonly opts: ClientOptions) {
+  constructor(opts: ClientOptions) {
+    this.opts = opts;
     this.base = opts.baseUrl.replace(/\/$/, "");
     this.fetcher = opts.fetch ?? fetch;
   }

@@ -2,10 +2,10 @@
 // human-in-the-loop request shape (LangChain's HITL middleware: action_requests with their review_configs'
 // allowed_decisions) and the graph's checkpointer keeps the thread; parkGraphInterrupts parks every action
 // request of the step's interrupts in the console (one batch per interrupt, each request its own
-// interrupt). Any process then calls resumeCommand: it waits for every decision, claims each exactly once
-// and builds the Command({ resume }) that answers each interrupt by its id with
-// { decisions: [{type: "approve"} | {type: "edit", edited_action} | {type: "reject", message}] }.
-import { Command } from "@langchain/langgraph";
+// interrupt). Any process then calls resumeValue: it waits for every decision, claims each exactly once
+// and returns the resume value, by interrupt id, for `new Command({ resume })`: each interrupt is answered
+// with { decisions: [{type: "approve"} | {type: "edit", edited_action} | {type: "reject", message}] }.
+// Nothing of LangGraph is imported: the caller builds the Command with its own copy of the package.
 import type { RuntimeClient, RuntimeDecision } from "../index.ts";
 
 export const FRAMEWORK = "langgraph";
@@ -68,13 +68,16 @@ export function hitlDecision(action: ActionRequest, d: RuntimeDecision): HitlDec
   return { type: "reject", message: d.message ?? (d.decision === "expire" ? "Nobody decided in time" : "Rejected by a reviewer") };
 }
 
-/** Waits for, claims and turns every decision into the Command that resumes the graph (in any process). */
-export async function resumeCommand(
+/**
+ * Waits for, claims and turns every decision into the resume value of the Command that resumes the graph
+ * (in any process): `graph.invoke(new Command({ resume: await resumeValue(…) }), config)`.
+ */
+export async function resumeValue(
   client: RuntimeClient,
   runId: string,
   interrupts: GraphInterrupt[],
   opts: { waitS?: number; timeoutMs?: number; signal?: AbortSignal } = {},
-): Promise<Command> {
+): Promise<Record<string, HitlResponse>> {
   const hitl = interrupts.map(hitlOf);
   const ids = hitl.flatMap((i) => i.request.action_requests.map((_a, n) => requestId(i.id, n)));
   await client.waitForDecisions(runId, ids, opts);
@@ -85,5 +88,5 @@ export async function resumeCommand(
       decisions.push(hitlDecision(a, (await client.claim(runId, requestId(i.id, n))).decision));
     resume[i.id] = { decisions };
   }
-  return new Command({ resume });
+  return resume;
 }
