@@ -1,8 +1,9 @@
-// Two external runtimes, one inbox, in Chromium against the production build: an OpenAI Agents JS agent and a
-// LangGraph graph (tests/fixtures/runtimes, the real packages with their own scripted models) each run in a
-// process of their own until they ask, park their calls through the runtime protocol and exit. Other
-// processes wait for the decisions on the long-poll. A reviewer decides all five calls from /approvals
-// (approves a refund, rejects the other, edits the scale-up's arguments on the card the inbox opens), and
+// Three external runtimes, one inbox, in Chromium against the production build: an OpenAI Agents JS agent, a
+// LangGraph graph and a Vercel AI SDK call (tests/fixtures/runtimes, the real packages with their own
+// scripted models) each run in a process of their own until they ask, park their calls through the runtime
+// protocol and exit. Other processes wait for the decisions on the long-poll. Each card offers only the
+// decisions its runtime can apply. A reviewer decides all seven calls from /approvals (approves a refund,
+// rejects the other, edits the scale-up's arguments on the card the inbox opens), and
 // the waiting processes apply them: exactly the approved calls run, with exactly the approved arguments,
 // once each (the tools append every execution to a file), in the processes that did not pause.
 import { mkdtempSync } from "node:fs";
@@ -20,7 +21,7 @@ async function as(browser: Browser, role: string): Promise<Page> {
 
 type Started = { runId: string; interrupts: string[]; pid: number };
 
-test("one inbox decides an Agents JS call and edits a LangGraph call; each run resumes in another process", async ({
+test("one inbox decides Agents JS and AI SDK calls and edits a LangGraph call; each run resumes in another process", async ({
   browser,
   baseURL,
 }) => {
@@ -33,18 +34,33 @@ test("one inbox decides an Agents JS call and edits a LangGraph call; each run r
   const env = { AFK_URL: baseURL ?? "", AFK_TOKEN: (await created.json()).token as string };
   const agentsDir = mkdtempSync(path.join(tmpdir(), "afk-e2e-agents-"));
   const graphDir = mkdtempSync(path.join(tmpdir(), "afk-e2e-graph-"));
+  const aiDir = mkdtempSync(path.join(tmpdir(), "afk-e2e-ai-"));
 
   // Each runtime pauses in one process, which exits…
-  const [agents, graph] = (await Promise.all([
+  const [agents, graph, ai] = (await Promise.all([
     runRuntime("openai-agents.ts", "start", agentsDir, env),
     runRuntime("langgraph.ts", "start", graphDir, env),
+    runRuntime("ai-sdk.ts", "start", aiDir, env),
   ])) as Started[];
   expect(agents.interrupts).toEqual(["call_big", "call_small"]);
   expect(graph.interrupts).toHaveLength(3);
-  expect([executionsIn(agentsDir), executionsIn(graphDir)]).toEqual([[], []]);
+  expect(ai.interrupts).toHaveLength(2);
+  expect([executionsIn(agentsDir), executionsIn(graphDir), executionsIn(aiDir)]).toEqual([[], [], []]);
   // …and another waits on the long-poll before anyone decides.
   const agentsDone = runRuntime("openai-agents.ts", "resume", agentsDir, env);
   const graphDone = runRuntime("langgraph.ts", "resume", graphDir, env);
+  const aiDone = runRuntime("ai-sdk.ts", "resume", aiDir, env);
+
+  // Each card offers only the decisions its runtime can apply: Agents JS and the AI SDK cannot run edited
+  // arguments nor take a response in place of the call; LangGraph's HITL request allows an edit.
+  for (const [runId, tool, buttons] of [
+    [agents.runId, "issue_refund", ["Approve", "Reject…"]],
+    [ai.runId, "issue_refund", ["Approve", "Reject…"]],
+    [graph.runId, "scale_service", ["Approve", "Reject…", "Edit arguments…"]],
+  ] as const) {
+    await reviewer.goto(`/runs/${runId}`);
+    await expect(reviewer.getByTestId(`approval-${tool}`).first().getByRole("button")).toHaveText([...buttons]);
+  }
 
   await reviewer.goto("/approvals");
   // A row by its arguments' summary, which no other run's calls share.
@@ -54,6 +70,8 @@ test("one inbox decides an Agents JS call and edits a LangGraph call; each run r
     scale_service: "Service: checkout · Replicas: 12",
     page_oncall: "Team: payments",
     drop_cache: "Region: eu",
+    "B-1": "Order id: B-1 · Amount cents: 250000",
+    "B-2": "Order id: B-2 · Amount cents: 900",
   };
   const row = (name: string) => reviewer.getByRole("row").filter({ hasText: ROWS[name] });
   const current = async (text: string) => {
@@ -71,6 +89,15 @@ test("one inbox decides an Agents JS call and edits a LangGraph call; each run r
   await reviewer.getByLabel(/Reason for rejecting 1/).fill("Too large without a manager");
   await reviewer.getByLabel(/Reason for rejecting 1/).press("Enter");
   await expect(row("A-1")).toBeHidden();
+  // The AI SDK's the same way.
+  await current("B-2");
+  await reviewer.keyboard.press("a");
+  await expect(row("B-2")).toBeHidden();
+  await current("B-1");
+  await reviewer.keyboard.press("r");
+  await reviewer.getByLabel(/Reason for rejecting 1/).fill("Too large");
+  await reviewer.getByLabel(/Reason for rejecting 1/).press("Enter");
+  await expect(row("B-1")).toBeHidden();
 
   // LangGraph: e opens the scale-up on its run page with the editor open; 12 replicas become 6.
   await current("scale_service");
@@ -97,7 +124,10 @@ test("one inbox decides an Agents JS call and edits a LangGraph call; each run r
   // The waiting processes (not the ones that paused) applied the decisions and ran to the end.
   const a = (await agentsDone) as { final: string; pid: number };
   const g = (await graphDone) as { results: string[]; pid: number };
+  const s = (await aiDone) as { final: string; denied: number; pid: number };
   expect(a.final).toBe("Done: 2 results");
+  expect([s.final, s.denied]).toEqual(["Done: 2 results", 1]);
+  expect(executionsIn(aiDir).map((e) => [e.order_id, e.pid])).toEqual([["B-2", s.pid]]);
   expect(g.results).toEqual(["scale_service done", "page_oncall done", "rejected: Not during the sale"]);
   expect([a.pid, g.pid]).not.toContain(agents.pid);
   expect([a.pid, g.pid]).not.toContain(graph.pid);
@@ -107,7 +137,7 @@ test("one inbox decides an Agents JS call and edits a LangGraph call; each run r
     ["scale_service", { service: "checkout", replicas: 6 }, g.pid],
     ["page_oncall", { team: "payments" }, g.pid],
   ]);
-  for (const id of [agents.runId, graph.runId])
+  for (const id of [agents.runId, graph.runId, ai.runId])
     expect((await (await reviewer.request.get(`/api/runs/${id}`)).json()).run.state).toBe("completed");
   // The LangGraph run's timeline: its registration, the three calls parked, decided and claimed, its end.
   await reviewer.goto(`/runs/${graph.runId}/timeline`);

@@ -100,7 +100,7 @@ describe("adapters against the real packages, resumed in another process (SQLite
     // The interrupt is the SDK's approval request; the call it is for is kept beside it.
     const big = view.approvals.find((a) => a.external?.call_id === "call_big")!;
     const small = view.approvals.find((a) => a.external?.call_id === "call_small")!;
-    expect([big.args, big.external?.decisions]).toEqual([{ order_id: "A-1", amount_cents: 250000 }, ["approve", "reject"]]);
+    expect([big.args, big.external?.decisions]).toEqual([{ order_id: "B-1", amount_cents: 250000 }, ["approve", "reject"]]);
     expect(started.interrupts).toEqual([big.tool_call_id, small.tool_call_id]);
     const resumed = runtime("ai-sdk.ts", "resume", dir);
     await new Promise((r) => setTimeout(r, 1500));
@@ -109,7 +109,7 @@ describe("adapters against the real packages, resumed in another process (SQLite
     const done = (await resumed) as { final: string; denied: number; pid: number };
     // The model saw the approved call's result and the denial (with the reviewer's reason) as two results.
     expect([done.final, done.denied]).toEqual(["Done: 2 results", 1]);
-    expect(executions(dir).map((e) => [e.order_id, e.amount_cents, e.pid])).toEqual([["A-2", 900, done.pid]]);
+    expect(executions(dir).map((e) => [e.order_id, e.amount_cents, e.pid])).toEqual([["B-2", 900, done.pid]]);
     expect((await getRunView(ctx, rev, { runId: started.runId })).run.state).toBe("completed");
   });
 
