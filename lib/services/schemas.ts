@@ -101,9 +101,11 @@ export const userPatchSchema = z
     role: roleSchema.optional(),
     disabled: z.boolean().optional(),
     groups: groupsSchema.optional(),
+    // A linked account's local password keeps working (off: only the IdP signs them in).
+    passwordKept: z.boolean().optional(),
   })
-  .refine((p) => p.role !== undefined || p.disabled !== undefined || p.groups !== undefined, {
-    message: "Nothing to change: give role, disabled or groups",
+  .refine((p) => p.role !== undefined || p.disabled !== undefined || p.groups !== undefined || p.passwordKept !== undefined, {
+    message: "Nothing to change: give role, disabled, groups or passwordKept",
     path: ["role"],
   });
 

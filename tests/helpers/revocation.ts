@@ -7,6 +7,8 @@ import { encode } from "next-auth/jwt";
 import type { Actor } from "../../lib/auth/actor.ts";
 import { requestCaller } from "../../lib/auth/caller.ts";
 import { signOutEverywhere } from "../../lib/auth/revocation.ts";
+import type { SsoConfig } from "../../lib/auth/sso.ts";
+import { signInThroughIdp } from "../../lib/auth/sso-users.ts";
 import type { AppContext } from "../../lib/context.ts";
 import { env } from "../../lib/env.ts";
 import { liveEvents } from "../../lib/live/stream.ts";
@@ -82,7 +84,29 @@ export const KINDS = {
     revoke: (ctx: AppContext, r: Reviewer) => updateUser(ctx, benchAdmin, { userId: r.user.id, body: { groups: ["ops"] } }),
   },
   "signed out everywhere": { credential: "session", revoke: (ctx: AppContext, r: Reviewer) => signOutEverywhere(ctx, r.user.id) },
+  // The reviewer signs in through the IdP (linked by their verified email), then the IdP takes them out of
+  // every admitted group: their next sign-in is refused and suspends them, their own API tokens included.
+  "removed at the IdP (session)": { credential: "session", revoke: (ctx: AppContext, r: Reviewer) => removedAtIdp(ctx, r) },
+  "removed at the IdP (token)": { credential: "bearer", revoke: (ctx: AppContext, r: Reviewer) => removedAtIdp(ctx, r) },
 } as const;
+
+export const benchIdp: SsoConfig = {
+  issuer: "https://idp.example.com",
+  clientId: "afk",
+  clientSecret: "secret",
+  name: "Acme",
+  scopes: "openid email profile",
+  groupsClaim: "groups",
+  groupMap: { "finance-approvers": { role: "reviewer", groups: ["finance"] } },
+};
+
+async function removedAtIdp(ctx: AppContext, r: Reviewer) {
+  const claims = (groups: string[]) => ({ iss: benchIdp.issuer, sub: r.user.id, email: r.user.email, email_verified: true, groups });
+  const linked = await signInThroughIdp(ctx, benchIdp, claims(["finance-approvers"]));
+  if (!linked.ok) throw new Error(`the reviewer's first sign-in through the IdP was refused: ${linked.refusal}`);
+  const removed = await signInThroughIdp(ctx, benchIdp, claims([]));
+  if (removed.ok) throw new Error("the IdP's removal was not refused");
+}
 export type Kind = keyof typeof KINDS;
 
 /**
