@@ -109,6 +109,7 @@ export const createUserRow = (
     passwordHash: string;
     ssoSubject?: string;
     scimExternalId?: string | null;
+    scimUserName?: string | null;
     disabled?: boolean;
     disabledReason?: string | null;
     disabledAt?: Date | null;
@@ -132,6 +133,7 @@ export const updateUserRow = (
     email?: string;
     name?: string;
     scimExternalId?: string | null;
+    scimUserName?: string | null;
   },
 ) =>
   db.user.update({
@@ -143,6 +145,7 @@ export const updateUserRow = (
       ...(p.email !== undefined ? { email: p.email } : {}),
       ...(p.name !== undefined ? { name: p.name } : {}),
       ...(p.scimExternalId !== undefined ? { scimExternalId: p.scimExternalId } : {}),
+      ...(p.scimUserName !== undefined ? { scimUserName: p.scimUserName } : {}),
       ...(p.role !== undefined ? { role: p.role } : {}),
       ...(p.ssoSubject !== undefined ? { ssoSubject: p.ssoSubject } : {}),
       ...(p.disabled !== undefined ? { disabled: p.disabled } : {}),

@@ -121,7 +121,8 @@ export const newTokenSchema = z
   .refine((t) => t.role !== "runtime" || !t.userId, {
     message: "A runtime token acts as no user (each run it registers names the user it acts for)",
     path: ["userId"],
-  });
+  })
+  .refine((t) => t.role !== "scim" || !t.userId, { message: "A SCIM token acts as no user (it is the IdP's)", path: ["userId"] });
 
 // ---- Audit log ----
 

@@ -12,6 +12,7 @@ import { signInThroughIdp } from "../../lib/auth/sso-users.ts";
 import type { AppContext } from "../../lib/context.ts";
 import { env } from "../../lib/env.ts";
 import { liveEvents } from "../../lib/live/stream.ts";
+import { patchUserScim } from "../../lib/scim/users.ts";
 import { createToken, revokeToken } from "../../lib/services/tokens.ts";
 import { createUser, updateUser } from "../../lib/services/users.ts";
 
@@ -88,7 +89,18 @@ export const KINDS = {
   // every admitted group: their next sign-in is refused and suspends them, their own API tokens included.
   "removed at the IdP (session)": { credential: "session", revoke: (ctx: AppContext, r: Reviewer) => removedAtIdp(ctx, r) },
   "removed at the IdP (token)": { credential: "bearer", revoke: (ctx: AppContext, r: Reviewer) => removedAtIdp(ctx, r) },
+  // The IdP deactivates the reviewer over SCIM, as Entra ID sends it ("Replace", "False").
+  "deprovisioned through SCIM": { credential: "bearer", revoke: (ctx: AppContext, r: Reviewer) => deprovisioned(ctx, r) },
 } as const;
+
+async function deprovisioned(ctx: AppContext, r: Reviewer) {
+  const caller = { tokenId: "bench-scim", name: "bench-scim", audit: { id: "token:bench-scim", email: "token:bench-scim" } };
+  const body = {
+    schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+    Operations: [{ op: "Replace", path: "active", value: "False" }],
+  };
+  await patchUserScim(ctx, caller, r.user.id, body, "http://localhost/scim/v2");
+}
 
 export const benchIdp: SsoConfig = {
   issuer: "https://idp.example.com",

@@ -2,7 +2,8 @@
 ALTER TABLE "User" ADD COLUMN     "disabledAt" TIMESTAMP(3),
 ADD COLUMN     "disabledReason" TEXT,
 ADD COLUMN     "passwordKept" BOOLEAN NOT NULL DEFAULT false,
-ADD COLUMN     "scimExternalId" TEXT;
+ADD COLUMN     "scimExternalId" TEXT,
+ADD COLUMN     "scimUserName" TEXT;
 
 -- CreateTable
 CREATE TABLE "ScimGroup" (
@@ -19,3 +20,6 @@ CREATE TABLE "ScimGroup" (
 -- CreateIndex
 CREATE UNIQUE INDEX "ScimGroup_displayName_key" ON "ScimGroup"("displayName");
 
+
+-- CreateIndex
+CREATE UNIQUE INDEX "User_scimUserName_key" ON "User"("scimUserName");

@@ -3,6 +3,7 @@ ALTER TABLE "User" ADD COLUMN "disabledReason" TEXT;
 ALTER TABLE "User" ADD COLUMN "disabledAt" DATETIME;
 ALTER TABLE "User" ADD COLUMN "passwordKept" BOOLEAN NOT NULL DEFAULT false;
 ALTER TABLE "User" ADD COLUMN "scimExternalId" TEXT;
+ALTER TABLE "User" ADD COLUMN "scimUserName" TEXT;
 
 -- CreateTable
 CREATE TABLE "ScimGroup" (
@@ -16,3 +17,6 @@ CREATE TABLE "ScimGroup" (
 
 -- CreateIndex
 CREATE UNIQUE INDEX "ScimGroup_displayName_key" ON "ScimGroup"("displayName");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "User_scimUserName_key" ON "User"("scimUserName");
