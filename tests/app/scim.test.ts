@@ -87,6 +87,14 @@ describe("the SCIM service", () => {
       expect(r.json).toMatchObject({ schemas: [ERROR], status: "401" });
       expect(r.type).toContain("application/scim+json");
     }
+    // And the SCIM token is nobody anywhere else; it acts as no user.
+    const { actorFromToken, createToken } = await import("@/lib/services/tokens");
+    expect(await actorFromToken(s.db, scimToken)).toBeNull();
+    const admin = { id: "scim-admin", email: "admin@example.com", name: "A", role: "admin" as const };
+    const someone = await s.db.user.create({ data: { email: "someone@example.com", name: "S", role: "admin", passwordHash: "" } });
+    await expect(createToken({ db: s.db }, admin, { body: { name: "x", role: "scim", userId: someone.id } })).rejects.toThrow(
+      /A SCIM token acts as no user/,
+    );
     const cfg = await call(routes.config.GET, "GET", "/scim/v2/ServiceProviderConfig");
     expect(cfg.json).toMatchObject({ patch: { supported: true }, bulk: { supported: false }, filter: { supported: true } });
     expect((await call(routes.types.GET, "GET", "/scim/v2/ResourceTypes")).json.Resources.map((r: Json) => r.endpoint)).toEqual([

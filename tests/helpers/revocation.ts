@@ -149,6 +149,7 @@ export async function revokeWhileFollowing(
     changes.live.publish({ topic: "inbox" });
   };
   const before = { run: run.seen.length, inbox: inbox.seen.length };
+  const t0 = performance.now();
   await how.revoke(changes, r);
   const t1 = performance.now();
   const events = opts.busy ? setInterval(publish, 10) : null;
@@ -164,6 +165,8 @@ export async function revokeWhileFollowing(
     reviewer: r,
     request: req,
     closedMs: { run: runEnd - t1, inbox: inboxEnd - t1 },
+    // From the start of the change's call (a SCIM PATCH or a refused sign-in closes the streams before it returns).
+    sinceCallMs: { run: runEnd - t0, inbox: inboxEnd - t0 },
     after: { run: run.seen.slice(before.run), inbox: inbox.seen.slice(before.inbox) },
   };
 }
