@@ -6,6 +6,9 @@
 // tests/app/revocation.test.ts ("deprovisioned through SCIM").
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AppContext } from "@/lib/context";
+import { testContext } from "../helpers/context";
+import { freshDatabase, providers, type TestDb } from "../helpers/databases";
 import { scratchDatabase, type ScratchDb } from "../helpers/scratch";
 
 let s: ScratchDb;
@@ -447,5 +450,43 @@ describe("malformed requests", () => {
       }),
       { numRuns: 150 },
     );
+  });
+});
+
+describe.each(providers)("SCIM groups on %s", (provider) => {
+  let t: TestDb;
+  let ctx: AppContext;
+  const caller = { tokenId: "t", name: "idp", audit: { id: "token:t", email: "token:idp" } };
+  beforeAll(async () => {
+    t = await freshDatabase(provider);
+    ctx = testContext(t.db);
+  });
+  afterAll(async () => {
+    await ctx?.worker.idle();
+    await t?.drop();
+  });
+
+  it("parallel PATCHes of one group's members all land (none lost), and each member gets the group's role", async () => {
+    const { createUserScim } = await import("@/lib/scim/users");
+    const { createGroupScim, patchGroupScim } = await import("@/lib/scim/groups");
+    const base = "http://localhost/scim/v2";
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push((await createUserScim(ctx, caller, { userName: `p${i}@example.com` }, base)).id);
+    const g = await createGroupScim(ctx, caller, { displayName: "staff" }, base);
+    await Promise.all(
+      ids.map((id) =>
+        patchGroupScim(
+          ctx,
+          caller,
+          g.id,
+          { schemas: [PATCH_OP], Operations: [{ op: "Add", path: "members", value: [{ value: id }] }] },
+          base,
+        ),
+      ),
+    );
+    const stored = await t.db.scimGroup.findUniqueOrThrow({ where: { id: g.id } });
+    expect((JSON.parse(stored.members) as string[]).sort()).toEqual([...ids].sort());
+    for (const id of ids)
+      expect(await t.db.user.findUniqueOrThrow({ where: { id } })).toMatchObject({ disabled: false, role: "submitter" });
   });
 });
