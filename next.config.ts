@@ -38,6 +38,7 @@ const nextConfig: NextConfig = {
     return [
       { source: "/:path*", headers: list(STATIC_HEADERS) },
       { source: "/api/:path*", headers: list({ "Content-Security-Policy": API_CONTENT_SECURITY_POLICY }) },
+      { source: "/scim/:path*", headers: list({ "Content-Security-Policy": API_CONTENT_SECURITY_POLICY }) },
     ];
   },
 };

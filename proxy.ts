@@ -1,5 +1,5 @@
 // Every page passes here: a fresh CSP nonce per request, and pages other than /login need a session.
-// API routes do not: they answer 401/403 themselves, as JSON, never a redirect, and carry a fixed CSP
+// API and SCIM routes do not: they answer 401/403 themselves, as JSON, never a redirect, and carry a fixed CSP
 // (next.config.ts), so the proxy's cost (a third of a small API answer's server time) is not paid per call.
 import { NextResponse, type NextRequest } from "next/server";
 import { withAuth } from "next-auth/middleware";
@@ -35,5 +35,5 @@ export function proxy(req: NextRequest, ev: Parameters<typeof pages>[1]) {
 }
 
 export const config = {
-  matcher: ["/((?!api/|_next/static|_next/image|favicon.ico|favicon.svg|screenshots).*)"],
+  matcher: ["/((?!api/|scim/|_next/static|_next/image|favicon.ico|favicon.svg|screenshots).*)"],
 };

@@ -42,9 +42,18 @@ function reconcile() {
   if (!next || typeof EventSource === "undefined") return;
   const es = new EventSource(next);
   source = es;
-  es.addEventListener("ready", () => setConnected(true));
+  let readies = 0;
+  es.addEventListener("ready", () => {
+    setConnected(true);
+    // Reconnected (after the server closed the stream: the caller's groups changed, or it restarted): what
+    // happened meanwhile was never sent, so every follower refetches now.
+    if (readies++ > 0 && source === es) refetchAll();
+  });
   es.addEventListener("error", () => {
-    if (source === es) setConnected(false);
+    if (source !== es) return;
+    setConnected(false);
+    // Refused for good (signed out, access ended): followers refetch and show what the server says now.
+    if (es.readyState === EventSource.CLOSED) refetchAll();
   });
   for (const type of ["run", "delta", "inbox"] as const) {
     es.addEventListener(type, (m) => {
@@ -59,10 +68,27 @@ function reconcile() {
   }
 }
 
+function refetchAll() {
+  for (const s of subs) {
+    if (s.inbox) s.on({ type: "inbox", data: {} });
+    if (s.run) s.on({ type: "run", data: { runId: s.run } });
+  }
+}
+
 function schedule() {
   if (scheduled) return;
   scheduled = true;
   queueMicrotask(reconcile);
+}
+
+/** Follows outside React (useLive's core); returns the unfollow. */
+export function followLive(sub: Sub): () => void {
+  subs.add(sub);
+  schedule();
+  return () => {
+    subs.delete(sub);
+    schedule();
+  };
 }
 
 /** Follows a run and/or the inbox; returns whether the live stream is connected. */
@@ -72,15 +98,12 @@ export function useLive(follow: { run?: string; inbox?: boolean }, on: (e: LiveE
   handler.current = on;
   const { run, inbox } = follow;
   useEffect(() => {
-    const sub: Sub = { run, inbox, on: (e) => handler.current(e) };
-    subs.add(sub);
     connectedListeners.add(setIsConnected);
     setIsConnected(connected);
-    schedule();
+    const unfollow = followLive({ run, inbox, on: (e) => handler.current(e) });
     return () => {
-      subs.delete(sub);
+      unfollow();
       connectedListeners.delete(setIsConnected);
-      schedule();
     };
   }, [run, inbox]);
   return isConnected;

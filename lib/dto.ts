@@ -560,8 +560,17 @@ export const userDto = z.object({
   /** Routing groups: which routed approvals the user may decide. */
   groups: z.array(z.string()),
   createdAt: iso,
+  /** Who disabled a disabled user: idp (refused at an SSO sign-in), scim, scim-deleted; null: an admin. */
+  disabledReason: z.enum(["idp", "scim", "scim-deleted"]).nullable(),
+  disabledAt: isoOrNull,
+  /** Linked to an IdP account (signs in through single sign-on). */
+  linked: z.boolean(),
+  hasPassword: z.boolean(),
+  /** A linked account's local password works only while this is on. */
+  passwordKept: z.boolean(),
 });
 export type UserDto = z.infer<typeof userDto>;
+const disabledReasons = ["idp", "scim", "scim-deleted"] as const;
 export const toUserDto = (u: {
   id: string;
   email: string;
@@ -570,6 +579,11 @@ export const toUserDto = (u: {
   disabled: boolean;
   groups: string;
   createdAt: Date;
+  disabledReason: string | null;
+  disabledAt: Date | null;
+  ssoSubject: string | null;
+  passwordHash: string;
+  passwordKept: boolean;
 }): UserDto => ({
   id: u.id,
   email: u.email,
@@ -578,6 +592,11 @@ export const toUserDto = (u: {
   disabled: u.disabled,
   groups: storedGroups(u.groups),
   createdAt: u.createdAt.toISOString(),
+  disabledReason: u.disabled ? (disabledReasons.find((r) => r === u.disabledReason) ?? null) : null,
+  disabledAt: u.disabled ? toIso(u.disabledAt) : null,
+  linked: u.ssoSubject !== null,
+  hasPassword: u.passwordHash !== "",
+  passwordKept: u.passwordKept,
 });
 export const usersDto = named("Users", z.object({ users: z.array(userDto) }));
 export const userResultDto = named("UserResult", z.object({ user: userDto }));

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { parseFailpoint } from "./runner/failpoints.ts";
-import { type SsoConfig, groupMapSchema } from "./auth/sso.ts";
+import { type SsoConfig, claimPathKeys, groupMapSchema } from "./auth/sso.ts";
 import { roleSchema } from "./auth/roles.ts";
 
 export const DEFAULT_DATABASE_URL = "file:./data/afk.db";
@@ -76,7 +76,15 @@ const schema = z.object({
     .string()
     .default("openid email profile")
     .refine((s) => s.split(/\s+/).includes("openid"), { message: "must include openid" }),
-  AFK_OIDC_GROUPS_CLAIM: z.string().trim().min(1).max(200).default("groups"),
+  AFK_OIDC_GROUPS_CLAIM: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .default("groups")
+    .refine((p) => claimPathKeys(p) !== null, {
+      message: 'must be a claim name, a dotted path, bracketed keys (["https://example.com/claims"].groups) or a JSON pointer',
+    }),
   AFK_OIDC_GROUP_MAP: z
     .string()
     .default("{}")

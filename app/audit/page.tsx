@@ -25,6 +25,11 @@ const ACTIONS = [
   "user.create",
   "user.update",
   "user.sso_refused",
+  "user.suspend",
+  "user.restore",
+  "scim.group.create",
+  "scim.group.update",
+  "scim.group.delete",
   "token.create",
   "token.revoke",
 ];

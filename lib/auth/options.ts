@@ -2,16 +2,13 @@ import type { NextAuthOptions } from "next-auth";
 import type { OAuthConfig } from "next-auth/providers/oauth";
 import Credentials from "next-auth/providers/credentials";
 import { db } from "../db/client.ts";
-import { userByEmail, userBySsoSubject } from "../db/accounts.ts";
+import { userBySsoSubject } from "../db/accounts.ts";
 import { env, trustRequestHostInDevelopment } from "../env.ts";
-import { verifyPassword } from "./password.ts";
-import { assertNotLockedOut, clearAccountFailures, clientAddress, failedSignIn, recordFailure } from "./lockout.ts";
+import { clientAddress } from "./lockout.ts";
+import { passwordSignIn } from "./password-signin.ts";
 import { signOutEverywhere } from "./revocation.ts";
 import { type SsoConfig, ssoSubjectOf } from "./sso.ts";
 import { type SsoClaims, signInThroughIdp } from "./sso-users.ts";
-import { z } from "zod";
-
-const credentialsSchema = z.object({ email: z.string().trim().toLowerCase().max(200), password: z.string().max(200) });
 
 // The live bus of this process (for access notices); imported late: the composition root builds everything.
 const liveContext = async () => ({ db: db(), live: (await import("../context.ts")).appContext().live });
@@ -20,25 +17,8 @@ const passwords = Credentials({
   name: "Email and password",
   credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
   async authorize(raw, req) {
-    const c = credentialsSchema.safeParse(raw);
-    if (!c.success) return null;
     const address = clientAddress(req?.headers as Record<string, string | undefined> | undefined);
-    // A locked-out account is refused before the password is even checked (next-auth shows the message).
-    await assertNotLockedOut(db(), c.data.email, address);
-    const user = await userByEmail(db(), c.data.email);
-    // Compare even for unknown users (and users of the IdP, who have no password) so that timing does
-    // not reveal which emails exist.
-    const ok = await verifyPassword(
-      c.data.password,
-      user?.passwordHash || "$2b$10$invalidinvalidinvalidinvalidinvalidinvalidinvalidinvali",
-    );
-    if (!user?.passwordHash || !ok || user.disabled) {
-      await recordFailure(db(), c.data.email, address);
-      // next-auth hands the message to the sign-in form: the attempts left, or the lock this failure set.
-      throw await failedSignIn(db(), c.data.email, address);
-    }
-    await clearAccountFailures(db(), c.data.email);
-    return { id: user.id, email: user.email, name: user.name, role: user.role, sessionVersion: user.sessionVersion };
+    return passwordSignIn(db(), raw, address);
   },
 });
 

@@ -7,7 +7,9 @@ export type Role = z.infer<typeof roleSchema>;
 // A token's role: a user's role, or "runtime": an external agent runtime's token, which acts only through
 // the runtime protocol (/api/v1/runtime) and only on the runs it registered; it is no actor anywhere else.
 export const RUNTIME_ROLE = "runtime";
-export const TOKEN_ROLES = [...ROLES, RUNTIME_ROLE] as const;
+// "scim": an IdP's provisioning token, which acts only on /scim/v2 (lib/scim); no actor anywhere else.
+export const SCIM_ROLE = "scim";
+export const TOKEN_ROLES = [...ROLES, RUNTIME_ROLE, SCIM_ROLE] as const;
 export const tokenRoleSchema = z.enum(TOKEN_ROLES);
 
 // What each role may do. admin may do everything.

@@ -11,7 +11,9 @@ import { appendAudit } from "../db/audit.ts";
 import type { LiveBus } from "../live/bus.ts";
 import { storedGroups } from "../services/schemas.ts";
 import { accessChanged } from "./revocation.ts";
-import { type SsoConfig, type SsoRefusal, admit, idpGroupsOf, ssoSubjectOf } from "./sso.ts";
+import { type SsoConfig, type SsoRefusal, admit, claimAt, idpGroupsOf, ssoSubjectOf } from "./sso.ts";
+import { disabledByIdp, restoreUser, suspendUser } from "./suspension.ts";
+import { log } from "../log.ts";
 
 /** The verified claims of one sign-in: the ID token's, completed by the userinfo endpoint's. */
 export type SsoClaims = Record<string, unknown> & { iss: string; sub: string };
@@ -25,6 +27,7 @@ export async function signInThroughIdp(ctx: { db: Db; live: LiveBus }, cfg: SsoC
   const verified = claims.email_verified === true || claims.email_verified === "true";
   const name = [claims.name, claims.preferred_username, email].find((v): v is string => typeof v === "string" && v.trim() !== "")?.trim();
   const idpGroups = idpGroupsOf(claims, cfg.groupsClaim);
+  if (claimAt(claims, cfg.groupsClaim) === undefined) warnClaimAbsent(cfg.groupsClaim, Object.keys(claims));
   const admission = admit(idpGroups, cfg.groupMap, cfg.defaultRole);
 
   let user = await userBySsoSubject(db, subject);
@@ -35,17 +38,19 @@ export async function signInThroughIdp(ctx: { db: Db; live: LiveBus }, cfg: SsoC
     user = sameEmail;
     linking = !!sameEmail;
   }
-  if (user?.disabled) return refuse(db, "SsoDisabled", { subject, email, idpGroups, userId: user.id });
+  // Disabled by an admin here: refused whatever the IdP says. Suspended by the IdP: its admission lifts it.
+  if (user?.disabled && !disabledByIdp(user)) return refuse(db, "SsoDisabled", { subject, email, idpGroups, userId: user.id });
   if (!admission.ok) {
-    // Out of every admitted group at the IdP: out of here too, sessions and streams included.
-    if (user) {
-      await updateUserRow(db, user.id, { endSessions: true });
-      accessChanged(ctx.live, user.id);
-    }
+    // Out of every admitted group at the IdP: suspended here, every session, token and stream included.
+    if (user) await suspendUser(ctx, user, "idp", null, { via: "sso", issuer: claims.iss, idp_groups: idpGroups });
     return refuse(db, "SsoNoGroup", { subject, email, idpGroups, userId: user?.id });
   }
-  const groups = JSON.stringify(admission.groups);
   const audit = { via: "sso", issuer: claims.iss, idp_groups: idpGroups };
+  if (user && (await restoreUser(ctx, user, null, audit))) accessChanged(ctx.live, user.id);
+  // Admitted only by the default role (the IdP sent no mapped group): an existing user keeps the role and
+  // groups an admin gave them; only a mapped group from the IdP changes them.
+  const applied = user && admission.matched.length === 0 ? { role: user.role, groups: storedGroups(user.groups) } : admission;
+  const groups = JSON.stringify(applied.groups);
 
   if (!user) {
     if (!email) return refuse(db, "SsoNoEmail", { subject, email, idpGroups });
@@ -70,14 +75,14 @@ export async function signInThroughIdp(ctx: { db: Db; live: LiveBus }, cfg: SsoC
     return { ok: true, userId: created.id };
   }
 
-  const before = { role: user.role, disabled: user.disabled, groups: storedGroups(user.groups) };
-  const roleChanged = user.role !== admission.role;
+  const before = { role: user.role, disabled: false, groups: storedGroups(user.groups) };
+  const roleChanged = user.role !== applied.role;
   const groupsChanged = JSON.stringify(before.groups) !== groups;
   if (roleChanged || groupsChanged || linking) {
     const id = user.id;
     await transaction(db, async (tx) => {
       await updateUserRow(tx, id, {
-        role: roleChanged ? admission.role : undefined,
+        role: roleChanged ? applied.role : undefined,
         groups: groupsChanged ? groups : undefined,
         ssoSubject: linking ? subject : undefined,
         // As when an admin changes a role: the user's other sessions end (this one gets the new epoch).
@@ -92,7 +97,7 @@ export async function signInThroughIdp(ctx: { db: Db; live: LiveBus }, cfg: SsoC
           ...audit,
           ...(linking ? { linked: true } : {}),
           before,
-          after: { ...before, role: admission.role, groups: admission.groups },
+          after: { ...before, role: applied.role, groups: applied.groups },
         },
       });
     });
@@ -115,4 +120,16 @@ async function refuse(
     data: { reason: refusal, email: who.email || null, idp_groups: who.idpGroups },
   });
   return { ok: false, refusal };
+}
+
+// Once per process (per configured path): a wrong AFK_OIDC_GROUPS_CLAIM refuses everyone (or gives everyone the default role),
+// and the log says why at the first sign-in instead of once per person.
+const warnedAbsent = new Set<string>();
+function warnClaimAbsent(path: string, present: string[]) {
+  if (warnedAbsent.has(path)) return;
+  warnedAbsent.add(path);
+  log.warn("AFK_OIDC_GROUPS_CLAIM names no claim of this ID token: nobody's groups can be read", {
+    groups_claim: path,
+    claims: present.slice(0, 40),
+  });
 }

@@ -21,23 +21,67 @@ export type SsoConfig = {
   /** The button says "Sign in with {name}". */
   name: string;
   scopes: string;
-  /** Where the groups are: a claim name ("groups", "cognito:groups", "https://example.com/groups") or a dotted path ("realm_access.roles"). */
+  /** Where the groups are: a claim name ("groups", "cognito:groups", "https://example.com/groups") or a path (claimPathKeys). */
   groupsClaim: string;
   groupMap: GroupMap;
   /** The role of someone in none of the mapped groups; undefined: they are refused. */
   defaultRole?: Role;
 };
 
-/** The value at a claim name, or else at a dotted path into nested claims. */
+/**
+ * The keys of a claim path: a dotted path ("realm_access.roles"), bracketed keys for names with dots or
+ * slashes (`["https://example.com/claims"].groups`), or a JSON pointer (RFC 6901:
+ * "/https:~1~1example.com~1claims/groups"). Null when the path is malformed.
+ */
+export function claimPathKeys(path: string): string[] | null {
+  if (path.startsWith("/"))
+    return path
+      .slice(1)
+      .split("/")
+      .map((k) => k.replace(/~1/g, "/").replace(/~0/g, "~"));
+  const keys: string[] = [];
+  // A bare name runs to the next dot or bracket; a bracketed one is a JSON string (double or single quotes).
+  let i = 0;
+  while (i < path.length) {
+    if (path[i] === "[") {
+      const m = /^\[\s*("(?:[^"\\]|\\.)*"|'[^']*')\s*\]/.exec(path.slice(i));
+      if (!m) return null;
+      const quoted = m[1];
+      if (quoted.startsWith("'")) keys.push(quoted.slice(1, -1));
+      else {
+        try {
+          keys.push(JSON.parse(quoted) as string);
+        } catch {
+          return null;
+        }
+      }
+      i += m[0].length;
+    } else {
+      const m = /^[^.[\]]+/.exec(path.slice(i));
+      if (!m) return null;
+      keys.push(m[0]);
+      i += m[0].length;
+    }
+    if (i < path.length) {
+      if (path[i] === ".") {
+        i++;
+        if (i === path.length) return null;
+      } else if (path[i] !== "[") return null;
+    }
+  }
+  return keys.length > 0 ? keys : null;
+}
+
+/** The value at a claim name, or else at a path into nested claims (claimPathKeys). */
 export function claimAt(claims: Record<string, unknown>, path: string): unknown {
   if (Object.hasOwn(claims, path)) return claims[path];
   let v: unknown = claims;
-  // The segments of a claim path (a JSON path into the IdP's claims, nothing of the runner's keys).
-  for (const k of path.split(/\./)) {
+  // The keys of a claim path (into the IdP's claims, nothing of the runner's keys).
+  for (const k of claimPathKeys(path) ?? []) {
     if (!v || typeof v !== "object" || Array.isArray(v) || !Object.hasOwn(v, k)) return undefined;
     v = (v as Record<string, unknown>)[k];
   }
-  return v;
+  return v === claims ? undefined : v;
 }
 
 /** The IdP groups in the claims: an array of names, or one name as a string (some IdPs send a single group so). */

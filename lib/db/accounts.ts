@@ -48,7 +48,24 @@ export const touchToken = (db: Db, id: string) => db.apiToken.update({ where: { 
 
 // ---- Users ----
 
-const publicUserFields = { id: true, email: true, name: true, role: true, disabled: true, groups: true, createdAt: true } as const;
+// passwordHash only so that a view can say whether there is a local password (lib/dto.ts never copies it).
+const publicUserFields = {
+  id: true,
+  email: true,
+  name: true,
+  role: true,
+  disabled: true,
+  groups: true,
+  createdAt: true,
+  updatedAt: true,
+  disabledReason: true,
+  disabledAt: true,
+  passwordKept: true,
+  ssoSubject: true,
+  scimExternalId: true,
+  passwordHash: true,
+} as const;
+export type UserRow = Awaited<ReturnType<typeof listUserRows>>[number];
 
 /** The full row (password hash and session version included): for sign-in and session checks. */
 export const userById = (db: Db, id: string) => db.user.findUnique({ where: { id } });
@@ -84,18 +101,51 @@ export const listUserRows = (db: Db) => db.user.findMany({ select: publicUserFie
 // A user who signs in only through the IdP has an empty passwordHash (no password matches it).
 export const createUserRow = (
   db: Db,
-  u: { email: string; name: string; role: string; groups: string; passwordHash: string; ssoSubject?: string },
+  u: {
+    email: string;
+    name: string;
+    role: string;
+    groups: string;
+    passwordHash: string;
+    ssoSubject?: string;
+    scimExternalId?: string | null;
+    scimUserName?: string | null;
+    disabled?: boolean;
+    disabledReason?: string | null;
+    disabledAt?: Date | null;
+  },
 ) => db.user.create({ data: u, select: publicUserFields });
 
 // A new sessionVersion ends the user's live sessions at once.
 export const updateUserRow = (
   db: Db,
   id: string,
-  p: { role?: string; disabled?: boolean; groups?: string; ssoSubject?: string; endSessions: boolean },
+  p: {
+    role?: string;
+    disabled?: boolean;
+    groups?: string;
+    ssoSubject?: string;
+    endSessions: boolean;
+    /** With disabled: who disabled (null: an admin) and when; lifting a disable clears both. */
+    disabledReason?: string | null;
+    disabledAt?: Date | null;
+    passwordKept?: boolean;
+    email?: string;
+    name?: string;
+    scimExternalId?: string | null;
+    scimUserName?: string | null;
+  },
 ) =>
   db.user.update({
     where: { id },
     data: {
+      ...(p.disabledReason !== undefined ? { disabledReason: p.disabledReason } : {}),
+      ...(p.disabledAt !== undefined ? { disabledAt: p.disabledAt } : {}),
+      ...(p.passwordKept !== undefined ? { passwordKept: p.passwordKept } : {}),
+      ...(p.email !== undefined ? { email: p.email } : {}),
+      ...(p.name !== undefined ? { name: p.name } : {}),
+      ...(p.scimExternalId !== undefined ? { scimExternalId: p.scimExternalId } : {}),
+      ...(p.scimUserName !== undefined ? { scimUserName: p.scimUserName } : {}),
       ...(p.role !== undefined ? { role: p.role } : {}),
       ...(p.ssoSubject !== undefined ? { ssoSubject: p.ssoSubject } : {}),
       ...(p.disabled !== undefined ? { disabled: p.disabled } : {}),

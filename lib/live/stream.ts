@@ -19,9 +19,11 @@ import { allows, authorize, mayRead, visibleRun } from "../services/access.ts";
 import type { LiveMessage } from "./bus.ts";
 
 // Comments keep proxies from closing an idle stream and re-check the caller; retry tells EventSource how
-// soon to reconnect.
+// soon to reconnect. A stream its caller's access ended asks for a quick reconnect: under new groups the
+// browser is back (and refetches, components/live.ts) within a second; with a dead credential it learns so.
 export const PING_MS = 5_000;
 const RETRY_MS = 2_000;
+export const RETRY_AFTER_ACCESS_MS = 250;
 
 type Out = { event: string; data: unknown } | { comment: string };
 
@@ -75,7 +77,10 @@ export async function liveEvents(ctx: AppContext, caller: Caller, query: Record<
               log.warn("event stream held back events: its caller could not be checked", { error: String(e).slice(0, 200) });
             }
             if (closed) return;
-            if (ok === false) return cleanup();
+            if (ok === false) {
+              controller.enqueue(enc.encode(`retry: ${RETRY_AFTER_ACCESS_MS}\n\n`));
+              return cleanup();
+            }
             if (ok) for (const o of batch) write(o);
           }
         } finally {
@@ -90,6 +95,8 @@ export async function liveEvents(ctx: AppContext, caller: Caller, query: Record<
       const unsubscribe = ctx.live.subscribe((m: LiveMessage) => {
         if ((m.topic === "run" || m.topic === "delta") && m.runId === runId) send({ event: m.topic, data: m });
         else if (m.topic === "inbox" && inbox) send({ event: "inbox", data: {} });
+        // A cancelled run's approvals leave every inbox (the worker that ends it tells only the run's pages).
+        else if (m.topic === "run" && m.state === "cancelled" && inbox) send({ event: "inbox", data: {} });
         else if (m.topic === "access" && m.actorId === actor.id && !closed) {
           recheck = true;
           void pump();

@@ -105,9 +105,11 @@ export const userPatchSchema = z
     role: roleSchema.optional(),
     disabled: z.boolean().optional(),
     groups: groupsSchema.optional(),
+    // A linked account's local password keeps working (off: only the IdP signs them in).
+    passwordKept: z.boolean().optional(),
   })
-  .refine((p) => p.role !== undefined || p.disabled !== undefined || p.groups !== undefined, {
-    message: "Nothing to change: give role, disabled or groups",
+  .refine((p) => p.role !== undefined || p.disabled !== undefined || p.groups !== undefined || p.passwordKept !== undefined, {
+    message: "Nothing to change: give role, disabled, groups or passwordKept",
     path: ["role"],
   });
 
@@ -123,7 +125,8 @@ export const newTokenSchema = z
   .refine((t) => t.role !== "runtime" || !t.userId, {
     message: "A runtime token acts as no user (each run it registers names the user it acts for)",
     path: ["userId"],
-  });
+  })
+  .refine((t) => t.role !== "scim" || !t.userId, { message: "A SCIM token acts as no user (it is the IdP's)", path: ["userId"] });
 
 // ---- Audit log ----
 

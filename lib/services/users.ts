@@ -68,6 +68,9 @@ export async function updateUser(
       role: patch.role,
       disabled: patch.disabled,
       groups: patch.groups !== undefined ? JSON.stringify(patch.groups) : undefined,
+      passwordKept: patch.passwordKept,
+      // An admin's disable is theirs (null reason); enabling lifts any disable, the IdP's included.
+      ...(patch.disabled !== undefined ? { disabledReason: null, disabledAt: patch.disabled ? new Date() : null } : {}),
       // A role or access change ends the user's live sessions (not needed for groups: every request reads
       // them from this row).
       endSessions: patch.role !== undefined || patch.disabled !== undefined,
@@ -78,8 +81,19 @@ export async function updateUser(
       targetType: "user",
       targetId: userId,
       data: {
-        before: { role: before.role, disabled: before.disabled, groups: storedGroups(before.groups) },
-        after: { role: user.role, disabled: user.disabled, groups: storedGroups(user.groups) },
+        before: {
+          role: before.role,
+          disabled: before.disabled,
+          groups: storedGroups(before.groups),
+          ...(before.disabledReason ? { disabled_reason: before.disabledReason } : {}),
+          ...(patch.passwordKept !== undefined ? { password_kept: before.passwordKept } : {}),
+        },
+        after: {
+          role: user.role,
+          disabled: user.disabled,
+          groups: storedGroups(user.groups),
+          ...(patch.passwordKept !== undefined ? { password_kept: user.passwordKept } : {}),
+        },
       },
     });
     return toUserDto(user);

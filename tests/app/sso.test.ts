@@ -3,7 +3,7 @@
 // databases. The sign-in through a real IdP in a browser is e2e/sso/sso.spec.ts.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { actorFromClaims } from "@/lib/auth/actor";
-import { admit, claimAt, type GroupMap, idpGroupsOf, type SsoConfig } from "@/lib/auth/sso";
+import { admit, claimAt, claimPathKeys, type GroupMap, idpGroupsOf, type SsoConfig } from "@/lib/auth/sso";
 import { signInThroughIdp } from "@/lib/auth/sso-users";
 import { parseEnv } from "@/lib/env";
 import { LiveBus, type LiveMessage } from "@/lib/live/bus";
@@ -18,6 +18,35 @@ const map: GroupMap = {
 };
 
 describe("claims and mapping", () => {
+  it("finds groups inside a namespaced claim by bracketed keys or a JSON pointer; a malformed path is refused at start-up", () => {
+    const claims = { "https://example.com/claims": { groups: ["ns"], "a.b": { "c/d": ["deep"] } }, plain: { groups: ["p"] } };
+    expect(idpGroupsOf(claims, '["https://example.com/claims"].groups')).toEqual(["ns"]);
+    expect(idpGroupsOf(claims, "['https://example.com/claims']['groups']")).toEqual(["ns"]);
+    expect(idpGroupsOf(claims, '["https://example.com/claims"]["a.b"]["c/d"]')).toEqual(["deep"]);
+    expect(idpGroupsOf(claims, "/https:~1~1example.com~1claims/groups")).toEqual(["ns"]);
+    expect(idpGroupsOf(claims, "/https:~1~1example.com~1claims/a.b/c~1d")).toEqual(["deep"]);
+    expect(idpGroupsOf(claims, 'plain["groups"]')).toEqual(["p"]);
+    // Split on every dot, the namespaced claim is not found (what the old path did to everyone).
+    expect(idpGroupsOf(claims, "https://example.com/claims.groups")).toEqual([]);
+    expect(claimPathKeys('["unclosed"')).toBeNull();
+    expect(claimPathKeys("a..b")).toBeNull();
+    expect(claimPathKeys("a.")).toBeNull();
+    expect(claimPathKeys('["x"]y')).toBeNull();
+    const base = {
+      NEXTAUTH_SECRET: "s".repeat(32),
+      AFK_OIDC_ISSUER: "https://idp.example.com",
+      AFK_OIDC_CLIENT_ID: "a",
+      AFK_OIDC_CLIENT_SECRET: "b",
+    };
+    const env = { ...base, AFK_OIDC_GROUP_MAP: JSON.stringify(map) };
+    expect(parseEnv({ ...env, AFK_OIDC_GROUPS_CLAIM: '["https://example.com/claims"].groups' }).sso?.groupsClaim).toBe(
+      '["https://example.com/claims"].groups',
+    );
+    expect(() => parseEnv({ ...env, AFK_OIDC_GROUPS_CLAIM: '["https://example.com/claims".groups' })).toThrow(
+      /AFK_OIDC_GROUPS_CLAIM: must be a claim name, a dotted path, bracketed keys/,
+    );
+  });
+
   it("finds groups at a claim name, a dotted path, a namespaced name, or as one string", () => {
     const claims = {
       groups: ["a", "b", "a", 3],
@@ -200,7 +229,8 @@ describe.each(providers)("a sign-in through the IdP on %s", (provider) => {
 
   it("a user disabled here stays out whatever the IdP says", async () => {
     const u = await userOf("u1");
-    await t.db.user.update({ where: { id: u.id }, data: { disabled: true } });
+    // As an admin disables (lib/services/users.ts): no IdP reason.
+    await t.db.user.update({ where: { id: u.id }, data: { disabled: true, disabledReason: null } });
     expect(await signInThroughIdp(ctx(), cfg, claims("u1", ["console-admins"]))).toEqual({ ok: false, refusal: "SsoDisabled" });
     expect((await userOf("u1")).role).toBe("submitter");
   });

@@ -7,9 +7,12 @@ import { encode } from "next-auth/jwt";
 import type { Actor } from "../../lib/auth/actor.ts";
 import { requestCaller } from "../../lib/auth/caller.ts";
 import { signOutEverywhere } from "../../lib/auth/revocation.ts";
+import type { SsoConfig } from "../../lib/auth/sso.ts";
+import { signInThroughIdp } from "../../lib/auth/sso-users.ts";
 import type { AppContext } from "../../lib/context.ts";
 import { env } from "../../lib/env.ts";
 import { liveEvents } from "../../lib/live/stream.ts";
+import { patchUserScim } from "../../lib/scim/users.ts";
 import { createToken, revokeToken } from "../../lib/services/tokens.ts";
 import { createUser, updateUser } from "../../lib/services/users.ts";
 
@@ -82,7 +85,40 @@ export const KINDS = {
     revoke: (ctx: AppContext, r: Reviewer) => updateUser(ctx, benchAdmin, { userId: r.user.id, body: { groups: ["ops"] } }),
   },
   "signed out everywhere": { credential: "session", revoke: (ctx: AppContext, r: Reviewer) => signOutEverywhere(ctx, r.user.id) },
+  // The reviewer signs in through the IdP (linked by their verified email), then the IdP takes them out of
+  // every admitted group: their next sign-in is refused and suspends them, their own API tokens included.
+  "removed at the IdP (session)": { credential: "session", revoke: (ctx: AppContext, r: Reviewer) => removedAtIdp(ctx, r) },
+  "removed at the IdP (token)": { credential: "bearer", revoke: (ctx: AppContext, r: Reviewer) => removedAtIdp(ctx, r) },
+  // The IdP deactivates the reviewer over SCIM, as Entra ID sends it ("Replace", "False").
+  "deprovisioned through SCIM": { credential: "bearer", revoke: (ctx: AppContext, r: Reviewer) => deprovisioned(ctx, r) },
 } as const;
+
+async function deprovisioned(ctx: AppContext, r: Reviewer) {
+  const caller = { tokenId: "bench-scim", name: "bench-scim", audit: { id: "token:bench-scim", email: "token:bench-scim" } };
+  const body = {
+    schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+    Operations: [{ op: "Replace", path: "active", value: "False" }],
+  };
+  await patchUserScim(ctx, caller, r.user.id, body, "http://localhost/scim/v2");
+}
+
+export const benchIdp: SsoConfig = {
+  issuer: "https://idp.example.com",
+  clientId: "afk",
+  clientSecret: "secret",
+  name: "Acme",
+  scopes: "openid email profile",
+  groupsClaim: "groups",
+  groupMap: { "finance-approvers": { role: "reviewer", groups: ["finance"] } },
+};
+
+async function removedAtIdp(ctx: AppContext, r: Reviewer) {
+  const claims = (groups: string[]) => ({ iss: benchIdp.issuer, sub: r.user.id, email: r.user.email, email_verified: true, groups });
+  const linked = await signInThroughIdp(ctx, benchIdp, claims(["finance-approvers"]));
+  if (!linked.ok) throw new Error(`the reviewer's first sign-in through the IdP was refused: ${linked.refusal}`);
+  const removed = await signInThroughIdp(ctx, benchIdp, claims([]));
+  if (removed.ok) throw new Error("the IdP's removal was not refused");
+}
 export type Kind = keyof typeof KINDS;
 
 /**
@@ -113,6 +149,7 @@ export async function revokeWhileFollowing(
     changes.live.publish({ topic: "inbox" });
   };
   const before = { run: run.seen.length, inbox: inbox.seen.length };
+  const t0 = performance.now();
   await how.revoke(changes, r);
   const t1 = performance.now();
   const events = opts.busy ? setInterval(publish, 10) : null;
@@ -128,6 +165,8 @@ export async function revokeWhileFollowing(
     reviewer: r,
     request: req,
     closedMs: { run: runEnd - t1, inbox: inboxEnd - t1 },
+    // From the start of the change's call (a SCIM PATCH or a refused sign-in closes the streams before it returns).
+    sinceCallMs: { run: runEnd - t0, inbox: inboxEnd - t0 },
     after: { run: run.seen.slice(before.run), inbox: inbox.seen.slice(before.inbox) },
   };
 }

@@ -28,11 +28,7 @@ export default async function UsersPage() {
         }
       >
         {users.map((u) => (
-          <UserRow
-            key={u.id}
-            user={{ id: u.id, email: u.email, name: u.name, role: u.role, disabled: u.disabled, groups: u.groups }}
-            self={u.id === actor.id}
-          />
+          <UserRow key={u.id} user={u} self={u.id === actor.id} />
         ))}
       </CardTable>
       <NewUserForm />

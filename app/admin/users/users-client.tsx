@@ -2,10 +2,18 @@
 import { useState, useTransition } from "react";
 import { ROLES } from "@/lib/auth/roles";
 import { errorText } from "@/lib/dto-shared";
+import type { UserDto } from "@/lib/dto";
 import { CardRow, LEAD, PhoneLabel } from "@/components/card-table";
 import { createUserAction, updateUserAction } from "./actions";
 
-type U = { id: string; email: string; name: string; role: string; disabled: boolean; groups: string[] };
+type U = Pick<
+  UserDto,
+  "id" | "email" | "name" | "role" | "disabled" | "groups" | "disabledReason" | "disabledAt" | "linked" | "hasPassword" | "passwordKept"
+>;
+
+// Why a disabled user is disabled, when the IdP did it.
+const BY_IDP = { idp: "removed at the IdP", scim: "deprovisioned by the IdP (SCIM)", "scim-deleted": "deleted at the IdP (SCIM)" } as const;
+const day = (iso: string | null) => (iso ? iso.slice(0, 10) : "");
 
 // "finance, legal ops" → ["finance", "legal", "ops"]; the server validates each name.
 const groupList = (text: FormDataEntryValue | string | null) =>
@@ -16,7 +24,7 @@ const groupList = (text: FormDataEntryValue | string | null) =>
 export function UserRow({ user, self }: { user: U; self: boolean }) {
   const [pending, start] = useTransition();
   const [error, setError] = useState<string | null>(null);
-  const update = (patch: { role?: string; disabled?: boolean; groups?: string[] }) =>
+  const update = (patch: { role?: string; disabled?: boolean; groups?: string[]; passwordKept?: boolean }) =>
     start(async () => {
       const r = await updateUserAction(user.id, patch);
       setError(r.ok ? null : errorText(r));
@@ -73,7 +81,9 @@ export function UserRow({ user, self }: { user: U; self: boolean }) {
       </td>
       <td className={`${LEAD[1]} max-sm:ml-auto max-sm:text-xs`}>
         {user.disabled ? (
-          <span className="text-rose-700 dark:text-rose-400">disabled</span>
+          <span className="text-rose-700 dark:text-rose-400" title={user.disabledAt ?? undefined}>
+            {user.disabledReason ? `${BY_IDP[user.disabledReason]} on ${day(user.disabledAt)}` : "disabled"}
+          </span>
         ) : (
           <span className="text-emerald-700 dark:text-emerald-400">active</span>
         )}
@@ -88,6 +98,17 @@ export function UserRow({ user, self }: { user: U; self: boolean }) {
           >
             {user.disabled ? "Enable" : "Disable"}
           </button>
+        )}
+        {user.linked && user.hasPassword && (
+          <label className="mt-1 flex items-center justify-end gap-1 text-xs">
+            <input
+              type="checkbox"
+              checked={user.passwordKept}
+              disabled={pending}
+              onChange={(e) => update({ passwordKept: e.target.checked })}
+            />
+            Keep local password
+          </label>
         )}
         {error && (
           <p role="status" className="text-xs text-rose-700 dark:text-rose-400">
