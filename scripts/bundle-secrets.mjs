@@ -15,7 +15,8 @@ const SECRET_NAME = [
 ];
 // A database file of the app's own (node_modules' test fixtures aside).
 const DATABASE_NAME = /\.(db|sqlite3?)(-wal|-shm|-journal)?$/i;
-const PRIVATE_KEY = /-----BEGIN ((RSA|EC|DSA|OPENSSH|ENCRYPTED) )?PRIVATE KEY-----/;
+// The marker and a key's body after it (a library's parser names the marker alone, e.g. jose's).
+const PRIVATE_KEY = /-----BEGIN ((RSA|EC|DSA|OPENSSH|ENCRYPTED) )?PRIVATE KEY-----(\\r|\\n|\r|\n|\s)+[A-Za-z0-9+/=]{60}/;
 const SECRET_KEY = /SECRET|TOKEN|PASSWORD|PASSWD|API_KEY|PRIVATE/i;
 
 /** The build checkout's secret values, which no bundle file may contain. */

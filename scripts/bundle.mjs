@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // npm run bundle [-- --out <dir>] [--no-build]: a folder that runs the console with nothing else installed
 // but Node 20 — what the image copies and what CI starts from a copy. Inside it:
+//   scripts/start.mjs    the image's command: SQLite's migrations, then server.js in the same process
 //   server.js            the web app (Next's standalone server: PORT, HOSTNAME; it runs runs itself unless AFK_WORKERS=0)
 //   worker.mjs           the PostgreSQL worker (npm run worker)
 //   scripts/db.mjs       migrate (+ seed): `node scripts/db.mjs deploy` or `setup`, the provider from DATABASE_URL
@@ -50,7 +51,7 @@ step("worker, seed and CLI compiled");
 
 // Migrations: the Prisma CLI with its configs, schemas and migrations, and every package it loads; with
 // them the packages the compiled scripts keep external.
-for (const f of ["prisma.config.ts", "prisma.postgres.config.ts", "scripts/db.mjs"]) cpSync(path.join(root, f), path.join(out, f));
+for (const f of ["prisma.config.ts", "prisma.postgres.config.ts", "scripts/db.mjs", "scripts/start.mjs"]) cpSync(path.join(root, f), path.join(out, f));
 cpSync(path.join(root, "prisma"), path.join(out, "prisma"), { recursive: true });
 const closure = new Set();
 const walk = (name) => {
@@ -79,7 +80,7 @@ writeFileSync(
       type: "module",
       engines: pkg.engines,
       scripts: {
-        start: "node server.js",
+        start: "node scripts/start.mjs",
         worker: "node worker.mjs",
         "db:deploy": "node scripts/db.mjs deploy",
         "db:setup": "node scripts/db.mjs setup",
