@@ -51,7 +51,8 @@ step("worker, seed and CLI compiled");
 
 // Migrations: the Prisma CLI with its configs, schemas and migrations, and every package it loads; with
 // them the packages the compiled scripts keep external.
-for (const f of ["prisma.config.ts", "prisma.postgres.config.ts", "scripts/db.mjs", "scripts/start.mjs"]) cpSync(path.join(root, f), path.join(out, f));
+for (const f of ["prisma.config.ts", "prisma.postgres.config.ts", "scripts/db.mjs", "scripts/start.mjs"])
+  cpSync(path.join(root, f), path.join(out, f));
 cpSync(path.join(root, "prisma"), path.join(out, "prisma"), { recursive: true });
 const closure = new Set();
 const walk = (name) => {
