@@ -62,7 +62,7 @@ describe("environment", () => {
     expect(trusted({ ...base, NODE_ENV: "test" })).toBeUndefined();
   });
 
-  it("takes an empty value for unset (compose passing an unset variable as "", an empty Secret key): defaults apply, optional ones stay off", () => {
+  it("takes an empty value for unset (compose passing an unset variable as an empty string, an empty Secret key): defaults apply, optional ones stay off", () => {
     const dir = mkdtempSync(path.join(tmpdir(), "afk-env-"));
     const e = parseEnv({
       AFK_DATA_DIR: dir,
