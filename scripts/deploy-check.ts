@@ -7,7 +7,7 @@
 // NEXTAUTH_SECRET and NEXTAUTH_URL, so AFK_METRICS_TOKEN arrives empty). Then on each: the first admin from
 // the CLI with a password on stdin, a token from the CLI that starts a run over the REST API, the admin
 // signed in in Chromium approving it and resuming it to completion, and a backup.
-// Usage: tsx scripts/deploy-check.ts <bundle dir>
+// Usage: tsx scripts/deploy-check.ts <bundle dir> [sqlite|postgresql]
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { chmodSync, chownSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:net";
@@ -42,14 +42,21 @@ function imageSpec() {
 }
 
 type Service = { command?: string[]; environment?: Record<string, string> };
-/** compose.yaml's services with `${VAR:?…}` / `${VAR:-default}` filled from the operator's .env. */
+/** compose.yaml's services, each value's `${VAR:?…}` / `${VAR:-default}` filled from the operator's .env
+ * after parsing, as compose does (so `${X:-}` is an empty string, not YAML's null). */
 function composeSpec(dotenv: Record<string, string>): Record<string, Service> {
-  const text = readFileSync(path.join(root, "compose.yaml"), "utf8").replace(
-    /\$\{([A-Z_][A-Z0-9_]*)(?::([?-])([^}]*))?\}/g,
-    (_, name: string, op: string | undefined, arg: string | undefined) =>
-      dotenv[name] || (op === "?" ? fail(`compose.yaml needs ${name}: ${arg}`) : (arg ?? "")),
-  );
-  return (parse(text, { merge: true }) as { services: Record<string, Service> }).services;
+  const fill = (v: unknown) =>
+    String(v).replace(
+      /\$\{([A-Z_][A-Z0-9_]*)(?::([?-])([^}]*))?\}/g,
+      (_, name: string, op: string | undefined, arg: string | undefined) =>
+        dotenv[name] || (op === "?" ? fail(`compose.yaml needs ${name}: ${arg}`) : (arg ?? "")),
+    );
+  const { services } = parse(readFileSync(path.join(root, "compose.yaml"), "utf8"), { merge: true }) as {
+    services: Record<string, Service>;
+  };
+  for (const s of Object.values(services))
+    if (s.environment) s.environment = Object.fromEntries(Object.entries(s.environment).map(([k, v]) => [k, fill(v)]));
+  return services;
 }
 
 // ---- Processes as the image runs them ----
@@ -287,8 +294,10 @@ const pgBins = () => {
 
 const image = imageSpec();
 say(`image: ${JSON.stringify(image.cmd)} in ${image.workdir}; ${nobody ? "as nobody (running as root)" : "as this user"}`);
-await sqlite(image);
-const pg = process.env.TEST_POSTGRES_URL;
+// A second argument picks one of the two (sqlite, postgresql); npm test runs both.
+const only = process.argv[3];
+if (only !== "postgresql") await sqlite(image);
+const pg = only === "sqlite" ? undefined : process.env.TEST_POSTGRES_URL;
 if (pg) {
   const name = `afk_deploy_${process.pid}`;
   execFileSync("psql", ["-q", "-d", pg, "-c", `CREATE DATABASE ${name}`]);
