@@ -95,6 +95,10 @@ const schema = z.object({
       return z.NEVER;
     }),
   AFK_OIDC_DEFAULT_ROLE: roleSchema.optional(),
+  // The first admin, made when a web instance starts on a database with no admin (README "Deploy"): the
+  // email, and a file holding the password (a mounted Secret; never a password in the environment).
+  AFK_BOOTSTRAP_ADMIN_EMAIL: z.email({ message: "must be an email address" }).optional(),
+  AFK_BOOTSTRAP_ADMIN_PASSWORD_FILE: z.string().min(1).optional(),
   // "off": only the IdP signs people in (API tokens still work).
   AFK_PASSWORD_SIGNIN: z.enum(["on", "off"]).default("on"),
   // Traces (README "Operate it"): OpenTelemetry starts only when an OTLP endpoint is set; the standard
@@ -147,6 +151,12 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
     throw new EnvError(`Invalid environment variable ${issue.path.join(".")}: ${issue.message}`);
   }
   const e = r.data;
+  if (!e.AFK_BOOTSTRAP_ADMIN_EMAIL !== !e.AFK_BOOTSTRAP_ADMIN_PASSWORD_FILE)
+    throw new EnvError(
+      e.AFK_BOOTSTRAP_ADMIN_EMAIL
+        ? "Invalid environment variable AFK_BOOTSTRAP_ADMIN_PASSWORD_FILE: is needed with AFK_BOOTSTRAP_ADMIN_EMAIL (a file holding the password)"
+        : "Invalid environment variable AFK_BOOTSTRAP_ADMIN_EMAIL: is needed with AFK_BOOTSTRAP_ADMIN_PASSWORD_FILE",
+    );
   return {
     ...e,
     NEXTAUTH_SECRET: e.NEXTAUTH_SECRET ?? embeddedSecret(e.AFK_DATA_DIR),
