@@ -4,12 +4,13 @@
 // working tree it cannot write, with a writable folder for the /data volume. SQLite: the image alone, as
 // README "Deploy" runs it. PostgreSQL (TEST_POSTGRES_URL): compose.yaml's migrate, web and worker services,
 // each with the command and environment the file gives it (the operator's .env supplying only
-// NEXTAUTH_SECRET and NEXTAUTH_URL, so AFK_METRICS_TOKEN arrives empty). Then on each: the first admin from
-// the CLI with a password on stdin, a token from the CLI that starts a run over the REST API, the admin
-// signed in in Chromium approving it and resuming it to completion, and a backup.
+// NEXTAUTH_SECRET and NEXTAUTH_URL, so AFK_METRICS_TOKEN arrives empty). Then on each: the first admin (on
+// SQLite from the bootstrap variables at start, on PostgreSQL from the CLI with a password on stdin), a
+// token from the CLI that starts a run over the REST API, the admin signed in in Chromium approving it and
+// resuming it to completion, and a backup.
 // Usage: tsx scripts/deploy-check.ts <bundle dir> [sqlite|postgresql]
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { chmodSync, chownSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { chmodSync, chownSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -154,17 +155,32 @@ function install(dir: string, workdir: string): { app: string; volume: string } 
 }
 
 /** The first admin, a token, a run started with it, approved and resumed in Chromium, and a backup. */
-async function operate(label: string, app: string, env: NodeJS.ProcessEnv, base: string, backup: () => string) {
+/** The first admin (made with the CLI, or already made at start from the bootstrap variables: then the
+ * web log says so once and the CLI refuses a second), a token, a run started with it, approved and resumed
+ * in Chromium, and a backup. */
+async function operate(label: string, app: string, env: NodeJS.ProcessEnv, base: string, backup: () => string, bootstrapped?: Proc) {
   const afk = (args: string[], input = "") => exec(app, ["node", "scripts/afk.mjs", ...args], env, input);
-  const created = afk(
-    ["users", "create", "--email", ADMIN, "--name", "First Admin", "--role", "admin", "--password-stdin"],
-    `${ADMIN_PASSWORD}\n`,
-  );
-  if (!created.includes("(the first admin)")) fail(`afk users create: ${created}`);
+  const create = ["users", "create", "--email", ADMIN, "--name", "First Admin", "--role", "admin", "--password-stdin"];
+  if (bootstrapped) {
+    const lines = bootstrapped.out.filter((l) => l.includes('"msg":"first admin created from AFK_BOOTSTRAP_ADMIN_EMAIL"'));
+    if (lines.length !== 1 || !lines[0].includes(ADMIN)) fail(`the web log's first-admin lines: ${JSON.stringify(lines)}`);
+    let second = "";
+    try {
+      second = afk(create, "another-password-2026\n");
+    } catch (e) {
+      second = String(e);
+    }
+    if (!/has an admin already.*\(409\)/.test(second)) fail(`a second first admin was not refused: ${second}`);
+  } else {
+    const created = afk(create, `${ADMIN_PASSWORD}\n`);
+    if (!created.includes("(the first admin)")) fail(`afk users create: ${created}`);
+  }
   const { token } = JSON.parse(afk(["tokens", "create", "--name", "intake", "--role", "submitter", "--json", "--as", ADMIN])) as {
     token: string;
   };
-  say(`${label}: first admin and a token made with the CLI`);
+  say(
+    `${label}: first admin ${bootstrapped ? "made at start from AFK_BOOTSTRAP_ADMIN_EMAIL (logged once)" : "made with the CLI"}, a token with the CLI`,
+  );
 
   // After the CLI's seconds a kept-alive connection may be closed: a probe first, retried, takes it.
   await until("the server to answer", async () => (await fetch(`${base}/api/health/ready`)).ok);
@@ -211,16 +227,29 @@ async function sqlite(image: ReturnType<typeof imageSpec>) {
   const { app, volume } = install(dir, image.workdir);
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  // docker run -v <volume>:/data -p <port>:3000 -e NEXTAUTH_SECRET -e NEXTAUTH_URL afk-console (README "Deploy");
-  // PORT and HOSTNAME stand for the port mapping here.
-  const env = containerEnv(image.env, { NEXTAUTH_SECRET: SECRET, NEXTAUTH_URL: base, PORT: String(port), HOSTNAME: "127.0.0.1" }, volume);
+  // docker run -p <port>:3000 -v <volume>:/data -v ./admin-password:/run/secrets/admin-password:ro
+  //   -e NEXTAUTH_SECRET -e NEXTAUTH_URL -e AFK_BOOTSTRAP_ADMIN_EMAIL -e AFK_BOOTSTRAP_ADMIN_PASSWORD_FILE afk-console
+  // (README "Deploy"); PORT and HOSTNAME stand for the port mapping here, the file's path for the mount.
+  const passwordFile = path.join(dir, "admin-password");
+  writeFileSync(passwordFile, `${ADMIN_PASSWORD}\n`, { mode: 0o644 });
+  const env = containerEnv(
+    image.env,
+    {
+      NEXTAUTH_SECRET: SECRET,
+      NEXTAUTH_URL: base,
+      AFK_BOOTSTRAP_ADMIN_EMAIL: ADMIN,
+      AFK_BOOTSTRAP_ADMIN_PASSWORD_FILE: passwordFile,
+      PORT: String(port),
+      HOSTNAME: "127.0.0.1",
+    },
+    volume,
+  );
   const web = start("web", app, image.cmd, env);
   try {
     await until("the server to be ready", async () => (await fetch(`${base}/api/health/ready`)).ok);
     say(`sqlite: the image's command migrated the volume's database and serves, as uid ${nobody?.uid ?? process.getuid?.()}`);
-    await operate("sqlite", app, env, base, () =>
-      exec(app, ["node", "scripts/afk.mjs", "backup", path.join(volume, "backup.db")], env).trim(),
-    );
+    const backup = () => exec(app, ["node", "scripts/afk.mjs", "backup", path.join(volume, "backup.db")], env).trim();
+    await operate("sqlite", app, env, base, backup, web);
     await stop(web);
   } catch (e) {
     web.child.kill("SIGKILL");
