@@ -274,12 +274,13 @@ async function postgres(image: ReturnType<typeof imageSpec>, url: string) {
     DATABASE_URL: e.DATABASE_URL?.replace(/^postgresql:\/\/[^/]+\/[^?]*/, url.split("?")[0]) ?? url,
   });
   const envOf = (s: Service, extra: Record<string, string>) => containerEnv(image.env, { ...db(s.environment), ...extra }, volume);
-  exec(app, services.migrate.command ?? fail("compose's migrate has no command"), envOf(services.migrate, {}));
-  say("postgresql: compose's migrate service ran");
   const webEnv = envOf(services.web, { PORT: String(port), HOSTNAME: "127.0.0.1" });
-  if (webEnv.AFK_METRICS_TOKEN !== "") fail("compose passes AFK_METRICS_TOKEN empty when it is unset: the check expects that case");
-  const procs = [start("web", app, services.web.command ?? image.cmd, webEnv)];
+  const procs: Proc[] = [];
   try {
+    exec(app, services.migrate.command ?? fail("compose's migrate has no command"), envOf(services.migrate, {}));
+    say("postgresql: compose's migrate service ran");
+    if (webEnv.AFK_METRICS_TOKEN !== "") fail("compose passes AFK_METRICS_TOKEN empty when it is unset: the check expects that case");
+    procs.push(start("web", app, services.web.command ?? image.cmd, webEnv));
     procs.push(start("worker", app, services.worker.command ?? image.cmd, envOf(services.worker, { AFK_OPS_PORT: String(opsPort) })));
     await until("the web instance to be ready", async () => (await fetch(`${base}/api/health/ready`)).ok);
     await until("the worker to be ready", async () => (await fetch(`http://127.0.0.1:${opsPort}/readyz`)).ok);
