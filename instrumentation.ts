@@ -6,6 +6,8 @@ export async function register() {
   await import("./lib/startup");
   const [{ env }, { startTracing }] = await Promise.all([import("./lib/env"), import("./lib/telemetry/sdk")]);
   await startTracing("afk-console", env());
+  // AFK_BOOTSTRAP_ADMIN_EMAIL: the first admin of a new deployment (README "Deploy").
+  await (await import("./lib/services/first-admin")).bootstrapAtStart();
   const { startBackground } = await import("./lib/execution/background");
   startBackground();
 }

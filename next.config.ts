@@ -5,6 +5,10 @@ const nextConfig: NextConfig = {
   // AFK_STANDALONE=1 (npm run bundle) also writes .next/standalone: the server with only the files it needs,
   // which scripts/bundle.mjs assembles into a folder that runs on its own (the image copies only that).
   output: process.env.AFK_STANDALONE === "1" ? "standalone" : undefined,
+  // The tracer follows the app's file reads (the embedded secret, the SQLite file under data/): a build
+  // checkout's own data and .env must never ride along into the standalone folder (scripts/bundle.mjs
+  // refuses such files too).
+  outputFileTracingExcludes: { "*": ["data/**", ".env", ".env.*", "**/.nextauth-secret"] },
   // npm test's build (AFK_TEST_BUILD=1): the suite type-checked the whole project (route types from `next
   // typegen` included) just before, so the build does not check the same files again (35 s on 2 cores); and
   // it keeps no compile cache, which a clean CI machine never reads (writing it took 11-16 s).

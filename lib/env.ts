@@ -103,6 +103,10 @@ const schema = z.object({
       return z.NEVER;
     }),
   AFK_OIDC_DEFAULT_ROLE: roleSchema.optional(),
+  // The first admin, made when a web instance starts on a database with no admin (README "Deploy"): the
+  // email, and a file holding the password (a mounted Secret; never a password in the environment).
+  AFK_BOOTSTRAP_ADMIN_EMAIL: z.email({ message: "must be an email address" }).optional(),
+  AFK_BOOTSTRAP_ADMIN_PASSWORD_FILE: z.string().min(1).optional(),
   // "off": only the IdP signs people in (API tokens still work).
   AFK_PASSWORD_SIGNIN: z.enum(["on", "off"]).default("on"),
   // Traces (README "Operate it"): OpenTelemetry starts only when an OTLP endpoint is set; the standard
@@ -144,13 +148,23 @@ export function isPostgresUrl(v: string): boolean {
 
 export class EnvError extends Error {}
 
+/** A variable set to "" is unset (compose's `${X:-}`, an empty Secret key), in every entry point. */
+export const withoutEmpty = (source: Record<string, string | undefined>): Record<string, string> =>
+  Object.fromEntries(Object.entries(source).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== ""));
+
 export function parseEnv(source: Record<string, string | undefined> = process.env): Env {
-  const r = schema.safeParse(source);
+  const r = schema.safeParse(withoutEmpty(source));
   if (!r.success) {
     const issue = r.error.issues[0];
     throw new EnvError(`Invalid environment variable ${issue.path.join(".")}: ${issue.message}`);
   }
   const e = r.data;
+  if (!e.AFK_BOOTSTRAP_ADMIN_EMAIL !== !e.AFK_BOOTSTRAP_ADMIN_PASSWORD_FILE)
+    throw new EnvError(
+      e.AFK_BOOTSTRAP_ADMIN_EMAIL
+        ? "Invalid environment variable AFK_BOOTSTRAP_ADMIN_PASSWORD_FILE: is needed with AFK_BOOTSTRAP_ADMIN_EMAIL (a file holding the password)"
+        : "Invalid environment variable AFK_BOOTSTRAP_ADMIN_EMAIL: is needed with AFK_BOOTSTRAP_ADMIN_PASSWORD_FILE",
+    );
   return {
     ...e,
     NEXTAUTH_SECRET: e.NEXTAUTH_SECRET ?? embeddedSecret(e.AFK_DATA_DIR),
@@ -192,11 +206,16 @@ function ssoOf(e: z.infer<typeof schema>): SsoConfig | null {
 }
 
 function embeddedSecret(dataDir: string): string {
+  // `next build` evaluates modules that read env(): a secret written then would sit in the build checkout
+  // and be traced into the deployable bundle (scripts/bundle.mjs). The build signs nothing: a throwaway one.
+  if (process.env.NEXT_PHASE === "phase-production-build") return randomBytes(32).toString("base64url");
+  // turbopackIgnore: Next's file tracing would otherwise take any `*/.nextauth-secret` of the build checkout
+  // for a file the server reads, and copy it into the standalone folder.
   const file = path.resolve(dataDir, ".nextauth-secret");
-  if (existsSync(file)) return readFileSync(file, "utf8").trim();
-  mkdirSync(path.dirname(file), { recursive: true });
+  if (existsSync(/* turbopackIgnore: true */ file)) return readFileSync(/* turbopackIgnore: true */ file, "utf8").trim();
+  mkdirSync(/* turbopackIgnore: true */ path.dirname(file), { recursive: true });
   const secret = randomBytes(32).toString("base64url");
-  writeFileSync(file, secret, { mode: 0o600, flag: "wx" });
+  writeFileSync(/* turbopackIgnore: true */ file, secret, { mode: 0o600, flag: "wx" });
   return secret;
 }
 
@@ -211,7 +230,7 @@ const cliSchema = z.object({
 export type CliEnv = z.infer<typeof cliSchema>;
 
 export function cliEnv(source: Record<string, string | undefined> = process.env): CliEnv {
-  const r = cliSchema.safeParse(Object.fromEntries(Object.entries(source).filter(([, v]) => v !== "")));
+  const r = cliSchema.safeParse(withoutEmpty(source));
   if (!r.success) {
     const issue = r.error.issues[0];
     throw new EnvError(`Invalid environment variable ${issue.path.join(".")}: ${issue.message}`);
@@ -229,7 +248,8 @@ export function resetEnv() {
 export function env(): Env {
   if (!cached) {
     cached = parseEnv();
-    process.env.NEXTAUTH_SECRET ??= cached.NEXTAUTH_SECRET;
+    // next-auth reads the variable itself too; an empty one counts as unset here as everywhere.
+    if (!process.env.NEXTAUTH_SECRET) process.env.NEXTAUTH_SECRET = cached.NEXTAUTH_SECRET;
   }
   return cached;
 }

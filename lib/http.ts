@@ -1,32 +1,12 @@
-// The one mapping of errors to HTTP: `failureOf` turns any error into a status and the JSON body of the
-// Error schema (lib/dto.ts); route handlers answer it, server actions return it, pages read it. Never leaks
-// a stack trace.
+// Errors to HTTP answers (the mapping itself is lib/failure.ts): route handlers answer it, server actions
+// return it, pages read it. Never leaks a stack trace.
 import { NextResponse } from "next/server";
-import { CorruptRecordError, DecisionConflictError, HttpError } from "./auth/errors.ts";
+import { HttpError } from "./auth/errors.ts";
 import type { Actor } from "./auth/actor.ts";
 import type { ErrorBody } from "./dto.ts";
-import { AgentCheckpointCorruptionError } from "./runner/index.ts";
+import { type Failure, failureOf } from "./failure.ts";
 
-// Prisma's "transaction expired" (P2028): the process stalled or the database was too slow past the
-// transaction's timeout, and everything in it rolled back. Nothing happened; the caller may retry.
-const expiredTransaction = (e: unknown) => (e as { code?: string } | null)?.code === "P2028";
-const RETRY_LATER = "The database did not finish this request in time and nothing was changed; try again";
-
-export type Failure = { status: number; body: ErrorBody; headers?: Record<string, string> };
-
-export function failureOf(e: unknown): Failure {
-  if (expiredTransaction(e)) return { status: 503, body: { error: RETRY_LATER }, headers: { "retry-after": "1" } };
-  // An unreadable record that reached here unhandled is still that run's problem, not a server error.
-  if (e instanceof AgentCheckpointCorruptionError || e instanceof CorruptRecordError)
-    return { status: 409, body: { error: "AgentCheckpointCorruptionError", message: e.message, key: e.key ?? null } };
-  if (e instanceof HttpError) {
-    const body: ErrorBody = { error: e.message };
-    if (e.field) body.field = e.field;
-    if (e instanceof DecisionConflictError) body.current = e.current;
-    return { status: e.status, body };
-  }
-  return { status: 500, body: { error: "Internal error" } };
-}
+export { type Failure, failureOf };
 
 // What a server failure leaves in the log: the kind of request and the error, not its stack.
 function logged(f: Failure, e: unknown, what: string): Failure {

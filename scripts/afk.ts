@@ -5,7 +5,12 @@ import { main } from "../lib/cli/main.ts";
 
 // The executor's info lines (run stopped, …) are for servers; here they would mix into the output.
 process.env.LOG_LEVEL ??= "warn";
-const io = { out: (s: string) => console.log(s), err: (s: string) => console.error(s) };
+const stdin = async () => {
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+};
+const io = { out: (s: string) => console.log(s), err: (s: string) => console.error(s), stdin };
 let code: number;
 try {
   code = await main(process.argv.slice(2), cliEnv(), io);

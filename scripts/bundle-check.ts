@@ -2,7 +2,8 @@
 // Node, as a deployment would start it — on SQLite (one process) and on PostgreSQL (a web-only instance and
 // a worker). Each is migrated, probed, driven through one approval over HTTP (a refund that waits for a
 // reviewer, approved, completed), scraped, and stopped with SIGTERM; the processes' output must hold no
-// warning. Usage: tsx scripts/bundle-check.ts <bundle dir>   (PostgreSQL when TEST_POSTGRES_URL is set;
+// warning; the bundle's CLI lists users, makes a token the server takes, backs SQLite up.
+// Usage: tsx scripts/bundle-check.ts <bundle dir>   (PostgreSQL when TEST_POSTGRES_URL is set;
 // BUNDLE_NODE: the node binary that runs the bundle, by default this one — scripts/bundle-node.mjs)
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
@@ -153,6 +154,35 @@ function traced(spans: ReceivedSpan[], runId: string) {
   return `${spans.length} spans (${requests} requests), one trace from the start request through the run's segment`;
 }
 
+// The bundle's CLI (scripts/afk.mjs, compiled without Next) from the copy, as an operator runs it: users,
+// a token (used against the server below), and on SQLite an online backup.
+let cliToken = "";
+function cliFromBundle(dir: string, env: Record<string, string>, base: string, provider: string): string {
+  const afk = (...args: string[]) => runIn(dir, ["scripts/afk.mjs", ...args], env);
+  if (!afk("help").includes("users create")) fail("afk help does not list users create");
+  const users = afk("users", "list", "--as", "admin@example.com");
+  if (!users.includes("reviewer@example.com\treviewer")) fail(`afk users list:\n${users}`);
+  cliToken = (
+    JSON.parse(afk("tokens", "create", "--name", "bundle", "--role", "submitter", "--json", "--as", "admin@example.com")) as {
+      token: string;
+    }
+  ).token;
+  if (provider !== "sqlite") return `users listed, a token made (${base})`;
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), "afk-bundle-backup-")), "backup.db");
+  const backup = afk("backup", file);
+  if (!/integrity checked/.test(backup)) fail(`afk backup: ${backup}`);
+  return "users listed, a token made, backed up";
+}
+
+// Retried: the CLI took seconds, and the first request may meet a kept-alive connection the server closed.
+async function tokenWorks(base: string, token: string) {
+  const status = await until(
+    "GET /api/runs with the CLI's token",
+    async () => (await fetch(`${base}/api/runs`, { headers: { authorization: `Bearer ${token}` } })).status,
+  );
+  if (status !== 200) fail(`GET /api/runs with the CLI's token: HTTP ${status}`);
+}
+
 async function probe(url: string, status: number) {
   await until(`${url} to answer ${status}`, async () => (await fetch(url)).status === status);
 }
@@ -229,6 +259,8 @@ async function check(provider: "sqlite" | "postgresql", databaseUrl: string) {
     }
     say(`${provider}: ${worker ? "web-only instance and worker" : "web instance"} live and ready`);
     const runId = await approvalThrough(base);
+    say(`${provider}: CLI: ${cliFromBundle(dir, env, base, provider)}`);
+    await tokenWorks(base, cliToken);
     await scrape(`${base}/api/metrics`, ["afk_approvals_pending", "afk_build_info"]);
     if (worker) await scrape(`http://127.0.0.1:${opsPort}/metrics`, ["afk_runs_finished_total"]);
     say(`${provider}: metrics scraped`);

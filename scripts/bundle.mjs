@@ -1,16 +1,18 @@
 #!/usr/bin/env node
 // npm run bundle [-- --out <dir>] [--no-build]: a folder that runs the console with nothing else installed
 // but Node 20 — what the image copies and what CI starts from a copy. Inside it:
+//   scripts/start.mjs    the image's command: SQLite's migrations, then server.js in the same process
 //   server.js            the web app (Next's standalone server: PORT, HOSTNAME; it runs runs itself unless AFK_WORKERS=0)
 //   worker.mjs           the PostgreSQL worker (npm run worker)
 //   scripts/db.mjs       migrate (+ seed): `node scripts/db.mjs deploy` or `setup`, the provider from DATABASE_URL
 //   scripts/seed.mjs     the demo users and runs (db.mjs setup runs it; skip it in production with `deploy`)
-//   scripts/afk.mjs      the CLI (backup, runs, approvals) on DATABASE_URL or through AFK_URL
+//   scripts/afk.mjs      the CLI (users, tokens, backup, runs, approvals) on DATABASE_URL or through AFK_URL
 //   node_modules/        what the server needs (traced by Next) plus the Prisma CLI for migrations
 import { execFileSync, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import path from "node:path";
+import { compileScripts } from "./bundle-compile.mjs";
+import { checkoutSecrets, secretsIn } from "./bundle-secrets.mjs";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 const args = process.argv.slice(2);
@@ -43,45 +45,14 @@ cpSync(path.join(root, ".next", "static"), path.join(out, ".next", "static"), { 
 if (existsSync(path.join(root, "public"))) cpSync(path.join(root, "public"), path.join(out, "public"), { recursive: true });
 step("server copied");
 
-// The worker, the seed and the CLI: one file each with the packages they use (Next bundles the server's
-// packages into its chunks, so node_modules has few of them). Native and file-loading packages stay
-// external and are copied below with the Prisma CLI's.
-const esbuild = createRequire(import.meta.url)("esbuild");
-const EXTERNAL = ["better-sqlite3", "@prisma/*", "pg", "pg-native", "next", "next/*"];
-const serverOnly = {
-  name: "server-only",
-  setup(b) {
-    b.onResolve({ filter: /^server-only$/ }, () => ({ path: "server-only", namespace: "empty" }));
-    b.onLoad({ filter: /.*/, namespace: "empty" }, () => ({ contents: "" }));
-  },
-};
-for (const [entry, file] of [
-  ["scripts/worker.ts", "worker.mjs"],
-  ["scripts/seed.ts", "scripts/seed.mjs"],
-  ["scripts/afk.ts", "scripts/afk.mjs"],
-]) {
-  await esbuild.build({
-    entryPoints: [path.join(root, entry)],
-    outfile: path.join(out, file),
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    external: EXTERNAL,
-    conditions: ["react-server"],
-    // "server-only" throws unless resolved with the react-server condition, which a plain `node` lacks:
-    // it marks server modules for Next's bundler and has nothing to contribute here.
-    plugins: [serverOnly],
-    logLevel: "warning",
-    // Bundled ESM has no require; some packages' CommonJS shims ask for one.
-    banner: { js: "import { createRequire as __afkRequire } from 'node:module'; const require = __afkRequire(import.meta.url);" },
-  });
-}
+// The worker, the seed and the CLI, compiled (scripts/bundle-compile.mjs).
+await compileScripts(root, out);
 step("worker, seed and CLI compiled");
 
 // Migrations: the Prisma CLI with its configs, schemas and migrations, and every package it loads; with
 // them the packages the compiled scripts keep external.
-for (const f of ["prisma.config.ts", "prisma.postgres.config.ts", "scripts/db.mjs"]) cpSync(path.join(root, f), path.join(out, f));
+for (const f of ["prisma.config.ts", "prisma.postgres.config.ts", "scripts/db.mjs", "scripts/start.mjs"])
+  cpSync(path.join(root, f), path.join(out, f));
 cpSync(path.join(root, "prisma"), path.join(out, "prisma"), { recursive: true });
 const closure = new Set();
 const walk = (name) => {
@@ -110,7 +81,7 @@ writeFileSync(
       type: "module",
       engines: pkg.engines,
       scripts: {
-        start: "node server.js",
+        start: "node scripts/start.mjs",
         worker: "node worker.mjs",
         "db:deploy": "node scripts/db.mjs deploy",
         "db:setup": "node scripts/db.mjs setup",
@@ -121,5 +92,13 @@ writeFileSync(
     2,
   )}\n`,
 );
+// Nothing secret leaves the build checkout (scripts/bundle-secrets.mjs): the folder is removed, not shipped.
+const leaks = secretsIn(out, checkoutSecrets(root));
+if (leaks.length) {
+  rmSync(out, { recursive: true, force: true });
+  console.error(`bundle: refused, the folder would ship secrets:\n  ${leaks.join("\n  ")}`);
+  process.exit(1);
+}
+step("no secret in it");
 const size = execFileSync("du", ["-sh", out], { encoding: "utf8" }).split("\t")[0];
 step(`done: ${out} (${size})`);

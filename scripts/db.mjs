@@ -17,7 +17,8 @@ function run(cmd, args, env = {}) {
   }
 }
 
-const url = process.env.DATABASE_URL ?? DEFAULT_SQLITE;
+// Empty counts as unset, as in lib/env.ts (compose's `${DATABASE_URL:-}`).
+const url = process.env.DATABASE_URL || DEFAULT_SQLITE;
 const isPg = /^postgres(ql)?:\/\//.test(url);
 // Same rule as lib/env.ts, checked here too because migrations run before the app starts.
 if (!/^file:.+/.test(url) && !(isPg && URL.canParse(url) && new URL(url).hostname)) {

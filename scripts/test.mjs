@@ -82,6 +82,14 @@ const steps = [
     ["scripts/bundle-check.ts", bundleDir],
     /^bundle-check: (ok|postgresql: skipped)/,
   ],
+  // The operator's deploy without Docker: the image's command and environment as nobody on a read-only
+  // tree (SQLite), compose's services (PostgreSQL); the first admin and a token from the CLI, Chromium.
+  [
+    "deploy as an operator (image and compose, first admin, Chromium)",
+    bin("tsx"),
+    ["scripts/deploy-check.ts", bundleDir],
+    /^deploy-check: (ok|postgresql: skipped)/,
+  ],
   // The same bundle on the Node the image ships (24), better-sqlite3 compiled for it; SQLite and PostgreSQL.
   [
     "bundle on the image's Node (24 LTS)",

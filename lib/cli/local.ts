@@ -12,7 +12,7 @@ import { backupSqliteFile, sqliteFileOf } from "../db/ops.ts";
 import { env } from "../env.ts";
 import { pruneCheckpoints } from "../execution/retention.ts";
 import { sweep } from "../execution/sweep.ts";
-import { failureOf } from "../http.ts";
+import { failureOf } from "../failure.ts";
 import { decide } from "../services/decide.ts";
 import { listInbox } from "../services/inbox.ts";
 import { cancelRun, forkRun, resumeRun, retryRun } from "../services/operate.ts";
@@ -21,7 +21,7 @@ import { startRun } from "../services/start.ts";
 import { timelinePage } from "../services/timeline.ts";
 import { type Backend, CliError, pollUntilSettled, UsageError } from "./backend.ts";
 
-/** A service's error as the CLI reports it: what a route would answer (lib/http.ts), as one line. A 500 is
+/** A service's error as the CLI reports it: what a route would answer (lib/failure.ts), as one line. A 500 is
  * a bug and passes through with its stack. */
 export function cliErrorOf(e: unknown): unknown {
   const f = failureOf(e);
@@ -41,7 +41,7 @@ function openContext(): AppContext {
 }
 
 /** Lets what this process executes pause or end (SQLite), then closes the queue, the bus and the database. */
-async function closeContext(ctx: AppContext) {
+export async function closeContext(ctx: AppContext) {
   await ctx.worker.idle();
   await ctx.queue?.stop(5_000);
   await ctx.live.close();

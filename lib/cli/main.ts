@@ -3,8 +3,10 @@
 // non-zero exit (1: refused or failed, 2: wrong use of the CLI).
 import type { CliEnv } from "../env.ts";
 import type { RunView } from "../dto.ts";
-import { type FlagSpec, type Parsed, flag, has, jsonFlag, parseArgs, positional } from "./args.ts";
+import { type Parsed, flag, has, jsonFlag, parseArgs, positional } from "./args.ts";
+import { ADMIN_COMMANDS, ADMIN_USAGE } from "./admin.ts";
 import { type Backend, CliError, type DecisionBody, type Query, UsageError } from "./backend.ts";
+import type { Command, Ctx, Io } from "./command.ts";
 import { printCheckpoints, printDecision, printInbox, printRun, printRuns } from "./print.ts";
 
 export const USAGE = `afk — the AFK Console from a terminal
@@ -28,16 +30,13 @@ Commands:
                                             PostgreSQL: pg_dump)
   prune --days N                            retention (local only)
   sweep                                     one deadline/resume sweep (local only)
+${ADMIN_USAGE}
 
 Every command takes --json (the API's answer; with --wait the run as GET /api/runs/{id} shows it).
 --wait follows the run until it pauses or ends (--timeout S, default 600). On SQLite a run executes in
 the CLI's own process, so the CLI always waits for it.`;
 
-type Io = { out: (s: string) => void; err: (s: string) => void };
-type Ctx = { p: Parsed; backend: () => Promise<Backend>; print: (human: string, json: unknown) => void };
-type Command = { flags: FlagSpec; local?: true; run: (c: Ctx) => Promise<void> };
-
-const WAIT: FlagSpec = { wait: "bool", timeout: "value" };
+const WAIT: Command["flags"] = { wait: "bool", timeout: "value" };
 const filters = (p: Parsed, names: string[]): Query =>
   Object.fromEntries(names.flatMap((n) => (flag(p, n) !== undefined ? [[n, flag(p, n)!]] : [])));
 
@@ -176,6 +175,7 @@ export const COMMANDS: Record<string, Command> = {
       );
     },
   },
+  ...ADMIN_COMMANDS,
 };
 
 /** Runs the CLI; resolves to its exit code. */
@@ -198,7 +198,8 @@ export async function main(argv: string[], cfg: CliEnv, io: Io): Promise<number>
       opened = await openBackend(p, cfg);
       return opened;
     };
-    await command.run({ p, backend, print: (human, answer) => io.out(json ? JSON.stringify(answer, null, 2) : human) });
+    const print = (human: string, answer: unknown) => io.out(json ? JSON.stringify(answer, null, 2) : human);
+    await command.run({ p, backend, print, io, as: flag(p, "as") ?? cfg.AFK_ACTOR });
     return 0;
   } catch (e) {
     io.err(errorLine(e, json));

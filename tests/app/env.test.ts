@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -60,5 +60,37 @@ describe("environment", () => {
     expect(trusted({ ...base, NODE_ENV: "development", NEXTAUTH_URL: "http://localhost:3400" })).toBeUndefined();
     expect(trusted({ ...base, NODE_ENV: "production" })).toBeUndefined();
     expect(trusted({ ...base, NODE_ENV: "test" })).toBeUndefined();
+  });
+
+  it("takes an empty value for unset (compose passing an unset variable as an empty string, an empty Secret key): defaults apply, optional ones stay off", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "afk-env-"));
+    const e = parseEnv({
+      AFK_DATA_DIR: dir,
+      DATABASE_URL: "",
+      NEXTAUTH_SECRET: "",
+      NEXTAUTH_URL: "",
+      AFK_METRICS_TOKEN: "",
+      AFK_WORKERS: "",
+    });
+    expect(e.DATABASE_URL).toBe("file:./data/afk.db");
+    expect(e.AFK_METRICS_TOKEN).toBeUndefined();
+    expect(e.NEXTAUTH_URL).toBeUndefined();
+    expect(e.AFK_WORKERS).toBe(4);
+    expect(e.NEXTAUTH_SECRET).toBe(readFileSync(path.join(dir, ".nextauth-secret"), "utf8"));
+    // A value that is there but wrong still stops the start with one line naming it.
+    expect(() => parseEnv({ AFK_DATA_DIR: dir, AFK_METRICS_TOKEN: "short" })).toThrow(/^Invalid environment variable AFK_METRICS_TOKEN: /);
+  });
+
+  it("writes no secret file during `next build` (it would be traced into the deployable bundle)", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "afk-env-"));
+    const phase = process.env.NEXT_PHASE;
+    process.env.NEXT_PHASE = "phase-production-build";
+    try {
+      expect(parseEnv({ AFK_DATA_DIR: dir }).NEXTAUTH_SECRET.length).toBeGreaterThanOrEqual(32);
+    } finally {
+      if (phase === undefined) delete process.env.NEXT_PHASE;
+      else process.env.NEXT_PHASE = phase;
+    }
+    expect(existsSync(path.join(dir, ".nextauth-secret"))).toBe(false);
   });
 });

@@ -101,6 +101,7 @@ const DB_SCRIPTS: Record<string, string> = {
   "scripts/bench-workers.ts": "polls run counts while workers drain a queue",
   "scripts/chaos.ts": "counts runs, effects and audit entries to check the invariants",
   "scripts/bundle.mjs": "names the database packages it copies into the bundle (opens no database)",
+  "scripts/bundle-compile.mjs": "keeps the database packages external when it compiles the bundle's scripts (opens no database)",
   "scripts/node-runtime.mjs": "compiles the SQLite driver's native module for another Node (opens no database)",
   "scripts/with-node.mjs": "swaps the SQLite driver's native module for another Node's while a command runs (opens no database)",
 };
