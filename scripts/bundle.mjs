@@ -110,8 +110,9 @@ writeFileSync(
       type: "module",
       engines: pkg.engines,
       scripts: {
-        start: "node server.js",
-        worker: "node worker.mjs",
+        // exec: npm's SIGTERM reaches the server or worker itself (sh does not pass it on).
+        start: "exec node server.js",
+        worker: "exec node worker.mjs",
         "db:deploy": "node scripts/db.mjs deploy",
         "db:setup": "node scripts/db.mjs setup",
         afk: "node scripts/afk.mjs",

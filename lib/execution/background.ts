@@ -65,12 +65,16 @@ export function startBackground() {
     );
   // Graceful shutdown: not ready from the signal on (so no new work is routed here), then finish or hand
   // back this process's runs.
+  // One budget (AFK_DRAIN_S) for the whole drain: the queue stops taking jobs, the runs get the budget to
+  // pause or end, the rest are handed back, and the queue closes in what is left (at least a second).
   const stop = async (signal: string) => {
     startDraining();
-    log.info("shutting down", { signal, active_runs: worker.activeCount() });
+    const deadline = Date.now() + e.AFK_DRAIN_S * 1000;
+    log.info("shutting down", { signal, active_runs: worker.activeCount(), instance: worker.instanceId, drain_s: e.AFK_DRAIN_S });
     for (const t of state.timers) clearInterval(t);
-    await q?.stop();
-    await worker.shutdown();
+    q?.pause();
+    await worker.shutdown(e.AFK_DRAIN_S * 1000);
+    await q?.stop(Math.max(0, deadline - Date.now()));
     // The spans of what stopped just now, then the rest of the buffer.
     await stopTracing();
     process.exit(0);

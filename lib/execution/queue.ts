@@ -180,12 +180,20 @@ export class PgBossQueue implements RunQueue {
     return this.boss.getQueueSize(RUN_QUEUE);
   }
 
-  // Graceful: stop taking jobs, let the ones running finish (the worker hands back what does not).
-  async stop(timeoutMs = 20_000): Promise<void> {
+  /** Takes no more jobs (the loops end once their current job has): the start of a drain. */
+  pause() {
     this.stopping = true;
+    for (const wake of [...this.sleepers]) wake();
+  }
+
+  // Stop taking jobs, wait up to timeoutMs for the loops' jobs to finish, close. A drain waits for the
+  // runs first (Worker.shutdown) and gives this what is left of its budget.
+  async stop(timeoutMs = 20_000): Promise<void> {
+    this.pause();
+    const t0 = Date.now();
     await Promise.race([Promise.allSettled(this.loops), new Promise((r) => setTimeout(r, timeoutMs))]);
     await this.boss
-      .stop({ graceful: true, wait: true, timeout: timeoutMs, close: true })
+      .stop({ graceful: true, wait: true, timeout: Math.max(1000, timeoutMs - (Date.now() - t0)), close: true })
       .catch((e) => log.warn("queue stop failed", { error: String(e) }));
   }
 }
