@@ -45,10 +45,18 @@ describe("deploy files", () => {
     const docs = parseAllDocuments(out).map(
       (d) => d.toJSON() as { kind: string; metadata: { name: string }; spec: Record<string, unknown> },
     );
-    expect(docs.map((d) => d.kind).sort()).toEqual(["Deployment", "Deployment", "Job", "Secret", "Service"]);
+    expect(docs.map((d) => d.kind).sort()).toEqual([
+      "Deployment",
+      "Deployment",
+      "PodDisruptionBudget",
+      "PodDisruptionBudget",
+      "Secret",
+      "Service",
+      "Service",
+    ]);
     const containers = docs.flatMap((d) => {
-      const tpl = d.spec?.template as { spec: { containers: Container[] } } | undefined;
-      return tpl ? tpl.spec.containers.map((c) => ({ owner: d.metadata.name, c })) : [];
+      const tpl = d.spec?.template as { spec: { containers: Container[]; initContainers?: Container[] } } | undefined;
+      return tpl ? [...tpl.spec.containers, ...(tpl.spec.initContainers ?? [])].map((c) => ({ owner: d.metadata.name, c })) : [];
     });
     let probes = 0;
     for (const { owner, c } of containers) {
