@@ -103,8 +103,8 @@ export class PgBossQueue implements RunQueue {
     if (!runIds.length) return [];
     await this.started;
     const { rows } = await this.boss.getDb().executeSql(
-      `SELECT DISTINCT data->>'runId' AS "runId" FROM ${QUEUE_SCHEMA}.job WHERE name = $1 AND data->>'runId' = ANY($2::text[])
-        AND (state IN ('created', 'retry') OR (state = 'active' AND started_on > now() - make_interval(secs => $3)))`,
+      `SELECT DISTINCT data->>'runId' AS "runId" FROM ${QUEUE_SCHEMA}.job WHERE name = $1 AND state < 'completed'
+        AND data->>'runId' = ANY($2::text[]) AND (state < 'active' OR started_on > now() - make_interval(secs => $3))`,
       [RUN_QUEUE, runIds, leaseMs / 1000],
     );
     const held = new Set((rows as { runId: string }[]).map((r) => r.runId));

@@ -70,7 +70,14 @@ describe.skipIf(!pgUrl)("the run queue under a backlog (PostgreSQL, pg-boss)", (
     await t?.drop();
   });
 
-  async function instance(opts: { concurrency: number; model: ModelAdapter; agent: Agent; leaseMs: number; heartbeatMs?: number }) {
+  async function instance(opts: {
+    concurrency: number;
+    model: ModelAdapter;
+    agent: Agent;
+    leaseMs: number;
+    heartbeatMs?: number;
+    idle?: boolean;
+  }) {
     const db = createDb(t.url);
     const live = new PgLiveBus(t.url);
     clients.push(db);
@@ -86,7 +93,7 @@ describe.skipIf(!pgUrl)("the run queue under a backlog (PostgreSQL, pg-boss)", (
     });
     contexts.push(ctx);
     await ctx.queue!.ready();
-    await ctx.queue!.work(ctx.worker);
+    if (!opts.idle) await ctx.queue!.work(ctx.worker);
     return ctx;
   }
 
@@ -115,16 +122,21 @@ describe.skipIf(!pgUrl)("the run queue under a backlog (PostgreSQL, pg-boss)", (
     // The shortest lease AFK_LEASE_S allows. A web-only instance and two workers of concurrency 2: 20 runs
     // of two model calls of 0.5 s each wait up to ~4 s in the queue.
     const LEASE = 2000;
+    // The workers' own claims renew a longer lease: a heartbeat late on a loaded machine is not what this
+    // test is about (the reservations W makes expire after LEASE all the same).
+    const CLAIM_LEASE = 10_000;
     const W = await instance({ concurrency: 0, model: model({}), agent: w.agent, leaseMs: LEASE });
-    const X = await instance({ concurrency: 2, model: model({ delayMs: 500 }), agent: w.agent, leaseMs: LEASE });
-    const Y = await instance({ concurrency: 2, model: model({ delayMs: 500 }), agent: w.agent, leaseMs: LEASE });
+    const X = await instance({ concurrency: 2, model: model({ delayMs: 500 }), agent: w.agent, leaseMs: CLAIM_LEASE, idle: true });
+    const Y = await instance({ concurrency: 2, model: model({ delayMs: 500 }), agent: w.agent, leaseMs: CLAIM_LEASE, idle: true });
     const sweeps = [W, X, Y].map((c) => sweeping(c, 200));
     const ids: string[] = [];
     try {
-      // Queued five at a time (faster than the workers take them).
+      // Queued five at a time.
       for (let i = 0; i < 4; i++)
         for (const r of await Promise.all(Array.from({ length: 5 }, () => startRun(W, sub, { body: { agent: w.agent.name, input: {} } }))))
           ids.push(r.id);
+      // The workers start once all 20 wait: the last of them wait about 4 s, twice the lease.
+      await Promise.all([X, Y].map((c) => c.queue!.work(c.worker)));
       await expect
         .poll(async () => t.db.run.count({ where: { id: { in: ids }, state: "completed" } }), { timeout: 60_000, interval: 100 })
         .toBe(20);
