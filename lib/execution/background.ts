@@ -64,9 +64,8 @@ export function startBackground() {
       (err) => log.error("ops port failed to open", { port: e.AFK_OPS_PORT, error: String(err) }),
     );
   // Graceful shutdown: not ready from the signal on (so no new work is routed here), then finish or hand
-  // back this process's runs.
-  // One budget (AFK_DRAIN_S) for the whole drain: the queue stops taking jobs, the runs get the budget to
-  // pause or end, the rest are handed back, and the queue closes in what is left (at least a second).
+  // back this process's runs, in one budget (AFK_DRAIN_S): the queue stops taking jobs, the runs get the
+  // budget to pause or end, the rest are handed back, and the queue closes in what is left (a second at least).
   const stop = async (signal: string) => {
     startDraining();
     const deadline = Date.now() + e.AFK_DRAIN_S * 1000;
