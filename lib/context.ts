@@ -82,6 +82,7 @@ export function createContext(db: Db, opts: ContextOptions = {}): AppContext {
     live,
     leaseMs,
     executesHere: (runId) => w.holds(runId),
+    instanceId,
   });
   return { db, store: runtime.store, agents: runtime.agents, executor, live, worker: w, runtime, queue, webhook: opts.webhook ?? null };
 }

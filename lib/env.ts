@@ -40,6 +40,8 @@ const schema = z.object({
   // PostgreSQL: how many runs this process executes at once from the queue (0: this instance only
   // enqueues, e.g. a web-only instance next to `npm run worker` processes). SQLite runs in-process.
   AFK_WORKERS: z.coerce.number().int().min(0).max(64).default(4),
+  // SIGTERM: the one budget for runs to pause or end before the rest are handed back (grace periods exceed it).
+  AFK_DRAIN_S: z.coerce.number().int().min(1).max(600).default(20),
   AFK_RETENTION_DAYS: z.coerce.number().int().positive().optional(),
   // Metrics and probes (lib/ops). /api/metrics answers only a scrape with this bearer token (unset: off);
   // AFK_OPS_PORT opens this process's own small HTTP port (/livez, /readyz, /metrics; a worker's only way

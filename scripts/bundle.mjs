@@ -81,8 +81,9 @@ writeFileSync(
       type: "module",
       engines: pkg.engines,
       scripts: {
-        start: "node scripts/start.mjs",
-        worker: "node worker.mjs",
+        // exec: npm's SIGTERM reaches the server or worker itself (sh does not pass it on).
+        start: "exec node scripts/start.mjs",
+        worker: "exec node worker.mjs",
         "db:deploy": "node scripts/db.mjs deploy",
         "db:setup": "node scripts/db.mjs setup",
         afk: "node scripts/afk.mjs",

@@ -1,5 +1,7 @@
 // npm run worker — a standalone worker for PostgreSQL deployments: works the run queue, takes over runs
 // whose worker died, sweeps deadlines. Same DATABASE_URL (and code) as the app instances.
+// First: a bad environment stops the worker with one line naming the variable, as the server does.
+import "../lib/startup.ts";
 import { appContext } from "../lib/context.ts";
 import { env } from "../lib/env.ts";
 import { startBackground } from "../lib/execution/background.ts";
@@ -14,6 +16,6 @@ if (env().databaseProvider !== "postgresql") {
 await startTracing("afk-worker", env());
 startBackground();
 await appContext().queue!.ready();
-log.info("worker started", { pid: process.pid, concurrency: env().AFK_WORKERS });
+log.info("worker started", { pid: process.pid, instance: appContext().worker.instanceId, concurrency: env().AFK_WORKERS });
 // Keep the process alive; the queue's workers and timers do the work.
 setInterval(() => undefined, 1 << 30);

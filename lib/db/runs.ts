@@ -104,13 +104,15 @@ export async function reserveRun(db: Db, id: string, from: string, leaseMs: numb
 
 // Re-reserve a running run whose lease expired (its worker died or stalled), or — any=true, single
 // instance only — any running run: back to "queued" under a new epoch, which fences its previous worker
-// out at once (its next write, renewal or outcome is refused). Its cancel flag stays.
-export async function takeOver(db: Db, id: string, leaseMs: number, any = false): Promise<boolean> {
+// out at once (its next write, renewal or outcome is refused). Its cancel flag stays. epoch: only if the
+// run is still under the reservation the caller found expired (two sweeps, or a claim meanwhile).
+export async function takeOver(db: Db, id: string, leaseMs: number, any = false, epoch?: number): Promise<boolean> {
   const now = BigInt(Date.now());
   const until = BigInt(Date.now() + leaseMs);
+  const same = epoch === undefined ? Prisma.sql`TRUE` : Prisma.sql`"leaseEpoch" = ${epoch}`;
   return (
     (await db.$executeRaw`UPDATE "Run" SET "leaseOwner" = 'queued', "leaseUntilMs" = ${until}, "leaseEpoch" = "leaseEpoch" + 1
-    WHERE "id" = ${id} AND "state" = 'running' AND "corruptKey" IS NULL AND "runtimeTokenId" IS NULL AND (${any} OR "leaseUntilMs" IS NULL OR "leaseUntilMs" < ${now})`) ===
+    WHERE "id" = ${id} AND "state" = 'running' AND "corruptKey" IS NULL AND "runtimeTokenId" IS NULL AND ${same} AND (${any} OR "leaseUntilMs" IS NULL OR "leaseUntilMs" < ${now})`) ===
     1
   );
 }
@@ -125,18 +127,25 @@ export async function claimReserved(db: Db, id: string, owner: string, leaseMs: 
   return rows.length === 1 ? Number(rows[0].leaseEpoch) : null;
 }
 
-export async function expiredLeases(db: Db): Promise<string[]> {
-  const rows = await db.run.findMany({
+/** The placeholder owner of a reserved run: its job waits in the queue (or is being claimed). */
+export const QUEUED = "queued";
+
+export type ExpiredLease = { id: string; leaseOwner: string | null; leaseEpoch: number; leaseUntilMs: bigint | null };
+
+// Running runs whose lease expired, the longest expired first. A `queued` one is listed too: whether its
+// job still holds it is the queue's to say (see Dispatcher.takeOverExpired).
+export async function expiredLeases(db: Db): Promise<ExpiredLease[]> {
+  return db.run.findMany({
     where: {
       state: "running",
       corruptKey: null,
       runtimeTokenId: null,
       OR: [{ leaseUntilMs: null }, { leaseUntilMs: { lt: BigInt(Date.now()) } }],
     },
-    select: { id: true },
+    select: { id: true, leaseOwner: true, leaseEpoch: true, leaseUntilMs: true },
+    orderBy: [{ leaseUntilMs: "asc" }, { id: "asc" }],
     take: 100,
   });
-  return rows.map((r) => r.id);
 }
 
 // Renews the leases this process still holds (same owner, same epoch) and answers which those are.

@@ -64,13 +64,16 @@ export function startBackground() {
       (err) => log.error("ops port failed to open", { port: e.AFK_OPS_PORT, error: String(err) }),
     );
   // Graceful shutdown: not ready from the signal on (so no new work is routed here), then finish or hand
-  // back this process's runs.
+  // back this process's runs, in one budget (AFK_DRAIN_S): the queue stops taking jobs, the runs get the
+  // budget to pause or end, the rest are handed back, and the queue closes in what is left (a second at least).
   const stop = async (signal: string) => {
     startDraining();
-    log.info("shutting down", { signal, active_runs: worker.activeCount() });
+    const deadline = Date.now() + e.AFK_DRAIN_S * 1000;
+    log.info("shutting down", { signal, active_runs: worker.activeCount(), instance: worker.instanceId, drain_s: e.AFK_DRAIN_S });
     for (const t of state.timers) clearInterval(t);
-    await q?.stop();
-    await worker.shutdown();
+    q?.pause();
+    await worker.shutdown(e.AFK_DRAIN_S * 1000);
+    await q?.stop(Math.max(0, deadline - Date.now()));
     // The spans of what stopped just now, then the rest of the buffer.
     await stopTracing();
     process.exit(0);

@@ -21,7 +21,17 @@ import {
   RunRewindError,
   terminalResultOf,
 } from "../runner/index.ts";
-import { expiredLeases, getRunRow, markRunCorrupt, orphanRuns, requestCancel, reserveRun, setRunState, takeOver } from "../db/runs.ts";
+import {
+  expiredLeases,
+  getRunRow,
+  markRunCorrupt,
+  orphanRuns,
+  QUEUED,
+  requestCancel,
+  reserveRun,
+  setRunState,
+  takeOver,
+} from "../db/runs.ts";
 import { PrismaStore } from "../db/store.ts";
 import type { RunQueue } from "./queue.ts";
 import { jobTrace } from "../telemetry/propagation.ts";
@@ -33,7 +43,9 @@ import { jobTrace } from "../telemetry/propagation.ts";
 export type ReserveFrom = "pending" | "paused" | "failed" | "expired" | "orphaned";
 
 /** Reserves runId (from `from`), writes its audit entry and queues its job, in the caller's transaction. */
-export type TxSubmit = (runId: string, from: ReserveFrom, audit: AuditInput | null, opts?: { cancel?: boolean }) => Promise<boolean>;
+export type TxSubmit = (runId: string, from: ReserveFrom, audit: AuditInput | null, opts?: SubmitOptions) => Promise<boolean>;
+/** cancel: reserve to record a cancellation; epoch: a takeover only of the reservation found expired. */
+type SubmitOptions = { cancel?: boolean; epoch?: number };
 
 export type DispatcherDeps = {
   store: PrismaStore;
@@ -43,6 +55,8 @@ export type DispatcherDeps = {
   leaseMs: number;
   /** Whether this process executes the run now (its own expired lease is left to its heartbeat). */
   executesHere: (runId: string) => boolean;
+  /** This process's lease owner name, for the logs. */
+  instanceId?: string;
 };
 
 export class Dispatcher {
@@ -71,9 +85,9 @@ export class Dispatcher {
         // The reservation is the first write of the transaction where it comes first, so SQLite takes
         // its write lock up front (no read-to-write upgrade for two instances to deadlock on).
         const submit: TxSubmit = async (runId, from, audit, opts = {}) => {
-          if (!(await this.reserve(tx, runId, from, opts.cancel ?? false))) return false;
+          if (!(await this.reserve(tx, runId, from, opts))) return false;
           if (audit) await appendAudit(tx, audit);
-          await this.deps.queue.send(runId, tx, trace);
+          await this.deps.queue.send(runId, tx, trace, { takeover: from === "expired" || from === "orphaned" });
           submitted.push(runId);
           return true;
         };
@@ -89,7 +103,7 @@ export class Dispatcher {
   }
 
   /** Reserve + dispatch on its own; with audit, reservation, entry and job commit together. */
-  submit(runId: string, from: ReserveFrom, opts: { cancel?: boolean; audit?: AuditInput } = {}): Promise<boolean> {
+  submit(runId: string, from: ReserveFrom, opts: SubmitOptions & { audit?: AuditInput } = {}): Promise<boolean> {
     return this.transaction((_tx, submit) => submit(runId, from, opts.audit ?? null, opts));
   }
 
@@ -156,13 +170,30 @@ export class Dispatcher {
     return ok;
   }
 
-  // Runs whose worker died (lease expired) are re-reserved and queued; a worker takes them over from
-  // their latest checkpoint.
+  // Runs whose worker died (lease expired) are re-reserved and queued ahead of new runs; a worker takes
+  // them over from their latest checkpoint. A reservation (owner `queued`) is held by its job, not by a
+  // process: it is re-reserved only when the queue says no job holds it any more, never for waiting long.
   async takeOverExpired(): Promise<number> {
-    let n = 0;
-    for (const id of await expiredLeases(this.db)) if (!this.deps.executesHere(id) && (await this.submit(id, "expired"))) n++;
-    if (n) log.warn("took over runs with expired leases", { count: n });
-    return n;
+    const expired = (await expiredLeases(this.db)).filter((r) => !this.deps.executesHere(r.id));
+    const queued = expired.filter((r) => r.leaseOwner === QUEUED).map((r) => r.id);
+    const stranded = new Set(queued.length ? await this.deps.queue.stranded(queued, this.leaseMs) : []);
+    const taken: string[] = [];
+    for (const r of expired) {
+      if (r.leaseOwner === QUEUED && !stranded.has(r.id)) continue;
+      if (!(await this.submit(r.id, "expired", { epoch: r.leaseEpoch }))) continue;
+      taken.push(r.id);
+      const expiredMs = r.leaseUntilMs === null ? null : Date.now() - Number(r.leaseUntilMs);
+      log.warn("run taken over", {
+        run_id: r.id,
+        previous_owner: r.leaseOwner,
+        previous_epoch: r.leaseEpoch,
+        expired_ms: expiredMs,
+        instance: this.deps.instanceId,
+      });
+    }
+    if (taken.length)
+      log.warn("took over runs with expired leases", { count: taken.length, run_ids: taken, instance: this.deps.instanceId });
+    return taken.length;
   }
 
   // After a restart of the embedded (single-instance) server: whatever the previous process left running
@@ -176,9 +207,9 @@ export class Dispatcher {
     return n;
   }
 
-  private reserve(tx: Db, runId: string, from: ReserveFrom, cancel: boolean): Promise<boolean> {
-    if (from === "expired" || from === "orphaned") return takeOver(tx, runId, this.leaseMs, from === "orphaned");
-    return reserveRun(tx, runId, from, this.leaseMs, cancel);
+  private reserve(tx: Db, runId: string, from: ReserveFrom, opts: SubmitOptions): Promise<boolean> {
+    if (from === "expired" || from === "orphaned") return takeOver(tx, runId, this.leaseMs, from === "orphaned", opts.epoch);
+    return reserveRun(tx, runId, from, this.leaseMs, opts.cancel ?? false);
   }
 
   private async durableOutcome(threadId: string, runId: string): Promise<string | null> {

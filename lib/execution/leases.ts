@@ -45,7 +45,10 @@ export class Heartbeat<L extends Lease> {
 
   /** Hands runs back: their leases expire now, so another instance takes them over from their latest checkpoint. */
   async handBack(runIds: Iterable<string>) {
-    for (const id of runIds) await releaseLease(this.db, id, this.instanceId);
+    for (const id of runIds) {
+      await releaseLease(this.db, id, this.instanceId);
+      log.info("run handed back", { run_id: id, instance: this.instanceId });
+    }
   }
 
   private async beat() {

@@ -16,18 +16,36 @@ export interface RunQueue {
   /**
    * Adds the run's job inside the transaction that reserved it: the job exists exactly when the reservation
    * does. trace: the reserving request's context, for the worker's spans (undefined when tracing is off).
+   * takeover: the run was taken over from a holder that is gone: its job goes ahead of new ones, and the
+   * jobs its previous holder left active are released.
    */
-  send(runId: string, tx: Db, trace?: JobTrace): Promise<void>;
+  send(runId: string, tx: Db, trace?: JobTrace, opts?: { takeover?: boolean }): Promise<void>;
   /** The transaction committed: the job may be taken now. */
   committed(runId: string, trace?: JobTrace): void;
+  /**
+   * Of these reserved runs (lease owner `queued`, lease expired), the ones no job holds any more: none
+   * waits for a worker and none was taken by a worker within the last leaseMs (that worker died before
+   * its claim). A run waiting in the queue, however long, is not among them.
+   */
+  stranded(runIds: string[], leaseMs: number): Promise<string[]>;
 }
 
 /** One instance (SQLite, tests): a committed reservation is executed here at once. */
 export class InProcessQueue implements RunQueue {
+  // Runs whose job is in flight here (from the commit until it settles), with how many.
+  private readonly inFlight = new Map<string, number>();
   constructor(private readonly worker: Worker) {}
   async send(): Promise<void> {}
   committed(runId: string, trace?: JobTrace) {
-    this.worker.take(runId, trace);
+    this.inFlight.set(runId, (this.inFlight.get(runId) ?? 0) + 1);
+    void this.worker.take(runId, trace).finally(() => {
+      const n = (this.inFlight.get(runId) ?? 1) - 1;
+      if (n) this.inFlight.set(runId, n);
+      else this.inFlight.delete(runId);
+    });
+  }
+  async stranded(runIds: string[]): Promise<string[]> {
+    return runIds.filter((id) => !this.inFlight.has(id));
   }
 }
 
@@ -64,9 +82,33 @@ export class PgBossQueue implements RunQueue {
     return this.started;
   }
 
-  async send(runId: string, tx: Db, trace?: JobTrace): Promise<void> {
+  async send(runId: string, tx: Db, trace?: JobTrace, opts: { takeover?: boolean } = {}): Promise<void> {
     await this.started;
-    await this.boss.send(RUN_QUEUE, (trace ? { runId, trace } : { runId }) satisfies Job, { db: sqlInTransaction(tx) });
+    const db = sqlInTransaction(tx);
+    if (opts.takeover) {
+      // The previous holder's job would stay active until pg-boss expires it (expireInSeconds), then be
+      // retried and claim whatever reservation the run has then.
+      const { rows } = await db.executeSql(
+        `SELECT id FROM ${QUEUE_SCHEMA}.job WHERE name = $1 AND state = 'active' AND data->>'runId' = $2`,
+        [RUN_QUEUE, runId],
+      );
+      const ids = (rows as { id: string }[]).map((r) => r.id);
+      if (ids.length) await this.boss.cancel(RUN_QUEUE, ids, { db });
+    }
+    // pg-boss takes the highest priority first: a run taken over continues before the backlog's new runs.
+    await this.boss.send(RUN_QUEUE, (trace ? { runId, trace } : { runId }) satisfies Job, { db, priority: opts.takeover ? 1 : 0 });
+  }
+
+  async stranded(runIds: string[], leaseMs: number): Promise<string[]> {
+    if (!runIds.length) return [];
+    await this.started;
+    const { rows } = await this.boss.getDb().executeSql(
+      `SELECT DISTINCT data->>'runId' AS "runId" FROM ${QUEUE_SCHEMA}.job WHERE name = $1 AND state < 'completed'
+        AND data->>'runId' = ANY($2::text[]) AND (state < 'active' OR started_on > now() - make_interval(secs => $3))`,
+      [RUN_QUEUE, runIds, leaseMs / 1000],
+    );
+    const held = new Set((rows as { runId: string }[]).map((r) => r.runId));
+    return runIds.filter((id) => !held.has(id));
   }
 
   // Workers, here and in other processes, wake now rather than at their next poll.
@@ -138,12 +180,20 @@ export class PgBossQueue implements RunQueue {
     return this.boss.getQueueSize(RUN_QUEUE);
   }
 
-  // Graceful: stop taking jobs, let the ones running finish (the worker hands back what does not).
-  async stop(timeoutMs = 20_000): Promise<void> {
+  /** Takes no more jobs (the loops end once their current job has): the start of a drain. */
+  pause() {
     this.stopping = true;
+    for (const wake of [...this.sleepers]) wake();
+  }
+
+  // Stop taking jobs, wait up to timeoutMs for the loops' jobs to finish, close. A drain waits for the
+  // runs first (Worker.shutdown) and gives this what is left of its budget.
+  async stop(timeoutMs = 20_000): Promise<void> {
+    this.pause();
+    const t0 = Date.now();
     await Promise.race([Promise.allSettled(this.loops), new Promise((r) => setTimeout(r, timeoutMs))]);
     await this.boss
-      .stop({ graceful: true, wait: true, timeout: timeoutMs, close: true })
+      .stop({ graceful: true, wait: true, timeout: Math.max(1000, timeoutMs - (Date.now() - t0)), close: true })
       .catch((e) => log.warn("queue stop failed", { error: String(e) }));
   }
 }

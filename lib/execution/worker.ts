@@ -95,11 +95,11 @@ export class Worker {
     await held?.task;
   }
 
-  /** The in-process queue's job (SQLite, tests): runJob without waiting for it. */
-  take(runId: string, trace?: JobTrace): void {
+  /** The in-process queue's job (SQLite, tests): runJob without waiting for it; settles when the job has. */
+  take(runId: string, trace?: JobTrace): Promise<void> {
     const job = this.runJob(runId, trace).catch((e) => log.error("could not execute run", { run_id: runId, error: String(e) }));
     this.jobs.add(job);
-    void job.finally(() => this.jobs.delete(job));
+    return job.finally(() => this.jobs.delete(job));
   }
 
   /** The runner's event sink: progress of the runs executing here (subagent runs have no Run row). */
@@ -123,6 +123,7 @@ export class Worker {
     }
     const run = await getRunRow(this.db, runId);
     if (!run) return null;
+    log.info("run executing", { run_id: runId, epoch, step: run.step, instance: this.instanceId });
     const agent = this.runtime.agent(run.agentName);
     // Every write of this execution is conditional on this claim (see PrismaStore.fenced).
     const store = this.runtime.store.fenced({ runId, epoch });

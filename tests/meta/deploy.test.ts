@@ -5,6 +5,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
+import { parseEnv } from "@/lib/env";
 import { OPS_PATHS } from "@/lib/ops/server";
 
 const root = path.resolve(import.meta.dirname, "../..");
@@ -28,6 +29,13 @@ type Container = {
   env?: { name: string; value?: string }[];
 };
 
+// The scripts scripts/bundle.mjs writes into the bundle's package.json (read from its source).
+function bundleScripts(): Record<string, string> {
+  const src = readFileSync(path.join(root, "scripts/bundle.mjs"), "utf8");
+  const block = src.slice(src.indexOf("scripts: {"), src.indexOf("}", src.indexOf("scripts: {")));
+  return Object.fromEntries([...block.matchAll(/^\s*"?([\w:]+)"?: "([^"]+)",?$/gm)].map((m) => [m[1], m[2]]));
+}
+
 // An app route's folder for a URL path (no dynamic segments in probe paths).
 const appRoute = (p: string) => path.join(root, "app", ...p.split("/").filter(Boolean), "route.ts");
 
@@ -37,10 +45,18 @@ describe("deploy files", () => {
     const docs = parseAllDocuments(out).map(
       (d) => d.toJSON() as { kind: string; metadata: { name: string }; spec: Record<string, unknown> },
     );
-    expect(docs.map((d) => d.kind).sort()).toEqual(["Deployment", "Deployment", "Job", "Secret", "Service"]);
+    expect(docs.map((d) => d.kind).sort()).toEqual([
+      "Deployment",
+      "Deployment",
+      "PodDisruptionBudget",
+      "PodDisruptionBudget",
+      "Secret",
+      "Service",
+      "Service",
+    ]);
     const containers = docs.flatMap((d) => {
-      const tpl = d.spec?.template as { spec: { containers: Container[] } } | undefined;
-      return tpl ? tpl.spec.containers.map((c) => ({ owner: d.metadata.name, c })) : [];
+      const tpl = d.spec?.template as { spec: { containers: Container[]; initContainers?: Container[] } } | undefined;
+      return tpl ? [...tpl.spec.containers, ...(tpl.spec.initContainers ?? [])].map((c) => ({ owner: d.metadata.name, c })) : [];
     });
     let probes = 0;
     for (const { owner, c } of containers) {
@@ -76,5 +92,26 @@ describe("deploy files", () => {
     expect(Object.keys(compose.services).sort()).toEqual(["migrate", "postgres", "web", "worker"]);
     expect(compose.services.migrate.command).toEqual(["node", "scripts/db.mjs", "deploy"]);
     expect(compose.services.worker.command).toEqual(["node", "worker.mjs"]);
+  });
+
+  it("grace periods outlast the drain (AFK_DRAIN_S, the queue's close, the span flush); npm's SIGTERM reaches long-running processes", () => {
+    const budgetS = parseEnv({}).AFK_DRAIN_S + 1 + 5;
+    const compose = parseAllDocuments(readFileSync(path.join(root, "compose.yaml"), "utf8"))[0].toJSON() as {
+      services: Record<string, { stop_grace_period?: string }>;
+    };
+    for (const name of ["web", "worker"]) {
+      const grace = compose.services[name].stop_grace_period ?? "10s"; // Docker's default
+      expect(Number(grace.replace(/s$/, "")), `compose ${name}: stop_grace_period`).toBeGreaterThan(budgetS);
+    }
+    expect(Object.keys(bundleScripts())).toEqual(expect.arrayContaining(["start", "worker", "afk"]));
+    for (const [label, scripts] of [
+      ["package.json", JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")).scripts],
+      ["the bundle's package.json", bundleScripts()],
+    ] as const)
+      for (const name of ["dev", "start", "worker"].filter((n) => scripts[n])) {
+        // sh (dash) runs the last command as its child, and npm's SIGTERM stops only sh.
+        const last = (scripts[name] as string).split("&&").at(-1)?.trim() ?? "";
+        expect(last, `${label} ${name}`).toMatch(/^exec /);
+      }
   });
 });

@@ -99,6 +99,7 @@ const DB_SCRIPTS: Record<string, string> = {
   "scripts/bench-console.ts": "bulk-seeds 100,000 runs",
   "scripts/bench-http.ts": "creates the benchmark's admin, token and runs",
   "scripts/bench-workers.ts": "polls run counts while workers drain a queue",
+  "scripts/bench-queue.ts": "polls run counts and lease owners, counts the queue's jobs",
   "scripts/chaos.ts": "counts runs, effects and audit entries to check the invariants",
   "scripts/bundle.mjs": "names the database packages it copies into the bundle (opens no database)",
   "scripts/bundle-compile.mjs": "keeps the database packages external when it compiles the bundle's scripts (opens no database)",
