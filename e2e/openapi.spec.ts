@@ -193,8 +193,8 @@ test("every API response validates against the OpenAPI document", async ({ brows
     new TextDecoder().decode(first.value),
   );
   if (streamProblem) problems.push(streamProblem);
-  expect((await call(rt, "POST", `/api/v1/runtime/runs/${ext}/interrupts/call_a/claim`)).status).toBe(200);
-  expect((await call(rt, "POST", `/api/v1/runtime/runs/${ext}/interrupts/call_a/claim`)).status).toBe(409);
+  expect((await call(rt, "POST", `/api/v1/runtime/runs/${ext}/interrupts/call_a/claim`, { claimant: "one" })).status).toBe(200);
+  expect((await call(rt, "POST", `/api/v1/runtime/runs/${ext}/interrupts/call_a/claim`, { claimant: "two" })).status).toBe(409);
   const reported = await call(rt, "POST", `/api/v1/runtime/runs/${ext}/events`, {
     events: [{ type: "state", id: "end", state: "completed" }],
   });

@@ -30,6 +30,8 @@ export type Decision = z.infer<typeof decisionSchema>;
 // Decisions the runtime takes by itself are made by "system:<why>", never by a person.
 const DEADLINE_DECIDER = "system:deadline";
 const RUN_ENDED_DECIDER = "system:run-ended";
+/** Who closes a request its external runtime withdrew (the request that asked ended). */
+export const WITHDRAWN_DECIDER = "system:withdrawn";
 
 /** True when a decision was taken by the runtime (a deadline's fallback), not by a person. */
 export const isSystemDecision = (d: { by: string }) => d.by.startsWith("system:");
@@ -209,8 +211,9 @@ export async function decideApproval(
   for (let attempt = 0; attempt < 5; attempt++) {
     const rec = await getApproval(store, threadId, id);
     if (!rec) throw new ApprovalDecisionError("No such approval", "not_found");
-    // An external runtime's interrupt is checked against the schemas it gave, and only what it can apply.
-    const checked: (Pick<Tool, "asksHuman"> & { schema?: z.ZodType }) | undefined = rec.external ? externalTool(rec.external) : tool;
+    // An external runtime's interrupt is checked against the schemas it gave, and only what it can apply;
+    // they are compiled only for what needs them (an edit, an answer), so a reject never depends on them.
+    const checked = (): (Pick<Tool, "asksHuman"> & { schema?: z.ZodType }) | undefined => (rec.external ? externalTool(rec.external) : tool);
     if (rec.status !== "pending") throw new ApprovalDecisionError(`Approval is already ${rec.status}`, "already_decided");
     if (rec.deadline_ms !== null && now > rec.deadline_ms) throw new ApprovalDecisionError("Approval deadline has passed", "expired");
     if (input.forbiddenDeciders?.includes(input.by))
@@ -249,7 +252,7 @@ export async function decideApproval(
     if (input.decision === "approve" && input.args) {
       // Edited arguments must fit the tool exactly: an unknown field is an error, not silently dropped. A
       // delegation's task is edited against the delegation's own schema.
-      const own = rec.kind === "subagent" ? delegateTaskSchema : checked?.schema;
+      const own = rec.kind === "subagent" ? delegateTaskSchema : checked()?.schema;
       const schema = own instanceof z.ZodObject ? own.strict() : own;
       const parsed = schema?.safeParse(input.args);
       if (!parsed?.success) {
@@ -293,11 +296,15 @@ export async function decideApproval(
 
 // A question is answered (respond) or declined (reject), never approved; with an answer schema the answer
 // is an object that fits it exactly, named field by field when it does not.
-function parseAnswer(rec: ApprovalRecord, tool: Pick<Tool, "asksHuman"> | undefined, input: DecisionInput): Record<string, unknown> | null {
+function parseAnswer(
+  rec: ApprovalRecord,
+  tool: () => Pick<Tool, "asksHuman"> | undefined,
+  input: DecisionInput,
+): Record<string, unknown> | null {
   if (input.decision === "approve")
     throw new ApprovalDecisionError("A question is answered or declined, not approved", "invalid_args", "decision");
   if (input.decision !== "respond") return null;
-  const schema = tool?.asksHuman?.answerSchema;
+  const schema = tool()?.asksHuman?.answerSchema;
   if (!schema) {
     if (input.answer !== undefined) throw new ApprovalDecisionError(`${rec.tool_name} takes a text answer`, "invalid_args", "answer");
     return null;
@@ -367,6 +374,22 @@ export async function closePendingApprovals(
     if (await save(store, systemDecided(rec, RUN_ENDED_DECIDER, false, reason, nowMs), rec.version)) closed++;
   }
   return closed;
+}
+
+/**
+ * Closes one pending request its runtime withdrew (expired, with a system decision saying why), so it leaves
+ * every inbox and any later decision is refused. `applied` says whether this caller made the change.
+ */
+export async function withdrawApproval(
+  store: MemoryStore,
+  rec: ApprovalRecord,
+  nowMs: number,
+  reason: string,
+): Promise<{ record: ApprovalRecord; applied: boolean }> {
+  if (rec.status !== "pending") return { record: rec, applied: false };
+  const next = systemDecided(rec, WITHDRAWN_DECIDER, false, reason, nowMs);
+  if (await save(store, next, rec.version)) return { record: next, applied: true };
+  return { record: (await getApproval(store, rec.thread_id, rec.id)) ?? next, applied: false };
 }
 
 /** Applies the deadline's fallback to a pending request whose deadline has passed; returns the record as it now stands. */

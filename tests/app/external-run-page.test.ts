@@ -7,7 +7,8 @@ import { describe, expect, it } from "vitest";
 import type { AppContext } from "@/lib/context";
 import { decide } from "@/lib/services/decide";
 import { getRunView } from "@/lib/services/run-view";
-import { type RuntimeCaller, claimDecision, parkInterrupts, registerRun, runtimeFromToken } from "@/lib/services/runtime-protocol";
+import { claimDecision } from "@/lib/services/runtime-claim";
+import { type RuntimeCaller, parkInterrupts, registerRun, runtimeFromToken } from "@/lib/services/runtime-protocol";
 import { diffCheckpoints, timelinePage } from "@/lib/services/timeline";
 import { timelineLayout } from "@/lib/timeline";
 import { cursorAfter } from "@/app/runs/[runId]/timeline/first-screen";
@@ -112,7 +113,7 @@ describe.each(providers)("an external run's page (%s)", (provider) => {
     await decide(h.ctx, rev, { approvalId: b, body: { decision: "reject", reason: "Too large" } });
     for (const interruptId of ["call_a", "call_b"]) {
       await tick();
-      await claimDecision(h.ctx, rt, { runId: run.id, interruptId });
+      await claimDecision(h.ctx, rt, { runId: run.id, interruptId, body: { claimant: "page" } });
     }
     await report({ type: "tool_result", id: "r", callId: "call_a", name: "issue_refund", output: { ok: true } });
     await report({ type: "state", id: "end", state: "completed" });
