@@ -113,10 +113,11 @@ describe("the client against the real routes, every answer checked against the d
     expect(taken).toBeInstanceOf(ClaimedByAnotherError);
     expect([(taken as ClaimedByAnotherError).status, (taken as ClaimedByAnotherError).decision.claimant]).toEqual([409, "one"]);
     // A pending interrupt withdrawn leaves the inbox; a decision afterwards is 409 with its state.
-    const late = await client.parkInterrupts(run.id, { interrupts: [{ id: "call_3", action: { name: "refund", args: { cents: 1 } } }] });
-    const gone = await client.withdraw(run.id, "call_3", "The request ended");
+    const asked = await client.registerRun({ externalId: "c-3", framework: "mcp", agent: "refunds" });
+    const late = await client.parkInterrupts(asked.id, { interrupts: [{ id: "call_3", action: { name: "refund", args: { cents: 1 } } }] });
+    const gone = await client.withdraw(asked.id, "call_3", "The request ended");
     expect([gone.withdrawn, gone.interrupt.status]).toEqual([true, "expired"]);
-    expect((await client.withdraw(run.id, "call_3")).withdrawn).toBe(false);
+    expect((await client.withdraw(asked.id, "call_3")).withdrawn).toBe(false);
     const refused = await decide(ctx, rev, { approvalId: late.interrupts[0].approvalId, body: { decision: "approve" } }).catch((e: unknown) => e);
     expect((refused as { status: number }).status).toBe(409);
     const notYours = await new RuntimeClient({ baseUrl: "http://localhost:3000", token: "afk_nope", fetch: routed })
