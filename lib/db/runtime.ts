@@ -146,7 +146,13 @@ export async function claimInterrupt(
       if (r.count === 1) await appendAudit(tx, audit("over", held.claimant));
       return r.count === 1;
     });
-    if (moved) return { claimed: true, took: "over", from: held.claimant, row: { claimant: c.claimant, claimedAt: new Date(), leaseUntil: c.leaseUntil } };
+    if (moved)
+      return {
+        claimed: true,
+        took: "over",
+        from: held.claimant,
+        row: { claimant: c.claimant, claimedAt: new Date(), leaseUntil: c.leaseUntil },
+      };
   }
   const row = await claimOf(db, c.approvalId);
   if (row) return { claimed: false, row };

@@ -135,12 +135,7 @@ export class RuntimeClient {
    * One decided already is answered as it stands (withdrawn false).
    */
   withdraw(runId: string, interruptId: string, reason?: string, signal?: AbortSignal): Promise<WithdrawnInterrupt> {
-    return this.call(
-      "POST",
-      this.run(runId, `/interrupts/${encodeURIComponent(interruptId)}/withdraw`),
-      reason ? { reason } : {},
-      signal,
-    );
+    return this.call("POST", this.run(runId, `/interrupts/${encodeURIComponent(interruptId)}/withdraw`), reason ? { reason } : {}, signal);
   }
 
   report(runId: string, events: RuntimeEvent[]): Promise<RuntimeReport> {

@@ -213,7 +213,8 @@ export async function decideApproval(
     if (!rec) throw new ApprovalDecisionError("No such approval", "not_found");
     // An external runtime's interrupt is checked against the schemas it gave, and only what it can apply;
     // they are compiled only for what needs them (an edit, an answer), so a reject never depends on them.
-    const checked = (): (Pick<Tool, "asksHuman"> & { schema?: z.ZodType }) | undefined => (rec.external ? externalTool(rec.external) : tool);
+    const checked = (): (Pick<Tool, "asksHuman"> & { schema?: z.ZodType }) | undefined =>
+      rec.external ? externalTool(rec.external) : tool;
     if (rec.status !== "pending") throw new ApprovalDecisionError(`Approval is already ${rec.status}`, "already_decided");
     if (rec.deadline_ms !== null && now > rec.deadline_ms) throw new ApprovalDecisionError("Approval deadline has passed", "expired");
     if (input.forbiddenDeciders?.includes(input.by))

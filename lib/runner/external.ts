@@ -72,7 +72,7 @@ function subschemas(s: Record<string, unknown>): [string[], unknown][] {
   for (const k of ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"])
     if (isObject(s[k])) for (const [name, sub] of Object.entries(s[k])) out.push([[k, name], sub]);
   for (const k of ["anyOf", "oneOf", "allOf", "prefixItems"])
-    if (Array.isArray(s[k])) (s[k] as unknown[]).forEach((sub, i) => out.push([[k, String(i)], sub]));
+    if (Array.isArray(s[k])) for (const [i, sub] of (s[k] as unknown[]).entries()) out.push([[k, String(i)], sub]);
   for (const k of ["items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames"])
     if (isObject(s[k])) out.push([[k], s[k]]);
   return out;

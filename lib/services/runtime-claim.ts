@@ -71,7 +71,8 @@ export async function claimDecision(
         ...(took === "over" ? { taken_over_from: from } : {}),
       },
     }),
-    async (held: ClaimRow) => held.leaseUntil !== null && held.leaseUntil.getTime() <= Date.now() && !(await resultReported(ctx, run.id, rec)),
+    async (held: ClaimRow) =>
+      held.leaseUntil !== null && held.leaseUntil.getTime() <= Date.now() && !(await resultReported(ctx, run.id, rec)),
   );
   const decision = toRuntimeDecision(rec, outcome.row);
   if (!outcome.claimed)

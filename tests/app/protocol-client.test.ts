@@ -118,7 +118,9 @@ describe("the client against the real routes, every answer checked against the d
     const gone = await client.withdraw(asked.id, "call_3", "The request ended");
     expect([gone.withdrawn, gone.interrupt.status]).toEqual([true, "expired"]);
     expect((await client.withdraw(asked.id, "call_3")).withdrawn).toBe(false);
-    const refused = await decide(ctx, rev, { approvalId: late.interrupts[0].approvalId, body: { decision: "approve" } }).catch((e: unknown) => e);
+    const refused = await decide(ctx, rev, { approvalId: late.interrupts[0].approvalId, body: { decision: "approve" } }).catch(
+      (e: unknown) => e,
+    );
     expect((refused as { status: number }).status).toBe(409);
     const notYours = await new RuntimeClient({ baseUrl: "http://localhost:3000", token: "afk_nope", fetch: routed })
       .getRun(run.id)

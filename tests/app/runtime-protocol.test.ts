@@ -296,7 +296,10 @@ describe.each(providers)("runtime protocol on %s", (provider) => {
     expect(await claim("l1", "dead", 1)).toBeNull();
     expect(await claim("l2", "done", 1)).toBeNull();
     // l2's claimant reported the call's result: its claim is final.
-    await reportEvents(h.ctx, rt, { runId: run.id, body: { events: [{ type: "tool_result", callId: "l2", name: "issue_refund", output: 1 }] } });
+    await reportEvents(h.ctx, rt, {
+      runId: run.id,
+      body: { events: [{ type: "tool_result", callId: "l2", name: "issue_refund", output: 1 }] },
+    });
     expect((await claim("l1", "next"))?.status).toBe(409);
     await new Promise((r) => setTimeout(r, 1_100));
     // Past the lease with no result reported, the next claimant takes l1 over; the one that died is refused.
@@ -306,9 +309,9 @@ describe.each(providers)("runtime protocol on %s", (provider) => {
     const [d1] = (await listDecisions(h.ctx, rt, { runId: run.id, query: {} })).decisions.filter((d) => d.interruptId === "l1");
     expect(d1.claimant).toBe("next");
     const audit = await auditPage(h.ctx, admin, { query: { targetId: run.id } });
-    expect(audit.events.filter((e) => e.action === "runtime.claim").map((e) => (e.data as { taken_over_from?: string }).taken_over_from)).toContain(
-      "dead",
-    );
+    expect(
+      audit.events.filter((e) => e.action === "runtime.claim").map((e) => (e.data as { taken_over_from?: string }).taken_over_from),
+    ).toContain("dead");
   });
 
   it("a park is refused when a schema cannot be compiled or a known id asks something else; nothing of the batch is parked", async () => {
@@ -331,7 +334,9 @@ describe.each(providers)("runtime protocol on %s", (provider) => {
 
     // The same id with other arguments is not a retry: 409 with the interrupt as it was parked.
     await parkInterrupts(h.ctx, rt, { runId: run.id, body: { interrupts: [refund("same", 100)] } });
-    const changed = await failure(parkInterrupts(h.ctx, rt, { runId: run.id, body: { interrupts: [refund("new", 5), refund("same", 999)] } }));
+    const changed = await failure(
+      parkInterrupts(h.ctx, rt, { runId: run.id, body: { interrupts: [refund("new", 5), refund("same", 999)] } }),
+    );
     expect(changed?.status).toBe(409);
     expect((changed as { current?: unknown }).current).toMatchObject({
       interruptId: "same",

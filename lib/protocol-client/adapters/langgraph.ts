@@ -116,6 +116,8 @@ export async function resumeCommand(
   for (const id of ids) claimed.set(id, await client.claim(runId, id, { claimant, leaseS: opts.leaseS }));
   const resume: Record<string, HitlResponse> = {};
   for (const i of hitl)
-    resume[i.id] = { decisions: i.request.action_requests.map((a, n) => hitlDecision(a, claimed.get(requestId(i.id, n)) as RuntimeDecision)) };
+    resume[i.id] = {
+      decisions: i.request.action_requests.map((a, n) => hitlDecision(a, claimed.get(requestId(i.id, n)) as RuntimeDecision)),
+    };
   return new Command({ resume });
 }

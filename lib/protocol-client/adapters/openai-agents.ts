@@ -119,6 +119,6 @@ export async function resumeState<A extends AnyAgent>(
   await client.waitForDecisions(runId, ids, opts);
   const decisions: RuntimeDecision[] = [];
   for (const id of ids) decisions.push(await client.claim(runId, id, { claimant, leaseS: opts.leaseS }));
-  items.forEach((item, n) => applyDecision(state as never, item, decisions[n]));
+  for (const [n, item] of items.entries()) applyDecision(state as never, item, decisions[n]);
   return state;
 }
