@@ -7,6 +7,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signature } from "@/lib/webhooks/pause";
+import { PrismaStore } from "@/lib/db/store";
+import { getApproval, keys } from "@/lib/runner";
 import type { Actor } from "@/lib/auth/actor";
 import type { HttpError } from "@/lib/auth/errors";
 import type { AppContext } from "@/lib/context";
@@ -347,6 +349,32 @@ describe.each(providers)("runtime protocol on %s", (provider) => {
     // The same arguments again are a retry (created false).
     const again = await parkInterrupts(h.ctx, rt, { runId: run.id, body: { interrupts: [refund("same", 100)] } });
     expect(again.interrupts[0].created).toBe(false);
+  });
+
+  it("a reject and the deadline never depend on the schemas: a record parked with one that does not compile still closes", async () => {
+    const run = await registerRun(h.ctx, rt, { body: { externalId: "thread-old-schema", framework: "langgraph", agent: "ops" } });
+    const parked = await parkInterrupts(h.ctx, rt, {
+      runId: run.id,
+      body: { interrupts: [refund("o1", 1), refund("o2", 2, { timeoutS: 1 })] },
+    });
+    // As a park before the check would have stored them: an argsSchema the console cannot compile.
+    const store = new PrismaStore(h.t.db);
+    for (const p of parked.interrupts) {
+      const rec = (await getApproval(store, run.id, p.approvalId))!;
+      const broken = { ...rec, external: { ...rec.external!, args_schema: { type: "object", properties: { x: { type: "frobnicate" } } } } };
+      await store.putState(run.id, keys.approval(run.id, rec.step, rec.tool_call_id), broken);
+    }
+    const [o1, o2] = parked.interrupts.map((p) => p.approvalId);
+    const edit = await failure(decide(h.ctx, rev, { approvalId: o1, body: { decision: "approve", args: { x: 1 } } }));
+    expect([edit?.status, edit?.field]).toEqual([400, "args"]);
+    await decide(h.ctx, rev, { approvalId: o1, body: { decision: "reject", reason: "No" } });
+    await new Promise((r) => setTimeout(r, 1_100));
+    await sweep(h.ctx);
+    const decided = (await listDecisions(h.ctx, rt, { runId: run.id, query: {} })).decisions;
+    expect(decided.map((d) => [d.approvalId, d.decision])).toEqual([
+      [o1, "reject"],
+      [o2, "expire"],
+    ]);
   });
 
   it("a runtime withdraws a pending interrupt: it leaves every inbox, audited; a decision afterwards is 409 with its state", async () => {
