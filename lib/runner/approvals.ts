@@ -30,8 +30,7 @@ export type Decision = z.infer<typeof decisionSchema>;
 // Decisions the runtime takes by itself are made by "system:<why>", never by a person.
 const DEADLINE_DECIDER = "system:deadline";
 const RUN_ENDED_DECIDER = "system:run-ended";
-/** Who closes a request its external runtime withdrew (the request that asked ended). */
-export const WITHDRAWN_DECIDER = "system:withdrawn";
+export const WITHDRAWN_DECIDER = "system:withdrawn"; // an external runtime withdrew it (its request ended)
 
 /** True when a decision was taken by the runtime (a deadline's fallback), not by a person. */
 export const isSystemDecision = (d: { by: string }) => d.by.startsWith("system:");
@@ -211,8 +210,7 @@ export async function decideApproval(
   for (let attempt = 0; attempt < 5; attempt++) {
     const rec = await getApproval(store, threadId, id);
     if (!rec) throw new ApprovalDecisionError("No such approval", "not_found");
-    // An external runtime's interrupt is checked against the schemas it gave, and only what it can apply;
-    // they are compiled only for what needs them (an edit, an answer), so a reject never depends on them.
+    // An external interrupt is checked against its runtime's schemas, compiled only for an edit or an answer.
     const checked = (): (Pick<Tool, "asksHuman"> & { schema?: z.ZodType }) | undefined =>
       rec.external ? externalTool(rec.external) : tool;
     if (rec.status !== "pending") throw new ApprovalDecisionError(`Approval is already ${rec.status}`, "already_decided");
@@ -350,7 +348,11 @@ export async function expireApproval(
   if (rec.status !== "pending" || rec.deadline_ms === null || nowMs <= rec.deadline_ms) return { record: rec, applied: false };
   // Nothing can answer a question in a reviewer's place: it expires whatever the fallback says.
   const allow = rec.fallback === "allow" && rec.kind !== "question";
-  const next = systemDecided(rec, DEADLINE_DECIDER, allow, "Approval deadline passed", nowMs);
+  return closeOne(store, rec, systemDecided(rec, DEADLINE_DECIDER, allow, "Approval deadline passed", nowMs));
+}
+
+// Saves a closing of rec unless another writer changed it first: the record as it now stands.
+async function closeOne(store: MemoryStore, rec: ApprovalRecord, next: ApprovalRecord) {
   if (await save(store, next, rec.version)) return { record: next, applied: true };
   return { record: (await getApproval(store, rec.thread_id, rec.id)) ?? next, applied: false };
 }
@@ -377,20 +379,10 @@ export async function closePendingApprovals(
   return closed;
 }
 
-/**
- * Closes one pending request its runtime withdrew (expired, with a system decision saying why), so it leaves
- * every inbox and any later decision is refused. `applied` says whether this caller made the change.
- */
-export async function withdrawApproval(
-  store: MemoryStore,
-  rec: ApprovalRecord,
-  nowMs: number,
-  reason: string,
-): Promise<{ record: ApprovalRecord; applied: boolean }> {
+/** Closes a pending request its runtime withdrew (expired, saying why): it leaves every inbox, no decision lands. */
+export async function withdrawApproval(store: MemoryStore, rec: ApprovalRecord, nowMs: number, reason: string) {
   if (rec.status !== "pending") return { record: rec, applied: false };
-  const next = systemDecided(rec, WITHDRAWN_DECIDER, false, reason, nowMs);
-  if (await save(store, next, rec.version)) return { record: next, applied: true };
-  return { record: (await getApproval(store, rec.thread_id, rec.id)) ?? next, applied: false };
+  return closeOne(store, rec, systemDecided(rec, WITHDRAWN_DECIDER, false, reason, nowMs));
 }
 
 /** Applies the deadline's fallback to a pending request whose deadline has passed; returns the record as it now stands. */
