@@ -11,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppContext } from "@/lib/context";
 import { openApiDocument } from "@/lib/openapi";
 import { ClaimedByAnotherError, type ProtocolError, RuntimeClient } from "@/lib/protocol-client";
+import * as graphClaimant from "@/lib/protocol-client/adapters/langgraph";
+import * as agentsClaimant from "@/lib/protocol-client/adapters/openai-agents";
 import { decide } from "@/lib/services/decide";
 import { createToken, revokeToken } from "@/lib/services/tokens";
 import { responseValidator } from "../../e2e/openapi";
@@ -45,6 +47,21 @@ describe("the OpenAPI document for generators", () => {
         expect(op.tags?.length, `${m} ${p}`).toBeGreaterThan(0);
         expect(op.description?.length, `${m} ${p}`).toBeGreaterThan(20);
       }
+  });
+});
+
+describe("claimants kept with the runtime's own state", () => {
+  it("LangGraph's thread config and Agents JS's serialized state each keep one claimant, made once", () => {
+    const config = graphClaimant.withClaimant({ configurable: { thread_id: "t-1" } });
+    expect(config.configurable.thread_id).toBe("t-1");
+    const claimant = graphClaimant.claimantOf(config);
+    expect(claimant).toMatch(/^claimant-[0-9a-f-]{36}$/);
+    expect(graphClaimant.claimantOf(graphClaimant.withClaimant(config))).toBe(claimant);
+    expect(graphClaimant.claimantOf(graphClaimant.withClaimant({ configurable: { thread_id: "t-1" } }))).not.toBe(claimant);
+    const state = agentsClaimant.withClaimant(JSON.stringify({ $schemaVersion: "1.0", currentTurn: 1 }));
+    expect(JSON.parse(state)).toMatchObject({ $schemaVersion: "1.0", currentTurn: 1 });
+    expect(agentsClaimant.claimantOf(agentsClaimant.withClaimant(state))).toBe(agentsClaimant.claimantOf(state));
+    expect(agentsClaimant.claimantOf(JSON.stringify({ currentTurn: 1 }))).toBeNull();
   });
 });
 
