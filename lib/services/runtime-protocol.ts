@@ -3,9 +3,9 @@
 // back. A run is a Run row marked external; an interrupt is an approval record written by the runner's
 // own functions (lib/runner/approvals.ts), so routing, quorum, deadlines, separation of duties, the
 // argsHash 409, audit, the pause webhook and corruption isolation apply as they do to our own runs. The
-// runtime keeps its own state; the console keeps requests and decisions, and hands each decision out
-// exactly once (claim). Our workers never execute an external run (lib/db/runs.ts refuses to reserve one).
-// A runtime token acts only on the runs it registered; revoking it ends its access at once.
+// runtime keeps its own state; the console keeps requests and decisions, and hands each decision to one
+// claimant (runtime-claim.ts). Our workers never execute an external run (lib/db/runs.ts refuses to
+// reserve one). A runtime token acts only on the runs it registered; revoking it ends its access at once.
 import "server-only";
 import { createHash, randomUUID } from "node:crypto";
 import {
@@ -222,8 +222,9 @@ function compilable(i: InterruptInput, n: number) {
 
 /**
  * Parks one step's interrupts (idempotent by each interrupt's id: one parked before is returned as it
- * stands). The step's requests, the run's pause and the audit entry commit together; then every inbox
- * refetches and the pause webhook goes out.
+ * stands; the same id asking other arguments is a 409 with it, and the batch parks nothing). The step's
+ * requests, the run's pause and the audit entry commit together; then every inbox refetches and the pause
+ * webhook goes out.
  */
 export async function parkInterrupts(ctx: Ctx, c: RuntimeCaller | null, { runId, body }: { runId: string; body: unknown }) {
   const { db } = ctx;
