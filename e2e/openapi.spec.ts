@@ -193,8 +193,14 @@ test("every API response validates against the OpenAPI document", async ({ brows
     new TextDecoder().decode(first.value),
   );
   if (streamProblem) problems.push(streamProblem);
-  expect((await call(rt, "POST", `/api/v1/runtime/runs/${ext}/interrupts/call_a/claim`)).status).toBe(200);
-  expect((await call(rt, "POST", `/api/v1/runtime/runs/${ext}/interrupts/call_a/claim`)).status).toBe(409);
+  expect((await call(rt, "POST", `/api/v1/runtime/runs/${ext}/interrupts/call_a/claim`, { claimant: "one" })).status).toBe(200);
+  expect((await call(rt, "POST", `/api/v1/runtime/runs/${ext}/interrupts/call_a/claim`, { claimant: "two" })).status).toBe(409);
+  const asked = await call(rt, "POST", `/api/v1/runtime/runs/${ext}/interrupts`, {
+    interrupts: [{ id: "q_w", kind: "question", message: "Which plan?" }],
+  });
+  expect(asked.status).toBe(200);
+  const withdrawn = await call(rt, "POST", `/api/v1/runtime/runs/${ext}/interrupts/q_w/withdraw`, { reason: "The request ended" });
+  expect([withdrawn.status, withdrawn.body.withdrawn]).toEqual([200, true]);
   const reported = await call(rt, "POST", `/api/v1/runtime/runs/${ext}/events`, {
     events: [{ type: "state", id: "end", state: "completed" }],
   });

@@ -141,6 +141,24 @@ export const runtimeEventSchema = z.discriminatedUnion("type", [
 export type RuntimeEventInput = z.infer<typeof runtimeEventSchema>;
 export const runtimeEventsSchema = z.strictObject({ events: z.array(runtimeEventSchema).min(1).max(500) });
 
+/** How long a claim holds when the claimant never reports the call's result (the claim's lease). */
+export const CLAIM_LEASE_S = { default: 300, max: 86_400 } as const;
+
+export const claimSchema = z.strictObject({
+  /**
+   * Who claims: an id the runtime makes and keeps with its own state. The first claimant wins; it may claim
+   * again (a process that died after claiming comes back with it); any other claimant is answered 409.
+   */
+  claimant: runtimeId("claimant"),
+  /** Seconds the claim holds if its claimant never reports the call's result; then another claimant may take it. */
+  leaseS: z.number().int().min(1).max(CLAIM_LEASE_S.max).default(CLAIM_LEASE_S.default),
+});
+
+export const withdrawSchema = z.strictObject({
+  /** Why (audited; the runtime reads it as the interrupt's expire message). */
+  reason: z.string().trim().min(1).max(2000).optional(),
+});
+
 export const decisionsQuerySchema = z.strictObject({
   /** nextCursor of an earlier answer: decisions taken after it. */
   cursor: z.string().max(400).optional(),
@@ -215,6 +233,10 @@ export const runtimeDecisionDto = named(
     decidedBy: z.array(z.string()),
     decidedAt: iso,
     claimedAt: iso.nullable(),
+    claimant: z.string().nullable().describe("The claimant holding the claim (the id its claim named); null: not claimed"),
+    leaseUntil: iso
+      .nullable()
+      .describe("Until when the claim holds unless its call's result is reported; then another claimant may take it"),
     cursor: z.string().describe("The position after this decision (a later ?cursor= starts after it)"),
   }),
 );
@@ -233,6 +255,28 @@ export const runtimeDecisionsDto = named(
 export type RuntimeDecisionsDto = z.infer<typeof runtimeDecisionsDto>;
 
 export const claimedDecisionDto = named("ClaimedDecision", z.object({ decision: runtimeDecisionDto }));
+
+/** An interrupt as it was parked (a withdrawal's answer; the current state of a re-park asking something else). */
+export const storedInterruptDto = named(
+  "StoredInterrupt",
+  z.object({
+    interruptId: z.string(),
+    approvalId: z.string(),
+    batchId: z.string().nullable(),
+    kind: z.enum(APPROVAL_KINDS),
+    status: z.string(),
+    action: z.object({ name: z.string(), args: z.record(z.string(), z.unknown()) }),
+    message: z.string(),
+  }),
+);
+
+export const withdrawnInterruptDto = named(
+  "WithdrawnInterrupt",
+  z.object({
+    withdrawn: z.boolean().describe("false: it was decided or closed already (interrupt says how)"),
+    interrupt: storedInterruptDto,
+  }),
+);
 
 export const runtimeReportDto = named(
   "RuntimeReport",

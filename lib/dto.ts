@@ -380,8 +380,9 @@ export const runViewDto = named(
     approvals: z.array(runApprovalDto),
     checkpointCount: z.number().int(),
     canResume: z.boolean(),
-    // An external run's runtime resumes it by claiming the decisions: how many it has not picked up yet.
-    runtimePickup: z.object({ waiting: z.number().int() }).nullable(),
+    // An external run's runtime resumes it by claiming the decisions: how many it has not picked up yet, and
+    // how many it claimed and never reported on within the claim's lease.
+    runtimePickup: z.object({ waiting: z.number().int(), overdue: z.number().int() }).nullable(),
     permissions: z.object({ decide: z.boolean(), operate: z.boolean() }),
     selfApprovalForbidden: z.boolean(),
     deliveries: z.array(deliveryDto),

@@ -1,7 +1,7 @@
 // The runtime protocol's part of the OpenAPI document (lib/openapi.ts): its operations, under one tag, with
 // request bodies and responses from lib/dto-protocol.ts (importing it registers the responses in apiSchemas).
 import type { z } from "zod";
-import { interruptBatchSchema, runtimeEventsSchema, runtimeRunSchema } from "./dto-protocol.ts";
+import { claimSchema, interruptBatchSchema, runtimeEventsSchema, runtimeRunSchema, withdrawSchema } from "./dto-protocol.ts";
 
 export const RUNTIME = "Runtime protocol";
 const interruptId = {
@@ -53,7 +53,7 @@ export function runtimePaths({ json, shaped, q, error, runId }: Helpers) {
         tags: [RUNTIME],
         summary: "Park one step's interrupts in the inbox",
         description:
-          "Each interrupt is a tool approval or a question, idempotent by its id; the calls of one step go in one request (or share a batchId). The run pauses, every reviewer's inbox lists them, the pause webhook is sent. decisions lists what the runtime can apply (a framework that cannot apply edited arguments leaves out edit).",
+          "Each interrupt is a tool approval or a question, idempotent by its id (the same id with other arguments is 409 with the interrupt parked before); argsSchema and responseSchema must compile (400 naming the interrupt and the schema's path); the calls of one step go in one request (or share a batchId). The run pauses, every reviewer's inbox lists them, the pause webhook is sent. decisions lists what the runtime can apply (a framework that cannot apply edited arguments leaves out edit).",
         parameters: [runtimeRunId],
         requestBody: json(interruptBatchSchema),
         responses: { 200: shaped("Each interrupt, with its approval id and status", "ParkedInterrupts"), ...runtimeErrors },
@@ -104,9 +104,22 @@ export function runtimePaths({ json, shaped, q, error, runId }: Helpers) {
         tags: [RUNTIME],
         summary: "Claim a decision to apply it (exactly once)",
         description:
-          "Returns the interrupt's decision the first time; every later claim is 409 with the decision in current, so a runtime that crashed after claiming knows it was handed out. 409 too while it is not decided.",
+          "Claims the interrupt's decision for a claimant (an id the runtime keeps with its own state) before applying it. The first claimant wins; the same claimant may claim again (a process that died after claiming comes back with its id; its lease starts again); any other claimant is answered 409 with the decision in current (its claimant the holder) and must apply nothing. A claim whose call's result is never reported (a tool_result event for the call, or the run ending) passes to the next claimant once its leaseS ran out. 409 too while it is not decided.",
         parameters: [runtimeRunId, interruptId],
-        responses: { 200: shaped("The decision, now claimed", "ClaimedDecision"), ...runtimeErrors },
+        requestBody: json(claimSchema),
+        responses: { 200: shaped("The decision, claimed by this claimant", "ClaimedDecision"), ...runtimeErrors },
+      },
+    },
+    "/api/v1/runtime/runs/{runId}/interrupts/{interruptId}/withdraw": {
+      post: {
+        operationId: "withdrawInterrupt",
+        tags: [RUNTIME],
+        summary: "Withdraw a pending interrupt whose request ended",
+        description:
+          "The request that asked is gone (an MCP elicitation cancelled or timed out): the interrupt leaves every inbox, closed as expired (decided by system:withdrawn), audited as runtime.withdraw; a reviewer's decision afterwards is 409 with its state. One already decided or closed is answered as it stands (withdrawn false).",
+        parameters: [runtimeRunId, interruptId],
+        requestBody: json(withdrawSchema),
+        responses: { 200: shaped("The interrupt as it now stands", "WithdrawnInterrupt"), ...runtimeErrors },
       },
     },
     "/api/v1/runtime/runs/{runId}/events": {

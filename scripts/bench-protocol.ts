@@ -7,7 +7,8 @@
 import { createContext } from "../lib/context.ts";
 import { PgLiveBus } from "../lib/live/bus.ts";
 import { decide } from "../lib/services/decide.ts";
-import { claimDecision, listDecisions, parkInterrupts, registerRun, runtimeFromToken } from "../lib/services/runtime-protocol.ts";
+import { claimDecision } from "../lib/services/runtime-claim.ts";
+import { listDecisions, parkInterrupts, registerRun, runtimeFromToken } from "../lib/services/runtime-protocol.ts";
 import { createToken } from "../lib/services/tokens.ts";
 import { scratchDatabase } from "../tests/helpers/scratch.ts";
 
@@ -93,8 +94,8 @@ try {
   let never = 0;
   for (const p of all) {
     const outcomes = await Promise.all(
-      [a, b, a, b].map((ctx) =>
-        claimDecision(ctx, rt, { runId: claimRun.id, interruptId: p.interruptId }).then(
+      [a, b, a, b].map((ctx, k) =>
+        claimDecision(ctx, rt, { runId: claimRun.id, interruptId: p.interruptId, body: { claimant: `claimant-${k}` } }).then(
           () => 1,
           () => 0,
         ),

@@ -95,31 +95,80 @@ export async function runtimeEvents(db: Db, runId: string, take = 5000): Promise
   }));
 }
 
+export type ClaimRow = { claimant: string; claimedAt: Date; leaseUntil: Date | null };
+
+export type ClaimOutcome =
+  | { claimed: true; row: ClaimRow; took: "new" | "again" | "over"; from?: string }
+  | { claimed: false; row: ClaimRow };
+
 /**
- * Claims a decision for the runtime, with its audit entry in one transaction: true exactly once per
- * approval, false for every later claim (the primary key refuses the second row).
+ * Claims a decision for a claimant, with its audit entry in one transaction when the claim changes hands.
+ * The first claimant wins (the primary key refuses a second row); the same claimant claims again (its
+ * lease renewed); another claimant takes it over only when `mayPass` says the holder's lease ran out with
+ * the call's result never reported, and only if the row is still the one it read (a compare-and-set, so two
+ * takers never both win).
  */
 export async function claimInterrupt(
   db: Db,
-  c: { approvalId: string; runId: string; tokenId: string },
-  audit: AuditInput,
-): Promise<boolean> {
-  try {
-    await transaction(db, async (tx) => {
-      await tx.interruptClaim.create({ data: c });
-      await appendAudit(tx, audit);
+  c: { approvalId: string; runId: string; tokenId: string; claimant: string; leaseUntil: Date },
+  audit: (took: "new" | "over", from?: string) => AuditInput,
+  mayPass: (row: ClaimRow) => Promise<boolean>,
+): Promise<ClaimOutcome> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const held = await claimOf(db, c.approvalId);
+    if (!held) {
+      try {
+        await transaction(db, async (tx) => {
+          await tx.interruptClaim.create({ data: c });
+          await appendAudit(tx, audit("new"));
+        });
+        return { claimed: true, took: "new", row: { claimant: c.claimant, claimedAt: new Date(), leaseUntil: c.leaseUntil } };
+      } catch (e) {
+        if (isUniqueViolation(e)) continue;
+        throw e;
+      }
+    }
+    if (held.claimant === c.claimant) {
+      // The holder reads it again (a process that died after claiming): its lease starts again.
+      const renewed = await db.interruptClaim.updateMany({
+        where: { approvalId: c.approvalId, claimant: c.claimant },
+        data: { leaseUntil: c.leaseUntil },
+      });
+      if (renewed.count === 1) return { claimed: true, took: "again", row: { ...held, leaseUntil: c.leaseUntil } };
+      continue;
+    }
+    if (!(await mayPass(held))) return { claimed: false, row: held };
+    const moved = await transaction(db, async (tx) => {
+      const r = await tx.interruptClaim.updateMany({
+        where: { approvalId: c.approvalId, claimant: held.claimant, leaseUntil: held.leaseUntil },
+        data: { claimant: c.claimant, leaseUntil: c.leaseUntil, claimedAt: new Date(), tokenId: c.tokenId },
+      });
+      if (r.count === 1) await appendAudit(tx, audit("over", held.claimant));
+      return r.count === 1;
     });
-    return true;
-  } catch (e) {
-    if (isUniqueViolation(e)) return false;
-    throw e;
+    if (moved)
+      return {
+        claimed: true,
+        took: "over",
+        from: held.claimant,
+        row: { claimant: c.claimant, claimedAt: new Date(), leaseUntil: c.leaseUntil },
+      };
   }
+  const row = await claimOf(db, c.approvalId);
+  if (row) return { claimed: false, row };
+  throw new Error("The claim changed concurrently; try again");
 }
 
-/** When each claimed approval of a run was claimed. */
-export async function claimsOf(db: Db, runId: string): Promise<Map<string, Date>> {
-  const rows = await db.interruptClaim.findMany({ where: { runId }, select: { approvalId: true, claimedAt: true } });
-  return new Map(rows.map((r) => [r.approvalId, r.claimedAt]));
+export const claimOf = (db: Db, approvalId: string): Promise<ClaimRow | null> =>
+  db.interruptClaim.findUnique({ where: { approvalId }, select: { claimant: true, claimedAt: true, leaseUntil: true } });
+
+/** Each claimed approval of a run: when it was claimed, by whom, until when. */
+export async function claimsOf(db: Db, runId: string): Promise<Map<string, ClaimRow>> {
+  const rows = await db.interruptClaim.findMany({
+    where: { runId },
+    select: { approvalId: true, claimedAt: true, claimant: true, leaseUntil: true },
+  });
+  return new Map(rows.map((r) => [r.approvalId, { claimedAt: r.claimedAt, claimant: r.claimant, leaseUntil: r.leaseUntil }]));
 }
 
 /** The agents and frameworks external runtimes registered runs of (for the inbox's and runs list's filters). */

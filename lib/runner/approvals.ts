@@ -30,6 +30,7 @@ export type Decision = z.infer<typeof decisionSchema>;
 // Decisions the runtime takes by itself are made by "system:<why>", never by a person.
 const DEADLINE_DECIDER = "system:deadline";
 const RUN_ENDED_DECIDER = "system:run-ended";
+export const WITHDRAWN_DECIDER = "system:withdrawn"; // an external runtime withdrew it (its request ended)
 
 /** True when a decision was taken by the runtime (a deadline's fallback), not by a person. */
 export const isSystemDecision = (d: { by: string }) => d.by.startsWith("system:");
@@ -209,8 +210,9 @@ export async function decideApproval(
   for (let attempt = 0; attempt < 5; attempt++) {
     const rec = await getApproval(store, threadId, id);
     if (!rec) throw new ApprovalDecisionError("No such approval", "not_found");
-    // An external runtime's interrupt is checked against the schemas it gave, and only what it can apply.
-    const checked: (Pick<Tool, "asksHuman"> & { schema?: z.ZodType }) | undefined = rec.external ? externalTool(rec.external) : tool;
+    // An external interrupt is checked against its runtime's schemas, compiled only for an edit or an answer.
+    const checked = (): (Pick<Tool, "asksHuman"> & { schema?: z.ZodType }) | undefined =>
+      rec.external ? externalTool(rec.external) : tool;
     if (rec.status !== "pending") throw new ApprovalDecisionError(`Approval is already ${rec.status}`, "already_decided");
     if (rec.deadline_ms !== null && now > rec.deadline_ms) throw new ApprovalDecisionError("Approval deadline has passed", "expired");
     if (input.forbiddenDeciders?.includes(input.by))
@@ -249,7 +251,7 @@ export async function decideApproval(
     if (input.decision === "approve" && input.args) {
       // Edited arguments must fit the tool exactly: an unknown field is an error, not silently dropped. A
       // delegation's task is edited against the delegation's own schema.
-      const own = rec.kind === "subagent" ? delegateTaskSchema : checked?.schema;
+      const own = rec.kind === "subagent" ? delegateTaskSchema : checked()?.schema;
       const schema = own instanceof z.ZodObject ? own.strict() : own;
       const parsed = schema?.safeParse(input.args);
       if (!parsed?.success) {
@@ -293,11 +295,15 @@ export async function decideApproval(
 
 // A question is answered (respond) or declined (reject), never approved; with an answer schema the answer
 // is an object that fits it exactly, named field by field when it does not.
-function parseAnswer(rec: ApprovalRecord, tool: Pick<Tool, "asksHuman"> | undefined, input: DecisionInput): Record<string, unknown> | null {
+function parseAnswer(
+  rec: ApprovalRecord,
+  tool: () => Pick<Tool, "asksHuman"> | undefined,
+  input: DecisionInput,
+): Record<string, unknown> | null {
   if (input.decision === "approve")
     throw new ApprovalDecisionError("A question is answered or declined, not approved", "invalid_args", "decision");
   if (input.decision !== "respond") return null;
-  const schema = tool?.asksHuman?.answerSchema;
+  const schema = tool()?.asksHuman?.answerSchema;
   if (!schema) {
     if (input.answer !== undefined) throw new ApprovalDecisionError(`${rec.tool_name} takes a text answer`, "invalid_args", "answer");
     return null;
@@ -342,7 +348,11 @@ export async function expireApproval(
   if (rec.status !== "pending" || rec.deadline_ms === null || nowMs <= rec.deadline_ms) return { record: rec, applied: false };
   // Nothing can answer a question in a reviewer's place: it expires whatever the fallback says.
   const allow = rec.fallback === "allow" && rec.kind !== "question";
-  const next = systemDecided(rec, DEADLINE_DECIDER, allow, "Approval deadline passed", nowMs);
+  return closeOne(store, rec, systemDecided(rec, DEADLINE_DECIDER, allow, "Approval deadline passed", nowMs));
+}
+
+// Saves a closing of rec unless another writer changed it first: the record as it now stands.
+async function closeOne(store: MemoryStore, rec: ApprovalRecord, next: ApprovalRecord) {
   if (await save(store, next, rec.version)) return { record: next, applied: true };
   return { record: (await getApproval(store, rec.thread_id, rec.id)) ?? next, applied: false };
 }
@@ -367,6 +377,12 @@ export async function closePendingApprovals(
     if (await save(store, systemDecided(rec, RUN_ENDED_DECIDER, false, reason, nowMs), rec.version)) closed++;
   }
   return closed;
+}
+
+/** Closes a pending request its runtime withdrew (expired, saying why): it leaves every inbox, no decision lands. */
+export async function withdrawApproval(store: MemoryStore, rec: ApprovalRecord, nowMs: number, reason: string) {
+  if (rec.status !== "pending") return { record: rec, applied: false };
+  return closeOne(store, rec, systemDecided(rec, WITHDRAWN_DECIDER, false, reason, nowMs));
 }
 
 /** Applies the deadline's fallback to a pending request whose deadline has passed; returns the record as it now stands. */

@@ -51,3 +51,43 @@ export function assertOffered(ext: ExternalInterrupt, decision: "approve" | "rej
       asked === "edit" ? "args" : "decision",
     );
 }
+
+// A schema keyword whose value is a regular expression: one that does not compile is refused with the rest.
+function compileError(schema: unknown): string | null {
+  const own = (schema as { pattern?: unknown } | null)?.pattern;
+  try {
+    if (typeof own === "string") new RegExp(own);
+    z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
+    return null;
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === "object" && !Array.isArray(v);
+
+// The subschemas of a schema, each with its path (the keywords JSON Schema nests schemas under).
+function subschemas(s: Record<string, unknown>): [string[], unknown][] {
+  const out: [string[], unknown][] = [];
+  for (const k of ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"])
+    if (isObject(s[k])) for (const [name, sub] of Object.entries(s[k])) out.push([[k, name], sub]);
+  for (const k of ["anyOf", "oneOf", "allOf", "prefixItems"])
+    if (Array.isArray(s[k])) for (const [i, sub] of (s[k] as unknown[]).entries()) out.push([[k, String(i)], sub]);
+  for (const k of ["items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames"])
+    if (isObject(s[k])) out.push([[k], s[k]]);
+  return out;
+}
+
+/**
+ * Where a runtime's schema cannot be compiled (the console checks decisions with it), or null when it can:
+ * the path of the deepest subschema that fails on its own ("" for the whole), and why.
+ */
+export function schemaProblem(schema: Record<string, unknown>): { path: string; message: string } | null {
+  const message = compileError(schema);
+  if (!message) return null;
+  const deepest = (s: Record<string, unknown>, at: string[]): string[] => {
+    for (const [key, sub] of subschemas(s)) if (isObject(sub) && compileError(sub)) return deepest(sub, [...at, ...key]);
+    return at;
+  };
+  return { path: deepest(schema, []).join("."), message };
+}

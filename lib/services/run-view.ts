@@ -29,6 +29,7 @@ import {
   childRunId,
   delegateTaskSchema,
   isDelegateTool,
+  isTerminal,
   keys,
   listStored,
   loadSnapshot,
@@ -42,7 +43,7 @@ import {
 import { countCheckpoints, webhookDeliveries } from "../db/read-models.ts";
 import { getRunRow, listRunRows, markRunCorrupt } from "../db/runs.ts";
 import { claimsOf, runtimeEvents } from "../db/runtime.ts";
-import { externalConversation, externalTimeline } from "./runtime-view.ts";
+import { externalConversation, externalTimeline, storedRuntimeEvent } from "./runtime-view.ts";
 import { parseOr400 } from "../validation.ts";
 import { type RunRow, SEES_RUNS, allows, authorize, visibleRun } from "./access.ts";
 import { runFiltersSchema } from "./schemas.ts";
@@ -97,13 +98,31 @@ export async function getRunView(ctx: AppContext, actor: Actor | null, { runId }
   };
 }
 
-// An external run's timeline is what its runtime reported and what was decided (its length), and its
-// runtime resumes it by claiming the decisions (how many it has not picked up yet).
+// An external run's timeline is what its runtime reported and what was decided (its length); its runtime
+// resumes it by claiming the decisions: how many it has not picked up yet, and how many it claimed and then
+// never reported on past the claim's lease (another claimant may take those over).
 async function externalCounts(db: Db, run: RunRow, approvals: ApprovalView[]) {
   const [events, claims] = await Promise.all([runtimeEvents(db, run.id), claimsOf(db, run.id)]);
+  const reported = new Set(
+    events.flatMap((row) => {
+      const e = storedRuntimeEvent(row);
+      return e?.type === "tool_result" ? [e.callId] : [];
+    }),
+  );
+  const now = Date.now();
+  // Only a call that runs reports a result: an approved one (a rejection or an expiry has none to report).
+  const overdue = (a: ApprovalView) => {
+    const lease = claims.get(a.id)?.leaseUntil;
+    if (a.status !== "approved") return false;
+    if (!lease || lease.getTime() > now || isTerminal(run.state)) return false;
+    return ![a.external?.interrupt_id, a.tool_call_id, a.external?.call_id].some((id) => id && reported.has(id));
+  };
   return {
     checkpointCount: externalTimeline(run, events, approvals, claims).length,
-    runtimePickup: { waiting: approvals.filter((a) => a.status !== "pending" && !claims.has(a.id)).length },
+    runtimePickup: {
+      waiting: approvals.filter((a) => a.status !== "pending" && !claims.has(a.id)).length,
+      overdue: approvals.filter(overdue).length,
+    },
   };
 }
 

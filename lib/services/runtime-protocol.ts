@@ -3,9 +3,9 @@
 // back. A run is a Run row marked external; an interrupt is an approval record written by the runner's
 // own functions (lib/runner/approvals.ts), so routing, quorum, deadlines, separation of duties, the
 // argsHash 409, audit, the pause webhook and corruption isolation apply as they do to our own runs. The
-// runtime keeps its own state; the console keeps requests and decisions, and hands each decision out
-// exactly once (claim). Our workers never execute an external run (lib/db/runs.ts refuses to reserve one).
-// A runtime token acts only on the runs it registered; revoking it ends its access at once.
+// runtime keeps its own state; the console keeps requests and decisions, and hands each decision to one
+// claimant (runtime-claim.ts). Our workers never execute an external run (lib/db/runs.ts refuses to
+// reserve one). A runtime token acts only on the runs it registered; revoking it ends its access at once.
 import "server-only";
 import { createHash, randomUUID } from "node:crypto";
 import {
@@ -24,7 +24,6 @@ import { appendAudit } from "../db/audit.ts";
 import { transaction } from "../db/client.ts";
 import { getRunRow, lockRun } from "../db/runs.ts";
 import {
-  claimInterrupt,
   claimsOf,
   createExternalRun,
   externalRunByExternalId,
@@ -43,12 +42,20 @@ import {
   toRuntimeRunDto,
 } from "../dto-protocol.ts";
 import { log } from "../log.ts";
-import { type ApprovalRecord, argsHash, createApprovalRequest, type ExternalDecision, listApprovals, isTerminal } from "../runner/index.ts";
+import {
+  type ApprovalRecord,
+  argsHash,
+  createApprovalRequest,
+  type ExternalDecision,
+  isTerminal,
+  listApprovals,
+  schemaProblem,
+} from "../runner/index.ts";
 import { parseOr400 } from "../validation.ts";
 import { notifyPaused } from "../webhooks/pause.ts";
 import type { RunRow } from "./access.ts";
 import { onRun } from "./run-view.ts";
-import { decisionsAfter, decodeDecisionCursor, toRuntimeDecision } from "./runtime-view.ts";
+import { decisionsAfter, decodeDecisionCursor } from "./runtime-view.ts";
 
 /** Who calls the protocol: a runtime token (never a person). */
 export type RuntimeCaller = { tokenId: string; name: string };
@@ -146,7 +153,7 @@ const DEFAULT_DECISIONS: Record<"tool" | "question", ExternalDecision[]> = {
   question: ["respond", "reject"],
 };
 
-const interruptIdOf = (a: ApprovalRecord) => a.external?.interrupt_id ?? a.tool_call_id;
+export const interruptIdOf = (a: ApprovalRecord) => a.external?.interrupt_id ?? a.tool_call_id;
 
 function approvalOf(run: RunRow, i: InterruptInput, step: number, batchId: string | null, now: number) {
   const question = i.kind === "question";
@@ -183,10 +190,41 @@ function approvalOf(run: RunRow, i: InterruptInput, step: number, batchId: strin
   };
 }
 
+// What a parked interrupt asks: its kind, tool and arguments (a question's are its message).
+const requestHash = (a: Pick<ApprovalRecord, "kind" | "tool_name" | "args">) => argsHash({ kind: a.kind, tool: a.tool_name, args: a.args });
+
+/** An interrupt as it was parked (the current state of a 409 on a re-park that asks something else). */
+export const storedInterrupt = (a: ApprovalRecord) => ({
+  interruptId: interruptIdOf(a),
+  approvalId: a.id,
+  batchId: a.external?.batch_id ?? null,
+  kind: a.kind,
+  status: a.status,
+  action: { name: a.tool_name, args: a.args },
+  message: a.reason,
+});
+
+// The console checks decisions with the runtime's schemas: one it cannot compile is refused here, where the
+// runtime can still fix it, not when a reviewer decides (400 naming the interrupt and the schema's path).
+function compilable(i: InterruptInput, n: number) {
+  for (const [key, schema] of [
+    ["argsSchema", i.argsSchema],
+    ["responseSchema", i.responseSchema],
+  ] as const) {
+    const problem = schema ? schemaProblem(schema) : null;
+    if (problem)
+      throw new ValidationError(
+        [`interrupts.${n}.${key}`, problem.path].filter(Boolean).join("."),
+        `Interrupt ${i.id}: its ${key}${problem.path ? ` at ${problem.path}` : ""} cannot be compiled (${problem.message})`,
+      );
+  }
+}
+
 /**
  * Parks one step's interrupts (idempotent by each interrupt's id: one parked before is returned as it
- * stands). The step's requests, the run's pause and the audit entry commit together; then every inbox
- * refetches and the pause webhook goes out.
+ * stands; the same id asking other arguments is a 409 with it, and the batch parks nothing). The step's
+ * requests, the run's pause and the audit entry commit together; then every inbox refetches and the pause
+ * webhook goes out.
  */
 export async function parkInterrupts(ctx: Ctx, c: RuntimeCaller | null, { runId, body }: { runId: string; body: unknown }) {
   const { db } = ctx;
@@ -195,6 +233,7 @@ export async function parkInterrupts(ctx: Ctx, c: RuntimeCaller | null, { runId,
   const ids = input.interrupts.map((i) => i.id);
   const dup = ids.find((id, n) => ids.indexOf(id) !== n);
   if (dup) throw new ValidationError("interrupts", `Interrupt ${dup} is listed twice`);
+  input.interrupts.forEach(compilable);
   const run = await ownRun(ctx, who, runId);
   if (run.corruptKey) throw new CorruptRecordError(`A record of run ${run.id} could not be read`, run.corruptKey);
   const now = Date.now();
@@ -215,6 +254,9 @@ export async function parkInterrupts(ctx: Ctx, c: RuntimeCaller | null, { runId,
       const fresh: ApprovalRecord[] = [];
       for (const i of input.interrupts) {
         const had = byId.get(i.id);
+        // The same id asking something else is another request, not a retry: it keeps what was parked.
+        if (had && requestHash(had) !== requestHash(approvalOf(run, i, step, batchId, now)))
+          throw new DecisionConflictError(`Interrupt ${i.id} was parked before with other arguments`, storedInterrupt(had));
         const rec = had ?? (await createApprovalRequest(store, approvalOf(run, i, step, batchId, now)));
         if (!had) fresh.push(rec);
         parked.push({ interruptId: i.id, approvalId: rec.id, batchId: rec.external?.batch_id ?? null, status: rec.status, created: !had });
@@ -314,29 +356,3 @@ export async function listDecisions(
     unwatch();
   }
 }
-
-/** Hands a decision to the runtime exactly once: a second claim (from anywhere) is a 409 with the decision. */
-export async function claimDecision(ctx: Ctx, c: RuntimeCaller | null, { runId, interruptId }: { runId: string; interruptId: string }) {
-  const { db } = ctx;
-  const who = caller(c);
-  const run = await ownRun(ctx, who, runId);
-  const rec = (await onRun(db, run.id, () => listApprovals(ctx.store, run.threadId, run.id))).find((a) => interruptIdOf(a) === interruptId);
-  if (!rec) throw new NotFoundError("No such interrupt");
-  if (rec.status === "pending") throw new DecisionConflictError("Not decided yet", toPending(rec));
-  const claimed = await claimInterrupt(
-    db,
-    { approvalId: rec.id, runId: run.id, tokenId: who.tokenId },
-    {
-      actor: auditActor(who),
-      action: "runtime.claim",
-      targetType: "run",
-      targetId: run.id,
-      data: { approval_id: rec.id, status: rec.status },
-    },
-  );
-  const decision = toRuntimeDecision(rec, (await claimsOf(db, run.id)).get(rec.id) ?? new Date());
-  if (!claimed) throw new DecisionConflictError("This decision was claimed already: apply it once", decision);
-  return { decision };
-}
-
-const toPending = (a: ApprovalRecord) => ({ approvalId: a.id, interruptId: interruptIdOf(a), status: a.status });

@@ -8,7 +8,7 @@ import type { ConversationView, DiffDto, SnapshotSummary, checkpointDto } from "
 import { type RuntimeDecisionDto, type RuntimeEventInput, runtimeEventSchema } from "../dto-protocol.ts";
 import type { RunRow } from "./access.ts";
 import { type ApprovalRecord, type Message, type ToolExecution, argsHash, isTerminal } from "../runner/index.ts";
-import type { RuntimeEventRow } from "../db/runtime.ts";
+import type { ClaimRow, RuntimeEventRow } from "../db/runtime.ts";
 import { ValidationError } from "../auth/errors.ts";
 
 // ---- Decisions ----
@@ -30,7 +30,7 @@ const positionOf = (a: ApprovalRecord): Position => ({ ms: a.decided_at_ms ?? 0,
 const after = (a: Position, b: Position) => a.ms > b.ms || (a.ms === b.ms && a.id > b.id);
 
 /** A decided interrupt as its runtime applies it. */
-export function toRuntimeDecision(a: ApprovalRecord, claimedAt: Date | null): RuntimeDecisionDto {
+export function toRuntimeDecision(a: ApprovalRecord, claim: ClaimRow | null): RuntimeDecisionDto {
   const last = a.decisions.at(-1) ?? null;
   let decision: RuntimeDecisionDto["decision"];
   if (a.status === "approved") decision = a.approved_args && argsHash(a.approved_args) !== argsHash(a.args) ? "edit" : "approve";
@@ -48,7 +48,9 @@ export function toRuntimeDecision(a: ApprovalRecord, claimedAt: Date | null): Ru
     answer: a.status === "responded" ? (last?.answer ?? null) : null,
     decidedBy: a.decisions.map((d) => d.by),
     decidedAt: new Date(a.decided_at_ms ?? 0).toISOString(),
-    claimedAt: claimedAt ? claimedAt.toISOString() : null,
+    claimedAt: claim ? claim.claimedAt.toISOString() : null,
+    claimant: claim ? claim.claimant : null,
+    leaseUntil: claim?.leaseUntil ? claim.leaseUntil.toISOString() : null,
     cursor: encode(positionOf(a)),
   };
 }
@@ -56,7 +58,7 @@ export function toRuntimeDecision(a: ApprovalRecord, claimedAt: Date | null): Ru
 /** The run's decisions after the cursor, in the order they were taken, at most `take`. */
 export function decisionsAfter(
   approvals: ApprovalRecord[],
-  claims: Map<string, Date>,
+  claims: Map<string, ClaimRow>,
   cursor: string | null,
   take = 100,
 ): { decisions: RuntimeDecisionDto[]; pending: number; nextCursor: string | null } {
@@ -164,7 +166,7 @@ const EXTERNAL_ENTRY = "external";
  * spans; messages, tool results; a terminal state is run_terminal), each parked interrupt (paused), each
  * decision (decided) and each claim of one (resumed: the runtime took the decision and went on).
  */
-export function externalTimeline(run: RunRow, events: RuntimeEventRow[], approvals: ApprovalRecord[], claims: Map<string, Date>) {
+export function externalTimeline(run: RunRow, events: RuntimeEventRow[], approvals: ApprovalRecord[], claims: Map<string, ClaimRow>) {
   type Row = { ms: number; phase: string; step?: number; payload: Record<string, unknown> };
   const rows: Row[] = [
     {
@@ -195,10 +197,10 @@ export function externalTimeline(run: RunRow, events: RuntimeEventRow[], approva
       payload: { interrupt: { ...interrupt, decisions: a.external?.decisions ?? [] } },
     });
     if (a.status === "pending" || a.decided_at_ms === null) continue;
-    const { cursor: _cursor, claimedAt: _claimedAt, ...decision } = toRuntimeDecision(a, null);
+    const { cursor: _cursor, claimedAt: _claimedAt, claimant: _claimant, leaseUntil: _lease, ...decision } = toRuntimeDecision(a, null);
     rows.push({ ms: a.decided_at_ms, phase: "decided", payload: { decision } });
     const claimed = claims.get(a.id);
-    if (claimed) rows.push({ ms: claimed.getTime(), phase: "resumed", payload: { claimed: { interruptId, approvalId: a.id } } });
+    if (claimed) rows.push({ ms: claimed.claimedAt.getTime(), phase: "resumed", payload: { claimed: { interruptId, approvalId: a.id } } });
   }
   // An interrupt's own step counts the run's batches; the step shown is the one the runtime last reported.
   // Ties keep the order rows were made in: reports in their order, a request before its decision.

@@ -68,6 +68,29 @@ describe("adapters against the real packages, resumed in another process (SQLite
     expect(after.conversation?.messages.at(-1)).toMatchObject({ role: "assistant", content: "Done: 2 results" });
   });
 
+  it("OpenAI Agents JS: a process that died after claiming comes back as the same claimant; another copy of the state applies nothing", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "afk-agents-js-claimant-"));
+    const started = (await runRuntime("openai-agents.ts", "start", dir, { ...env, EXTERNAL_ID: "agents-js-claimant" })) as {
+      runId: string;
+    };
+    const view = await getRunView(ctx, rev, { runId: started.runId });
+    for (const a of view.approvals)
+      await decide(ctx, rev, {
+        approvalId: a.id,
+        body: a.tool_call_id === "call_small" ? { decision: "approve" } : { decision: "reject", reason: "No" },
+      });
+    const died = (await runtime("openai-agents.ts", "claim-and-die", dir)) as { claimant: string };
+    expect(died.claimant).toMatch(/^claimant-/);
+    // Another process with its own claimant: the decisions are held, nothing runs.
+    const other = (await runtime("openai-agents.ts", "resume-as-another", dir)) as { outcome: string };
+    expect(other.outcome).toBe(`claimed by another: ${died.claimant}`);
+    expect(executions(dir)).toEqual([]);
+    // The one that died resumes from the state it saved (its claimant inside): it gets them again and runs.
+    const done = (await runtime("openai-agents.ts", "resume", dir)) as { final: string; pid: number };
+    expect(done.final).toBe("Done: 2 results");
+    expect(executions(dir).map((e) => [e.order_id, e.pid])).toEqual([["A-2", done.pid]]);
+  });
+
   it("LangGraph JS: interrupt() with the HITL request shape, a SQLite checkpointer → approve / edit / reject by Command({ resume })", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "afk-langgraph-"));
     const started = (await runtime("langgraph.ts", "start", dir)) as { runId: string; interrupts: string[] };

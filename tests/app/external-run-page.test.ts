@@ -9,7 +9,8 @@ import { decide } from "@/lib/services/decide";
 import { filterChoices } from "@/lib/services/catalog";
 import { listInbox } from "@/lib/services/inbox";
 import { getRunView, listRuns } from "@/lib/services/run-view";
-import { type RuntimeCaller, claimDecision, parkInterrupts, registerRun, runtimeFromToken } from "@/lib/services/runtime-protocol";
+import { claimDecision } from "@/lib/services/runtime-claim";
+import { type RuntimeCaller, parkInterrupts, registerRun, runtimeFromToken } from "@/lib/services/runtime-protocol";
 import { diffCheckpoints, timelinePage } from "@/lib/services/timeline";
 import { timelineLayout } from "@/lib/timeline";
 import { cursorAfter } from "@/app/runs/[runId]/timeline/first-screen";
@@ -114,13 +115,22 @@ describe.each(providers)("an external run's page (%s)", (provider) => {
     await decide(h.ctx, rev, { approvalId: b, body: { decision: "reject", reason: "Too large" } });
     // Decided, not yet claimed: the page says the runtime has them to pick up (and offers no Resume).
     const waiting = async () => (await getRunView(h.ctx, rev, { runId: run.id })).runtimePickup;
-    expect(await waiting()).toEqual({ waiting: 2 });
-    for (const interruptId of ["call_a", "call_b"]) {
+    expect(await waiting()).toEqual({ waiting: 2, overdue: 0 });
+    // The approved call claimed with a one-second lease, the rejected one with the default.
+    for (const [interruptId, leaseS] of [
+      ["call_a", 1],
+      ["call_b", 300],
+    ] as const) {
       await tick();
-      await claimDecision(h.ctx, rt, { runId: run.id, interruptId });
+      await claimDecision(h.ctx, rt, { runId: run.id, interruptId, body: { claimant: "page", leaseS } });
     }
-    expect(await waiting()).toEqual({ waiting: 0 });
+    expect(await waiting()).toEqual({ waiting: 0, overdue: 0 });
+    // Past its lease with no result reported, the page says the runtime has not reported back on it…
+    await new Promise((r) => setTimeout(r, 1100));
+    expect(await waiting()).toEqual({ waiting: 0, overdue: 1 });
     await report({ type: "tool_result", id: "r", callId: "call_a", name: "issue_refund", output: { ok: true } });
+    // …until it does.
+    expect(await waiting()).toEqual({ waiting: 0, overdue: 0 });
     await report({ type: "state", id: "end", state: "completed" });
 
     const page = await timelinePage(h.ctx, rev, { runId: run.id, query: {} });

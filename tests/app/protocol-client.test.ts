@@ -10,7 +10,9 @@ import { oas } from "@stoplight/spectral-rulesets";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppContext } from "@/lib/context";
 import { openApiDocument } from "@/lib/openapi";
-import { type ProtocolError, RuntimeClient } from "@/packages/client/src/index.ts";
+import { ClaimedByAnotherError, type ProtocolError, RuntimeClient } from "@/packages/client/src/index.ts";
+import * as graphClaimant from "@/packages/client/src/adapters/langgraph.ts";
+import * as agentsClaimant from "@/packages/client/src/adapters/openai-agents.ts";
 import { decide } from "@/lib/services/decide";
 import { createToken, revokeToken } from "@/lib/services/tokens";
 import { responseValidator } from "../../e2e/openapi";
@@ -45,6 +47,21 @@ describe("the OpenAPI document for generators", () => {
         expect(op.tags?.length, `${m} ${p}`).toBeGreaterThan(0);
         expect(op.description?.length, `${m} ${p}`).toBeGreaterThan(20);
       }
+  });
+});
+
+describe("claimants kept with the runtime's own state", () => {
+  it("LangGraph's thread config and Agents JS's serialized state each keep one claimant, made once", () => {
+    const config = graphClaimant.withClaimant({ configurable: { thread_id: "t-1" } });
+    expect(config.configurable.thread_id).toBe("t-1");
+    const claimant = graphClaimant.claimantOf(config);
+    expect(claimant).toMatch(/^claimant-[0-9a-f-]{36}$/);
+    expect(graphClaimant.claimantOf(graphClaimant.withClaimant(config))).toBe(claimant);
+    expect(graphClaimant.claimantOf(graphClaimant.withClaimant({ configurable: { thread_id: "t-1" } }))).not.toBe(claimant);
+    const state = agentsClaimant.withClaimant(JSON.stringify({ $schemaVersion: "1.0", currentTurn: 1 }));
+    expect(JSON.parse(state)).toMatchObject({ $schemaVersion: "1.0", currentTurn: 1 });
+    expect(agentsClaimant.claimantOf(agentsClaimant.withClaimant(state))).toBe(agentsClaimant.claimantOf(state));
+    expect(agentsClaimant.claimantOf(JSON.stringify({ currentTurn: 1 }))).toBeNull();
   });
 });
 
@@ -106,9 +123,22 @@ describe("the client against the real routes, every answer checked against the d
       "reject",
     ]);
 
-    const first = await client.claim(run.id, "call_1");
-    const second = await client.claim(run.id, "call_1");
-    expect([first.claimed, second.claimed, second.decision.decision]).toEqual([true, false, "edit"]);
+    const first = await client.claim(run.id, "call_1", { claimant: "one" });
+    const again = await client.claim(run.id, "call_1", { claimant: "one" });
+    const taken = await client.claim(run.id, "call_1", { claimant: "two" }).catch((e: unknown) => e);
+    expect([first.decision, first.claimant, again.claimant]).toEqual(["edit", "one", "one"]);
+    expect(taken).toBeInstanceOf(ClaimedByAnotherError);
+    expect([(taken as ClaimedByAnotherError).status, (taken as ClaimedByAnotherError).decision.claimant]).toEqual([409, "one"]);
+    // A pending interrupt withdrawn leaves the inbox; a decision afterwards is 409 with its state.
+    const asked = await client.registerRun({ externalId: "c-3", framework: "mcp", agent: "refunds" });
+    const late = await client.parkInterrupts(asked.id, { interrupts: [{ id: "call_3", action: { name: "refund", args: { cents: 1 } } }] });
+    const gone = await client.withdraw(asked.id, "call_3", "The request ended");
+    expect([gone.withdrawn, gone.interrupt.status]).toEqual([true, "expired"]);
+    expect((await client.withdraw(asked.id, "call_3")).withdrawn).toBe(false);
+    const refused = await decide(ctx, rev, { approvalId: late.interrupts[0].approvalId, body: { decision: "approve" } }).catch(
+      (e: unknown) => e,
+    );
+    expect((refused as { status: number }).status).toBe(409);
     const notYours = await new RuntimeClient({ baseUrl: "http://localhost:3000", token: "afk_nope", fetch: routed })
       .getRun(run.id)
       .catch((e: unknown) => e);
@@ -155,6 +185,7 @@ describe("the client against the real routes, every answer checked against the d
       "POST /api/v1/runtime/runs/{runId}/events 200",
       "POST /api/v1/runtime/runs/{runId}/interrupts 200",
       "POST /api/v1/runtime/runs/{runId}/interrupts/{interruptId}/claim 200,409",
+      "POST /api/v1/runtime/runs/{runId}/interrupts/{interruptId}/withdraw 200",
     ]);
   });
 });

@@ -7,6 +7,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signature } from "@/lib/webhooks/pause";
+import { PrismaStore } from "@/lib/db/store";
+import { getApproval, keys } from "@/lib/runner";
 import type { Actor } from "@/lib/auth/actor";
 import type { HttpError } from "@/lib/auth/errors";
 import type { AppContext } from "@/lib/context";
@@ -15,9 +17,9 @@ import { decide } from "@/lib/services/decide";
 import { listInbox } from "@/lib/services/inbox";
 import { cancelRun, resumeRun, retryRun } from "@/lib/services/operate";
 import { getRunView } from "@/lib/services/run-view";
+import { claimDecision, withdrawInterrupt } from "@/lib/services/runtime-claim";
 import {
   type RuntimeCaller,
-  claimDecision,
   getRuntimeRun,
   listDecisions,
   parkInterrupts,
@@ -140,7 +142,7 @@ describe.each(providers)("runtime protocol on %s", (provider) => {
     expect(view.approvals.find((x) => x.id === b)?.argsSchema).toBeNull();
 
     // Nothing is decided yet: the claim is refused; a long-poll with wait=0 answers at once.
-    expect((await failure(claimDecision(h.ctx, rt, { runId: run.id, interruptId: "call_a" })))?.status).toBe(409);
+    expect((await failure(claimDecision(h.ctx, rt, { runId: run.id, interruptId: "call_a", body: { claimant: "p1" } })))?.status).toBe(409);
     expect((await listDecisions(h.ctx, rt, { runId: run.id, query: {} })).decisions).toEqual([]);
 
     // Separation of duties: the user the runtime acts for may not decide.
@@ -192,12 +194,21 @@ describe.each(providers)("runtime protocol on %s", (provider) => {
     expect((await failure(listDecisions(h.ctx, rt, { runId: run.id, query: { cursor: "nope" } })))?.field).toBe("cursor");
     expect((await failure(listDecisions(h.ctx, rt, { runId: run.id, query: { wait: "51" } })))?.field).toBe("wait");
 
-    // Exactly once: the first claim returns it, a second (any process) is 409 with the decision.
-    const claimed = await claimDecision(h.ctx, rt, { runId: run.id, interruptId: "call_a" });
-    expect([claimed.decision.decision, claimed.decision.claimedAt !== null]).toEqual(["edit", true]);
-    const twice = await Promise.all([1, 2, 3].map(() => failure(claimDecision(h.ctx, rt, { runId: run.id, interruptId: "call_a" }))));
-    expect(twice.map((e) => e?.status)).toEqual([409, 409, 409]);
-    const both = await Promise.all([1, 2].map(() => failure(claimDecision(h.ctx, rt, { runId: run.id, interruptId: "call_b" }))));
+    // One claimant: the first claim returns it, another claimant's (any process) is 409 with the decision.
+    const claim = (interruptId: string, claimant: string, leaseS?: number) =>
+      claimDecision(h.ctx, rt, { runId: run.id, interruptId, body: { claimant, ...(leaseS ? { leaseS } : {}) } });
+    expect((await failure(claimDecision(h.ctx, rt, { runId: run.id, interruptId: "call_a", body: {} })))?.field).toBe("claimant");
+    const claimed = await claim("call_a", "p1");
+    expect([claimed.decision.decision, claimed.decision.claimedAt !== null, claimed.decision.claimant]).toEqual(["edit", true, "p1"]);
+    const twice = await Promise.all(["p2", "p3", "p4"].map((p) => failure(claim("call_a", p))));
+    expect(twice.map((e) => [e?.status, (e as { current?: { claimant?: string } })?.current?.claimant])).toEqual([
+      [409, "p1"],
+      [409, "p1"],
+      [409, "p1"],
+    ]);
+    // The holder reads it again (a process that died after claiming comes back with its claimant id).
+    expect((await claim("call_a", "p1")).decision.decision).toBe("edit");
+    const both = await Promise.all(["q1", "q2"].map((p) => failure(claim("call_b", p))));
     expect(both.filter((e) => e === null)).toHaveLength(1);
     expect((await listDecisions(h.ctx, rt, { runId: run.id, query: {} })).decisions.every((d) => d.claimedAt !== null)).toBe(true);
 
@@ -235,7 +246,7 @@ describe.each(providers)("runtime protocol on %s", (provider) => {
       "answer.plan",
     );
     await decide(h.ctx, rev, { approvalId: q.id, body: { decision: "respond", answer: { plan: "pro" } } });
-    expect((await claimDecision(h.ctx, rt, { runId: run.id, interruptId: "q1" })).decision).toMatchObject({
+    expect((await claimDecision(h.ctx, rt, { runId: run.id, interruptId: "q1", body: { claimant: "c" } })).decision).toMatchObject({
       decision: "respond",
       answer: { plan: "pro" },
     });
@@ -276,6 +287,116 @@ describe.each(providers)("runtime protocol on %s", (provider) => {
     const t0 = Date.now();
     await listDecisions(h.ctx, rt, { runId: run.id, query: { wait: "20", cursor: last!.cursor } });
     expect(Date.now() - t0).toBeLessThan(1000);
+  });
+
+  it("a claim passes to another claimant only after its lease, and never once the call's result was reported", async () => {
+    const run = await registerRun(h.ctx, rt, { body: { externalId: "thread-lease", framework: "openai-agents", agent: "refund-bot" } });
+    const parked = await parkInterrupts(h.ctx, rt, { runId: run.id, body: { interrupts: [refund("l1", 1), refund("l2", 2)] } });
+    for (const p of parked.interrupts) await decide(h.ctx, rev, { approvalId: p.approvalId, body: { decision: "approve" } });
+    const claim = (interruptId: string, claimant: string, leaseS?: number) =>
+      failure(claimDecision(h.ctx, rt, { runId: run.id, interruptId, body: { claimant, ...(leaseS ? { leaseS } : {}) } }));
+    expect(await claim("l1", "dead", 1)).toBeNull();
+    expect(await claim("l2", "done", 1)).toBeNull();
+    // l2's claimant reported the call's result: its claim is final.
+    await reportEvents(h.ctx, rt, {
+      runId: run.id,
+      body: { events: [{ type: "tool_result", callId: "l2", name: "issue_refund", output: 1 }] },
+    });
+    expect((await claim("l1", "next"))?.status).toBe(409);
+    await new Promise((r) => setTimeout(r, 1_100));
+    // Past the lease with no result reported, the next claimant takes l1 over; the one that died is refused.
+    expect(await claim("l1", "next")).toBeNull();
+    expect((await claim("l1", "dead"))?.status).toBe(409);
+    expect((await claim("l2", "next"))?.status).toBe(409);
+    const [d1] = (await listDecisions(h.ctx, rt, { runId: run.id, query: {} })).decisions.filter((d) => d.interruptId === "l1");
+    expect(d1.claimant).toBe("next");
+    const audit = await auditPage(h.ctx, admin, { query: { targetId: run.id } });
+    expect(
+      audit.events.filter((e) => e.action === "runtime.claim").map((e) => (e.data as { taken_over_from?: string }).taken_over_from),
+    ).toContain("dead");
+  });
+
+  it("a park is refused when a schema cannot be compiled or a known id asks something else; nothing of the batch is parked", async () => {
+    const run = await registerRun(h.ctx, rt, { body: { externalId: "thread-schemas", framework: "langgraph", agent: "ops" } });
+    const frob = refund("f1", 1, {
+      argsSchema: { type: "object", properties: { order_id: { type: "string" }, amount_cents: { type: "frobnicate" } } },
+    });
+    const bad = await failure(parkInterrupts(h.ctx, rt, { runId: run.id, body: { interrupts: [refund("ok", 1), frob] } }));
+    expect([bad?.status, bad?.field]).toEqual([400, "interrupts.1.argsSchema.properties.amount_cents"]);
+    expect(bad?.message).toMatch(/Interrupt f1: its argsSchema at properties\.amount_cents cannot be compiled/);
+    const question = {
+      id: "q-bad",
+      kind: "question",
+      message: "Which code?",
+      responseSchema: { type: "object", properties: { code: { type: "string", pattern: "(" } } },
+    };
+    const badAnswer = await failure(parkInterrupts(h.ctx, rt, { runId: run.id, body: { interrupts: [question] } }));
+    expect([badAnswer?.status, badAnswer?.field]).toEqual([400, "interrupts.0.responseSchema.properties.code"]);
+    expect((await getRunView(h.ctx, rev, { runId: run.id })).approvals).toEqual([]);
+
+    // The same id with other arguments is not a retry: 409 with the interrupt as it was parked.
+    await parkInterrupts(h.ctx, rt, { runId: run.id, body: { interrupts: [refund("same", 100)] } });
+    const changed = await failure(
+      parkInterrupts(h.ctx, rt, { runId: run.id, body: { interrupts: [refund("new", 5), refund("same", 999)] } }),
+    );
+    expect(changed?.status).toBe(409);
+    expect((changed as { current?: unknown }).current).toMatchObject({
+      interruptId: "same",
+      status: "pending",
+      action: { name: "issue_refund", args: { order_id: "ORD-1", amount_cents: 100 } },
+    });
+    expect((await getRunView(h.ctx, rev, { runId: run.id })).approvals.map((a) => a.tool_call_id)).toEqual(["same"]);
+    // The same arguments again are a retry (created false).
+    const again = await parkInterrupts(h.ctx, rt, { runId: run.id, body: { interrupts: [refund("same", 100)] } });
+    expect(again.interrupts[0].created).toBe(false);
+  });
+
+  it("a reject and the deadline never depend on the schemas: a record parked with one that does not compile still closes", async () => {
+    const run = await registerRun(h.ctx, rt, { body: { externalId: "thread-old-schema", framework: "langgraph", agent: "ops" } });
+    const parked = await parkInterrupts(h.ctx, rt, {
+      runId: run.id,
+      body: { interrupts: [refund("o1", 1), refund("o2", 2, { timeoutS: 1 })] },
+    });
+    // As a park before the check would have stored them: an argsSchema the console cannot compile.
+    const store = new PrismaStore(h.t.db);
+    for (const p of parked.interrupts) {
+      const rec = (await getApproval(store, run.id, p.approvalId))!;
+      const broken = { ...rec, external: { ...rec.external!, args_schema: { type: "object", properties: { x: { type: "frobnicate" } } } } };
+      await store.putState(run.id, keys.approval(run.id, rec.step, rec.tool_call_id), broken);
+    }
+    const [o1, o2] = parked.interrupts.map((p) => p.approvalId);
+    const edit = await failure(decide(h.ctx, rev, { approvalId: o1, body: { decision: "approve", args: { x: 1 } } }));
+    expect([edit?.status, edit?.field]).toEqual([400, "args"]);
+    await decide(h.ctx, rev, { approvalId: o1, body: { decision: "reject", reason: "No" } });
+    await new Promise((r) => setTimeout(r, 1_100));
+    await sweep(h.ctx);
+    const decided = (await listDecisions(h.ctx, rt, { runId: run.id, query: {} })).decisions;
+    expect(decided.map((d) => [d.approvalId, d.decision])).toEqual([
+      [o1, "reject"],
+      [o2, "expire"],
+    ]);
+  });
+
+  it("a runtime withdraws a pending interrupt: it leaves every inbox, audited; a decision afterwards is 409 with its state", async () => {
+    const run = await registerRun(h.ctx, rt, { body: { externalId: "thread-withdraw", framework: "mcp", agent: "accounts" } });
+    const [p] = (
+      await parkInterrupts(h.ctx, rt, {
+        runId: run.id,
+        body: { interrupts: [{ id: "ask", kind: "question", message: "Which plan?" }] },
+      })
+    ).interrupts;
+    expect((await listInbox(h.ctx, rev, { query: {} })).approvals.some((a) => a.id === p.approvalId)).toBe(true);
+    const out = await withdrawInterrupt(h.ctx, rt, { runId: run.id, interruptId: "ask", body: { reason: "The MCP request timed out" } });
+    expect([out.withdrawn, out.interrupt.status]).toEqual([true, "expired"]);
+    expect((await listInbox(h.ctx, rev, { query: {} })).approvals.some((a) => a.id === p.approvalId)).toBe(false);
+    const late = await failure(decide(h.ctx, rev, { approvalId: p.approvalId, body: { decision: "respond", reason: "pro" } }));
+    expect([late?.status, (late as { current?: { status?: string } }).current?.status]).toEqual([409, "expired"]);
+    expect((await withdrawInterrupt(h.ctx, rt, { runId: run.id, interruptId: "ask", body: {} })).withdrawn).toBe(false);
+    expect((await failure(withdrawInterrupt(h.ctx, rt, { runId: run.id, interruptId: "nope", body: {} })))?.status).toBe(404);
+    const [d] = (await listDecisions(h.ctx, rt, { runId: run.id, query: {} })).decisions;
+    expect([d.decision, d.message, d.decidedBy]).toEqual(["expire", "The MCP request timed out", ["system:withdrawn"]]);
+    const audit = await auditPage(h.ctx, admin, { query: { targetId: run.id } });
+    expect(audit.events.filter((e) => e.action === "runtime.withdraw")).toHaveLength(1);
   });
 
   it("deadlines expire interrupts; an operator's cancel closes them; retry and fork are refused; revocation ends access", async () => {
@@ -327,7 +448,9 @@ describe.skipIf(!process.env.TEST_POSTGRES_URL)("runtime protocol across instanc
     const woke = await held;
     expect(Date.now() - t0).toBeLessThan(1000);
     expect(woke.decisions.map((d) => d.decision)).toEqual(["approve"]);
-    const claims = await Promise.all([a, b, a, b].map((ctx) => failure(claimDecision(ctx, caller, { runId: run.id, interruptId: "x" }))));
+    const claims = await Promise.all(
+      [a, b, a, b].map((ctx, k) => failure(claimDecision(ctx, caller, { runId: run.id, interruptId: "x", body: { claimant: `c${k}` } }))),
+    );
     expect(claims.filter((e) => e === null)).toHaveLength(1);
     expect(claims.filter((e) => e?.status === 409)).toHaveLength(3);
   });

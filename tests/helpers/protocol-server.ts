@@ -11,6 +11,8 @@ const ROUTES: Record<string, () => Promise<Record<string, unknown>>> = {
   "/api/v1/runtime/runs/{runId}/interrupts": () => import("@/app/api/v1/runtime/runs/[runId]/interrupts/route"),
   "/api/v1/runtime/runs/{runId}/interrupts/{interruptId}/claim": () =>
     import("@/app/api/v1/runtime/runs/[runId]/interrupts/[interruptId]/claim/route"),
+  "/api/v1/runtime/runs/{runId}/interrupts/{interruptId}/withdraw": () =>
+    import("@/app/api/v1/runtime/runs/[runId]/interrupts/[interruptId]/withdraw/route"),
   "/api/v1/runtime/runs/{runId}/decisions": () => import("@/app/api/v1/runtime/runs/[runId]/decisions/route"),
   "/api/v1/runtime/runs/{runId}/decisions/stream": () => import("@/app/api/v1/runtime/runs/[runId]/decisions/stream/route"),
   "/api/v1/runtime/runs/{runId}/events": () => import("@/app/api/v1/runtime/runs/[runId]/events/route"),

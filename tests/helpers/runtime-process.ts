@@ -17,7 +17,7 @@ export async function runRuntime(
   script: RuntimeScript,
   mode: string,
   dir: string,
-  env: { AFK_URL: string; AFK_TOKEN: string },
+  env: { AFK_URL: string; AFK_TOKEN: string } & Record<string, string>,
 ): Promise<Record<string, unknown>> {
   // One node process with tsx's loader (the tsx command would start a second one for it).
   const r = await run(process.execPath, ["--import", "tsx", path.join(root, "tests/fixtures/runtimes", script), mode, dir], {

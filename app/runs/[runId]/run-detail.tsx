@@ -103,11 +103,13 @@ export function RunDetail({ initial }: { initial: View }) {
           {/* Only a paused run resumes; a running or finished one showed a disabled button that said calls were pending. */}
           {view.runtimePickup ? (
             // An external run resumes in its own runtime, once it claims the decisions: nothing to press here.
-            view.runtimePickup.waiting > 0 && (
-              <span className="text-sm" data-testid="runtime-pickup">
-                Waiting for the runtime to pick up {plural(view.runtimePickup.waiting, "decision", "decisions")}
-              </span>
-            )
+            <span className="text-sm" data-testid="runtime-pickup">
+              {view.runtimePickup.waiting > 0 &&
+                `Waiting for the runtime to pick up ${plural(view.runtimePickup.waiting, "decision", "decisions")}`}
+              {view.runtimePickup.waiting > 0 && view.runtimePickup.overdue > 0 && " · "}
+              {view.runtimePickup.overdue > 0 &&
+                `The runtime has not reported back on ${plural(view.runtimePickup.overdue, "claimed decision", "claimed decisions")} past the claim's lease`}
+            </span>
           ) : (view.permissions.decide || view.permissions.operate) && r.state === "paused" ? (
             <>
               {!view.canResume && (

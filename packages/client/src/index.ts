@@ -16,6 +16,14 @@ export type RegisterRunBody = Body<"registerRuntimeRun">;
 export type ParkInterruptsBody = Body<"parkInterrupts">;
 export type Interrupt = ParkInterruptsBody["interrupts"][number];
 export type RuntimeEvent = Body<"reportRuntimeEvents">["events"][number];
+export type StoredInterrupt = Schemas["StoredInterrupt"];
+export type WithdrawnInterrupt = Schemas["WithdrawnInterrupt"];
+export type ClaimOptions = {
+  /** Who claims: an id made once (newClaimant) and kept with the runtime's own state. */
+  claimant: string;
+  /** Seconds the claim holds if the call's result is never reported (default 300): then another claimant may take it. */
+  leaseS?: number;
+};
 
 /** A 4xx/5xx answer: its status and JSON body ({error, field?, current?}). */
 export class ProtocolError extends Error {
@@ -29,6 +37,22 @@ export class ProtocolError extends Error {
     this.body = body;
   }
 }
+
+/**
+ * A claim answered 409 because another claimant holds the decision: apply nothing (the holder applies it).
+ * `decision` is the decision as it stands, its `claimant` the holder and `leaseUntil` until when it holds.
+ */
+export class ClaimedByAnotherError extends ProtocolError {
+  readonly decision: RuntimeDecision;
+  constructor(status: number, body: Schemas["Error"], decision: RuntimeDecision) {
+    super(status, body);
+    this.name = "ClaimedByAnotherError";
+    this.decision = decision;
+  }
+}
+
+/** A new claimant id: make it once per copy of the runtime's state and keep it with that state. */
+export const newClaimant = (): string => `claimant-${globalThis.crypto.randomUUID()}`;
 
 export type ClientOptions = {
   /** The console's base URL, e.g. http://localhost:3000 */
@@ -89,21 +113,32 @@ export class RuntimeClient {
   }
 
   /**
-   * Claims a decision to apply it: returned the first time only. A decision claimed before (by this process
-   * before a crash, or by another) comes back as `{claimed: false, decision}`; anything else is thrown.
+   * Claims a decision to apply it, for a claimant: the decision when this claimant holds it (the first
+   * claim, or this claimant's again after a restart). Throws ClaimedByAnotherError when another claimant
+   * holds it (apply nothing), a ProtocolError (409) while it is not decided, and any other failure.
    */
-  async claim(runId: string, interruptId: string): Promise<{ claimed: boolean; decision: RuntimeDecision }> {
+  async claim(runId: string, interruptId: string, opts: ClaimOptions): Promise<RuntimeDecision> {
     try {
       const r = await this.call<Schemas["ClaimedDecision"]>(
         "POST",
         this.run(runId, `/interrupts/${encodeURIComponent(interruptId)}/claim`),
+        { claimant: opts.claimant, ...(opts.leaseS ? { leaseS: opts.leaseS } : {}) },
       );
-      return { claimed: true, decision: r.decision };
+      return r.decision;
     } catch (e) {
       const current = e instanceof ProtocolError && e.status === 409 ? (e.body.current as RuntimeDecision | undefined) : undefined;
-      if (current && typeof current === "object" && "decision" in current) return { claimed: false, decision: current };
+      if (e instanceof ProtocolError && current && typeof current === "object" && "decision" in current && "claimant" in current)
+        throw new ClaimedByAnotherError(e.status, e.body, current);
       throw e;
     }
+  }
+
+  /**
+   * Withdraws a pending interrupt whose request ended: it leaves every inbox and can no longer be decided.
+   * One decided already is answered as it stands (withdrawn false).
+   */
+  withdraw(runId: string, interruptId: string, reason?: string, signal?: AbortSignal): Promise<WithdrawnInterrupt> {
+    return this.call("POST", this.run(runId, `/interrupts/${encodeURIComponent(interruptId)}/withdraw`), reason ? { reason } : {}, signal);
   }
 
   report(runId: string, events: RuntimeEvent[]): Promise<RuntimeReport> {

@@ -52,7 +52,7 @@ export interface paths {
         put?: never;
         /**
          * Park one step's interrupts in the inbox
-         * @description Each interrupt is a tool approval or a question, idempotent by its id; the calls of one step go in one request (or share a batchId). The run pauses, every reviewer's inbox lists them, the pause webhook is sent. decisions lists what the runtime can apply (a framework that cannot apply edited arguments leaves out edit).
+         * @description Each interrupt is a tool approval or a question, idempotent by its id (the same id with other arguments is 409 with the interrupt parked before); argsSchema and responseSchema must compile (400 naming the interrupt and the schema's path); the calls of one step go in one request (or share a batchId). The run pauses, every reviewer's inbox lists them, the pause webhook is sent. decisions lists what the runtime can apply (a framework that cannot apply edited arguments leaves out edit).
          */
         post: operations["parkInterrupts"];
         delete?: never;
@@ -112,9 +112,29 @@ export interface paths {
         put?: never;
         /**
          * Claim a decision to apply it (exactly once)
-         * @description Returns the interrupt's decision the first time; every later claim is 409 with the decision in current, so a runtime that crashed after claiming knows it was handed out. 409 too while it is not decided.
+         * @description Claims the interrupt's decision for a claimant (an id the runtime keeps with its own state) before applying it. The first claimant wins; the same claimant may claim again (a process that died after claiming comes back with its id; its lease starts again); any other claimant is answered 409 with the decision in current (its claimant the holder) and must apply nothing. A claim whose call's result is never reported (a tool_result event for the call, or the run ending) passes to the next claimant once its leaseS ran out. 409 too while it is not decided.
          */
         post: operations["claimRuntimeDecision"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runtime/runs/{runId}/interrupts/{interruptId}/withdraw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Withdraw a pending interrupt whose request ended
+         * @description The request that asked is gone (an MCP elicitation cancelled or timed out): the interrupt leaves every inbox, closed as expired (decided by system:withdrawn), audited as runtime.withdraw; a reviewer's decision afterwards is 409 with its state. One already decided or closed is answered as it stands (withdrawn false).
+         */
+        post: operations["withdrawInterrupt"];
         delete?: never;
         options?: never;
         head?: never;
@@ -206,6 +226,10 @@ export interface components {
             /** @description ISO 8601 time */
             decidedAt: string;
             claimedAt: string | null;
+            /** @description The claimant holding the claim (the id its claim named); null: not claimed */
+            claimant: string | null;
+            /** @description Until when the claim holds unless its call's result is reported; then another claimant may take it */
+            leaseUntil: string | null;
             /** @description The position after this decision (a later ?cursor= starts after it) */
             cursor: string;
         };
@@ -220,6 +244,26 @@ export interface components {
         };
         ClaimedDecision: {
             decision: components["schemas"]["RuntimeDecision"];
+        };
+        StoredInterrupt: {
+            interruptId: string;
+            approvalId: string;
+            batchId: string | null;
+            /** @enum {string} */
+            kind: "tool" | "question" | "llm" | "subagent";
+            status: string;
+            action: {
+                name: string;
+                args: {
+                    [key: string]: unknown;
+                };
+            };
+            message: string;
+        };
+        WithdrawnInterrupt: {
+            /** @description false: it was decided or closed already (interrupt says how) */
+            withdrawn: boolean;
+            interrupt: components["schemas"]["StoredInterrupt"];
         };
         RuntimeReport: {
             runId: string;
@@ -426,12 +470,34 @@ export interface operations {
                             /** @constant */
                             type: "object";
                             properties: {
-                                [key: string]: {
+                                [key: string]: ({
                                     /** @enum {string} */
                                     type: "string" | "number" | "integer" | "boolean";
                                 } & {
                                     [key: string]: unknown;
-                                };
+                                }) | ({
+                                    /** @constant */
+                                    type: "array";
+                                    items: {
+                                        enum?: unknown[];
+                                        oneOf?: ({
+                                            const: unknown;
+                                            title?: string;
+                                        } & {
+                                            [key: string]: unknown;
+                                        })[];
+                                        anyOf?: ({
+                                            const: unknown;
+                                            title?: string;
+                                        } & {
+                                            [key: string]: unknown;
+                                        })[];
+                                    } & {
+                                        [key: string]: unknown;
+                                    };
+                                } & {
+                                    [key: string]: unknown;
+                                });
                             };
                             required?: string[];
                         } & {
@@ -669,15 +735,99 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": {
+                    claimant: string;
+                    /** @default 300 */
+                    leaseS?: number;
+                };
+            };
+        };
         responses: {
-            /** @description The decision, now claimed */
+            /** @description The decision, claimed by this claimant */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ClaimedDecision"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    withdrawInterrupt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The console's run id (from registerRuntimeRun) */
+                runId: string;
+                /** @description The runtime's own id of the interrupt */
+                interruptId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The interrupt as it now stands */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WithdrawnInterrupt"];
                 };
             };
             /** @description Error */

@@ -7,7 +7,7 @@
 // tells the model of the denied ones (with the reviewer's reason). The SDK cannot run a call with edited
 // arguments, so its interrupts offer approve and reject only. Nothing of `ai` is imported but its types.
 import type { ModelMessage, ToolApprovalResponse, ToolModelMessage } from "ai";
-import type { RuntimeClient, RuntimeDecision } from "../index.ts";
+import { newClaimant, type RuntimeClient, type RuntimeDecision } from "../index.ts";
 
 export const FRAMEWORK = "ai-sdk";
 
@@ -85,23 +85,31 @@ export function approvalResponse(approvalId: string, d: RuntimeDecision): ToolAp
   };
 }
 
+export type ResumeOptions = {
+  waitS?: number;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** Who claims: an id made once (newClaimant) and kept with this copy of the conversation; default a new one. */
+  claimant?: string;
+  /** Seconds each claim holds if the calls' results are never reported (default 300). */
+  leaseS?: number;
+};
+
 /**
- * Waits for a decision on each unanswered approval request of the conversation, claims each and returns
- * the tool message to append: `generateText({ …, messages: [...messages, await approvalResponses(…)] })`.
+ * Waits for a decision on each unanswered approval request of the conversation, claims them all for one
+ * claimant and returns the tool message to append: `generateText({ …, messages: [...messages, await
+ * approvalResponses(…)] })`. Another claimant holding one is a ClaimedByAnotherError and nothing is returned.
  */
 export async function approvalResponses(
   client: RuntimeClient,
   runId: string,
   messages: ModelMessage[],
-  opts: { waitS?: number; timeoutMs?: number; signal?: AbortSignal } = {},
+  opts: ResumeOptions = {},
 ): Promise<ToolModelMessage> {
-  const pending = pendingApprovals(messages);
-  const ids = pending.map((p) => p.approvalId);
-  const decisions = await client.waitForDecisions(runId, ids, opts);
+  const claimant = opts.claimant ?? newClaimant();
+  const ids = pendingApprovals(messages).map((p) => p.approvalId);
+  await client.waitForDecisions(runId, ids, opts);
   const content: ToolApprovalResponse[] = [];
-  for (const id of ids) {
-    const { decision } = await client.claim(runId, id);
-    content.push(approvalResponse(id, decision ?? (decisions.get(id) as RuntimeDecision)));
-  }
+  for (const id of ids) content.push(approvalResponse(id, await client.claim(runId, id, { claimant, leaseS: opts.leaseS })));
   return { role: "tool", content };
 }

@@ -2,11 +2,12 @@
 // human-in-the-loop request shape (LangChain's HITL middleware: action_requests with their review_configs'
 // allowed_decisions) and the graph's checkpointer keeps the thread; parkGraphInterrupts parks every action
 // request of the step's interrupts in the console (one batch per interrupt, each request its own
-// interrupt). Any process then calls resumeValue: it waits for every decision, claims each exactly once
-// and returns the resume value, by interrupt id, for `new Command({ resume })`: each interrupt is answered
-// with { decisions: [{type: "approve"} | {type: "edit", edited_action} | {type: "reject", message}] }.
+// interrupt). Any process then calls resumeValue: it waits for every decision, claims them for its claimant
+// (one claimant applies them; any other gets ClaimedByAnotherError) and returns the resume value, by
+// interrupt id, for `new Command({ resume })`: each interrupt is answered with
+// { decisions: [{type: "approve"} | {type: "edit", edited_action} | {type: "reject", message}] }.
 // Nothing of LangGraph is imported: the caller builds the Command with its own copy of the package.
-import type { RuntimeClient, RuntimeDecision } from "../index.ts";
+import { newClaimant, type RuntimeClient, type RuntimeDecision } from "../index.ts";
 
 export const FRAMEWORK = "langgraph";
 
@@ -68,25 +69,57 @@ export function hitlDecision(action: ActionRequest, d: RuntimeDecision): HitlDec
   return { type: "reject", message: d.message ?? (d.decision === "expire" ? "Nobody decided in time" : "Rejected by a reviewer") };
 }
 
+// The claimant kept in the thread's config (configurable.afk_claimant), beside its thread_id.
+const CLAIMANT_KEY = "afk_claimant";
+type Config = { configurable?: Record<string, unknown> };
+
+/** The claimant kept in a thread config (by withClaimant), or null. */
+export const claimantOf = (config: Config): string | null => {
+  const v = config.configurable?.[CLAIMANT_KEY];
+  return typeof v === "string" ? v : null;
+};
+
 /**
- * Waits for, claims and turns every decision into the resume value of the Command that resumes the graph
- * (in any process): `graph.invoke(new Command({ resume: await resumeValue(…) }), config)`.
+ * The config with a claimant of its own (the one it has, else a new one). Keep it where you keep the
+ * thread's config: a process that dies after claiming and resumes with it again is the same claimant.
+ */
+export const withClaimant = <C extends Config>(config: C, claimant: string = claimantOf(config) ?? newClaimant()): C => ({
+  ...config,
+  configurable: { ...config.configurable, [CLAIMANT_KEY]: claimant },
+});
+
+export type ResumeOptions = {
+  waitS?: number;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** Who claims (default: a new claimant for this call; pass claimantOf(config) to resume as the one kept). */
+  claimant?: string;
+  /** Seconds each claim holds if the calls' results are never reported (default 300). */
+  leaseS?: number;
+};
+
+/**
+ * Waits for, claims (for one claimant) and turns every decision into the resume value of the Command that
+ * resumes the graph, in any process: `graph.invoke(new Command({ resume: await resumeValue(…) }), config)`.
+ * Another claimant holding one is a ClaimedByAnotherError and nothing is returned: every resumer claims in
+ * the same order, so the one that wins the first claim wins them all.
  */
 export async function resumeValue(
   client: RuntimeClient,
   runId: string,
   interrupts: GraphInterrupt[],
-  opts: { waitS?: number; timeoutMs?: number; signal?: AbortSignal } = {},
+  opts: ResumeOptions = {},
 ): Promise<Record<string, HitlResponse>> {
+  const claimant = opts.claimant ?? newClaimant();
   const hitl = interrupts.map(hitlOf);
   const ids = hitl.flatMap((i) => i.request.action_requests.map((_a, n) => requestId(i.id, n)));
   await client.waitForDecisions(runId, ids, opts);
+  const claimed = new Map<string, RuntimeDecision>();
+  for (const id of ids) claimed.set(id, await client.claim(runId, id, { claimant, leaseS: opts.leaseS }));
   const resume: Record<string, HitlResponse> = {};
-  for (const i of hitl) {
-    const decisions: HitlDecision[] = [];
-    for (const [n, a] of i.request.action_requests.entries())
-      decisions.push(hitlDecision(a, (await client.claim(runId, requestId(i.id, n))).decision));
-    resume[i.id] = { decisions };
-  }
+  for (const i of hitl)
+    resume[i.id] = {
+      decisions: i.request.action_requests.map((a, n) => hitlDecision(a, claimed.get(requestId(i.id, n)) as RuntimeDecision)),
+    };
   return resume;
 }

@@ -2,14 +2,14 @@
 // with `result.interruptions`; parkInterruptions parks them in the console's inbox (one step, one batch)
 // and hands back the serialized RunState for the runtime to keep (the console keeps requests and
 // decisions, the runtime its own state). Any process later rebuilds the state from that string
-// (RunState.fromString) and calls applyDecisions: it waits for every decision, claims each (exactly once
-// across processes), applies it with state.approve / state.reject(message) and hands the state back to run
-// again. Agents JS cannot run a call with edited arguments (openai-agents-js #1097), so its interrupts offer
-// approve and reject only.
+// (RunState.fromString) and calls applyDecisions: it waits for every decision, claims them for its claimant
+// (one claimant applies them; any other gets ClaimedByAnotherError), applies them with state.approve /
+// state.reject(message) and hands the state back to run again. Agents JS cannot run a call with edited
+// arguments (openai-agents-js #1097), so its interrupts offer approve and reject only.
 // The SDK is imported for its types only: every value comes from the caller's own copy of the SDK, so a
 // project that loads this module one way (require) and the SDK another (import) still has one RunState.
 import type { Agent, RunState, RunToolApprovalItem } from "@openai/agents";
-import type { RuntimeClient, RuntimeDecision } from "../index.ts";
+import { newClaimant, type RuntimeClient, type RuntimeDecision } from "../index.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: the SDK's own constraint for any agent (Agent<any, any>)
 type AnyAgent = Agent<any, any>;
@@ -73,27 +73,53 @@ export function applyDecision(state: RunState<unknown, AnyAgent>, item: RunToolA
   else state.reject(item, { message: d.message ?? (d.decision === "expire" ? "Nobody approved this in time" : "Rejected by a reviewer") });
 }
 
+// The claimant kept in the serialized RunState (a key of its own beside the SDK's, which RunState.fromString
+// ignores), so a process that restarts from the state it saved claims as the one that died.
+const CLAIMANT_KEY = "afkClaimant";
+
+/** The claimant kept in a serialized state (by withClaimant), or null. */
+export function claimantOf(serialized: string): string | null {
+  const v = (JSON.parse(serialized) as Record<string, unknown>)[CLAIMANT_KEY];
+  return typeof v === "string" ? v : null;
+}
+
 /**
- * Waits for a decision on each of the state's interruptions, claims and applies them, and returns the
- * state to run again (`run(agent, state)`). A decision this runtime claimed before (a process that died
- * after claiming) is applied again from the stored state: the claim says it was handed out, the state says
- * it was not yet run.
+ * The serialized state with a claimant of its own (the one it has, else a new one). Save what it returns
+ * before resuming: a process that dies after claiming and resumes from it again is the same claimant.
+ */
+export function withClaimant(serialized: string, claimant: string = claimantOf(serialized) ?? newClaimant()): string {
+  return JSON.stringify({ ...(JSON.parse(serialized) as Record<string, unknown>), [CLAIMANT_KEY]: claimant });
+}
+
+export type ResumeOptions = {
+  waitS?: number;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** Who claims: the claimant kept with this copy of the state (claimantOf(saved)); default a new one. */
+  claimant?: string;
+  /** Seconds each claim holds if the calls' results are never reported (default 300). */
+  leaseS?: number;
+};
+
+/**
+ * Waits for a decision on each of the state's interruptions, claims them all for one claimant and only then
+ * applies them, and returns the state to run again (`run(agent, state)`). Another claimant holding one is a
+ * ClaimedByAnotherError and nothing is applied: every resumer claims in the same order, so the one that wins
+ * the first claim wins them all. A claimant that claimed before (a process that died, resuming from the
+ * state it saved with withClaimant) gets its decisions again.
  */
 export async function applyDecisions<S extends RunState<unknown, AnyAgent>>(
   client: RuntimeClient,
   runId: string,
   state: S,
-  opts: { waitS?: number; timeoutMs?: number; signal?: AbortSignal } = {},
+  opts: ResumeOptions = {},
 ): Promise<S> {
+  const claimant = opts.claimant ?? newClaimant();
   const items = state.getInterruptions();
-  const decisions = await client.waitForDecisions(
-    runId,
-    items.map((i) => callOf(i).callId),
-    opts,
-  );
-  for (const item of items) {
-    const { decision } = await client.claim(runId, callOf(item).callId);
-    applyDecision(state, item, decision ?? (decisions.get(callOf(item).callId) as RuntimeDecision));
-  }
+  const ids = items.map((i) => callOf(i).callId);
+  await client.waitForDecisions(runId, ids, opts);
+  const decisions: RuntimeDecision[] = [];
+  for (const id of ids) decisions.push(await client.claim(runId, id, { claimant, leaseS: opts.leaseS }));
+  for (const [n, item] of items.entries()) applyDecision(state, item, decisions[n]);
   return state;
 }

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "InterruptClaim" ADD COLUMN     "claimant" TEXT NOT NULL DEFAULT '',
+ADD COLUMN     "leaseUntil" TIMESTAMP(3);
