@@ -1,11 +1,12 @@
-// Three external runtimes, one inbox, in Chromium against the production build: an OpenAI Agents JS agent, a
-// LangGraph graph and a Vercel AI SDK call (tests/fixtures/runtimes, the real packages with their own
-// scripted models) each run in a process of their own until they ask, park their calls through the runtime
-// protocol and exit. Other processes wait for the decisions on the long-poll. Each card offers only the
-// decisions its runtime can apply. A reviewer decides all seven calls from /approvals (approves a refund,
-// rejects the other, edits the scale-up's arguments on the card the inbox opens), and
-// the waiting processes apply them: exactly the approved calls run, with exactly the approved arguments,
-// once each (the tools append every execution to a file), in the processes that did not pause.
+// Four external runtimes, one inbox, in Chromium against the production build: an OpenAI Agents JS agent, a
+// LangGraph graph, a Vercel AI SDK call and an MCP server's questions (tests/fixtures/runtimes, the real
+// packages with their own scripted models) each run in a process of their own until they ask and park
+// their requests through the runtime protocol; the first three exit, and other processes wait for the
+// decisions on the long-poll. Each card offers only the decisions its runtime can apply. A reviewer decides
+// all seven calls from /approvals (approves a refund, rejects the other, edits the scale-up's arguments on
+// the card the inbox opens) and answers and declines the two questions, and the waiting processes apply
+// them: exactly the approved calls run, with exactly the approved arguments, once each (the tools append
+// every execution to a file), in the processes that did not pause.
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -35,6 +36,7 @@ test("one inbox decides Agents JS and AI SDK calls and edits a LangGraph call; e
   const agentsDir = mkdtempSync(path.join(tmpdir(), "afk-e2e-agents-"));
   const graphDir = mkdtempSync(path.join(tmpdir(), "afk-e2e-graph-"));
   const aiDir = mkdtempSync(path.join(tmpdir(), "afk-e2e-ai-"));
+  const mcpDir = mkdtempSync(path.join(tmpdir(), "afk-e2e-mcp-"));
 
   // Each runtime pauses in one process, which exits…
   const [agents, graph, ai] = (await Promise.all([
@@ -50,6 +52,8 @@ test("one inbox decides Agents JS and AI SDK calls and edits a LangGraph call; e
   const agentsDone = runRuntime("openai-agents.ts", "resume", agentsDir, env);
   const graphDone = runRuntime("langgraph.ts", "resume", graphDir, env);
   const aiDone = runRuntime("ai-sdk.ts", "resume", aiDir, env);
+  // An MCP client with the elicitation bridge: its server's tool asks two questions and waits for them.
+  const mcpDone = runRuntime("mcp-elicitation.ts", "run", mcpDir, env);
 
   // Each card offers only the decisions its runtime can apply: Agents JS and the AI SDK cannot run edited
   // arguments nor take a response in place of the call; LangGraph's HITL request allows an edit.
@@ -120,6 +124,29 @@ test("one inbox decides Agents JS and AI SDK calls and edits a LangGraph call; e
   await reviewer.getByLabel(/Reason for rejecting 1/).fill("Not during the sale");
   await reviewer.getByLabel(/Reason for rejecting 1/).press("Enter");
   await expect(row("drop_cache")).toBeHidden();
+
+  // MCP elicitation: each question on its card, with only an answer or a decline to give; the plan answered
+  // in the form built from the server's schema, the deletion declined.
+  const question = async (text: string) => {
+    await reviewer.goto("/approvals");
+    const r = reviewer.getByRole("row").filter({ hasText: text });
+    await r.locator("td").nth(1).click();
+    await reviewer.keyboard.press("o");
+    const card = reviewer.locator('[data-testid^="question-"]').filter({ hasText: text });
+    await expect(card.getByRole("button")).toHaveText(["Send answer", "Decline…"]);
+    return card;
+  };
+  const plan = await question("Which plan should the account get?");
+  await plan.getByRole("combobox").selectOption({ label: "pro" });
+  await plan.getByRole("button", { name: "Send answer" }).click();
+  await expect(plan.getByTestId("question-outcome")).toContainText("answered");
+  const wipe = await question("Delete the old account?");
+  await wipe.getByRole("button", { name: "Decline…" }).click();
+  await wipe.getByRole("form", { name: "Decline" }).getByRole("textbox").fill("Keep it for now");
+  await wipe.getByRole("button", { name: "Decline", exact: true }).click();
+  const m = (await mcpDone) as { result: string };
+  expect(m.result).toBe("plan accept, wipe decline");
+  expect(executionsIn(mcpDir)).toEqual([{ plan: { action: "accept", content: { plan: "pro" } }, wipe: { action: "decline" } }]);
 
   // The waiting processes (not the ones that paused) applied the decisions and ran to the end.
   const a = (await agentsDone) as { final: string; pid: number };
