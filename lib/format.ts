@@ -44,6 +44,9 @@ const STATE_WORDS: Record<string, string> = {
   completed: "Completed",
 };
 
+/** A paused run with every request decided whose agent waits for someone to press Resume (`autoResume: false`). */
+export const READY_TO_RESUME = "Ready to resume";
+
 /** A run's state in words; a paused run says what it waits for ("Waiting for approval", "Waiting for an answer"). */
 export function runStateWords(state: string, waiting: { kind: string }[] = []): string {
   if (state !== "paused" || waiting.length === 0) return STATE_WORDS[state] ?? state;

@@ -1,9 +1,12 @@
 import { pageActor } from "@/lib/auth/server";
 import { appContext } from "@/lib/context";
+import { SEES_RUNS, allows } from "@/lib/services/access";
 import { agentNames } from "@/lib/services/catalog";
 import { inboxFirstScreen } from "@/lib/services/inbox";
+import { listRuns } from "@/lib/services/run-view";
 import { FIRST_ROWS, packFirstScreen } from "./first-screen";
 import { Inbox } from "./inbox";
+import { READY_SHOWN, ReadyRuns } from "./ready-runs";
 
 export const dynamic = "force-dynamic";
 
@@ -11,10 +14,22 @@ export default async function ApprovalsPage() {
   const actor = await pageActor("approvals:decide");
   const initial = packFirstScreen(await inboxFirstScreen(appContext(), actor, FIRST_ROWS));
   const agents = agentNames(appContext(), actor);
+  // Runs whose agent waits for a Resume once everything is decided (those the actor may see).
+  const ready = allows(actor, SEES_RUNS)
+    ? await listRuns(appContext(), actor, { query: { state: "ready", take: String(READY_SHOWN) } })
+    : null;
   return (
     <div className="space-y-4">
       <h1 className="text-xl font-semibold">Approvals</h1>
       <Inbox initial={initial} agents={agents} />
+      {ready && (
+        <ReadyRuns
+          initial={{
+            runs: ready.runs.map(({ id, agentName, submittedByEmail }) => ({ id, agentName, submittedByEmail })),
+            more: !!ready.nextCursor,
+          }}
+        />
+      )}
     </div>
   );
 }
