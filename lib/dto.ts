@@ -393,6 +393,7 @@ export const runViewDto = named(
     permissions: z.object({ decide: z.boolean(), operate: z.boolean() }),
     selfApprovalForbidden: z.boolean(),
     deliveries: z.array(deliveryDto),
+    cancelledBy: z.string().nullable().describe("Who cancelled the run (its audit entry's actor), when it was cancelled by someone"),
     asOfMs: z.number().int(),
   }),
 );

@@ -1,3 +1,4 @@
+import type { Metadata } from "next";
 import { pageActor } from "@/lib/auth/server";
 import { appContext } from "@/lib/context";
 import { SEES_RUNS, allows } from "@/lib/services/access";
@@ -9,6 +10,8 @@ import { Inbox } from "./inbox";
 import { READY_SHOWN, ReadyRuns } from "./ready-runs";
 
 export const dynamic = "force-dynamic";
+
+export const metadata: Metadata = { title: "Approvals" };
 
 export default async function ApprovalsPage() {
   const actor = await pageActor("approvals:decide");

@@ -210,6 +210,8 @@ describe.each(providers)("run operations on %s", (provider) => {
     await ctx.worker.idle();
     const cancelled = await getRunView(ctx, operator, { runId: id });
     expect(cancelled.run.state).toBe("cancelled");
+    // The page says who cancelled it (its requests say only that the run ended).
+    expect(cancelled.cancelledBy).toBe(operator.email);
     // Its request no longer waits in any inbox: the cancel closed it and says why; no decision lands on it.
     expect(cancelled.approvals).toEqual([
       expect.objectContaining({

@@ -90,6 +90,7 @@ export function RunDetail({ initial }: { initial: View }) {
         <StateBadge state={r.state} testId="run-state" />
         <span className="text-sm font-medium" data-testid="run-state-words">
           {view.canResume ? READY_TO_RESUME : runStateWords(r.state, pending)}
+          {view.cancelledBy && (r.state === "cancelled" || r.state === "cancelling") ? ` by ${view.cancelledBy}` : null}
         </span>
         {!isTerminal(r.state) && r.state !== "paused" && (
           <span className="text-xs text-slate-600 dark:text-slate-400" aria-live="polite">
