@@ -7,11 +7,14 @@ import { inboxFirstScreen } from "@/lib/services/inbox";
 import { listRuns } from "@/lib/services/run-view";
 import { FIRST_ROWS, packFirstScreen } from "./first-screen";
 import { Inbox } from "./inbox";
-import { READY_SHOWN, ReadyRuns } from "./ready-runs";
+import { ReadyRuns } from "./ready-runs";
 
 export const dynamic = "force-dynamic";
 
 export const metadata: Metadata = { title: "Approvals" };
+
+/** How many runs ready to resume the inbox lists (the rest behind a link to the runs list's filter). */
+const READY_SHOWN = 5;
 
 export default async function ApprovalsPage() {
   const actor = await pageActor("approvals:decide");
@@ -31,6 +34,7 @@ export default async function ApprovalsPage() {
             runs: ready.runs.map(({ id, agentName, submittedByEmail }) => ({ id, agentName, submittedByEmail })),
             more: !!ready.nextCursor,
           }}
+          shown={READY_SHOWN}
         />
       )}
     </div>

@@ -11,15 +11,12 @@ import { READY_TO_RESUME, plural } from "@/lib/format";
 /** What the section shows of a run. */
 export type ReadyRun = { id: string; agentName: string; submittedByEmail: string | null };
 
-/** How many the section lists; "all" links to the runs list's filter. */
-export const READY_SHOWN = 5;
-const PATH = `/api/runs?state=ready&take=${READY_SHOWN}`;
-
-export function ReadyRuns({ initial }: { initial: { runs: ReadyRun[]; more: boolean } }) {
+// shown: how many the section lists (the page read as many); "all" links to the runs list's filter.
+export function ReadyRuns({ initial, shown }: { initial: { runs: ReadyRun[]; more: boolean }; shown: number }) {
   const { data } = useQuery({
     queryKey: ["inbox", "ready-runs"],
     queryFn: async () => {
-      const page = await api<{ runs: ReadyRun[]; nextCursor: string | null }>(PATH, { revalidate: true });
+      const page = await api<{ runs: ReadyRun[]; nextCursor: string | null }>(`/api/runs?state=ready&take=${shown}`, { revalidate: true });
       return {
         runs: page.runs.map(({ id, agentName, submittedByEmail }) => ({ id, agentName, submittedByEmail })),
         more: !!page.nextCursor,
