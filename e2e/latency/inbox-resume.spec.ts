@@ -16,7 +16,7 @@ test("approved from the inbox by keyboard, the run resumes by itself and complet
   const submitter = await submitterCtx.newPage();
   await signInAs(submitter, "submitter");
   const started = await submitter.request.post("/api/runs", {
-    data: { agent: "refund-desk", input: { order_id: "ORD-7301", amount_cents: 4200, reason: "Arrived late" } },
+    data: { agent: "refund-desk", input: { order_id: "ORD-7301", amount_cents: 9000, reason: "Arrived late" } },
   });
   expect(started.status()).toBe(201);
   const { id } = (await started.json()) as { id: string };
@@ -66,7 +66,7 @@ test("approved from the inbox by keyboard, the run resumes by itself and complet
   try {
     const resumes = db.prepare(`SELECT action, actorEmail FROM AuditEvent WHERE targetId = ? AND action LIKE 'run.%resume'`).all(id);
     expect(resumes).toEqual([{ action: "run.auto_resume", actorEmail: null }]);
-    expect(db.prepare("SELECT amountCents FROM Refund WHERE runId = ?").all(id)).toEqual([{ amountCents: 4200 }]);
+    expect(db.prepare("SELECT amountCents FROM Refund WHERE runId = ?").all(id)).toEqual([{ amountCents: 9000 }]);
   } finally {
     db.close();
   }
