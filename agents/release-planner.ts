@@ -27,6 +27,9 @@ export default defineAgent({
       reason: "Model calls after the first are reviewed (a costly model)",
     },
   ],
+  // A release goes on when its manager says so: once its requests are decided the run waits, "Ready to
+  // resume", for someone to press Resume.
+  autoResume: false,
   inputSchema: deployInput.pick({ service: true, version: true }),
   demo: (messages, context) => {
     const input = inputOf(messages, context);

@@ -4,7 +4,8 @@ import { Providers } from "./providers";
 import { Nav } from "@/components/nav";
 
 export const metadata: Metadata = {
-  title: "AFK Console",
+  // Each page names itself first ("Runs · AFK Console"); the pending count goes in front (PendingBadge).
+  title: { default: "AFK Console", template: "%s · AFK Console" },
   description: "Human-in-the-loop approvals for agent runs",
   icons: { icon: "/favicon.svg" },
 };

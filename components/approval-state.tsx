@@ -12,6 +12,8 @@ const TONE: Record<string, string> = {
   responded: "border-sky-400 bg-sky-50 dark:border-sky-600 dark:bg-sky-950",
   expired: "border-slate-300 bg-slate-100 dark:border-slate-600 dark:bg-slate-800",
 };
+/** The decider of requests closed because their run ended (lib/runner/approvals.ts). */
+const RUN_ENDED = "system:run-ended";
 const MARK: Record<string, string> = { pending: "●", approved: "✓", rejected: "✕", responded: "↩", expired: "⏱" };
 const WORDS_COLOR: Record<string, string> = {
   pending: "text-amber-900 dark:text-amber-100",
@@ -44,7 +46,8 @@ export function ApprovalOutcome({
   if (a.status === "pending")
     words = decidesHere ? (question ? "Waiting for your answer" : "Waiting for your decision") : "Waiting for a reviewer";
   const decided = a.status !== "pending" && !brief;
-  const by = decided && last ? ` by ${last.by}` : "";
+  // A request the run's end closed says why (its reason); the run page's header says who cancelled it.
+  const by = decided && last && last.by !== RUN_ENDED ? ` by ${last.by}` : "";
   const at = decided ? (a.decided_at_ms ?? last?.at_ms) : null;
   // One decision settled it: its reason (the feedback, the response) is said here, not in a list below.
   const reason = decided && a.decisions.length === 1 && last?.decision !== "approve" ? last?.reason : null;

@@ -21,18 +21,20 @@ type SelectProps = Omit<SelectHTMLAttributes<HTMLSelectElement>, "id" | "childre
   id: string;
   label: string;
   options: readonly string[];
+  /** An option's text where it is not its value. */
+  labels?: Readonly<Record<string, string>>;
   /** The empty value's text. */
   any?: string;
 };
 
-export function FilterSelect({ id, name, label, options, any = "Any", className = FIELD, ...select }: SelectProps) {
+export function FilterSelect({ id, name, label, options, labels, any = "Any", className = FIELD, ...select }: SelectProps) {
   return (
     <Labelled id={id} label={label}>
       <select id={id} name={name} className={className} {...select}>
         <option value="">{any}</option>
         {options.map((o) => (
           <option key={o} value={o}>
-            {o}
+            {labels?.[o] ?? o}
           </option>
         ))}
       </select>

@@ -108,7 +108,7 @@ async function tabTo(page: Page, target: ReturnType<Page["locator"]>, max = 120)
   throw new Error(`not reachable by Tab in ${max} presses: ${target}`);
 }
 
-test("a run page's decisions by keyboard only: approve, reject with a reason, resume", async ({ browser }) => {
+test("a run page's decisions by keyboard only: approve, reject with a reason; a Resume", async ({ browser }) => {
   const submitter = await as(browser, "submitter");
   const id = await startFromForm(submitter, "refund-desk", { order_id: "ORD-1001", amount_cents: "90.00", reason: "keyboard" });
   const rev = await as(browser, "reviewer", { width: 390 });
@@ -130,9 +130,19 @@ test("a run page's decisions by keyboard only: approve, reject with a reason, re
   await tabTo(rev, notify.getByRole("button", { name: "Reject", exact: true }));
   await rev.keyboard.press("Enter");
   await expect(rev.getByTestId("approval-status-notify_customer")).toHaveText("rejected");
+  // The last decision resumes the run by itself.
+  await expect(rev.getByTestId("run-state")).toHaveText("completed", { timeout: 20_000 });
 
+  // An agent that waits for a Resume (release-planner): approved and resumed by keyboard.
+  const planned = await startFromForm(submitter, "release-planner", { service: "billing", version: "2.4.1" });
+  await rev.goto(`/runs/${planned}`);
+  await expect(rev.getByTestId("run-state")).toHaveText("paused", { timeout: 20_000 });
+  await tabTo(rev, rev.getByTestId("approval-delegate_to_changelog_writer").getByRole("button", { name: "Approve", exact: true }));
+  await rev.keyboard.press("Enter");
+  await expect(rev.getByTestId("run-state-words")).toHaveText("Ready to resume");
   await tabTo(rev, rev.getByRole("button", { name: "Resume" }));
   await rev.keyboard.press("Enter");
-  await expect(rev.getByTestId("run-state")).toHaveText("completed", { timeout: 20_000 });
+  // Resumed: the subagent runs, and the second model call waits for its own decision.
+  await expect(rev.getByTestId("model-call-gate-2")).toBeVisible({ timeout: 20_000 });
   expect(errors).toEqual([]);
 });

@@ -79,7 +79,7 @@ test("refund-desk: submitter starts from the form, reviewer edits and approves, 
   await reviewer.getByTestId("approval-notify_customer").getByRole("button", { name: "Approve", exact: true }).click();
   await expect(reviewer.getByTestId("approval-status-notify_customer")).toHaveText("approved");
   await reviewer.screenshot({ path: path.join(shots, "run-page.png"), fullPage: true });
-  await reviewer.getByRole("button", { name: "Resume" }).click();
+  // The last decision resumes the run by itself: nobody presses Resume.
   await expect(reviewer.getByTestId("run-state")).toHaveText("completed", { timeout: 15_000 });
   await expect(reviewer.getByTestId("assistant-text").last()).toHaveText("Refunded 60.00 for ORD-4242.");
   // Nothing is left to resume: no (disabled) Resume button on a finished run.
@@ -126,7 +126,7 @@ test("an MCP tool: the write waits for a reviewer, who sees server and tool, and
   expect(existsSync(path.resolve("data/notes.jsonl")) ? written() : []).toEqual([]);
   await card.getByRole("button", { name: "Approve", exact: true }).click();
   await expect(reviewer.getByTestId("approval-status-notes__write_note")).toHaveText("approved");
-  await reviewer.getByRole("button", { name: "Resume" }).click();
+  // The decision completed the step: the run resumes by itself.
   await expect(reviewer.getByTestId("run-state")).toHaveText("completed", { timeout: 20_000 });
   await expect(reviewer.getByTestId("assistant-text").last()).toHaveText(`Saved ${note}.`);
   // The read needed nobody; both results came from the MCP server.
@@ -201,8 +201,8 @@ test("a rejection's reason is what the model answers with", async ({ browser }) 
   await refund.getByLabel("Reason (the model sees it)").fill("Customer already received a voucher");
   await refund.getByRole("button", { name: "Reject", exact: true }).click();
   await expect(reviewer.getByTestId("approval-status-issue_refund")).toHaveText("rejected");
+  // The last decision resumes the run by itself.
   await reviewer.getByTestId("approval-notify_customer").getByRole("button", { name: "Approve", exact: true }).click();
-  await reviewer.getByRole("button", { name: "Resume" }).click();
   await expect(reviewer.getByTestId("run-state")).toHaveText("completed", { timeout: 15_000 });
   await expect(reviewer.getByTestId("assistant-text").last()).toContainText("Customer already received a voucher");
   expect(sql(`SELECT id FROM Refund WHERE runId = ?`, runId)).toHaveLength(0);

@@ -1,6 +1,8 @@
 // Gates in Chromium: release-planner's delegation waits on the run page (the task edited on a form), then
 // its second model call waits in a card of its own after the conversation; the inbox labels both kinds;
-// approved and resumed, the run completes on the edited task. Desktop and phone width, no console errors.
+// release-planner opts out of resuming by itself, so each decided gate leaves it "Ready to resume" (the run
+// page, the inbox's section, the runs list) until Resume; resumed, the run completes on the edited task.
+// Desktop and phone width, no console errors.
 import path from "node:path";
 import { type Browser, type Page, expect, test } from "@playwright/test";
 import { delegateToolName } from "../lib/runner/agent";
@@ -37,6 +39,9 @@ test("a reviewed delegation (task edited) and a reviewed model call, decided on 
   await card.getByLabel("Task").fill("Notes for billing 2.4.0, security fixes first");
   await card.getByRole("button", { name: "Approve with these arguments" }).click();
   await expect(reviewer.getByTestId(`approval-status-${delegation}`)).toHaveText("approved");
+  // release-planner opts out of resuming by itself: decided, the run waits for a Resume and says so.
+  await expect(reviewer.getByTestId("run-state-words")).toHaveText("Ready to resume");
+  await expect(reviewer.getByTestId("run-state")).toHaveText("paused");
   await reviewer.getByRole("button", { name: "Resume" }).click();
 
   const gate = reviewer.getByTestId("model-call-gate-2");
@@ -57,6 +62,14 @@ test("a reviewed delegation (task edited) and a reviewed model call, decided on 
   await expect(phone.getByTestId("approval-status-llm_call")).toHaveText("approved");
   // The card fits the phone's width: nothing to scroll sideways.
   expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  // Ready to resume, where runs are listed: the inbox's section and the runs list (its filter too).
+  await phone.goto("/approvals");
+  await expect(phone.getByTestId("ready-runs").getByRole("link", { name: new RegExp(`release-planner ${id.slice(0, 8)}`) })).toBeVisible();
+  await phone.goto("/runs?state=ready");
+  const listed = phone.locator("tr.run-row", { hasText: id.slice(0, 8) });
+  await expect(listed.getByTestId("run-ready")).toHaveText("Ready to resume");
+  await listed.getByRole("link").click();
+  await expect(phone.getByTestId("run-state-words")).toHaveText("Ready to resume");
   await phone.getByRole("button", { name: "Resume" }).click();
   await expect(phone.getByTestId("run-state")).toHaveText("completed", { timeout: 15_000 });
   await expect(phone.getByTestId("assistant-text").last()).toContainText("security fixes first");

@@ -82,7 +82,7 @@ test("a run page: links focus their card, what waits is summed up, decided cards
   const rejectedBackground = await background(notify);
   expect(new Set([pendingBackground, approvedBackground, rejectedBackground]).size).toBe(3);
 
-  await reviewer.getByRole("button", { name: "Resume" }).click();
+  // The rejection was the step's last decision: the run resumes by itself.
   await expect(reviewer.getByTestId("run-state")).toHaveText("completed", { timeout: 15_000 });
   await expect(reviewer.getByTestId("run-state-words")).toHaveText("Completed");
   // The answer is at the top, above the conversation; the phase in words, the raw one beside it.
@@ -243,4 +243,25 @@ test("a long timeline: the page's HTML has its first screen of rows and the brow
   await expect(operator.getByRole("region", { name: "Checkpoint diff" })).toContainText("Checkpoint 2 → 40");
   expect(problems).toEqual([]);
   await runtime.dispose();
+});
+
+test("a cancelled run says who cancelled it; its closed request says why, not a system id", async ({ browser }) => {
+  const submitter = await as(browser, "submitter");
+  const runId = await startFromForm(submitter, "support-writer", { customer: "Cancel Co", question: "Never mind" });
+  await expect(submitter.getByTestId("run-state")).toHaveText("paused", { timeout: 15_000 });
+  const operator = await as(browser, "operator");
+  const problems = consoleProblems(operator);
+  await operator.goto(`/runs/${runId}`);
+  operator.once("dialog", (d) => void d.accept());
+  await operator.getByRole("button", { name: "Cancel", exact: true }).click();
+  await expect(operator.getByTestId("run-state")).toHaveText("cancelled", { timeout: 15_000 });
+  await expect(operator.getByTestId("run-state-words")).toHaveText("Cancelled by operator@example.com");
+  const outcome = operator.getByTestId("approval-send_reply").getByTestId("approval-outcome");
+  await expect(outcome).toHaveText(/^⏱ Expired at .*: The run was cancelled$/);
+  await expect(operator.getByText("system:run-ended")).toHaveCount(0);
+  // The audit log says it in words too.
+  await operator.goto(`/audit?targetId=${runId}`);
+  await expect(operator.getByTestId("audit-run.cancel").locator(".audit-action")).toHaveText("cancelled the run");
+  await expect(operator).toHaveTitle("Audit log · AFK Console");
+  expect(problems).toEqual([]);
 });

@@ -123,9 +123,19 @@ export function toRunDto(r: RunRowLike, opts: { withInput?: boolean } = {}): Run
   };
 }
 
-export const runListDto = named("RunList", z.object({ runs: z.array(runDto), nextCursor: z.string().nullable() }));
-export const toRunListDto = (p: { runs: RunRowLike[]; nextCursor: string | null }) => ({
-  runs: p.runs.map((r) => toRunDto(r, { withInput: false })),
+export const runListDto = named(
+  "RunList",
+  z.object({
+    runs: z.array(
+      runDto.extend({
+        ready: z.boolean().describe("Paused with every request decided: its agent waits for someone to press Resume"),
+      }),
+    ),
+    nextCursor: z.string().nullable(),
+  }),
+);
+export const toRunListDto = (p: { runs: (RunRowLike & { ready: boolean })[]; nextCursor: string | null }) => ({
+  runs: p.runs.map((r) => ({ ...toRunDto(r, { withInput: false }), ready: r.ready })),
   nextCursor: p.nextCursor,
 });
 
@@ -386,6 +396,7 @@ export const runViewDto = named(
     permissions: z.object({ decide: z.boolean(), operate: z.boolean() }),
     selfApprovalForbidden: z.boolean(),
     deliveries: z.array(deliveryDto),
+    cancelledBy: z.string().nullable().describe("Who cancelled the run (its audit entry's actor), when it was cancelled by someone"),
     asOfMs: z.number().int(),
   }),
 );

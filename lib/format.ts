@@ -44,6 +44,51 @@ const STATE_WORDS: Record<string, string> = {
   completed: "Completed",
 };
 
+// The audit log's actions as the verb of a sentence whose subject is the actor ("rev@… approved"), in the
+// order the audit log's filter offers them.
+const AUDIT_ACTION_WORDS: Record<string, string> = {
+  "run.start": "started the run",
+  "approval.approve": "approved",
+  "approval.edit_approve": "approved with edited arguments",
+  "approval.reject": "rejected",
+  "approval.respond": "answered",
+  "approval.deadline_allow": "allowed at its deadline",
+  "approval.deadline_deny": "denied at its deadline",
+  "run.resume": "resumed the run",
+  "run.auto_resume": "resumed by itself",
+  "run.cancel": "cancelled the run",
+  "run.retry": "retried the run",
+  "run.auto_retry": "retried by itself",
+  "run.fork": "forked the run",
+  "runtime.register": "registered an external run",
+  "runtime.interrupt": "parked requests (external run)",
+  "runtime.claim": "claimed decisions (external run)",
+  "runtime.withdraw": "withdrew a request (external run)",
+  "retention.prune": "pruned old checkpoints",
+  "user.create": "created a user",
+  "user.update": "changed a user",
+  "user.sso_refused": "refused a single sign-on",
+  "user.suspend": "suspended a user",
+  "user.restore": "restored a user",
+  "scim.group.create": "created a group (SCIM)",
+  "scim.group.update": "changed a group (SCIM)",
+  "scim.group.delete": "deleted a group (SCIM)",
+  "token.create": "created an API token",
+  "token.revoke": "revoked an API token",
+};
+export const AUDIT_ACTIONS = Object.keys(AUDIT_ACTION_WORDS);
+/** An audit action in words ("approved", not "approval.approve"); one this console does not know, as it is. */
+export const auditActionWords = (action: string) => AUDIT_ACTION_WORDS[action] ?? action;
+
+/** A tab's title with the number of approvals waiting in front ("(3) Approvals · AFK Console"), none when 0. */
+export function titleWithCount(title: string, pending: number): string {
+  const base = title.replace(/^\(\d+\) /, "");
+  return pending > 0 ? `(${pending}) ${base}` : base;
+}
+
+/** A paused run with every request decided whose agent waits for someone to press Resume (`autoResume: false`). */
+export const READY_TO_RESUME = "Ready to resume";
+
 /** A run's state in words; a paused run says what it waits for ("Waiting for approval", "Waiting for an answer"). */
 export function runStateWords(state: string, waiting: { kind: string }[] = []): string {
   if (state !== "paused" || waiting.length === 0) return STATE_WORDS[state] ?? state;

@@ -6,7 +6,7 @@
 import Link from "next/link";
 import { CardRow, PhoneLabel, TAP } from "@/components/card-table";
 import { JsonView } from "@/components/ui";
-import { fmtTime } from "@/lib/format";
+import { auditActionWords, fmtTime } from "@/lib/format";
 import type { AuditEventDto } from "@/lib/dto";
 
 /** What a row shows of an event (only this crosses to the browser). */
@@ -17,7 +17,10 @@ export function AuditRows({ events }: { events: AuditRowData[] }) {
     <CardRow key={e.id} data-testid={`audit-${e.action}`}>
       <td className="audit-when">{fmtTime(e.at)}</td>
       <td className="audit-who">{e.actorEmail ?? "system"}</td>
-      <td className="audit-action">{e.action}</td>
+      {/* In words; the identifier (what the API and the filter's URL say) on hover. */}
+      <td className="audit-action" title={e.action}>
+        {auditActionWords(e.action)}
+      </td>
       <td className="audit-target">
         {e.targetType === "run" ? (
           <>

@@ -1,3 +1,4 @@
+import type { Metadata } from "next";
 import Link from "next/link";
 import { pageActor } from "@/lib/auth/server";
 import type { ErrorBody } from "@/lib/dto";
@@ -8,31 +9,12 @@ import { queryObject } from "@/lib/services/schemas";
 import { CardTable } from "@/components/card-table";
 import { FilterInput, FilterSelect } from "@/components/filter-fields";
 import { Empty, ErrorBox } from "@/components/ui";
+import { AUDIT_ACTIONS, auditActionWords } from "@/lib/format";
 import { AuditRows } from "./audit-rows";
 
 export const dynamic = "force-dynamic";
 
-const ACTIONS = [
-  "run.start",
-  "approval.approve",
-  "approval.edit_approve",
-  "approval.reject",
-  "run.resume",
-  "run.auto_resume",
-  "run.cancel",
-  "run.retry",
-  "run.fork",
-  "user.create",
-  "user.update",
-  "user.sso_refused",
-  "user.suspend",
-  "user.restore",
-  "scim.group.create",
-  "scim.group.update",
-  "scim.group.delete",
-  "token.create",
-  "token.revoke",
-];
+export const metadata: Metadata = { title: "Audit log" };
 
 export default async function AuditPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const actor = await pageActor("runs:read-all");
@@ -50,7 +32,14 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
     <div className="space-y-4">
       <h1 className="text-xl font-semibold">Audit log</h1>
       <form method="get" className="card flex flex-wrap items-end gap-3" aria-label="Filter audit log">
-        <FilterSelect id="action" name="action" label="Action" options={ACTIONS} defaultValue={q.action ?? ""} />
+        <FilterSelect
+          id="action"
+          name="action"
+          label="Action"
+          options={AUDIT_ACTIONS}
+          labels={Object.fromEntries(AUDIT_ACTIONS.map((a) => [a, auditActionWords(a)]))}
+          defaultValue={q.action ?? ""}
+        />
         <FilterInput id="actor" name="actor" label="Who (email)" defaultValue={q.actor} />
         <FilterInput id="targetId" name="targetId" label="Run or user id" width="w-72" defaultValue={q.targetId} />
         <button type="submit" className="btn-secondary">

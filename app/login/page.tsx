@@ -1,8 +1,11 @@
+import type { Metadata } from "next";
 import { signInMethods } from "@/lib/auth/options";
 import { SSO_REFUSALS } from "@/lib/auth/sso";
 import { LoginForm } from "./login-form";
 
 export const dynamic = "force-dynamic";
+
+export const metadata: Metadata = { title: "Sign in" };
 
 // next-auth sends sign-in errors here as ?error=<code>: a refusal of ours names why, anything else from
 // the IdP round trip (OAuthSignin, OAuthCallback, AccessDenied …) is said in general terms.

@@ -1,3 +1,4 @@
+import type { Metadata } from "next";
 import Link from "next/link";
 import { pageActor } from "@/lib/auth/server";
 import type { ErrorBody } from "@/lib/dto";
@@ -14,6 +15,8 @@ import { runRowData } from "./run-row-data";
 import { RunRows } from "./run-rows";
 
 export const dynamic = "force-dynamic";
+
+export const metadata: Metadata = { title: "Runs" };
 
 type SP = Promise<Record<string, string | string[] | undefined>>;
 

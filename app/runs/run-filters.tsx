@@ -24,7 +24,9 @@ export function RunFilters({
   return (
     <form method="get" className="card flex flex-wrap items-end gap-3" aria-label="Filter runs">
       <FilterInput id="q" name="q" label="Run id" width="w-56" defaultValue={q.q} placeholder="id or prefix" />
-      <FilterSelect id="state" name="state" label="State" options={RUN_STATES} defaultValue={q.state ?? ""} />
+      {/* ready: paused with every request decided, waiting for someone to press Resume (a longer label would
+          widen the select past the phone's row). */}
+      <FilterSelect id="state" name="state" label="State" options={[...RUN_STATES, "ready"]} defaultValue={q.state ?? ""} />
       <FilterSelect id="agent" name="agent" label="Agent" options={agents} defaultValue={q.agent ?? ""} />
       {frameworks.length > 0 && (
         <FilterSelect id="framework" name="framework" label="Framework" options={frameworks} defaultValue={q.framework ?? ""} />

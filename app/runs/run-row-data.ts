@@ -13,8 +13,11 @@ export type RunRowData = [
   createdAtMs: number,
   totalTokens: RunDto["totalTokens"],
   costUsd: RunDto["costUsd"],
+  ready: boolean,
 ];
 
 export const runRowData = (
-  r: Pick<RunDto, "id" | "agentName" | "state" | "step" | "submittedByEmail" | "createdAt" | "totalTokens" | "costUsd">,
-): RunRowData => [r.id, r.agentName, r.state, r.step, r.submittedByEmail, Date.parse(r.createdAt), r.totalTokens, r.costUsd];
+  r: Pick<RunDto, "id" | "agentName" | "state" | "step" | "submittedByEmail" | "createdAt" | "totalTokens" | "costUsd"> & {
+    ready: boolean;
+  },
+): RunRowData => [r.id, r.agentName, r.state, r.step, r.submittedByEmail, Date.parse(r.createdAt), r.totalTokens, r.costUsd, r.ready];

@@ -7,11 +7,11 @@
 // run-link, run-agent, run-state, run-by: LEAD's order and TAP's target).
 import Link from "next/link";
 import { StateBadge } from "@/components/ui";
-import { fmtCost, fmtTime } from "@/lib/format";
+import { READY_TO_RESUME, fmtCost, fmtTime } from "@/lib/format";
 import type { RunRowData } from "./run-row-data";
 
 export function RunRows({ runs }: { runs: RunRowData[] }) {
-  return runs.map(([id, agentName, state, step, submittedByEmail, createdAtMs, totalTokens, costUsd]) => (
+  return runs.map(([id, agentName, state, step, submittedByEmail, createdAtMs, totalTokens, costUsd, ready]) => (
     <tr key={id} className="run-row">
       <td className="run-id">
         <Link prefetch={false} className="run-link" href={`/runs/${encodeURIComponent(id)}`}>
@@ -21,6 +21,11 @@ export function RunRows({ runs }: { runs: RunRowData[] }) {
       <td className="run-agent">{agentName}</td>
       <td className="run-state">
         <StateBadge state={state} />
+        {ready && (
+          <span className="badge badge-answered ml-1" data-testid="run-ready">
+            {READY_TO_RESUME}
+          </span>
+        )}
       </td>
       <td>
         <span>Step </span>

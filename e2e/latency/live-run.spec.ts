@@ -67,9 +67,8 @@ test("a slow model: the run page follows running → paused → resumed → comp
   await expect(reviewer.getByTestId("approval-status-issue_refund")).toHaveText("approved");
   await reviewer.getByTestId("approval-notify_customer").getByRole("button", { name: "Approve", exact: true }).click();
   await expect(reviewer.getByTestId("approval-status-notify_customer")).toHaveText("approved");
-  await reviewer.getByRole("button", { name: "Resume" }).click();
 
-  // Resumed: running again for a model call, on both pages, then completed.
+  // Resumed by the last decision: running again for a model call, on both pages, then completed.
   await expect(reviewer.getByTestId("run-state")).toHaveText("running", { timeout: 10_000 });
   await expect(submitter.getByTestId("run-state")).toHaveText("completed", { timeout: 30_000 });
   await expect(reviewer.getByTestId("run-state")).toHaveText("completed", { timeout: 30_000 });

@@ -58,7 +58,7 @@ test("ticket-triage on a local OpenAI-compatible server: text streams in, the to
   await reviewer.goto(`/runs/${runId}`);
   await reviewer.getByTestId("approval-file_ticket").getByRole("button", { name: "Approve", exact: true }).click();
   await expect(reviewer.getByTestId("approval-status-file_ticket")).toHaveText("approved");
-  await reviewer.getByRole("button", { name: "Resume" }).click();
+  // The decision completed the step: the run resumes by itself.
   // The final answer streams into the submitter's page too, then the run completes there.
   await expect(page.getByTestId("streaming")).toContainText("Filed", { timeout: 15_000 });
   await expect(page.getByTestId("run-state")).toHaveText("completed", { timeout: 20_000 });

@@ -89,7 +89,14 @@ export function printRun(v: RunView): string {
 
 export function printRuns(list: RunList): string {
   if (!list.runs.length) return "No runs.";
-  const rows = list.runs.map((r) => [r.id, r.agentName, r.state, String(r.step), r.submittedByEmail ?? "—", iso(r.createdAt)]);
+  const rows = list.runs.map((r) => [
+    r.id,
+    r.agentName,
+    r.ready ? "paused, ready to resume" : r.state,
+    String(r.step),
+    r.submittedByEmail ?? "—",
+    iso(r.createdAt),
+  ]);
   const out = table(["RUN", "AGENT", "STATE", "STEP", "SUBMITTED BY", "CREATED"], rows);
   return list.nextCursor ? `${out}\n\nMore: --cursor ${list.nextCursor}` : out;
 }

@@ -25,6 +25,16 @@ export function appendAudit(db: Tx, e: AuditInput) {
   });
 }
 
+/** Who (an email; null: the system) last did `action` to the target; undefined when nobody did. */
+export async function lastActorOf(db: Db, targetId: string, action: string): Promise<string | null | undefined> {
+  const row = await db.auditEvent.findFirst({
+    where: { targetId, action },
+    orderBy: [{ at: "desc" }, { id: "desc" }],
+    select: { actorEmail: true },
+  });
+  return row ? row.actorEmail : undefined;
+}
+
 export type AuditFilters = { action?: string; actor?: string; targetId?: string; from?: Date; to?: Date; cursor?: string; take?: number };
 
 // Newest first; cursor = the last row's id.

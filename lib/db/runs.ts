@@ -221,6 +221,18 @@ export async function requestCancel(db: Db, id: string): Promise<boolean> {
   return (await db.$executeRaw`UPDATE "Run" SET "cancelRequested" = TRUE WHERE "id" = ${id} AND "state" = 'running'`) === 1;
 }
 
+/** The runs list's filter for runs ready to resume (a paused run's state, narrowed by READY). */
+export const READY_STATE = "ready";
+
+// Ready to resume: a paused run of the console's own (an external runtime resumes its runs), readable, with
+// no request of it or of its subagents pending (an approval row's runId is its run's, a subagent's
+// `<root>.<call>`). Paused runs of agents that resume by themselves are ready only for the moment between
+// a decision and its resume; those of agents that opted out wait here for someone to press Resume. One
+// probe of the run's thread on the primary key.
+const READY = Prisma.sql`("Run"."state" = 'paused' AND "Run"."runtimeTokenId" IS NULL AND "Run"."corruptKey" IS NULL AND NOT EXISTS (
+  SELECT 1 FROM "StateEntry" AS "s" WHERE "s"."threadId" = "Run"."threadId" AND "s"."kind" = 'approval' AND "s"."status" = 'pending'
+    AND ("s"."runId" = "Run"."id" OR substr("s"."runId", 1, length("Run"."id") + 1) = "Run"."id" || '.')))`;
+
 export type RunFilters = {
   state?: string;
   agent?: string;
@@ -243,7 +255,8 @@ export async function listRunRows(db: Db, f: RunFilters) {
   const take = Math.min(Math.max(f.take ?? 50, 1), 200);
   const at = (col: "createdAt" | "id") => Prisma.sql`(SELECT ${Prisma.raw(`"${col}"`)} FROM "Run" WHERE "id" = ${f.cursor})`;
   const where = [
-    f.state !== undefined && Prisma.sql`"state" = ${f.state}`,
+    f.state === READY_STATE && Prisma.sql`"state" = 'paused' AND ${READY}`,
+    f.state !== undefined && f.state !== READY_STATE && Prisma.sql`"state" = ${f.state}`,
     f.agent !== undefined && Prisma.sql`"agentName" = ${f.agent}`,
     f.framework !== undefined && Prisma.sql`"framework" = ${f.framework}`,
     f.submitter !== undefined && Prisma.sql`"submittedByEmail" = ${f.submitter}`,
@@ -255,10 +268,15 @@ export async function listRunRows(db: Db, f: RunFilters) {
   ].filter((c): c is Prisma.Sql => !!c);
   const rows = await queryRows(
     db,
-    Prisma.sql`SELECT * FROM "Run" ${where.length ? Prisma.sql`WHERE ${Prisma.join(where, " AND ")}` : Prisma.empty}
+    Prisma.sql`SELECT *, CASE WHEN ${READY} THEN 1 ELSE 0 END AS "ready" FROM "Run"
+      ${where.length ? Prisma.sql`WHERE ${Prisma.join(where, " AND ")}` : Prisma.empty}
       ORDER BY "createdAt" DESC, "id" DESC LIMIT ${take + 1}`,
   );
-  const { page, nextCursor } = cursorPage(rows.map(runFromRow), take, (r) => r.id);
+  const { page, nextCursor } = cursorPage(
+    rows.map((r) => ({ ...runFromRow(r), ready: Number(r.ready) === 1 })),
+    take,
+    (r) => r.id,
+  );
   return { runs: page, nextCursor };
 }
 

@@ -1,13 +1,15 @@
 // The scheduled sweep. Every instance runs it; each change is a compare-and-set, so it happens once:
-//  - an approval past its deadline takes its fallback (deny by default) and its run resumes;
+//  - an approval past its deadline takes its fallback (deny by default) and its run resumes, as after a
+//    person's decision (unless its agent opted out of resuming by itself, `autoResume: false`);
 //  - a paused run whose approvals are all decided and whose agent resumes by itself is resumed (this
-//    recovers a resume lost to a crash between the decision and the claim);
+//    recovers a resume lost to a crash between the decision and the claim, or a decision that landed
+//    while the run was still pausing);
 //  - a run that stopped because the database was unreachable is retried from its last durable checkpoint.
 // One unreadable record breaks only its own run: the sweep marks that run corrupt (so nothing claims it
 // again), logs the key once per process, and goes on with the rest.
 import type { Db } from "../db/client.ts";
 import { appendAudit } from "../db/audit.ts";
-import { AgentCheckpointCorruptionError, expireApproval, rootRunOf } from "../runner/index.ts";
+import { AgentCheckpointCorruptionError, expireApproval, resumesByItself, rootRunOf } from "../runner/index.ts";
 import { log } from "../log.ts";
 import type { AppContext } from "../context.ts";
 import { pendingApprovalsOf } from "../services/run-view.ts";
@@ -70,14 +72,16 @@ export async function sweep(ctx: AppContext, nowMs = Date.now()): Promise<SweepR
     db,
     ctx.agents
       .startable()
-      .filter((a) => a.autoResume)
+      .filter(resumesByItself)
       .map((a) => a.name),
   ))
     touched.add(id);
   for (const runId of touched) {
     await isolated(db, runId, result, async () => {
       const run = await getRunRow(db, runId);
-      if (run?.state !== "paused" || run.corruptKey) return;
+      if (run?.state !== "paused" || run.corruptKey || run.runtimeTokenId) return;
+      const agent = ctx.agents.find(run.agentName);
+      if (!agent || !resumesByItself(agent)) return;
       if ((await pendingApprovalsOf(ctx.store, run.threadId, runId)).length) return;
       if (await ex.resumeWithAudit(runId, null, { by: "sweep" })) result.resumed++;
     });

@@ -53,11 +53,17 @@ export type Agent = {
   /** Fallback when an approval passes its deadline; default deny. */
   approvalFallback?: "deny" | "allow";
   approvalTimeoutS?: number;
-  /** Resume on its own once every pending call of the step is decided (otherwise a reviewer clicks Resume). */
+  /**
+   * Whether the decision that completes a step resumes the run (default true). false: the run waits, shown
+   * "Ready to resume", until someone presses Resume.
+   */
   autoResume?: boolean;
   /** Separation of duties: by default nobody decides an approval of a run they started. */
   allowSelfApproval?: boolean;
 };
+
+/** Whether the console resumes the agent's runs by itself once every pending call of a step is decided. */
+export const resumesByItself = (a: Pick<Agent, "autoResume">) => a.autoResume !== false;
 
 /** The agent's limits with the defaults filled in. */
 export const failSafeOf = (a: Agent): FailSafe => ({ ...DEFAULT_FAIL_SAFE, ...a.failSafe });

@@ -1,7 +1,9 @@
 // A reviewer's decision on an approval or a question: approve (possibly with edited arguments), reject
 // with a reason, or respond in the tool's place. Checked against routing, separation of duties and the
-// arguments the reviewer saw; written with its audit entry (and, for agents that resume by themselves, the
-// reservation of the resume) in one transaction.
+// arguments the reviewer saw; written with its audit entry in one transaction. The decision that completes
+// a step also reserves the run's resume in that transaction (the Resume button's queue and lease path, so
+// it happens once however many deciders finish at once), unless its agent opted out (`autoResume: false`)
+// or the run is an external runtime's (its runtime claims the decisions).
 import "server-only";
 import { type Actor, routingGroupsOf } from "../auth/actor.ts";
 import { DecisionConflictError, ForbiddenError, NotFoundError, ValidationError } from "../auth/errors.ts";
@@ -9,7 +11,14 @@ import type { AppContext } from "../context.ts";
 import { argChanges } from "../dto.ts";
 import { log } from "../log.ts";
 import { approvalClosed } from "../metrics.ts";
-import { ApprovalDecisionError, type ApprovalRecord, decideApproval, getApproval, parseApprovalId } from "../runner/index.ts";
+import {
+  ApprovalDecisionError,
+  type ApprovalRecord,
+  decideApproval,
+  getApproval,
+  parseApprovalId,
+  resumesByItself,
+} from "../runner/index.ts";
 import { appendAudit } from "../db/audit.ts";
 import { getRunRow, lockRun, updateTraceContext } from "../db/runs.ts";
 import { PrismaStore } from "../db/store.ts";
@@ -63,9 +72,10 @@ export async function decide(ctx: AppContext, actor: Actor | null, { approvalId,
   const tool = external ? undefined : ctx.agents.toolsOf(before.agent_name).find((t) => t.name === before.tool_name);
   const edited = input.decision === "approve" && !!input.args;
 
-  // The decision, its audit entry and (for agents that resume by themselves) the reservation of the resume
-  // and its job commit in one transaction, on SQLite as on PostgreSQL: a crash loses all or nothing. Its
-  // first statement takes the run's row lock, so decisions on one run serialize.
+  // The decision, its audit entry and (unless the agent opted out) the reservation of the resume and its
+  // job commit in one transaction, on SQLite as on PostgreSQL: a crash loses all or nothing. Its first
+  // statement takes the run's row lock, so decisions on one run serialize: of two that finish a step at
+  // once, the second sees nothing pending and reserves; the first saw the other still pending.
   const result = await onRun(db, root.id, () =>
     ex.transaction(async (tx, submit) => {
       await lockRun(tx, root.id);
@@ -108,7 +118,9 @@ export async function decide(ctx: AppContext, actor: Actor | null, { approvalId,
         },
       });
       let reserved = false;
-      if (rootAgent?.autoResume && root.state === "paused") {
+      // The run's state as of the lock (it may have paused since it was read above); the reservation is a
+      // compare-and-set on it anyway. A quorum's request stays pending until its last required vote.
+      if (rootAgent && resumesByItself(rootAgent) && after.status !== "pending" && (await getRunRow(tx, root.id))?.state === "paused") {
         const pending = await pendingApprovalsOf(store, root.threadId, root.id);
         reserved =
           !pending.length &&

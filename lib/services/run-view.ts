@@ -40,6 +40,7 @@ import {
   reviewedArgsHash,
   validateEffects,
 } from "../runner/index.ts";
+import { lastActorOf } from "../db/audit.ts";
 import { countCheckpoints, webhookDeliveries } from "../db/read-models.ts";
 import { getRunRow, listRunRows, markRunCorrupt } from "../db/runs.ts";
 import { claimsOf, runtimeEvents } from "../db/runtime.ts";
@@ -94,6 +95,8 @@ export async function getRunView(ctx: AppContext, actor: Actor | null, { runId }
     permissions: { decide: allows(who, "approvals:decide"), operate: allows(who, "runs:operate") },
     selfApprovalForbidden: (!!run.runtimeTokenId || !agent?.allowSelfApproval) && run.submittedById === who.id,
     deliveries: (await webhookDeliveries(db, run.id)).map(toDeliveryDto),
+    // Its requests were closed by "system:run-ended": the page says who ended it.
+    cancelledBy: run.state === "cancelled" || run.state === "cancelling" ? ((await lastActorOf(db, run.id, "run.cancel")) ?? null) : null,
     asOfMs: Date.now(),
   };
 }

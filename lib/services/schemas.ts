@@ -41,7 +41,8 @@ export const idempotencyKeySchema = z.string().regex(/^[\x21-\x7e]{1,200}$/, "Id
 export const forkSchema = z.strictObject({ seq: z.number().int().nonnegative() });
 
 export const runFiltersSchema = z.strictObject({
-  state: z.enum(RUN_STATES).optional(),
+  // "ready": paused with every request decided, waiting for someone to press Resume.
+  state: z.enum([...RUN_STATES, "ready"]).optional(),
   agent: z.string().max(100).optional(),
   /** An external runtime's framework (as it registered its runs). */
   framework: z.string().max(60).optional(),

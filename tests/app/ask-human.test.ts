@@ -9,7 +9,6 @@ import { HttpError } from "@/lib/auth/errors";
 import { testContext } from "../helpers/context";
 import { decide } from "@/lib/services/decide";
 import { listInbox } from "@/lib/services/inbox";
-import { resumeRun } from "@/lib/services/operate";
 import { getRunView } from "@/lib/services/run-view";
 import { startRun } from "@/lib/services/start";
 import { sweep } from "@/lib/execution/sweep";
@@ -144,8 +143,8 @@ describe.each(providers)("ask a human on %s", (provider) => {
       status: 400,
       field: "answer",
     });
-    await decide(ex, rev1, { approvalId: q.id, body: { decision: "respond", reason: "eu-west-1" } });
-    await resumeRun(ex, rev1, { runId: id });
+    // The answer completes the step: the run resumes by itself (the agent does not opt out).
+    expect((await decide(ex, rev1, { approvalId: q.id, body: { decision: "respond", reason: "eu-west-1" } })).resumed).toBe(true);
     await ex.worker.idle();
     const done = await getRunView(ex, rev1, { runId: id });
     expect(done.conversation!.messages.at(-1)?.content).toBe('got {"answered":true,"answer":"eu-west-1","by":"r1@example.com"}');

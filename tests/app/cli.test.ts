@@ -134,19 +134,48 @@ describe.each(providers)("the CLI on %s", (provider) => {
     ]);
     expect(edited.code, edited.err).toBe(0);
     expect(edited.out).toContain(`Approved ${refund} (issue_refund): approved`);
-    const rejected = json<{ approval: { status: string } }>(
+    expect(edited.out).not.toContain("resumes");
+    const rejected = json<{ approval: { status: string }; resumed: boolean }>(
       await run(["reject", notify, "--reason", "we call them", "--json", "--as", "reviewer@example.com"]),
     );
     expect(rejected.approval.status).toBe("rejected");
+    // The rejection completed the step: the run resumes by itself, from the CLI as from the browser.
+    expect(rejected.resumed).toBe(true);
     const audit = await t.db.auditEvent.findMany({ where: { targetId: runId }, orderBy: { at: "asc" } });
-    expect(audit.map((a) => [a.action, a.actorEmail])).toEqual([
-      ["run.start", "submitter@example.com"],
-      ["approval.edit_approve", "reviewer@example.com"],
-      ["approval.reject", "reviewer@example.com"],
+    // The resume is written in the decision's transaction (the same millisecond): compared as a set.
+    expect(audit.map((a) => `${a.action} ${a.actorEmail}`).sort()).toEqual([
+      "approval.edit_approve reviewer@example.com",
+      "approval.reject reviewer@example.com",
+      "run.auto_resume null",
+      "run.start submitter@example.com",
     ]);
+    const done = await settledRun(runId);
+    expect(done.run.state).toBe("completed");
+    expect((await t.db.refund.findMany({ where: { runId } })).map((x) => x.amountCents)).toEqual([6000]);
   });
 
   it("refuses to resume a run another worker holds: 409 with its state, nothing written", async () => {
+    // release-planner opts out of resuming by itself: its decided run waits for a Resume.
+    const started = await run([
+      "start",
+      "release-planner",
+      "--input",
+      JSON.stringify({ service: "billing", version: "2.4.0" }),
+      "--json",
+      "--as",
+      "submitter@example.com",
+    ]);
+    runId = json<{ id: string }>(started).id;
+    const [gate] = (await settledRun(runId)).approvals;
+    const approved = json<{ resumed: boolean }>(await run(["approve", gate.id, "--json", "--as", "reviewer@example.com"]));
+    expect(approved.resumed).toBe(false);
+    expect((await run(["show", runId, "--as", "reviewer@example.com"])).out).toMatch(
+      /state\s+paused: every call is decided, ready to resume/,
+    );
+    expect((await run(["runs", "--as", "operator@example.com"])).out).toMatch(
+      new RegExp(`${runId}\\s+release-planner\\s+paused, ready to resume\\s`),
+    );
+
     // Another instance reserved and claimed the run (a worker executing it now), with a live lease.
     expect(await reserveRun(t.db, runId, "paused", 60_000, false)).toBe(true);
     const epoch = await claimReserved(t.db, runId, "other-host:4242:abcdef", 60_000);
@@ -171,12 +200,16 @@ describe.each(providers)("the CLI on %s", (provider) => {
     expect(after).toEqual(before);
     expect(after.row).toMatchObject({ state: "running", leaseOwner: "other-host:4242:abcdef", leaseEpoch: epoch });
 
-    // The worker gives the run back as it found it (paused); now a resume reserves it and it completes.
+    // The worker gives the run back as it found it (paused); now a resume reserves it and it goes on, the
+    // subagent once, to its next gate (the second model call).
     await t.db.run.update({ where: { id: runId }, data: { state: "paused", leaseOwner: null, leaseUntilMs: null } });
     const resumed = await run(["resume", runId, "--wait", "--json", "--as", "reviewer@example.com"]);
     const view = json<RunView>(resumed);
-    expect(view.run.state).toBe("completed");
-    expect((await t.db.refund.findMany({ where: { runId } })).map((x) => x.amountCents)).toEqual([6000]);
+    expect(view.run.state).toBe("paused");
+    expect(view.approvals.map((a) => [a.kind, a.status])).toEqual([
+      ["subagent", "approved"],
+      ["llm", "pending"],
+    ]);
     const audit = await t.db.auditEvent.findMany({ where: { targetId: runId, action: "run.resume" } });
     expect(audit.map((a) => a.actorEmail)).toEqual(["reviewer@example.com"]);
   });

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { PHASES } from "@/lib/runner/checkpoint";
 import { RUN_STATES } from "@/lib/runner/state";
-import { approvalStatusWords, phaseWords, plural, runStateWords } from "@/lib/format";
+import { AUDIT_ACTIONS, approvalStatusWords, auditActionWords, phaseWords, plural, runStateWords, titleWithCount } from "@/lib/format";
 
 describe("display words", () => {
   it("plurals", () => {
@@ -36,5 +36,24 @@ describe("display words", () => {
     expect(approvalStatusWords("responded", "tool")).toBe("Answered in the tool's place");
     expect(approvalStatusWords("expired", "tool")).toBe("Expired");
     expect(approvalStatusWords("pending", "tool")).toBe("Waiting for a decision");
+  });
+
+  it("the audit log's actions in words, as a sentence's verb; an unknown one as it is", () => {
+    for (const a of AUDIT_ACTIONS) expect(auditActionWords(a), a).toMatch(/^[a-z][A-Za-z ,()'-]+$/);
+    expect(auditActionWords("approval.approve")).toBe("approved");
+    expect(auditActionWords("approval.edit_approve")).toBe("approved with edited arguments");
+    expect(auditActionWords("run.auto_resume")).toBe("resumed by itself");
+    expect(auditActionWords("run.cancel")).toBe("cancelled the run");
+    expect(auditActionWords("something.new")).toBe("something.new");
+    // Every action the console writes has its words (the ones the decision service composes included).
+    for (const a of ["approval.respond", "approval.deadline_allow", "approval.deadline_deny", "run.auto_retry", "runtime.claim"])
+      expect(AUDIT_ACTIONS).toContain(a);
+  });
+
+  it("a tab's title leads with the pending count, once", () => {
+    expect(titleWithCount("Approvals · AFK Console", 3)).toBe("(3) Approvals · AFK Console");
+    expect(titleWithCount("(3) Approvals · AFK Console", 4)).toBe("(4) Approvals · AFK Console");
+    expect(titleWithCount("(3) Runs · AFK Console", 0)).toBe("Runs · AFK Console");
+    expect(titleWithCount("AFK Console", 0)).toBe("AFK Console");
   });
 });

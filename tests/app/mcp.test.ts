@@ -92,8 +92,8 @@ describe.each(providers)("MCP tools on %s", (provider) => {
       // The approval shows the MCP tool's own argument schema (from the server's listing).
       expect(view.approvals[0].argsSchema).toMatchObject({ properties: { id: { type: "string" }, text: { type: "string" } } });
       expect(lines(log)).toEqual([]);
-      await decide(ctx, rev, { approvalId: view.approvals[0].id, body: { decision: "approve" } });
-      await ctx.executor.resume(id);
+      // The decision completes the step: the run resumes by itself.
+      expect((await decide(ctx, rev, { approvalId: view.approvals[0].id, body: { decision: "approve" } })).resumed).toBe(true);
       await ctx.worker.idle();
       view = await getRunView(ctx, rev, { runId: id });
       expect(view.run.state).toBe("completed");

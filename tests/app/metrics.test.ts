@@ -14,7 +14,6 @@ import { scriptedModel } from "../helpers/scripted-model";
 import { startOpsServer } from "@/lib/ops/server";
 import { type Agent, approvalId, defineTool } from "@/lib/runner";
 import { decide } from "@/lib/services/decide";
-import { resumeRun } from "@/lib/services/operate";
 import { startRun } from "@/lib/services/start";
 
 const TOKEN = "metrics-token-0123456789";
@@ -99,14 +98,14 @@ describe.each(providers)("metrics (%s)", (provider) => {
     expect(age(later) - age(waiting)).toBeGreaterThanOrEqual(1.1);
     expect(age(later)).toBeGreaterThanOrEqual(1.2);
 
-    // Three decisions: two approvals and a rejection; each run is resumed and completes.
+    // Three decisions: two approvals and a rejection; each completes its run's step, which resumes and completes.
     const decisions = ["approve", "approve", "reject"] as const;
     for (const [i, decision] of decisions.entries()) {
-      await decide(h.ctx, rev, {
+      const d = await decide(h.ctx, rev, {
         approvalId: approvalId(runs[i], 1, "c1"),
         body: { decision, reason: decision === "reject" ? "no" : undefined },
       });
-      await resumeRun(h.ctx, rev, { runId: runs[i] });
+      expect(d.resumed).toBe(true);
     }
     await h.ctx.worker.idle();
     expect(w.executions).toEqual({ note: 4, charge: 2 });

@@ -116,15 +116,15 @@ describe.each(providers)("run operations on %s", (provider) => {
     const again = await decide(ctx, reviewer2, { approvalId: `${id}:2:call_refund`, body: { decision: "approve" } }).catch((e) => e);
     expect(again).toMatchObject({ status: 409, current: { status: "approved" } });
     expect(await status(resumeRun(ctx, reviewer, { runId: id }))).toBe(409); // notify still pending
-    await decide(ctx, reviewer, { approvalId: `${id}:2:call_notify`, body: { decision: "approve" } });
+    // The decision that completes the step resumes the run (refund-desk does not opt out): no Resume to press.
+    const last = await decide(ctx, reviewer, { approvalId: `${id}:2:call_notify`, body: { decision: "approve" } });
+    expect(last.resumed).toBe(true);
+    expect(await status(resumeRun(ctx, reviewer, { runId: id }))).toBe(409);
 
     const view = await getRunView(ctx, reviewer, { runId: id });
     expect(view.approvals.find((a) => a.tool_name === "issue_refund")!.changes).toEqual([
       { field: "amount_cents", before: 9000, after: 6000 },
     ]);
-    expect(view.canResume).toBe(true);
-    await resumeRun(ctx, reviewer, { runId: id });
-    expect(await status(resumeRun(ctx, reviewer, { runId: id }))).toBe(409);
     await ctx.worker.idle();
     const done = await getRunView(ctx, reviewer, { runId: id });
     expect(done.run.state).toBe("completed");
@@ -132,7 +132,7 @@ describe.each(providers)("run operations on %s", (provider) => {
     const refunds = await t.db.refund.findMany({ where: { runId: id } });
     expect(refunds.map((r) => r.amountCents)).toEqual([6000]);
     const actions = (await t.db.auditEvent.findMany({ where: { targetId: id }, orderBy: { at: "asc" } })).map((a) => a.action);
-    expect(actions).toEqual(["run.start", "approval.edit_approve", "approval.approve", "run.resume"]);
+    expect(actions).toEqual(["run.start", "approval.edit_approve", "approval.approve", "run.auto_resume"]);
     const edit = await t.db.auditEvent.findFirstOrThrow({ where: { targetId: id, action: "approval.edit_approve" } });
     expect(JSON.parse(edit.data)).toMatchObject({ before: { amount_cents: 9000 }, after: { amount_cents: 6000 } });
   });
@@ -150,8 +150,7 @@ describe.each(providers)("run operations on %s", (provider) => {
       approvalId: `${id}:2:call_refund`,
       body: { decision: "reject", reason: "Customer already got a voucher" },
     });
-    await decide(ctx, reviewer, { approvalId: `${id}:2:call_notify`, body: { decision: "approve" } });
-    await resumeRun(ctx, reviewer, { runId: id });
+    expect((await decide(ctx, reviewer, { approvalId: `${id}:2:call_notify`, body: { decision: "approve" } })).resumed).toBe(true);
     await ctx.worker.idle();
     const view = await getRunView(ctx, reviewer, { runId: id });
     expect(view.run.state).toBe("completed");
@@ -211,6 +210,8 @@ describe.each(providers)("run operations on %s", (provider) => {
     await ctx.worker.idle();
     const cancelled = await getRunView(ctx, operator, { runId: id });
     expect(cancelled.run.state).toBe("cancelled");
+    // The page says who cancelled it (its requests say only that the run ended).
+    expect(cancelled.cancelledBy).toBe(operator.email);
     // Its request no longer waits in any inbox: the cancel closed it and says why; no decision lands on it.
     expect(cancelled.approvals).toEqual([
       expect.objectContaining({

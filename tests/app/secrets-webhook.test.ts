@@ -7,7 +7,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDb } from "../helpers/databases";
 import { testContext } from "../helpers/context";
 import { decide } from "@/lib/services/decide";
-import { resumeRun } from "@/lib/services/operate";
 import { getRunView } from "@/lib/services/run-view";
 import { startRun } from "@/lib/services/start";
 import { createToken, listTokens } from "@/lib/services/tokens";
@@ -91,8 +90,7 @@ describe("secrets and the pause webhook", () => {
       expect(hex).toBe(createHmac("sha256", WEBHOOK_SECRET).update(`${ts}.${last.body}`).digest("hex"));
 
       await decide(ctx, rev, { approvalId: `${id}:2:call_refund`, body: { decision: "approve" } });
-      await decide(ctx, rev, { approvalId: `${id}:2:call_notify`, body: { decision: "approve" } });
-      await resumeRun(ctx, rev, { runId: id });
+      expect((await decide(ctx, rev, { approvalId: `${id}:2:call_notify`, body: { decision: "approve" } })).resumed).toBe(true);
       await ctx.worker.idle();
       const view = await getRunView(ctx, rev, { runId: id });
       expect(view.run.state).toBe("completed");

@@ -16,6 +16,7 @@ import { traceModels } from "@/lib/telemetry/genai";
 import { AFK, EVENT, GEN_AI, SPAN } from "@/lib/telemetry/conventions";
 import { flushTracing, startTracing, stopTracing, TRACER_NAME, tracesUrl, tracingOn } from "@/lib/telemetry/sdk";
 import { op, rev, sub } from "../helpers/actors";
+import { manualResume } from "../helpers/agents";
 import { testContext } from "../helpers/context";
 import { freshDatabase, type TestDb } from "../helpers/databases";
 import { type OtlpReceiver, otlpReceiver } from "../helpers/otlp-receiver";
@@ -63,7 +64,7 @@ describe("traces in one embedded instance (SQLite), message content on", () => {
     });
     expect(on).toBe(true);
     t = await freshDatabase("sqlite");
-    const ctx = testContext(t.db);
+    const ctx = testContext(t.db, { agents: manualResume(t.db, "refund-desk") });
     const tracer = trace.getTracer(TRACER_NAME);
     const request = (name: string, fn: () => Promise<unknown>) =>
       tracer.startActiveSpan(name, { kind: SpanKind.SERVER }, async (span) => {
@@ -107,10 +108,13 @@ describe("traces in one embedded instance (SQLite), message content on", () => {
     });
     expect(String(deploy.attributes[GEN_AI.toolResult])).toContain('"status":"deployed"');
 
-    // An agent that waits for its Resume: two decisions in two requests, the resume in a third. The resumed
-    // segment is in the Resume's trace and links to the segment before the pause and to both decisions.
+    // An agent that waits for its Resume (refund-desk, opted out): two decisions in two requests, the resume
+    // in a third. The resumed segment is in the Resume's trace and links to the segment before the pause and
+    // to both decisions.
     const refund = (await request("POST /api/runs refund", () =>
-      startRun(ctx, sub, { body: { agent: "refund-desk", input: { order_id: "ORD-1234", amount_cents: 9000, reason: "Arrived broken" } } }),
+      startRun(ctx, sub, {
+        body: { agent: "refund-desk-manual", input: { order_id: "ORD-1234", amount_cents: 9000, reason: "Arrived broken" } },
+      }),
     )) as { id: string };
     await ctx.worker.idle();
     const pending = await listApprovals(ctx.store, refund.id, refund.id);
@@ -121,7 +125,9 @@ describe("traces in one embedded instance (SQLite), message content on", () => {
     await ctx.worker.idle();
     await flushTracing();
     const named = (n: string) => receiver.spans.find((s) => s.name === n)!;
-    const [before, after] = receiver.spans.filter((s) => s.name === SPAN.invokeAgent("refund-desk")).sort((a, b) => a.startMs - b.startMs);
+    const [before, after] = receiver.spans
+      .filter((s) => s.name === SPAN.invokeAgent("refund-desk-manual"))
+      .sort((a, b) => a.startMs - b.startMs);
     const resumeReq = named("POST /api/runs/{id}/resume");
     expect([before.traceId, after.traceId, after.parentSpanId]).toEqual([
       named("POST /api/runs refund").traceId,

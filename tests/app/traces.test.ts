@@ -20,11 +20,10 @@ import { createDb, type Db } from "@/lib/db/client";
 import { PgLiveBus } from "@/lib/live/bus";
 import { listApprovals } from "@/lib/runner";
 import { decide } from "@/lib/services/decide";
-import { resumeRun } from "@/lib/services/operate";
 import { startRun } from "@/lib/services/start";
 import { AFK, EVENT, GEN_AI, SPAN } from "@/lib/telemetry/conventions";
 import { flushTracing, startTracing, stopTracing, TRACER_NAME } from "@/lib/telemetry/sdk";
-import { actor, op, rev, sub } from "../helpers/actors";
+import { actor, rev, sub } from "../helpers/actors";
 import { testContext } from "../helpers/context";
 import { freshDatabase, type TestDb } from "../helpers/databases";
 import { type OtlpReceiver, otlpReceiver, type ReceivedSpan } from "../helpers/otlp-receiver";
@@ -262,13 +261,17 @@ describe.skipIf(!pgUrl)("traces across a web instance and a worker process (Post
     const shipRun = `${run.id}.call_ship`;
     const [approval] = (await listApprovals(web.store, run.id, shipRun)).filter((a) => a.status === "pending");
     expect(approval.tool_name).toBe("deploy");
-    // A production deploy needs two reviewers.
+    // A production deploy needs two reviewers: the second vote completes the step and resumes the run.
+    const votes: boolean[] = [];
     for (const who of [rev, actor("reviewer", "rev2")])
-      await request("POST /api/approvals/{id}/decision", () =>
-        decide(web, who, { approvalId: approval.id, body: { decision: "approve" } }),
+      votes.push(
+        (
+          await request("POST /api/approvals/{id}/decision", () =>
+            decide(web, who, { approvalId: approval.id, body: { decision: "approve" } }),
+          )
+        ).resumed,
       );
-    // release-coordinator does not resume by itself: an operator resumes it.
-    await request("POST /api/runs/{id}/resume", () => resumeRun(web, op, { runId: run.id }));
+    expect(votes).toEqual([false, true]);
     await expect.poll(() => runState(run.id), { timeout: 30_000, interval: 100 }).toBe("completed");
     const exited = new Promise<number | null>((r) => worker!.once("exit", (code) => r(code)));
     worker.kill("SIGTERM");

@@ -114,9 +114,9 @@ describe.each(providers)("console queries on %s", (provider) => {
       const f = { q: "page-", from, to, take: 200 };
       expect((await listRunRows(t.db, f)).runs.map((r) => r.id)).toEqual(want);
       expect((await t.db.$transaction((tx) => listRunRows(tx as typeof t.db, f))).runs.map((r) => r.id)).toEqual(want);
-      // Rows come back as Prisma gives them.
+      // Rows come back as Prisma gives them, with whether each is ready to resume (none of these, ended).
       const [first] = (await listRunRows(t.db, { q: want[0], take: 1 })).runs;
-      expect(first).toEqual(await t.db.run.findUnique({ where: { id: want[0] } }));
+      expect(first).toEqual({ ...(await t.db.run.findUnique({ where: { id: want[0] } })), ready: false });
     } finally {
       if (tz === undefined) delete process.env.TZ;
       else process.env.TZ = tz;

@@ -23,7 +23,6 @@ import { createDb, type Db } from "@/lib/db/client";
 import { getRunRow } from "@/lib/db/runs";
 import { type Agent, approvalId, defineTool, type ModelAdapter } from "@/lib/runner";
 import { decide } from "@/lib/services/decide";
-import { resumeRun } from "@/lib/services/operate";
 import { startRun } from "@/lib/services/start";
 
 const root = path.resolve(import.meta.dirname, "../..");
@@ -217,8 +216,7 @@ describe.each(providers.filter((p) => p === "sqlite" || hasPgTools))(
       expect((await getRunRow(r.db, R))?.state).toBe("completed");
       expect((await getRunRow(r.db, B))?.state).toBe("completed");
 
-      await decide(C, rev, { approvalId: approvalId(P, 1, "c1"), body: { decision: "approve" } });
-      await resumeRun(C, rev, { runId: P });
+      expect((await decide(C, rev, { approvalId: approvalId(P, 1, "c1"), body: { decision: "approve" } })).resumed).toBe(true);
       await C.worker.idle();
       expect((await getRunRow(r.db, P))?.state).toBe("completed");
       // Neither repeated (the notes and ticks done before the backup are replayed, not run) nor lost (the

@@ -7,6 +7,7 @@ import { freshDatabase, providers, type TestDb } from "../helpers/databases";
 import { scriptedModel } from "../helpers/scripted-model";
 import type { Actor } from "@/lib/auth/actor";
 import { HttpError } from "@/lib/auth/errors";
+import { manualResume } from "../helpers/agents";
 import { testContext } from "../helpers/context";
 import type { AppContext } from "@/lib/context";
 import { decide } from "@/lib/services/decide";
@@ -49,7 +50,7 @@ describe.each(providers)("real conditions on %s", (provider) => {
   let ex: AppContext;
   beforeAll(async () => {
     t = await freshDatabase(provider);
-    ex = testContext(t.db);
+    ex = testContext(t.db, { agents: manualResume(t.db, "refund-desk") });
   });
   afterAll(async () => {
     await ex?.worker.idle();
@@ -138,9 +139,10 @@ describe.each(providers)("real conditions on %s", (provider) => {
   });
 
   it("a resume and its audit entry commit together", async () => {
+    // An agent that waits for its Resume once its calls are decided.
     const { id } = await startRun(ex, sub, {
       body: {
-        agent: "refund-desk",
+        agent: "refund-desk-manual",
         input: { order_id: "ORD-4242", amount_cents: 9000, reason: "broken" },
       },
     });
@@ -184,6 +186,8 @@ describe.each(providers)("real conditions on %s", (provider) => {
       inputSchema: z.object({}),
       toUserMessage: () => "pay",
       policy: [{ id: "pay", tool: "pay", action: "require_approval", reason: "payments are reviewed" }],
+      // Resumed after the redeploy below, by an operator.
+      autoResume: false,
     };
     const lax: Agent = { ...strict, policy: [] };
     const before = testContext(t.db, { agents: { payer: strict }, models: { script: model } });

@@ -173,13 +173,12 @@ describe.each(providers)("a database of the version before the redesign, on %s",
     expect(await status(decide(ctx, who.reviewer, { approvalId: cancelled.approvals[0].id, body: { decision: "approve" } }))).toBe(409);
   });
 
-  it("a tool approval is decided and the resumed run refunds and notifies once", async () => {
+  it("a tool approval is decided and the run, resumed by the last decision, refunds and notifies once", async () => {
     const pending = await pendingOf("toolApproval");
+    const resumed: boolean[] = [];
     for (const a of pending)
-      expect((await decide(ctx, who.reviewer, { approvalId: a.id, body: { decision: "approve", argsHash: a.argsHash } })).resumed).toBe(
-        false,
-      );
-    await resumeRun(ctx, who.reviewer, { runId: ids.toolApproval });
+      resumed.push((await decide(ctx, who.reviewer, { approvalId: a.id, body: { decision: "approve", argsHash: a.argsHash } })).resumed);
+    expect(resumed).toEqual([false, true]);
     await ctx.worker.idle();
     expect((await view("toolApproval")).run.state).toBe("completed");
     expect((await t.db.refund.findMany({ where: { runId: ids.toolApproval } })).map((r) => r.amountCents)).toEqual([9000]);
@@ -189,7 +188,7 @@ describe.each(providers)("a database of the version before the redesign, on %s",
       ["run.start", "submitter@example.com"],
       ["approval.approve", "reviewer@example.com"],
       ["approval.approve", "reviewer@example.com"],
-      ["run.resume", "reviewer@example.com"],
+      ["run.auto_resume", null],
     ]);
   });
 
@@ -276,9 +275,9 @@ describe.each(providers)("a database of the version before the redesign, on %s",
   it("a subagent's approval takes its quorum; the parent resumes and the subagent deploys once", async () => {
     const [a] = await pendingOf("subagentApproval");
     expect(a).toMatchObject({ tool_name: "deploy", agent_path: "release-coordinator/deploy-bot", quorum: 2 });
-    await decide(ctx, who.reviewer, { approvalId: a.id, body: { decision: "approve" } });
-    await decide(ctx, who.reviewer2, { approvalId: a.id, body: { decision: "approve" } });
-    await resumeRun(ctx, who.reviewer2, { runId: ids.subagentApproval });
+    // The quorum's second vote resumes the parent run (release-coordinator resumes by itself).
+    expect((await decide(ctx, who.reviewer, { approvalId: a.id, body: { decision: "approve" } })).resumed).toBe(false);
+    expect((await decide(ctx, who.reviewer2, { approvalId: a.id, body: { decision: "approve" } })).resumed).toBe(true);
     await ctx.worker.idle();
     const done = await view("subagentApproval");
     expect(done.run.state).toBe("completed");

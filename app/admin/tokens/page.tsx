@@ -1,3 +1,4 @@
+import type { Metadata } from "next";
 import { pageActor } from "@/lib/auth/server";
 import { appContext } from "@/lib/context";
 import { listTokens } from "@/lib/services/tokens";
@@ -5,6 +6,8 @@ import { listUsers } from "@/lib/services/users";
 import { TokensClient } from "./tokens-client";
 
 export const dynamic = "force-dynamic";
+
+export const metadata: Metadata = { title: "API tokens" };
 
 export default async function TokensPage() {
   const actor = await pageActor("users:manage");

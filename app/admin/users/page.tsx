@@ -1,3 +1,4 @@
+import type { Metadata } from "next";
 import { pageActor } from "@/lib/auth/server";
 import { appContext } from "@/lib/context";
 import { CardTable } from "@/components/card-table";
@@ -5,6 +6,8 @@ import { listUsers } from "@/lib/services/users";
 import { NewUserForm, UserRow } from "./users-client";
 
 export const dynamic = "force-dynamic";
+
+export const metadata: Metadata = { title: "Users" };
 
 export default async function UsersPage() {
   const actor = await pageActor("users:manage");

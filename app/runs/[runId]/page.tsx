@@ -1,3 +1,4 @@
+import type { Metadata } from "next";
 import { pageActor } from "@/lib/auth/server";
 import { notFoundOr } from "@/lib/http";
 import { appContext } from "@/lib/context";
@@ -6,6 +7,11 @@ import { RunDetail } from "./run-detail";
 import { runPageView } from "./page-view";
 
 export const dynamic = "force-dynamic";
+
+// The run's short id, from the URL (no read of the run for a title).
+export async function generateMetadata({ params }: { params: Promise<{ runId: string }> }): Promise<Metadata> {
+  return { title: `Run ${(await params).runId.slice(0, 8)}` };
+}
 
 export default async function RunPage({ params }: { params: Promise<{ runId: string }> }) {
   const actor = await pageActor();

@@ -9,7 +9,7 @@ import { api, fromAction } from "@/components/api";
 import { cancelRunAction, resumeRunAction, retryRunAction } from "./actions";
 import { useLive } from "@/components/live";
 import { Conversation } from "@/components/conversation";
-import { fmtCost, fmtDuration, fmtTime, phaseWords, plural, runStateWords } from "@/lib/format";
+import { READY_TO_RESUME, fmtCost, fmtDuration, fmtTime, phaseWords, plural, runStateWords } from "@/lib/format";
 import { FinalAnswer, useFocusFragment, WaitingSummary } from "./waiting-summary";
 import { isTerminal } from "@/lib/runner/state";
 
@@ -89,7 +89,8 @@ export function RunDetail({ initial }: { initial: View }) {
         </h1>
         <StateBadge state={r.state} testId="run-state" />
         <span className="text-sm font-medium" data-testid="run-state-words">
-          {runStateWords(r.state, pending)}
+          {view.canResume ? READY_TO_RESUME : runStateWords(r.state, pending)}
+          {view.cancelledBy && (r.state === "cancelled" || r.state === "cancelling") ? ` by ${view.cancelledBy}` : null}
         </span>
         {!isTerminal(r.state) && r.state !== "paused" && (
           <span className="text-xs text-slate-600 dark:text-slate-400" aria-live="polite">

@@ -1,3 +1,4 @@
+import type { Metadata } from "next";
 import { cookies } from "next/headers";
 import { pageActor } from "@/lib/auth/server";
 import { appContext } from "@/lib/context";
@@ -6,6 +7,8 @@ import { LAST_AGENT_COOKIE, lastAgentOf } from "./last-agent";
 import { StartRunForm } from "./start-run-form";
 
 export const dynamic = "force-dynamic";
+
+export const metadata: Metadata = { title: "Start a run" };
 
 export default async function NewRunPage({ searchParams }: { searchParams: Promise<{ agent?: string }> }) {
   const actor = await pageActor("runs:start");

@@ -1,3 +1,4 @@
+import type { Metadata } from "next";
 import Link from "next/link";
 import { pageActor } from "@/lib/auth/server";
 import { errorText } from "@/lib/dto";
@@ -19,6 +20,10 @@ import { afterFirstScreen } from "./first-screen";
 import { TimelinePager } from "./pager";
 
 export const dynamic = "force-dynamic";
+
+export async function generateMetadata({ params }: { params: Promise<{ runId: string }> }): Promise<Metadata> {
+  return { title: `Timeline of run ${(await params).runId.slice(0, 8)}` };
+}
 
 export default async function TimelinePage({
   params,
