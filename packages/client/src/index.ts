@@ -25,6 +25,47 @@ export type ClaimOptions = {
   leaseS?: number;
 };
 
+/** How an adapter parks a tool call that needs approval. */
+export type ParkOptions = {
+  /** Why a person must look (shown in the inbox); per tool name or one for all. */
+  message?: string | ((toolName: string) => string);
+  groups?: string[];
+  timeoutS?: number;
+  /** JSON schemas of the tools' arguments, by tool name (shown to reviewers). */
+  argsSchemas?: Record<string, Record<string, unknown>>;
+};
+
+/** How an adapter waits for, and claims, the decisions it applies. */
+export type ResumeOptions = {
+  waitS?: number;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** Who claims: the claimant kept with this copy of the runtime's state; default a new one for this call. */
+  claimant?: string;
+  /** Seconds each claim holds if the calls' results are never reported (default 300). */
+  leaseS?: number;
+};
+
+/**
+ * A tool call that the runtime can approve or reject (not run with edited arguments) as the interrupt to
+ * park: its id, the call, and the message, schema, groups and deadline the options give.
+ */
+export function approveOrReject(
+  id: string,
+  call: { name: string; args: Record<string, unknown>; callId: string },
+  opts: ParkOptions,
+): Interrupt {
+  return {
+    id,
+    action: call,
+    message: typeof opts.message === "function" ? opts.message(call.name) : (opts.message ?? `${call.name} needs approval`),
+    decisions: ["approve", "reject"],
+    ...(opts.argsSchemas?.[call.name] ? { argsSchema: opts.argsSchemas[call.name] } : {}),
+    ...(opts.groups ? { groups: opts.groups } : {}),
+    ...(opts.timeoutS ? { timeoutS: opts.timeoutS } : {}),
+  };
+}
+
 /** A 4xx/5xx answer: its status and JSON body ({error, field?, current?}). */
 export class ProtocolError extends Error {
   readonly status: number;

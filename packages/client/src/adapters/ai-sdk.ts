@@ -7,7 +7,9 @@
 // tells the model of the denied ones (with the reviewer's reason). The SDK cannot run a call with edited
 // arguments, so its interrupts offer approve and reject only. Nothing of `ai` is imported but its types.
 import type { ModelMessage, ToolApprovalResponse, ToolModelMessage } from "ai";
-import { newClaimant, type RuntimeClient, type RuntimeDecision } from "../index.ts";
+import { approveOrReject, newClaimant, type ParkOptions, type ResumeOptions, type RuntimeClient, type RuntimeDecision } from "../index.ts";
+
+export type { ParkOptions, ResumeOptions };
 
 export const FRAMEWORK = "ai-sdk";
 
@@ -40,15 +42,6 @@ export function pendingApprovals(messages: ModelMessage[]): PendingApproval[] {
 const argsOf = (input: unknown): Record<string, unknown> =>
   input && typeof input === "object" && !Array.isArray(input) ? (input as Record<string, unknown>) : { input };
 
-export type ParkOptions = {
-  /** Why a person must look (shown in the inbox); per tool name or one for all. */
-  message?: string | ((toolName: string) => string);
-  groups?: string[];
-  timeoutS?: number;
-  /** JSON schemas of the tools' inputs, by tool name (shown to reviewers). */
-  argsSchemas?: Record<string, Record<string, unknown>>;
-};
-
 /** Parks the conversation's unanswered approval requests as one batch; returns their interrupt ids. */
 export async function parkApprovals(
   client: RuntimeClient,
@@ -60,15 +53,9 @@ export async function parkApprovals(
   if (pending.length)
     await client.parkInterrupts(runId, {
       batchId: pending.map((p) => p.approvalId).join(","),
-      interrupts: pending.map((p) => ({
-        id: p.approvalId,
-        action: { name: p.toolName, args: argsOf(p.input), callId: p.toolCallId },
-        message: typeof opts.message === "function" ? opts.message(p.toolName) : (opts.message ?? `${p.toolName} needs approval`),
-        decisions: ["approve", "reject"],
-        ...(opts.argsSchemas?.[p.toolName] ? { argsSchema: opts.argsSchemas[p.toolName] } : {}),
-        ...(opts.groups ? { groups: opts.groups } : {}),
-        ...(opts.timeoutS ? { timeoutS: opts.timeoutS } : {}),
-      })),
+      interrupts: pending.map((p) =>
+        approveOrReject(p.approvalId, { name: p.toolName, args: argsOf(p.input), callId: p.toolCallId }, opts),
+      ),
     });
   return pending.map((p) => p.approvalId);
 }
@@ -84,16 +71,6 @@ export function approvalResponse(approvalId: string, d: RuntimeDecision): ToolAp
     reason: d.message ?? (d.decision === "expire" ? "Nobody approved this in time" : "Rejected by a reviewer"),
   };
 }
-
-export type ResumeOptions = {
-  waitS?: number;
-  timeoutMs?: number;
-  signal?: AbortSignal;
-  /** Who claims: an id made once (newClaimant) and kept with this copy of the conversation; default a new one. */
-  claimant?: string;
-  /** Seconds each claim holds if the calls' results are never reported (default 300). */
-  leaseS?: number;
-};
 
 /**
  * Waits for a decision on each unanswered approval request of the conversation, claims them all for one

@@ -7,7 +7,9 @@
 // interrupt id, for `new Command({ resume })`: each interrupt is answered with
 // { decisions: [{type: "approve"} | {type: "edit", edited_action} | {type: "reject", message}] }.
 // Nothing of LangGraph is imported: the caller builds the Command with its own copy of the package.
-import { newClaimant, type RuntimeClient, type RuntimeDecision } from "../index.ts";
+import { newClaimant, type ResumeOptions, type RuntimeClient, type RuntimeDecision } from "../index.ts";
+
+export type { ResumeOptions };
 
 export const FRAMEWORK = "langgraph";
 
@@ -87,16 +89,6 @@ export const withClaimant = <C extends Config>(config: C, claimant: string = cla
   ...config,
   configurable: { ...config.configurable, [CLAIMANT_KEY]: claimant },
 });
-
-export type ResumeOptions = {
-  waitS?: number;
-  timeoutMs?: number;
-  signal?: AbortSignal;
-  /** Who claims (default: a new claimant for this call; pass claimantOf(config) to resume as the one kept). */
-  claimant?: string;
-  /** Seconds each claim holds if the calls' results are never reported (default 300). */
-  leaseS?: number;
-};
 
 /**
  * Waits for, claims (for one claimant) and turns every decision into the resume value of the Command that

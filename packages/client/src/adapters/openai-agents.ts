@@ -9,7 +9,9 @@
 // The SDK is imported for its types only: every value comes from the caller's own copy of the SDK, so a
 // project that loads this module one way (require) and the SDK another (import) still has one RunState.
 import type { Agent, RunState, RunToolApprovalItem } from "@openai/agents";
-import { newClaimant, type RuntimeClient, type RuntimeDecision } from "../index.ts";
+import { approveOrReject, newClaimant, type ParkOptions, type ResumeOptions, type RuntimeClient, type RuntimeDecision } from "../index.ts";
+
+export type { ParkOptions, ResumeOptions };
 
 // biome-ignore lint/suspicious/noExplicitAny: the SDK's own constraint for any agent (Agent<any, any>)
 type AnyAgent = Agent<any, any>;
@@ -33,15 +35,6 @@ function argsOf(call: FunctionCall): Record<string, unknown> {
   }
 }
 
-export type ParkOptions = {
-  /** Why a person must look (shown in the inbox); per tool name or one for all. */
-  message?: string | ((toolName: string) => string);
-  groups?: string[];
-  timeoutS?: number;
-  /** JSON schemas of the tools' arguments, by tool name (shown to reviewers). */
-  argsSchemas?: Record<string, Record<string, unknown>>;
-};
-
 /** Parks a result's interruptions as one batch; returns the serialized state to keep and the interrupt ids. */
 export async function parkInterruptions(
   client: RuntimeClient,
@@ -53,15 +46,7 @@ export async function parkInterruptions(
   if (calls.length)
     await client.parkInterrupts(runId, {
       batchId: calls.map((c) => c.callId).join(","),
-      interrupts: calls.map((c) => ({
-        id: c.callId,
-        action: { name: c.name, args: argsOf(c), callId: c.callId },
-        message: typeof opts.message === "function" ? opts.message(c.name) : (opts.message ?? `${c.name} needs approval`),
-        decisions: ["approve", "reject"],
-        ...(opts.argsSchemas?.[c.name] ? { argsSchema: opts.argsSchemas[c.name] } : {}),
-        ...(opts.groups ? { groups: opts.groups } : {}),
-        ...(opts.timeoutS ? { timeoutS: opts.timeoutS } : {}),
-      })),
+      interrupts: calls.map((c) => approveOrReject(c.callId, { name: c.name, args: argsOf(c), callId: c.callId }, opts)),
     });
   return { state: result.state.toString(), interruptIds: calls.map((c) => c.callId) };
 }
@@ -90,16 +75,6 @@ export function claimantOf(serialized: string): string | null {
 export function withClaimant(serialized: string, claimant: string = claimantOf(serialized) ?? newClaimant()): string {
   return JSON.stringify({ ...(JSON.parse(serialized) as Record<string, unknown>), [CLAIMANT_KEY]: claimant });
 }
-
-export type ResumeOptions = {
-  waitS?: number;
-  timeoutMs?: number;
-  signal?: AbortSignal;
-  /** Who claims: the claimant kept with this copy of the state (claimantOf(saved)); default a new one. */
-  claimant?: string;
-  /** Seconds each claim holds if the calls' results are never reported (default 300). */
-  leaseS?: number;
-};
 
 /**
  * Waits for a decision on each of the state's interruptions, claims them all for one claimant and only then
