@@ -4,6 +4,7 @@
 // a reviewer (the submitter, someone outside the routed groups, anyone who may not decide).
 import type { ShownApproval } from "@/lib/dto";
 import { approvalStatusWords, fmtTime } from "@/lib/format";
+import { RUN_ENDED_DECIDER } from "@/lib/runner/ids";
 
 const TONE: Record<string, string> = {
   pending: "border-amber-400 bg-amber-50 dark:border-amber-600 dark:bg-amber-950",
@@ -12,8 +13,6 @@ const TONE: Record<string, string> = {
   responded: "border-sky-400 bg-sky-50 dark:border-sky-600 dark:bg-sky-950",
   expired: "border-slate-300 bg-slate-100 dark:border-slate-600 dark:bg-slate-800",
 };
-/** The decider of requests closed because their run ended (lib/runner/approvals.ts). */
-const RUN_ENDED = "system:run-ended";
 const MARK: Record<string, string> = { pending: "●", approved: "✓", rejected: "✕", responded: "↩", expired: "⏱" };
 const WORDS_COLOR: Record<string, string> = {
   pending: "text-amber-900 dark:text-amber-100",
@@ -47,7 +46,7 @@ export function ApprovalOutcome({
     words = decidesHere ? (question ? "Waiting for your answer" : "Waiting for your decision") : "Waiting for a reviewer";
   const decided = a.status !== "pending" && !brief;
   // A request the run's end closed says why (its reason); the run page's header says who cancelled it.
-  const by = decided && last && last.by !== RUN_ENDED ? ` by ${last.by}` : "";
+  const by = decided && last && last.by !== RUN_ENDED_DECIDER ? ` by ${last.by}` : "";
   const at = decided ? (a.decided_at_ms ?? last?.at_ms) : null;
   // One decision settled it: its reason (the feedback, the response) is said here, not in a list below.
   const reason = decided && a.decisions.length === 1 && last?.decision !== "approve" ? last?.reason : null;

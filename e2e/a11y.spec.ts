@@ -137,7 +137,7 @@ test("a run page's decisions by keyboard only: approve, reject with a reason; a 
   const planned = await startFromForm(submitter, "release-planner", { service: "billing", version: "2.4.1" });
   await rev.goto(`/runs/${planned}`);
   await expect(rev.getByTestId("run-state")).toHaveText("paused", { timeout: 20_000 });
-  await tabTo(rev, rev.getByTestId("approval-delegate_to_changelog_writer").getByRole("button", { name: "Approve", exact: true }));
+  await tabTo(rev, rev.locator('[data-testid^="approval-delegate"]').getByRole("button", { name: "Approve", exact: true }));
   await rev.keyboard.press("Enter");
   await expect(rev.getByTestId("run-state-words")).toHaveText("Ready to resume");
   await tabTo(rev, rev.getByRole("button", { name: "Resume" }));

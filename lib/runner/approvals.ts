@@ -7,7 +7,7 @@ import { SCHEMA_VERSIONS, versionField } from "./versions.ts";
 import { hashOf } from "./canonical.ts";
 import { AgentCheckpointCorruptionError, ApprovalDecisionError } from "./errors.ts";
 import { type MemoryStore, keys } from "./store.ts";
-import { approvalId, parseApprovalId } from "./ids.ts";
+import { RUN_ENDED_DECIDER, approvalId, parseApprovalId } from "./ids.ts";
 import type { Tool } from "./tools.ts";
 import { delegateTaskSchema } from "./agent.ts";
 import { assertOffered, externalInterruptSchema, externalTool } from "./external.ts";
@@ -29,7 +29,6 @@ export type Decision = z.infer<typeof decisionSchema>;
 
 // Decisions the runtime takes by itself are made by "system:<why>", never by a person.
 const DEADLINE_DECIDER = "system:deadline";
-const RUN_ENDED_DECIDER = "system:run-ended";
 export const WITHDRAWN_DECIDER = "system:withdrawn"; // an external runtime withdrew it (its request ended)
 
 /** True when a decision was taken by the runtime (a deadline's fallback), not by a person. */

@@ -6,6 +6,9 @@ export const childRunId = (parentRunId: string, toolCallId: string) => `${parent
 /** The top-level run a (possibly nested) subagent run belongs to. */
 export const rootRunOf = (runId: string) => runId.split(".")[0];
 
+/** Who closed the requests of a run that ended (cancelled, failed) before anyone decided them. */
+export const RUN_ENDED_DECIDER = "system:run-ended";
+
 /** True when the tool name is the delegation tool of a subagent. */
 export const isDelegateTool = (toolName: string) => toolName.startsWith("delegate_to_");
 

@@ -95,7 +95,7 @@ export async function getRunView(ctx: AppContext, actor: Actor | null, { runId }
     permissions: { decide: allows(who, "approvals:decide"), operate: allows(who, "runs:operate") },
     selfApprovalForbidden: (!!run.runtimeTokenId || !agent?.allowSelfApproval) && run.submittedById === who.id,
     deliveries: (await webhookDeliveries(db, run.id)).map(toDeliveryDto),
-    // Its requests were closed by "system:run-ended": the page says who ended it.
+    // Its requests were closed by the runner's run-ended decider: the page says who ended it.
     cancelledBy: run.state === "cancelled" || run.state === "cancelling" ? ((await lastActorOf(db, run.id, "run.cancel")) ?? null) : null,
     asOfMs: Date.now(),
   };
