@@ -89,7 +89,12 @@ export function RunDetail({ initial }: { initial: View }) {
         </h1>
         <StateBadge state={r.state} testId="run-state" />
         <span className="text-sm font-medium" data-testid="run-state-words">
-          {view.canResume ? READY_TO_RESUME : runStateWords(r.state, pending)}
+          {view.canResume
+            ? READY_TO_RESUME
+            : // An external run with nothing left to decide waits for its runtime, not for a person.
+              view.runtimePickup && r.state === "paused" && pending.length === 0
+              ? "Waiting for the runtime"
+              : runStateWords(r.state, pending)}
           {view.cancelledBy && (r.state === "cancelled" || r.state === "cancelling") ? ` by ${view.cancelledBy}` : null}
         </span>
         {!isTerminal(r.state) && r.state !== "paused" && (
