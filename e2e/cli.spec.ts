@@ -37,7 +37,10 @@ async function tokenFor(admin: Page, email: string, role: string): Promise<{ id:
   return { id, token, userId: user.id };
 }
 
-test("the CLI through the REST API: start, list, decide, resume, audited under each token's user", async ({ browser, baseURL }) => {
+test("the CLI through the REST API: start, list, decide (the last decision resumes), audited under each token's user", async ({
+  browser,
+  baseURL,
+}) => {
   test.setTimeout(180_000);
   const admin = await (await browser.newContext()).newPage();
   await signInAs(admin, "admin");
@@ -80,16 +83,21 @@ test("the CLI through the REST API: start, list, decide, resume, audited under e
     parsed<{ approval: { status: string } }>(await cli(rev, "reject", byTool.notify_customer, "--reason", "we phone them", "--json"))
       .approval.status,
   ).toBe("rejected");
-  const done = parsed<{ run: { state: string } }>(await cli(rev, "resume", id, "--wait", "--json"));
-  expect(done.run.state).toBe("completed");
+  // The last decision resumes the run by itself: nobody runs `afk resume`.
+  await expect
+    .poll(async () => parsed<{ run: { state: string } }>(await cli(rev, "show", id, "--json")).run.state, { timeout: 60_000 })
+    .toBe("completed");
 
   // Audited under each token's user, as the console's own actions are.
-  const audit = (await (await admin.request.get(`/api/audit?targetId=${id}`)).json()).events as { action: string; actorEmail: string }[];
+  const audit = (await (await admin.request.get(`/api/audit?targetId=${id}`)).json()).events as {
+    action: string;
+    actorEmail: string | null;
+  }[];
   expect(audit.map((e) => [e.action, e.actorEmail]).sort()).toEqual(
     [
       ["approval.approve", "reviewer@example.com"],
       ["approval.reject", "reviewer@example.com"],
-      ["run.resume", "reviewer@example.com"],
+      ["run.auto_resume", null],
       ["run.start", "submitter@example.com"],
     ].sort(),
   );
