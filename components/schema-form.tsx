@@ -161,16 +161,17 @@ export function SchemaFields({
             </fieldset>
           );
         } else if (choices) {
+          // An option's value is its choice as text (what a form posts and a test selects).
           const at = choices.findIndex((o) => o.value === values[key]);
           control = (
             <select
               {...common}
-              value={at < 0 ? "" : String(at)}
-              onChange={(e) => set(e.target.value === "" ? "" : choices[Number(e.target.value)].value)}
+              value={at < 0 ? "" : String(choices[at].value)}
+              onChange={(e) => set(e.target.value === "" ? "" : (choices.find((o) => String(o.value) === e.target.value)?.value ?? ""))}
             >
               {(at < 0 || !required) && <option value="">{required ? "Choose…" : "—"}</option>}
-              {choices.map((o, i) => (
-                <option key={String(o.value)} value={String(i)}>
+              {choices.map((o) => (
+                <option key={String(o.value)} value={String(o.value)}>
                   {o.label}
                 </option>
               ))}

@@ -80,6 +80,8 @@ test("every API response validates against the OpenAPI document", async ({ brows
   const refund = await started("refund-desk", { order_id: "ORD-4242", amount_cents: 2500, reason: "Late" });
   const toCancel = await started("deploy-bot", { service: "openapi-cancel", version: "1.0.0", environment: "staging" });
   const toRetry = await started("deploy-bot", { service: "openapi-retry", version: "1.0.0", environment: "staging" });
+  // An agent that waits for a Resume once decided (autoResume: false): the resume operation's run.
+  const planner = await started("release-planner", { service: "openapi", version: "2.0.0" });
 
   expect((await call(admin, "GET", "/api/agents")).status).toBe(200);
   expect((await call(admin, "GET", "/api/runs?state=paused&take=5")).status).toBe(200);
@@ -115,11 +117,14 @@ test("every API response validates against the OpenAPI document", async ({ brows
     expect((await call(reviewer, "POST", `/api/approvals/${a.id}/decision`, { decision: "reject", reason: "not this one" })).status).toBe(
       200,
     );
+  for (const a of approvalsOf(planner))
+    expect((await call(reviewer, "POST", `/api/approvals/${a.id}/decision`, { decision: "approve" })).status).toBe(200);
   await expect.poll(async () => (await call(admin, "GET", `/api/runs/${deploy}`)).body.run.state, { timeout: 20_000 }).toBe("completed");
 
-  // Operator actions.
-  expect((await call(admin, "POST", `/api/runs/${refund}/resume`)).status).toBe(202);
-  expect((await call(admin, "POST", `/api/runs/${refund}/resume`)).status).toBe(409);
+  // Operator actions: the refund resumed by itself at its last decision (a Resume is 409); the planner waits for one.
+  await expect.poll(async () => (await call(admin, "GET", `/api/runs/${planner}`)).body.canResume, { timeout: 20_000 }).toBe(true);
+  expect((await call(admin, "POST", `/api/runs/${planner}/resume`)).status).toBe(202);
+  expect((await call(admin, "POST", `/api/runs/${planner}/resume`)).status).toBe(409);
   expect((await call(admin, "POST", `/api/runs/${toCancel}/cancel`)).status).toBe(202);
   expect((await call(admin, "POST", `/api/runs/${deploy}/retry`)).status).toBe(409);
   // A failed run is retried from its last durable checkpoint. Its failure is one the sweep leaves to a

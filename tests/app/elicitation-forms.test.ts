@@ -70,7 +70,7 @@ describe("MCP elicitation forms", () => {
     expect(html.match(/type="checkbox"/g)).toHaveLength(3);
     expect(html).toContain("Single sign-on");
     // An optional boolean without a default may stay unanswered: a select of Yes and No with an empty choice.
-    expect(html).toMatch(/<select id="q-newsletter"[^>]*><option value="" selected="">—<\/option><option value="0">Yes<\/option>/);
+    expect(html).toMatch(/<select id="q-newsletter"[^>]*><option value="" selected="">—<\/option><option value="true">Yes<\/option>/);
   });
 });
 
