@@ -58,7 +58,7 @@ test("the runs list and the audit log on a phone: cards led by what identifies e
   await admin.goto(`/audit?targetId=${id}`);
   const event = admin.getByTestId("audit-run.start");
   await cards(admin, "Audit events", event);
-  await above(event.getByText("run.start"), event.getByText("admin@example.com"));
+  await above(event.getByText("started the run"), event.getByText("admin@example.com"));
   await above(event.getByText("admin@example.com"), event.getByRole("cell").filter({ has: admin.getByRole("link", { name: id }) }));
   await event.getByText("before / after").click();
   await expect(event.getByRole("region", { name: "JSON" })).toContainText("order-status");
