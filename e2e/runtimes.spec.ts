@@ -26,6 +26,8 @@ test("one inbox decides Agents JS and AI SDK calls and edits a LangGraph call; e
   browser,
   baseURL,
 }) => {
+  // Eight processes of four runtimes start, pause, wait and resume: more than the default minute on a busy machine.
+  test.setTimeout(180_000);
   // The admin (for the runtime token) and the reviewer sign in side by side; the runtimes start meanwhile.
   const [admin, reviewer] = await Promise.all([as(browser, "admin"), as(browser, "reviewer")]);
   const errors: string[] = [];
