@@ -154,10 +154,9 @@ function install(dir: string, workdir: string): { app: string; volume: string } 
   return { app, volume };
 }
 
-/** The first admin, a token, a run started with it, approved and resumed in Chromium, and a backup. */
 /** The first admin (made with the CLI, or already made at start from the bootstrap variables: then the
- * web log says so once and the CLI refuses a second), a token, a run started with it, approved and resumed
- * in Chromium, and a backup. */
+ * web log says so once and the CLI refuses a second), a token, a run started with it, approved in Chromium
+ * (the last decision resumes it), and a backup. */
 async function operate(label: string, app: string, env: NodeJS.ProcessEnv, base: string, backup: () => string, bootstrapped?: Proc) {
   const afk = (args: string[], input = "") => exec(app, ["node", "scripts/afk.mjs", ...args], env, input);
   const create = ["users", "create", "--email", ADMIN, "--name", "First Admin", "--role", "admin", "--password-stdin"];
@@ -213,12 +212,12 @@ async function operate(label: string, app: string, env: NodeJS.ProcessEnv, base:
       await page.getByTestId(`approval-${tool}`).getByRole("button", { name: "Approve", exact: true }).click();
       await page.getByTestId(`approval-status-${tool}`).filter({ hasText: "approved" }).waitFor();
     }
-    await page.getByRole("button", { name: "Resume" }).click();
+    // The last decision resumes the run: no Resume to press.
     await page.getByTestId("run-state").filter({ hasText: "completed" }).waitFor({ timeout: 60_000 });
   } finally {
     await browser.close();
   }
-  say(`${label}: signed in in Chromium, approved run ${id} and resumed it to completed`);
+  say(`${label}: signed in in Chromium, approved run ${id}, which resumed itself to completed`);
   say(`${label}: ${backup()}`);
 }
 
