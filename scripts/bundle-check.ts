@@ -5,67 +5,28 @@
 // warning; the bundle's CLI lists users, makes a token the server takes, backs SQLite up.
 // Usage: tsx scripts/bundle-check.ts <bundle dir>   (PostgreSQL when TEST_POSTGRES_URL is set;
 // BUNDLE_NODE: the node binary that runs the bundle, by default this one — scripts/bundle-node.mjs)
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { AFK, EVENT } from "../lib/telemetry/conventions.ts";
 import { otlpReceiver, type ReceivedSpan } from "../tests/helpers/otlp-receiver.ts";
+import { fail, freePort, type Proc, sayer, started, until } from "./check-kit.ts";
 
 const source = path.resolve(process.argv[2] ?? "dist/afk-console");
 const PASSWORD = "bundle-check-2026";
 const METRICS_TOKEN = "bundle-check-metrics-token";
-const t0 = Date.now();
 const NODE = process.env.BUNDLE_NODE || process.execPath;
-const say = (m: string) => console.log(`bundle-check: ${m} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
-
-function fail(m: string): never {
-  throw new Error(m);
-}
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const a = srv.address();
-      srv.close(() => resolve(typeof a === "object" && a ? a.port : 0));
-    });
-  });
-
-type Proc = { name: string; child: ChildProcess; out: string[]; exit: Promise<number | null> };
+const say = sayer("bundle-check");
 
 // Only PATH and what a deployment would set: nothing of this shell's environment leaks into the bundle.
 const clean = (env: Record<string, string>): NodeJS.ProcessEnv => ({ PATH: process.env.PATH ?? "", NODE_ENV: "production", ...env });
 
-function start(name: string, dir: string, args: string[], env: Record<string, string>): Proc {
-  const child: ChildProcess = spawn(NODE, args, { cwd: dir, env: clean(env) });
-  const out: string[] = [];
-  const take = (b: Buffer) => out.push(...b.toString().split("\n").filter(Boolean));
-  child.stdout?.on("data", take);
-  child.stderr?.on("data", take);
-  const exit = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
-  return { name, child, out, exit };
-}
+const start = (name: string, dir: string, args: string[], env: Record<string, string>): Proc =>
+  started(name, NODE, args, { cwd: dir, env: clean(env) });
 
 function runIn(dir: string, args: string[], env: Record<string, string>): string {
   return execFileSync(NODE, args, { cwd: dir, env: clean(env), encoding: "utf8", stdio: "pipe" });
-}
-
-async function until<T>(what: string, f: () => Promise<T | undefined | false>, ms = 60_000): Promise<T> {
-  const end = Date.now() + ms;
-  let last: unknown;
-  while (Date.now() < end) {
-    try {
-      const v = await f();
-      if (v) return v;
-    } catch (e) {
-      last = e;
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  return fail(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
 }
 
 // A session as the browser gets one: next-auth's CSRF token, then the credentials callback.

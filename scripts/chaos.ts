@@ -210,9 +210,10 @@ const race = await fetch("http://127.0.0.1:3211/api/runs", {
   body: JSON.stringify({ agent: "deploy-bot", input: { service: "race", version: "1.0.0", environment: "staging" } }),
 }).then((r) => r.json() as Promise<{ id: string }>);
 for (let i = 0; i < 100 && (await s.db.run.findUnique({ where: { id: race.id } }))?.state !== "paused"; i++) await sleep(100);
-const raceTokens = await Promise.all(
-  Array.from({ length: 50 }, (_, i) => createToken({ db: s.db }, admin, { body: { name: `racer-${i}`, role: "reviewer" } })),
-);
+// One after another: the race is the decisions, not this script's own setup (50 transactions at once would
+// wait on its small connection pool).
+const raceTokens: { token: string }[] = [];
+for (let i = 0; i < 50; i++) raceTokens.push(await createToken({ db: s.db }, admin, { body: { name: `racer-${i}`, role: "reviewer" } }));
 const statuses = await Promise.all(
   raceTokens.map((t, i) =>
     fetch(`http://127.0.0.1:${ports[i % ports.length]}/api/approvals/${race.id}:2:call_deploy/decision`, {

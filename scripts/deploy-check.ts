@@ -9,21 +9,19 @@
 // token from the CLI that starts a run over the REST API, the admin signed in in Chromium approving it and
 // resuming it to completion, and a backup.
 // Usage: tsx scripts/deploy-check.ts <bundle dir> [sqlite|postgresql]
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { chmodSync, chownSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { chromium } from "@playwright/test";
 import { parse } from "yaml";
+import { fail, freePort, type Proc, sayer, started, until as poll } from "./check-kit.ts";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 const source = path.resolve(process.argv[2] ?? "dist/afk-console");
-const t0 = Date.now();
-const say = (m: string) => console.log(`deploy-check: ${m} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
-const fail = (m: string): never => {
-  throw new Error(m);
-};
+const say = sayer("deploy-check");
+// The deploy waits longer than the bundle check: processes run as another user, migrations first.
+const until = <T>(what: string, f: () => Promise<T | undefined | false>) => poll(what, f, 90_000, 300);
 const ADMIN = "first-admin@deploy.test";
 const ADMIN_PASSWORD = `pw-${Math.random().toString(36).slice(2)}-${Date.now()}`;
 const SECRET = `deploy-check-${Math.random().toString(36).slice(2)}-0123456789abcdef`;
@@ -62,16 +60,6 @@ function composeSpec(dotenv: Record<string, string>): Record<string, Service> {
 
 // ---- Processes as the image runs them ----
 
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const a = srv.address();
-      srv.close(() => resolve(typeof a === "object" && a ? a.port : 0));
-    });
-  });
-
 // As root, the processes run as nobody (the image's USER is unprivileged too).
 const asRoot = process.getuid?.() === 0;
 const nobody = asRoot
@@ -87,15 +75,9 @@ function containerEnv(image: Record<string, string>, service: Record<string, str
   return { PATH: process.env.PATH ?? "", NODE_ENV: "production", ...merged };
 }
 
-type Proc = { name: string; child: ChildProcess; out: string[]; exit: Promise<number | null> };
 function start(name: string, cwd: string, cmd: string[], env: NodeJS.ProcessEnv): Proc {
   const [bin, ...args] = user(cmd.map((a, i) => (i === 0 && a === "node" ? process.execPath : a)));
-  const child = spawn(bin, args, { cwd, env });
-  const out: string[] = [];
-  const take = (b: Buffer) => out.push(...b.toString().split("\n").filter(Boolean));
-  child.stdout?.on("data", take);
-  child.stderr?.on("data", take);
-  return { name, child, out, exit: new Promise((r) => child.on("exit", (code) => r(code))) };
+  return started(name, bin, args, { cwd, env });
 }
 
 /** A command in the container (docker exec -i): its output, or a failure with it. */
@@ -107,21 +89,6 @@ function exec(cwd: string, cmd: string[], env: NodeJS.ProcessEnv, input = ""): s
     const x = e as { stdout?: string; stderr?: string };
     return fail(`${cmd.join(" ")} failed:\n${x.stdout ?? ""}${x.stderr ?? ""}`);
   }
-}
-
-async function until<T>(what: string, f: () => Promise<T | undefined | false>, ms = 90_000): Promise<T> {
-  const end = Date.now() + ms;
-  let last: unknown;
-  while (Date.now() < end) {
-    try {
-      const v = await f();
-      if (v) return v;
-    } catch (e) {
-      last = e;
-    }
-    await new Promise((r) => setTimeout(r, 300));
-  }
-  return fail(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
 }
 
 async function stop(p: Proc) {
