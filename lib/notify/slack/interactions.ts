@@ -23,7 +23,7 @@ import {
   outcomeMessage,
   rejectModal,
 } from "./blocks.ts";
-import { slackClient } from "./channel.ts";
+import { slackClient, slackErrorCode } from "./channel.ts";
 import { type SlackConfig, slackConfig } from "./config.ts";
 import { ReplayGuard, verifySlackRequest } from "./signature.ts";
 
@@ -62,7 +62,10 @@ const displayName = (a: Actor) => a.name || a.email;
 
 /** The console user this Slack user is: the active user with their verified email (401 when none). */
 export async function consoleActor(ctx: Pick<AppContext, "db">, client: WebClient, slackUserId: string): Promise<Actor> {
-  const { user } = await client.users.info({ user: slackUserId });
+  const { user } = await client.users.info({ user: slackUserId }).catch((e: unknown) => {
+    if (slackErrorCode(e) === "user_not_found") return { user: undefined };
+    throw e;
+  });
   if (!user || user.deleted || user.is_bot) throw new UnauthorizedError("Your Slack account may not decide requests of the console");
   const email = user.profile?.email;
   if (!email || user.is_email_confirmed !== true)
