@@ -206,7 +206,7 @@ describe.each(providers)("Slack on %s", (provider) => {
     await channel.update(dm!, { approvalId: refund.id, status: "approved", by: "Ben", via: "slack" });
     const dmNow = wire.message("DANA", dmRef.ts);
     expect(dmNow.text).toBe("Approve issue_refund: :white_check_mark: Approved by Ben in Slack");
-    expect(texts(dmNow.blocks)).toContain(notice.url);
+    expect(texts(dmNow.blocks)).toContain("€2,500.00");
     expect(dmNow.blocks.some((b) => b.type === "actions")).toBe(false);
   });
 

@@ -3,6 +3,7 @@
 // console", a quorum's count). Rendering only: ./channel.ts sends, ./interactions.ts acts.
 import type { ActionsBlock, Button, KnownBlock, ModalView } from "@slack/web-api";
 import { z } from "zod";
+import type { ApprovalRecord } from "../../runner/index.ts";
 import type { Delivery, Notice, Outcome } from "../channel.ts";
 
 export const ACTION = { approve: "afk_approve", reject: "afk_reject", open: "afk_open" } as const;
@@ -132,6 +133,12 @@ const STATUS: Record<string, string> = {
   responded: ":speech_balloon: Answered",
   expired: ":hourglass: Expired",
 };
+
+/** What became of a request after a decision, for Slack's message (the dispatcher may build its Outcome with it too). */
+export function approvalOutcome(rec: ApprovalRecord, by: string | null, via: string): Outcome {
+  const have = rec.decisions.filter((d) => d.decision === "approve").length;
+  return { approvalId: rec.id, status: rec.status, by, via, ...(rec.quorum > 1 ? { votes: { have, need: rec.quorum } } : {}) };
+}
 
 /** One line saying what became of the request: "Approved by Ana in the console", "1 of 2 approvals". */
 export function outcomeText(o: Outcome): string {

@@ -5,7 +5,7 @@ import "server-only";
 import { LogLevel, WebClient } from "@slack/web-api";
 import { z } from "zod";
 import type { Channel, Delivery, Outcome, Recipient, SentRef } from "../channel.ts";
-import { deliveryMessage, outcomeMessage } from "./blocks.ts";
+import { deliveryMessage, outcomeMessage, requestBlocks } from "./blocks.ts";
 import type { SlackConfig } from "./config.ts";
 
 export const SLACK_CHANNEL = "slack";
@@ -18,6 +18,22 @@ const sentSchema = z.object({
   ts: z.string().min(1),
   title: z.string(),
   url: z.string().optional(),
+  /** The request the message showed, so an update re-renders it whole with its outcome. */
+  n: z
+    .object({
+      approvalId: z.string(),
+      runId: z.string(),
+      agent: z.string(),
+      kind: z.string(),
+      title: z.string(),
+      fields: z.array(z.object({ label: z.string(), value: z.string() })),
+      requestedBy: z.string().nullable(),
+      deadline: z.string().nullable(),
+      url: z.string(),
+      routingGroups: z.array(z.string()),
+      argsHash: z.string().optional(),
+    })
+    .optional(),
 });
 type Sent = z.infer<typeof sentSchema>;
 
@@ -48,6 +64,7 @@ export function slackClient(config: SlackConfig): WebClient {
 
 const titleOf = (d: Delivery) => (d.type === "digest" ? `${d.notices.length} requests` : d.notice.title);
 const urlOf = (d: Delivery) => (d.type === "digest" ? undefined : d.notice.url);
+const noticeOf = (d: Delivery) => (d.type === "digest" ? undefined : d.notice);
 
 export class SlackChannel implements Channel {
   readonly name = SLACK_CHANNEL;
@@ -84,7 +101,8 @@ export class SlackChannel implements Channel {
 
   async update(sent: SentRef, outcome: Outcome): Promise<void> {
     const s = readSentRef(sent);
-    await this.client.chat.update({ channel: s.c, ts: s.ts, ...outcomeMessage(outcome, { title: s.title, url: s.url }) });
+    const blocks = s.n ? requestBlocks(s.n) : undefined;
+    await this.client.chat.update({ channel: s.c, ts: s.ts, ...outcomeMessage(outcome, { title: s.title, url: s.url, blocks }) });
   }
 
   private async post(channel: string, delivery: Delivery, key: string): Promise<SentRef> {
@@ -98,7 +116,7 @@ export class SlackChannel implements Channel {
       metadata: { event_type: "afk_notification", event_payload: { key } },
     });
     if (!r.ts) throw new Error("Slack returned no message ts");
-    return sentRef({ c: r.channel ?? channel, ts: r.ts, title: titleOf(delivery), url: urlOf(delivery) });
+    return sentRef({ c: r.channel ?? channel, ts: r.ts, title: titleOf(delivery), url: urlOf(delivery), n: noticeOf(delivery) });
   }
 }
 

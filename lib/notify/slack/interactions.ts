@@ -10,11 +10,11 @@ import { type Actor, actorByEmail } from "../../auth/actor.ts";
 import { HttpError, UnauthorizedError } from "../../auth/errors.ts";
 import type { AppContext } from "../../context.ts";
 import { log } from "../../log.ts";
-import type { ApprovalRecord } from "../../runner/index.ts";
 import { decide } from "../../services/decide.ts";
 import type { Outcome } from "../channel.ts";
 import {
   ACTION,
+  approvalOutcome,
   REASON_BLOCK,
   REASON_INPUT,
   REJECT_VIEW,
@@ -51,12 +51,6 @@ const viewSubmissionSchema = z.object({
 });
 type BlockActions = z.infer<typeof blockActionsSchema>;
 type ViewSubmission = z.infer<typeof viewSubmissionSchema>;
-
-/** What became of a request after a decision, as the Slack message (and the dispatcher's update) shows it. */
-export function approvalOutcome(rec: ApprovalRecord, by: string | null, via: string): Outcome {
-  const have = rec.decisions.filter((d) => d.decision === "approve").length;
-  return { approvalId: rec.id, status: rec.status, by, via, ...(rec.quorum > 1 ? { votes: { have, need: rec.quorum } } : {}) };
-}
 
 const displayName = (a: Actor) => a.name || a.email;
 
