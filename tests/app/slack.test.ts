@@ -247,7 +247,11 @@ describe.each(providers)("Slack on %s", (provider) => {
       decisions: [{ by: "ana@example.com", decision: "reject", reason: "Customer already refunded by bank" }],
     });
     expect((await auditOf(runId)).map((a) => [a.action, a.actorEmail])).toEqual([["approval.reject", "ana@example.com"]]);
-    expect(texts(wire.message("C0FIN", posted.ts).blocks)).toContain("Rejected by Ana in Slack");
+    const updated = wire.message("C0FIN", posted.ts);
+    expect(texts(updated.blocks)).toContain("Rejected by Ana in Slack");
+    // The message keeps what it showed (the modal carried it), without its buttons.
+    expect(texts(updated.blocks)).toContain("€2,500.00");
+    expect(updated.blocks.some((b) => b.type === "actions")).toBe(false);
   });
 
   it("a forged signature, a stale timestamp and a replayed payload are refused (401) with nothing decided", async () => {

@@ -18,6 +18,7 @@ const TEXT_MAX = 3000;
 const FIELD_MAX = 2000;
 const FIELDS_MAX = 10;
 const DIGEST_ITEMS = 20;
+const METADATA_MAX = 3000;
 
 /** What a button carries back: the request and the hash of the arguments the message showed. */
 export const buttonValueSchema = z.object({ a: z.string().min(1).max(300), h: z.string().regex(/^[0-9a-f]{64}$/) });
@@ -28,6 +29,8 @@ export const modalMetaSchema = buttonValueSchema.extend({
   c: z.string().max(40).optional(),
   ts: z.string().max(40).optional(),
   t: z.string().max(150).optional(),
+  /** The message's blocks without its buttons, when they fit Slack's 3,000 characters of metadata. */
+  b: z.array(z.looseObject({ type: z.string() })).optional(),
 });
 export type ModalMeta = z.infer<typeof modalMetaSchema>;
 
@@ -177,11 +180,13 @@ export function outcomeMessage(
 }
 
 /** The modal Reject opens: the reason, required, as the console asks for it. */
-export function rejectModal(meta: ModalMeta, title: string): ModalView {
+export function rejectModal(meta: Omit<ModalMeta, "b">, title: string, shown?: unknown[]): ModalView {
+  const kept = (shown as KnownBlock[] | undefined)?.filter((b) => b.block_id !== ACTIONS_BLOCK && b.block_id !== "afk_outcome");
+  const withBlocks = JSON.stringify({ ...meta, b: kept });
   return {
     type: "modal",
     callback_id: REJECT_VIEW,
-    private_metadata: JSON.stringify(meta),
+    private_metadata: kept?.length && withBlocks.length <= METADATA_MAX ? withBlocks : JSON.stringify(meta),
     title: { type: "plain_text", text: "Reject" },
     submit: { type: "plain_text", text: "Reject" },
     close: { type: "plain_text", text: "Cancel" },

@@ -147,7 +147,7 @@ export function slackInteractions(
     if (action.action_id === ACTION.reject) {
       if (!p.trigger_id) return Response.json({ error: "Reject needs the interaction's trigger_id", field: "trigger_id" }, { status: 400 });
       await client.views
-        .open({ trigger_id: p.trigger_id, view: rejectModal({ ...value.data, c: channel, ts, t: title.slice(0, 150) }, title) })
+        .open({ trigger_id: p.trigger_id, view: rejectModal({ ...value.data, c: channel, ts, t: title.slice(0, 150) }, title, blocks) })
         .catch(async (e: unknown) => tellPrivately(p, refusal(e)));
       return new Response(null, { status: 200 });
     }
@@ -175,7 +175,7 @@ export function slackInteractions(
         meta.data.c,
         meta.data.ts,
         approvalOutcome(r.approval, displayName(actor), "slack"),
-        undefined,
+        meta.data.b,
         meta.data.t ?? "A request",
       );
       return Response.json({ response_action: "clear" });
