@@ -6,7 +6,7 @@ import { LogLevel, WebClient } from "@slack/web-api";
 import { z } from "zod";
 import type { Channel, Delivery, Outcome, Recipient, SentRef } from "../channel.ts";
 import { deliveryMessage, outcomeMessage, requestBlocks } from "./blocks.ts";
-import type { SlackConfig } from "./config.ts";
+import { type SlackConfig, slackConfig } from "./config.ts";
 
 export const SLACK_CHANNEL = "slack";
 
@@ -124,4 +124,15 @@ export class SlackChannel implements Channel {
 export function slackErrorCode(e: unknown): string | null {
   const data = (e as { data?: { error?: unknown } } | null)?.data;
   return typeof data?.error === "string" ? data.error : null;
+}
+
+let shared: SlackChannel | null | undefined;
+
+/** This process's Slack channel from the environment (null while Slack is not configured). */
+export function slackChannel(): SlackChannel | null {
+  if (shared === undefined) {
+    const config = slackConfig();
+    shared = config ? new SlackChannel(config) : null;
+  }
+  return shared;
 }

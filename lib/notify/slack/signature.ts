@@ -28,7 +28,8 @@ export function verifySlackRequest(
   const { timestamp, signature } = headers;
   if (!timestamp || !signature) return { ok: false, why: "X-Slack-Request-Timestamp and X-Slack-Signature are required" };
   if (!/^\d{1,12}$/.test(timestamp)) return { ok: false, why: "X-Slack-Request-Timestamp is not a Unix time" };
-  if (Math.abs(nowMs / 1000 - Number(timestamp)) > REPLAY_WINDOW_S) return { ok: false, why: "The request is older than five minutes" };
+  if (Math.abs(nowMs / 1000 - Number(timestamp)) > REPLAY_WINDOW_S)
+    return { ok: false, why: "The request's timestamp is more than five minutes away" };
   const expected = Buffer.from(slackSignature(secret, timestamp, body));
   const given = Buffer.from(signature);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, why: "The signature does not match" };
