@@ -61,7 +61,8 @@ export class SlackWire {
     return m;
   }
 
-  async start(): Promise<void> {
+  /** Listens on 127.0.0.1 (port 0: any free one; an e2e gives the port its console's AFK_SLACK_API_URL names). */
+  async start(port = 0): Promise<void> {
     this.server = createServer(async (req, res) => {
       const body = await readBody(req);
       const send = (status: number, json: unknown) => {
@@ -82,7 +83,7 @@ export class SlackWire {
       if (auth !== `Bearer ${this.token}`) return send(200, { ok: false, error: "invalid_auth" });
       send(200, this.answer(m[1], args));
     });
-    await new Promise<void>((resolve) => this.server!.listen(0, "127.0.0.1", resolve));
+    await new Promise<void>((resolve) => this.server!.listen(port, "127.0.0.1", resolve));
     this.url = `http://127.0.0.1:${(this.server!.address() as AddressInfo).port}`;
   }
 
