@@ -682,6 +682,13 @@ export const readinessDto = named(
 export type Liveness = z.infer<typeof livenessDto>;
 export type Readiness = z.infer<typeof readinessDto>;
 
+// Slack's interactivity endpoint (lib/notify/slack): an empty 200 acknowledges a button; the reject modal's
+// submission is answered with what Slack does next (close it, or show the error under the reason).
+export const slackInteractionAnswerDto = named(
+  "SlackInteractionAnswer",
+  z.object({ response_action: z.enum(["clear", "errors"]).optional(), errors: z.record(z.string(), z.string()).optional() }),
+);
+
 // Every 4xx: `error` names the kind, `field` the request field that is wrong (400), `key` the unreadable
 // record (409 AgentCheckpointCorruptionError), `current` the approval's state (409 on a stale decision).
 export const errorDto = named(

@@ -130,6 +130,32 @@ const schema = z.object({
   OTEL_SDK_DISABLED: z.enum(["true", "false"]).default("false"),
   // Prompts, answers, tool arguments and results on spans: off unless turned on (they may hold personal data).
   OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: z.enum(["true", "false"]).default("false"),
+  // Slack (docs/slack.md): the app's bot token and signing secret, both or neither; the Web API's base URL
+  // (a proxy, or the tests' wire-format server); routing groups' channels as "finance=C0123,ops=C0456".
+  AFK_SLACK_BOT_TOKEN: z
+    .string()
+    .regex(/^xox[a-z]-\S+$/, "must be the app's bot token (xoxb-…)")
+    .optional(),
+  AFK_SLACK_SIGNING_SECRET: z.string().min(16, "must be the app's signing secret (Basic Information)").optional(),
+  AFK_SLACK_API_URL: z.url({ protocol: /^https?$/, message: "must be an absolute URL such as https://slack.com/api/" }).optional(),
+  AFK_SLACK_CHANNELS: z
+    .string()
+    .default("")
+    .transform((text, ctx) => {
+      const map: Record<string, string> = {};
+      for (const pair of text
+        .split(",")
+        .map((p) => p.trim())
+        .filter(Boolean)) {
+        const m = /^([^=\s]+)\s*=\s*([A-Z0-9]+)$/.exec(pair);
+        if (!m) {
+          ctx.addIssue({ code: "custom", message: `"${pair}" is not group=CHANNELID (e.g. finance=C0123ABC)` });
+          return z.NEVER;
+        }
+        map[m[1]] = m[2];
+      }
+      return map;
+    }),
 });
 
 export type Env = z.infer<typeof schema> & {

@@ -289,6 +289,25 @@ export function openApiDocument(serverUrl: string) {
           },
         },
       },
+      "/api/slack/interactions": {
+        post: {
+          operationId: "slackInteraction",
+          tags: ["Approvals"],
+          description: `Slack's interactivity request URL (docs/slack.md), called by Slack only: Approve, Reject and the reject modal's submission as a form with one \`payload\` field, signed with the app's signing secret (\`X-Slack-Signature\`, \`X-Slack-Request-Timestamp\`; five minutes either way; a replay is refused). Decided as the console user with the Slack user's verified email; whoever may not decide is answered privately in Slack. 404 while Slack is not configured.`,
+          summary: "Slack buttons and modals (signed by Slack; no session or token)",
+          security: [],
+          requestBody: {
+            content: { "application/x-www-form-urlencoded": { schema: { type: "object", properties: { payload: { type: "string" } } } } },
+          },
+          responses: {
+            200: shaped("Acknowledged (a submission: what the modal does next)", "SlackInteractionAnswer"),
+            400: error,
+            401: error,
+            404: error,
+            413: error,
+          },
+        },
+      },
       "/api/admin/users": {
         get: {
           operationId: "listUsers",

@@ -20,6 +20,9 @@ export type Notice = {
   /** The card in the console (opens after sign-in; nothing is decided by following it). */
   url: string;
   routingGroups: string[];
+  /** reviewedArgsHash of the record the fields were formatted from: a decision taken from the message carries
+   * it, so arguments edited since are refused as stale (Slack shows no buttons without it). */
+  argsHash?: string;
 };
 
 export type Recipient = { userId: string; email: string; name: string | null };
