@@ -8,7 +8,9 @@ import { root, sourceFiles } from "../helpers/sources";
 
 const sources = (dir: string) => sourceFiles(dir, (n) => /\.(ts|tsx|mjs)$/.test(n));
 
-const scanned = ["lib", "agents", "app", "components", "scripts", "bench", "e2e"].flatMap(sources).concat(["proxy.ts", "instrumentation.ts"]);
+const scanned = ["lib", "agents", "app", "components", "scripts", "bench", "e2e"]
+  .flatMap(sources)
+  .concat(["proxy.ts", "instrumentation.ts"]);
 const lines = (file: string) =>
   readFileSync(path.join(root, file), "utf8")
     .split("\n")
