@@ -2,7 +2,7 @@
 // The bundle (what the image copies to its WORKDIR) is copied out and started as the image starts it: its
 // CMD with the environment its ENV lines set, as an unprivileged user (nobody, when this runs as root) on a
 // working tree it cannot write, with a writable folder for the /data volume. SQLite: the image alone, as
-// README "Deploy" runs it. PostgreSQL (TEST_POSTGRES_URL): compose.yaml's migrate, web and worker services,
+// docs/operating.md "Deploy" runs it. PostgreSQL (TEST_POSTGRES_URL): compose.yaml's migrate, web and worker services,
 // each with the command and environment the file gives it (the operator's .env supplying only
 // NEXTAUTH_SECRET and NEXTAUTH_URL, so AFK_METRICS_TOKEN arrives empty). Then on each: the first admin (on
 // SQLite from the bootstrap variables at start, on PostgreSQL from the CLI with a password on stdin), a
@@ -195,7 +195,7 @@ async function sqlite(image: ReturnType<typeof imageSpec>) {
   const base = `http://127.0.0.1:${port}`;
   // docker run -p <port>:3000 -v <volume>:/data -v ./admin-password:/run/secrets/admin-password:ro
   //   -e NEXTAUTH_SECRET -e NEXTAUTH_URL -e AFK_BOOTSTRAP_ADMIN_EMAIL -e AFK_BOOTSTRAP_ADMIN_PASSWORD_FILE afk-console
-  // (README "Deploy"); PORT and HOSTNAME stand for the port mapping here, the file's path for the mount.
+  // (docs/operating.md "Deploy"); PORT and HOSTNAME stand for the port mapping here, the file's path for the mount.
   const passwordFile = path.join(dir, "admin-password");
   writeFileSync(passwordFile, `${ADMIN_PASSWORD}\n`, { mode: 0o644 });
   const env = containerEnv(

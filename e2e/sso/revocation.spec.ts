@@ -4,7 +4,7 @@
 // seconds and get nothing of what happens after; the old session is refused at the next request (and
 // the browser's reconnect with it), except after a group change, where it reconnects under the new
 // groups. The same for an API token revoked while a client follows with it. Across two instances on
-// PostgreSQL: tests/app/revocation.test.ts.
+// PostgreSQL: tests/auth/revocation.test.ts.
 import { type Browser, type Page, expect, test } from "@playwright/test";
 import { emailOf, followInPage, followWithToken, pageLog, pageStates, signedIn, userByEmail } from "./helpers";
 

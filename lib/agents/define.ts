@@ -1,4 +1,4 @@
-// What an agent file exports. One file per agent under agents/ (see README "Add your own agent"):
+// What an agent file exports. One file per agent under agents/ (see docs/agents.md):
 // `export default defineAgent({...})`, or a function of the app's dependencies when its tools need them.
 // scripts/agents.mjs lists the files in agents/index.ts, so nothing central is edited to add one.
 import type { Db } from "../db/client.ts";

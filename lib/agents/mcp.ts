@@ -3,7 +3,7 @@
 // (`notes__write_*`), approvals and effects are recorded under that name, and replay never calls the
 // server again for a call whose effect is recorded. The runner's idempotency key goes with every call as
 // `_meta["afk/idempotency_key"]`: a server that keys its side effects on it does them once even when a
-// call is executed again after a crash (the one window the effect journal cannot close; README "Exactly
+// call is executed again after a crash (the one window the effect journal cannot close; docs/operating.md "Exactly
 // once"). The AI SDK's MCP client does not send `_meta` with a call, which is why this one is used.
 import { z } from "zod";
 import { type Tool, matchesToolName } from "../runner/index.ts";

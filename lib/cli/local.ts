@@ -106,7 +106,7 @@ export async function backupLocal(file: string) {
   const e = env();
   if (e.databaseProvider === "postgresql")
     throw new UsageError(
-      'backup copies a SQLite file; back PostgreSQL up with pg_dump while it runs: pg_dump --format=custom --file <file> "$DATABASE_URL" (the README\'s "Back up and restore")',
+      'backup copies a SQLite file; back PostgreSQL up with pg_dump while it runs: pg_dump --format=custom --file <file> "$DATABASE_URL" (docs/operating.md, "Back up and restore")',
     );
   return backupSqliteFile(sqliteFileOf(e.DATABASE_URL), path.resolve(file));
 }

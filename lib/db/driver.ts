@@ -1,6 +1,6 @@
 // The runner store's hot statements, sent straight to the database driver. Through Prisma's query engine
 // each statement costs 0.6-0.7 ms on this machine; through better-sqlite3 0.003 ms (a read) to 0.09 ms (a
-// batch upsert), and a step makes several (scripts/bench.ts prints "Prisma vs driver"). Only the top-level
+// batch upsert), and a step makes several (bench/bench.ts prints "Prisma vs driver"). Only the top-level
 // client of a database has a driver; transaction clients go through Prisma, inside their transaction.
 import "server-only";
 import type BetterSqlite3 from "better-sqlite3";

@@ -1,4 +1,4 @@
-// The first admin of a new deployment (`afk users create --role admin` on the database, README "Deploy"):
+// The first admin of a new deployment (`afk users create --role admin` on the database, docs/operating.md "Deploy"):
 // the one user created with no one signed in, and only while the database has no active admin. After that
 // an admin adds people (lib/services/users.ts). Never a default password: the operator gives one.
 import "server-only";

@@ -1,5 +1,5 @@
-// Open event streams and the ways to lose access, for tests/app/revocation.test.ts and
-// scripts/bench-revocation.ts. A stream is GET /api/events's own code (lib/live/stream.ts) with its caller
+// Open event streams and the ways to lose access, for tests/auth/revocation.test.ts and
+// bench/bench-revocation.ts. A stream is GET /api/events's own code (lib/live/stream.ts) with its caller
 // read from a real Request by lib/auth/caller.ts: a bearer token, or a session cookie holding a JWT made
 // by next-auth's own encoder with the app's secret, as a browser would send it.
 import { randomBytes } from "node:crypto";

@@ -7,12 +7,12 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 // first, the rest of the suite runs beside it.
 const LONGEST = [
   "tests/scenarios/crash.test.ts", // 180 s
-  "tests/app/cli.test.ts", // 55 s
+  "tests/cli/cli.test.ts", // 55 s
   "tests/scenarios/backup.test.ts", // 18 s
   "tests/scenarios/console-corruption.property.test.ts", // 15 s
   "tests/scenarios/store-fault.test.ts", // 15 s
-  "tests/app/adapters.test.ts", // 14 s
-  "tests/app/api-fuzz.test.ts", // 11 s
+  "tests/runtime/adapters.test.ts", // 14 s
+  "tests/http/api-fuzz.test.ts", // 11 s
   "tests/scenarios/upgrade.test.ts", // 10 s
 ];
 

@@ -8,7 +8,9 @@ import { root, sourceFiles } from "../helpers/sources";
 
 const sources = (dir: string) => sourceFiles(dir, (n) => /\.(ts|tsx|mjs)$/.test(n));
 
-const scanned = ["lib", "agents", "app", "components", "scripts", "e2e"].flatMap(sources).concat(["proxy.ts", "instrumentation.ts"]);
+const scanned = ["lib", "agents", "app", "components", "scripts", "bench", "e2e"]
+  .flatMap(sources)
+  .concat(["proxy.ts", "instrumentation.ts"]);
 const lines = (file: string) =>
   readFileSync(path.join(root, file), "utf8")
     .split("\n")
@@ -36,9 +38,9 @@ describe("ownership", () => {
     expect(runner.some((l) => KEY_OR_ID[1].test(l.text))).toBe(true);
   });
 
-  it("env is read only in lib/env.ts (scripts and tooling that spawn processes excepted)", () => {
+  it("env is read only in lib/env.ts (scripts, benchmarks and tooling that spawn processes excepted)", () => {
     const offenders = scanned
-      .filter((f) => f !== "lib/env.ts" && !f.startsWith("scripts/") && !f.startsWith("e2e/"))
+      .filter((f) => f !== "lib/env.ts" && !f.startsWith("scripts/") && !f.startsWith("bench/") && !f.startsWith("e2e/"))
       .flatMap(lines)
       .filter((l) => /process\.env\b/.test(l.text) && !/NEXT_RUNTIME/.test(l.text));
     expect(offenders.map((o) => `${o.where}: ${o.text.trim()}`)).toEqual([]);
@@ -92,14 +94,14 @@ const DB_DIRS: Record<string, string> = {
   "tests/": "scratch databases: created, seeded and inspected by the tests themselves",
   "e2e/": "reads the e2e server's SQLite file to check what the browser did",
 };
-// Scripts that set up or measure a database from outside the app.
+// Scripts and benchmarks that set up or measure a database from outside the app.
 const DB_SCRIPTS: Record<string, string> = {
   "scripts/seed.ts": "creates the demo users and runs",
-  "scripts/bench.ts": "measures the store (Prisma vs driver) and reads PostgreSQL's fsync setting",
-  "scripts/bench-console.ts": "bulk-seeds 100,000 runs",
-  "scripts/bench-http.ts": "creates the benchmark's admin, token and runs",
-  "scripts/bench-workers.ts": "polls run counts while workers drain a queue",
-  "scripts/bench-queue.ts": "polls run counts and lease owners, counts the queue's jobs",
+  "bench/bench.ts": "measures the store (Prisma vs driver) and reads PostgreSQL's fsync setting",
+  "bench/bench-console.ts": "bulk-seeds 100,000 runs",
+  "bench/bench-http.ts": "creates the benchmark's admin, token and runs",
+  "bench/bench-workers.ts": "polls run counts while workers drain a queue",
+  "bench/bench-queue.ts": "polls run counts and lease owners, counts the queue's jobs",
   "scripts/chaos.ts": "counts runs, effects and audit entries to check the invariants",
   "scripts/bundle.mjs": "names the database packages it copies into the bundle (opens no database)",
   "scripts/bundle-compile.mjs": "keeps the database packages external when it compiles the bundle's scripts (opens no database)",

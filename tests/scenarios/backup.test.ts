@@ -2,7 +2,7 @@
 // moment of the backup: P paused on a charge (its note already done), R in the middle of a model call
 // (its note done), B taking step after step (writes all the time). SQLite is backed up by the real CLI
 // (`afk backup <file>`, SQLite's online backup API) from another process; PostgreSQL with pg_dump, as the
-// README says. The backup is restored into a fresh database, and a console on it resumes the runs as a
+// docs/operating.md says. The backup is restored into a fresh database, and a console on it resumes the runs as a
 // restarted instance would: P is approved and resumed, R and B go on from their latest checkpoints. The
 // tools count their executions per database and do not de-duplicate: nothing done before the backup is
 // done again after the restore, and nothing is lost (P's charge runs once, R and B complete).
@@ -104,7 +104,7 @@ async function backUp(t: TestDb, file: string) {
   expect(statSync(file).size).toBeGreaterThan(0);
 }
 
-// The restore as the README says it: SQLite, the file copied in place of a stopped database; PostgreSQL,
+// The restore as docs/operating.md says it: SQLite, the file copied in place of a stopped database; PostgreSQL,
 // pg_restore into a new, empty database. Then the migrations (npm start applies them: none is pending).
 async function restore(t: TestDb, file: string): Promise<{ url: string; db: Db; drop: () => Promise<void> }> {
   const id = randomBytes(4).toString("hex");
@@ -225,7 +225,7 @@ describe.each(providers.filter((p) => p === "sqlite" || hasPgTools))(
       expect(after.count("note", R)).toBe(0);
       expect(after.count("charge", P)).toBe(1);
       // B was stepping at the moment of the backup: a tick that had run but whose effect was not yet written
-      // runs again (the one window of at-least-once the README describes, for a tool that ignores its
+      // runs again (the one window of at-least-once docs/operating.md describes, for a tool that ignores its
       // idempotency key); no other.
       expect(after.count("tick", B)).toBeLessThanOrEqual(1);
       expect(existsSync(file)).toBe(true);

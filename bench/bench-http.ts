@@ -20,7 +20,7 @@ import { otlpReceiver } from "../tests/helpers/otlp-receiver.ts";
 import { seed } from "./bench-console.ts";
 
 process.env.LOG_LEVEL ??= "warn";
-// --traces: tracing's cost per request instead (scripts/bench-http-traces.ts), on a smaller database.
+// --traces: tracing's cost per request instead (benchTraces below), on a smaller database.
 const TRACES = process.argv.includes("--traces");
 const RUNS = Number(process.env.BENCH_RUNS ?? (TRACES ? 10_000 : 1_000_000));
 const CHECKPOINTS = Number(process.env.BENCH_CHECKPOINTS ?? (TRACES ? 1_000 : 10_000));

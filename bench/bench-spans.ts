@@ -1,4 +1,4 @@
-// The floor of tracing a step, without the runner (tsx --conditions=react-server scripts/bench-spans.ts):
+// The floor of tracing a step, without the runner (tsx --conditions=react-server bench/bench-spans.ts):
 // CPU µs per step of a loop that does what a traced runner step does with tracing, and nothing else — a
 // model call and a tool call, each an awaited async function that returns at once — inside a segment's
 // context, 200 steps a batch, the batch's spans flushed inside its timed window (as bench-traces does).
@@ -141,7 +141,7 @@ async function main() {
   let base = 0;
   try {
     for (const v of (process.env.BENCH_SPANS_ONLY?.split(",") as Variant[] | undefined) ?? VARIANTS) {
-      const p = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "scripts/bench-spans.ts", "child", v], {
+      const p = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "bench/bench-spans.ts", "child", v], {
         env: { ...process.env, LOG_LEVEL: "error", OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
         stdio: ["ignore", "pipe", "inherit"],
       });

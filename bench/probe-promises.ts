@@ -1,9 +1,9 @@
-// Promises a step of bench-traces' run (scripts/bench-traces.ts: 200 steps, one model call and one tool call
+// Promises a step of bench-traces' run (bench/bench-traces.ts: 200 steps, one model call and one tool call
 // a step, through the start service, the dispatch path, the worker and the store), counted by where they are
 // made: an async_hooks init hook of type PROMISE with the stack at creation, after 3 warm-up runs, over
 // PROBE_RUNS runs (default 5). The hook itself turns on Node's promise hooks, so the count includes the
 // throwaway promise of each await, as with tracing on (Node 20). Run: node --conditions=react-server
-// --import tsx scripts/probe-promises.ts. PROBE_DB=postgresql (BENCH_POSTGRES_URL), PROBE_TRACE=1 (an OTLP
+// --import tsx bench/probe-promises.ts. PROBE_DB=postgresql (BENCH_POSTGRES_URL), PROBE_TRACE=1 (an OTLP
 // exporter to an in-process receiver), PROBE_ALS=1 (inside an AsyncLocalStorage, as the web server),
 // PROBE_GROUP=1 (by the first frame of ours and the innermost package), else the first PROBE_DEPTH frames.
 import { AsyncLocalStorage, createHook } from "node:async_hooks";

@@ -1,15 +1,18 @@
-// The README's layout section matches the tree: every path it names exists, and every entry of lib/ and
-// every file of lib/runner/ is named there.
+// The layout in docs/architecture.md matches the tree: every path it names exists, and every entry of lib/
+// and every file of lib/runner/ is named there. The README, the front door, links to it.
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 
 const root = path.resolve(import.meta.dirname, "../..");
-const readme = readFileSync(path.join(root, "README.md"), "utf8");
-const layout = readme.slice(readme.indexOf("## Project layout"), readme.indexOf("## Scripts"));
+const architecture = readFileSync(path.join(root, "docs/architecture.md"), "utf8");
+const start = architecture.indexOf("## Project layout");
+const end = architecture.indexOf("\n## ", start + 1);
+const layout = architecture.slice(start, end === -1 ? undefined : end);
 
-describe("README layout", () => {
+describe("project layout (docs/architecture.md)", () => {
   it("names only paths that exist", () => {
+    expect(start).toBeGreaterThan(-1);
     const named = [...layout.matchAll(/^(\S+?)\/?\s{2,}/gm)]
       .map((m) => m[1])
       .filter((p) => !p.includes("{") && !p.includes(",") && !p.startsWith("`"));

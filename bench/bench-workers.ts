@@ -1,4 +1,4 @@
-// Worker benchmarks on PostgreSQL (part of `npm run bench`, or alone: tsx scripts/bench-workers.ts):
+// Worker benchmarks on PostgreSQL (part of `npm run bench`, or alone: tsx bench/bench-workers.ts):
 //  - runs/s completed by 1, 2 and 4 `npm run worker` processes for a no-approval agent (order-status,
 //    demo model), 200 runs queued at once;
 //  - approve → next checkpoint latency p50/p95: a reviewer's decision on an auto-resuming agent, until the

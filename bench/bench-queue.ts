@@ -1,4 +1,4 @@
-// The queue under a backlog, with real processes on PostgreSQL (tsx scripts/bench-queue.ts; needs
+// The queue under a backlog, with real processes on PostgreSQL (tsx bench/bench-queue.ts; needs
 // TEST_POSTGRES_URL): two `npm run worker` processes (AFK_WORKERS=4) and this process as a web-only
 // instance (AFK_WORKERS=0) that queues 20 runs of order-status whose demo model calls take
 // BENCH_LATENCY_MS (default 2000), so runs wait in the queue longer than the lease (AFK_LEASE_S, default 4).

@@ -2,7 +2,7 @@
 // suspended (sessions, their API tokens, a linked local password), the Users list says why and since when,
 // and only an admin or the IdP admitting them again restores access. A default role never overrides what
 // an admin set while the IdP sends no mapped group; a groups claim the ID token lacks is warned about once.
-// Streams closing within seconds on every instance: tests/app/revocation.test.ts ("removed at the IdP").
+// Streams closing within seconds on every instance: tests/auth/revocation.test.ts ("removed at the IdP").
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { actorFromClaims } from "@/lib/auth/actor";
 import { passwordSignIn } from "@/lib/auth/password-signin";

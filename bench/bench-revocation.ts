@@ -5,7 +5,7 @@
 // in-process bus. PostgreSQL: the change on instance A, the streams on instance B, the notice through
 // LISTEN/NOTIFY. Quiet: nothing else happens (the access notice ends the streams). Busy: events for the run
 // and the inbox every 10 ms from the change on (each is checked before it would go out).
-//   tsx --conditions=react-server scripts/bench-revocation.ts [rounds per kind, default 20] [only the ways naming this]
+//   tsx --conditions=react-server bench/bench-revocation.ts [rounds per kind, default 20] [only the ways naming this]
 import { PgLiveBus } from "../lib/live/bus.ts";
 import { createContext } from "../lib/context.ts";
 import { startRun } from "../lib/services/start.ts";

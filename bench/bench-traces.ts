@@ -1,4 +1,4 @@
-// Tracing overhead (part of `npm run bench`, or alone: tsx scripts/bench-traces.ts): ms per step of a
+// Tracing overhead (part of `npm run bench`, or alone: tsx bench/bench-traces.ts): ms per step of a
 // 200-step run (one model call and one tool call per step) through the real execution path — the start
 // service, the dispatch path, the worker, the runner, the store — with tracing off and with an OTLP
 // exporter sending to a receiver in this process (every span of it: invoke_agent, chat, execute_tool and
@@ -97,7 +97,7 @@ async function profile(): Promise<(() => Promise<void>) | null> {
 // A child process of one side, driven a run at a time; name is the side's (profiles), b the A/B run's second
 // side: started from BENCH_TRACE_B_CWD (another checkout) with BENCH_TRACE_B_ENV's variables when given.
 function side(provider: string, endpoint: string | null, als: boolean, name: string, b = false) {
-  const p = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "scripts/bench-traces.ts", "child", provider], {
+  const p = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "bench/bench-traces.ts", "child", provider], {
     cwd: (b && process.env.BENCH_TRACE_B_CWD) || undefined,
     env: {
       ...process.env,

@@ -3,7 +3,7 @@
 // through NOTIFY. Prints the long-poll wake-up after a decision (p50/p95), interrupts parked per second
 // (several runtimes at once) and how many decisions were handed out twice when every one is claimed four
 // times at once on both instances (must be 0).
-// Run: TEST_POSTGRES_URL=postgresql://… npx tsx --conditions=react-server scripts/bench-protocol.ts
+// Run: TEST_POSTGRES_URL=postgresql://… npx tsx --conditions=react-server bench/bench-protocol.ts
 import { createContext } from "../lib/context.ts";
 import { PgLiveBus } from "../lib/live/bus.ts";
 import { decide } from "../lib/services/decide.ts";

@@ -3,7 +3,7 @@
 // filter, create, update, deactivate and reactivate, delete, groups and their members reaching roles and
 // routing, every change audited, malformed bodies answered as SCIM errors and never a 5xx, and a
 // deactivation ending the user's open streams within seconds. Across instances on PostgreSQL:
-// tests/app/revocation.test.ts ("deprovisioned through SCIM").
+// tests/auth/revocation.test.ts ("deprovisioned through SCIM").
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppContext } from "@/lib/context";
