@@ -6,7 +6,7 @@
 // module, so they are in the registry whenever the OpenAPI document is built.
 import { z } from "zod";
 import { APPROVAL_KINDS, EXTERNAL_DECISIONS } from "./runner/index.ts";
-import { groupsSchema } from "./services/schemas.ts";
+import { groupsSchema } from "./auth/groups.ts";
 import { externalOf, iso, named, type RunRowLike } from "./dto.ts";
 import { intParam } from "./validation.ts";
 

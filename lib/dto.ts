@@ -10,7 +10,7 @@
 // them and are answered to another caller (an external runtime): they are in lib/dto-protocol.ts.
 import { z } from "zod";
 import type { Run } from "./db/runs.ts";
-import { storedGroups } from "./services/schemas.ts";
+import { storedGroups } from "./auth/groups.ts";
 import type { ArgChange, ErrorBody } from "./dto-shared.ts";
 import { APPROVAL_KINDS, approvalRecordSchema, messageSchema, toolExecutionSchema } from "./runner/index.ts";
 

@@ -1,13 +1,12 @@
 // The runtime protocol's rows: external runs (Run rows registered by a runtime token, under the runtime's
 // own id), what the runtime reported of them (RuntimeEvent) and the claims of their decisions
 // (InterruptClaim, whose primary key makes each claim happen once).
+import { isUniqueViolation } from "./errors.ts";
 import { Prisma, type Run } from "../generated/sqlite/client.ts";
 import { type AuditInput, appendAudit } from "./audit.ts";
 import { type Db, queryRows, transaction } from "./client.ts";
 import { dateOf } from "./driver.ts";
 import { runFromRow } from "./runs.ts";
-
-export const isUniqueViolation = (e: unknown) => (e as { code?: string } | null)?.code === "P2002";
 
 export type ExternalRunInput = {
   id: string;

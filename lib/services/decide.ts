@@ -135,14 +135,27 @@ export async function decide(ctx: AppContext, actor: Actor | null, { approvalId,
       return { approval: after, resumed: reserved };
     }),
   );
-  // Committed: a request this decision closed is counted, and every reviewer's inbox and every tab on this
-  // run refetch (and a runtime's long-poll wakes).
-  if (result.approval.status !== "pending") approvalClosed(result.approval);
-  ctx.live.publish({ topic: "inbox" });
-  ctx.live.publish({ topic: "run", runId: root.id });
-  if (external && ctx.webhook && result.approval.status !== "pending")
-    await notifyDecided(db, ctx.webhook, root.id, [toRuntimeDecision(result.approval, null)]).catch((e) =>
-      log.warn("decision webhook failed", { run_id: root.id, error: String(e) }),
-    );
+  await requestDecided(ctx, { rootRunId: root.id, approval: result.approval, external });
   return result;
+}
+
+/**
+ * What follows a committed decision on a request, whoever made it (a reviewer here, a deadline in
+ * deadlines.ts): a request it closed is counted, every reviewer's inbox and every tab on the run refetch
+ * (and a runtime's long-poll wakes), and an external run's runtime hears of it by webhook. The decision and
+ * its audit entry are already committed; nothing here can undo them.
+ */
+export async function requestDecided(
+  ctx: Pick<AppContext, "db" | "live" | "webhook">,
+  decided: { rootRunId: string; approval: ApprovalRecord /** The run is an external runtime's. */; external: boolean },
+): Promise<void> {
+  const { rootRunId, approval, external } = decided;
+  const closed = approval.status !== "pending";
+  if (closed) approvalClosed(approval);
+  ctx.live.publish({ topic: "inbox" });
+  ctx.live.publish({ topic: "run", runId: rootRunId });
+  if (external && ctx.webhook && closed)
+    await notifyDecided(ctx.db, ctx.webhook, rootRunId, [toRuntimeDecision(approval, null)]).catch((e) =>
+      log.warn("decision webhook failed", { run_id: rootRunId, error: String(e) }),
+    );
 }

@@ -12,7 +12,8 @@ import { closePendingApprovals, isTerminal } from "../runner/index.ts";
 import { parseOr400 } from "../validation.ts";
 import type { RunRow } from "./access.ts";
 import { onRun } from "./run-view.ts";
-import { type Ctx, type RuntimeCaller, auditActor, caller, ownRun } from "./runtime-protocol.ts";
+import type { RuntimeCaller } from "../auth/tokens.ts";
+import { type Ctx, auditActor, caller, ownRun } from "./runtime-protocol.ts";
 import { runtimeEventsSchema } from "../dto-protocol.ts";
 
 /**

@@ -15,8 +15,8 @@ import type { Caller } from "../auth/caller.ts";
 import { ValidationError } from "../auth/errors.ts";
 import type { AppContext } from "../context.ts";
 import { log } from "../log.ts";
-import { allows, authorize, mayRead, visibleRun } from "../services/access.ts";
-import type { LiveMessage } from "./bus.ts";
+import { allows, authorize, mayRead, visibleRun } from "./access.ts";
+import type { LiveMessage } from "../live/bus.ts";
 
 // Comments keep proxies from closing an idle stream and re-check the caller; retry tells EventSource how
 // soon to reconnect. A stream its caller's access ended asks for a quick reconnect: under new groups the
