@@ -17,7 +17,7 @@ import type { UnreadableRow } from "../db/read-models.ts";
 import { getRunRow, lockRun, markRunCorrupt } from "../db/runs.ts";
 import { PrismaStore } from "../db/store.ts";
 import { log } from "../log.ts";
-import { AgentCheckpointCorruptionError, expireApproval, resumesByItself, rootRunOf } from "../runner/index.ts";
+import { AgentCheckpointCorruptionError, expireApproval, RUN, resumesByItself, rootRunOf } from "../runner/index.ts";
 import { requestDecided } from "./decide.ts";
 import { pendingApprovalsOf } from "./run-view.ts";
 
@@ -83,7 +83,7 @@ export async function sweep(ctx: AppContext, nowMs = Date.now()): Promise<SweepR
   for (const runId of touched) {
     await isolated(db, runId, result, async () => {
       const run = await getRunRow(db, runId);
-      if (run?.state !== "paused" || run.corruptKey || run.runtimeTokenId) return;
+      if (run?.state !== RUN.paused || run.corruptKey || run.runtimeTokenId) return;
       const agent = ctx.agents.find(run.agentName);
       if (!agent || !resumesByItself(agent)) return;
       if ((await pendingApprovalsOf(ctx.store, run.threadId, runId)).length) return;

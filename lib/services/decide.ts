@@ -17,6 +17,7 @@ import {
   decideApproval,
   getApproval,
   parseApprovalId,
+  RUN,
   resumesByItself,
 } from "../runner/index.ts";
 import { appendAudit } from "../db/audit.ts";
@@ -120,11 +121,11 @@ export async function decide(ctx: AppContext, actor: Actor | null, { approvalId,
       let reserved = false;
       // The run's state as of the lock (it may have paused since it was read above); the reservation is a
       // compare-and-set on it anyway. A quorum's request stays pending until its last required vote.
-      if (rootAgent && resumesByItself(rootAgent) && after.status !== "pending" && (await getRunRow(tx, root.id))?.state === "paused") {
+      if (rootAgent && resumesByItself(rootAgent) && after.status !== "pending" && (await getRunRow(tx, root.id))?.state === RUN.paused) {
         const pending = await pendingApprovalsOf(store, root.threadId, root.id);
         reserved =
           !pending.length &&
-          (await submit(root.id, "paused", {
+          (await submit(root.id, RUN.paused, {
             actor: null,
             action: "run.auto_resume",
             targetType: "run",

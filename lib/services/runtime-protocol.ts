@@ -43,6 +43,7 @@ import {
   type ExternalDecision,
   isTerminal,
   listApprovals,
+  RUN,
   schemaProblem,
 } from "../runner/index.ts";
 import { parseOr400 } from "../validation.ts";
@@ -241,7 +242,7 @@ export async function parkInterrupts(ctx: Ctx, c: RuntimeCaller | null, { runId,
       }
       let state = current.state;
       if (fresh.length) {
-        state = "paused";
+        state = RUN.paused;
         await setExternalRunState(tx, run.id, { state });
         await appendAudit(tx, {
           actor: auditActor(who),
