@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { RUN_STATES } from "@/lib/runner/state";
-import { ROW_MOVES } from "@/lib/db/run-moves";
+import { ROW_MOVES, moveTo, movesFrom } from "@/lib/db/run-moves";
 import { root, sourceFiles } from "../helpers/sources";
 
 const OWNERS = ["lib/runner/", "lib/db/run-moves.ts"];
@@ -44,7 +44,7 @@ describe("run states", () => {
   it("the scan catches each way a state was spelled before, and leaves phases and approval statuses alone", () => {
     const old = [
       'if (run.state !== "paused") throw new ConflictError("not paused");',
-      'WHERE "id" = ${id} AND "state" = \'running\' AND "leaseOwner" = \'queued\'',
+      'WHERE "id" = $1 AND "state" = \'running\' AND "leaseOwner" = \'queued\'',
       'where: { state: { in: ["running", "pending"] }, corruptKey: null },',
       'state: z.enum(["running", "completed", "failed", "cancelled"]),',
       'await setRunState(tx, runId, { state: "running", error: null });',
@@ -67,5 +67,16 @@ describe("run states", () => {
     const runs = readFileSync(path.join(root, "lib/db/runs.ts"), "utf8");
     for (const move of ["reserve", "takeOver", "hold", "finish", "recover"])
       expect(runs, move).toMatch(new RegExp(`["(]${move}"?\\)|ROW_MOVES\\.${move}|"${move}"`));
+  });
+
+  it("a move the table does not have is refused", () => {
+    expect([movesFrom("reserve", "paused"), movesFrom("reserve", "completed"), movesFrom("reserve", "running")]).toEqual([
+      true,
+      false,
+      false,
+    ]);
+    expect(moveTo("finish", "paused")).toBe("paused");
+    expect(() => moveTo("finish", "pending")).toThrow(/does not end in pending/);
+    expect(() => moveTo("settle", "paused")).toThrow();
   });
 });
