@@ -101,7 +101,7 @@ export async function reserveRun(db: Db, id: string, from: RunState, leaseMs: nu
   if (!movesFrom("reserve", from)) throw new Error(`A run is never reserved from ${from}`);
   const until = BigInt(Date.now() + leaseMs);
   return (
-    (await db.$executeRaw`UPDATE "Run" SET "state" = ${targetOf("reserve")}, "leaseOwner" = ${QUEUED}, "leaseUntilMs" = ${until}, "leaseEpoch" = "leaseEpoch" + 1, "cancelRequested" = ("cancelRequested" OR ${cancel}) WHERE "id" = ${id} AND "state" = ${from} AND "corruptKey" IS NULL AND "runtimeTokenId" IS NULL`) ===
+    (await db.$executeRaw`UPDATE "Run" SET "state" = ${literal(targetOf("reserve"))}, "leaseOwner" = ${literal(QUEUED)}, "leaseUntilMs" = ${until}, "leaseEpoch" = "leaseEpoch" + 1, "cancelRequested" = ("cancelRequested" OR ${cancel}) WHERE "id" = ${id} AND "state" = ${from} AND "corruptKey" IS NULL AND "runtimeTokenId" IS NULL`) ===
     1
   );
 }
@@ -115,7 +115,7 @@ export async function takeOver(db: Db, id: string, leaseMs: number, any = false,
   const until = BigInt(Date.now() + leaseMs);
   const same = epoch === undefined ? Prisma.sql`TRUE` : Prisma.sql`"leaseEpoch" = ${epoch}`;
   return (
-    (await db.$executeRaw`UPDATE "Run" SET "leaseOwner" = ${QUEUED}, "leaseUntilMs" = ${until}, "leaseEpoch" = "leaseEpoch" + 1
+    (await db.$executeRaw`UPDATE "Run" SET "leaseOwner" = ${literal(QUEUED)}, "leaseUntilMs" = ${until}, "leaseEpoch" = "leaseEpoch" + 1
     WHERE "id" = ${id} AND ${fromSql("takeOver")} AND "corruptKey" IS NULL AND "runtimeTokenId" IS NULL AND ${same} AND (${any} OR "leaseUntilMs" IS NULL OR "leaseUntilMs" < ${now})`) ===
     1
   );
@@ -127,20 +127,25 @@ export async function takeOver(db: Db, id: string, leaseMs: number, any = false,
 export async function claimReserved(db: Db, id: string, owner: string, leaseMs: number): Promise<number | null> {
   const until = BigInt(Date.now() + leaseMs);
   const rows = await db.$queryRaw<{ leaseEpoch: number | bigint }[]>`UPDATE "Run" SET "leaseOwner" = ${owner}, "leaseUntilMs" = ${until}
-    WHERE "id" = ${id} AND ${fromSql("hold")} AND "leaseOwner" = ${QUEUED} AND "corruptKey" IS NULL RETURNING "leaseEpoch"`;
+    WHERE "id" = ${id} AND ${fromSql("hold")} AND "leaseOwner" = ${literal(QUEUED)} AND "corruptKey" IS NULL RETURNING "leaseEpoch"`;
   return rows.length === 1 ? Number(rows[0].leaseEpoch) : null;
 }
 
 export { QUEUED };
 
-/** SQL: the row's state is one the move starts from. */
-function fromSql(move: RowMoveName, column = Prisma.raw(`"state"`)): Prisma.Sql {
-  const from = ROW_MOVES[move].from as readonly string[];
-  return from.length === 1 ? Prisma.sql`${column} = ${from[0]}` : Prisma.sql`${column} IN (${Prisma.join(from)})`;
-}
+// States go into the SQL as literals, as a hand-written statement has them (the plans and the bound
+// values of every statement stay what they were): they come from the runner's RUN_STATES, never from input.
+const literal = (s: RunState | typeof QUEUED) => {
+  if (!/^[a-z]+$/.test(s)) throw new Error(`Not a run state: ${s}`);
+  return Prisma.raw(`'${s}'`);
+};
 
 /** SQL: the row's state is one of these. */
-const stateInSql = (states: readonly RunState[]) => Prisma.sql`"state" IN (${Prisma.join(states)})`;
+const stateInSql = (states: readonly RunState[]) =>
+  states.length === 1 ? Prisma.sql`"state" = ${literal(states[0])}` : Prisma.sql`"state" IN (${Prisma.join(states.map(literal))})`;
+
+/** SQL: the row's state is one the move starts from. */
+const fromSql = (move: RowMoveName) => stateInSql(ROW_MOVES[move].from);
 
 export type ExpiredLease = { id: string; leaseOwner: string | null; leaseEpoch: number; leaseUntilMs: bigint | null };
 
@@ -245,7 +250,7 @@ export const READY_STATE = "ready";
 // `<root>.<call>`). Paused runs of agents that resume by themselves are ready only for the moment between
 // a decision and its resume; those of agents that opted out wait here for someone to press Resume. One
 // probe of the run's thread on the primary key.
-const READY = Prisma.sql`("Run"."state" = ${RUN.paused} AND "Run"."runtimeTokenId" IS NULL AND "Run"."corruptKey" IS NULL AND NOT EXISTS (
+const READY = Prisma.sql`("Run"."state" = ${literal(RUN.paused)} AND "Run"."runtimeTokenId" IS NULL AND "Run"."corruptKey" IS NULL AND NOT EXISTS (
   SELECT 1 FROM "StateEntry" AS "s" WHERE "s"."threadId" = "Run"."threadId" AND "s"."kind" = 'approval' AND "s"."status" = 'pending'
     AND ("s"."runId" = "Run"."id" OR substr("s"."runId", 1, length("Run"."id") + 1) = "Run"."id" || '.')))`;
 
@@ -271,7 +276,7 @@ export async function listRunRows(db: Db, f: RunFilters) {
   const take = Math.min(Math.max(f.take ?? 50, 1), 200);
   const at = (col: "createdAt" | "id") => Prisma.sql`(SELECT ${Prisma.raw(`"${col}"`)} FROM "Run" WHERE "id" = ${f.cursor})`;
   const where = [
-    f.state === READY_STATE && Prisma.sql`"state" = ${RUN.paused} AND ${READY}`,
+    f.state === READY_STATE && Prisma.sql`${stateInSql([RUN.paused])} AND ${READY}`,
     f.state !== undefined && f.state !== READY_STATE && Prisma.sql`"state" = ${f.state}`,
     f.agent !== undefined && Prisma.sql`"agentName" = ${f.agent}`,
     f.framework !== undefined && Prisma.sql`"framework" = ${f.framework}`,
