@@ -8,6 +8,6 @@ export async function register() {
   await startTracing("afk-console", env());
   // AFK_BOOTSTRAP_ADMIN_EMAIL: the first admin of a new deployment (README "Deploy").
   await (await import("./lib/services/first-admin")).bootstrapAtStart();
-  const { startBackground } = await import("./lib/execution/background");
+  const { startBackground } = await import("./lib/ops/background");
   startBackground();
 }

@@ -8,7 +8,8 @@ import { createContext } from "../lib/context.ts";
 import { PgLiveBus } from "../lib/live/bus.ts";
 import { decide } from "../lib/services/decide.ts";
 import { claimDecision } from "../lib/services/runtime-claim.ts";
-import { listDecisions, parkInterrupts, registerRun, runtimeFromToken } from "../lib/services/runtime-protocol.ts";
+import { runtimeFromToken } from "../lib/auth/tokens.ts";
+import { listDecisions, parkInterrupts, registerRun } from "../lib/services/runtime-protocol.ts";
 import { createToken } from "../lib/services/tokens.ts";
 import { scratchDatabase } from "../tests/helpers/scratch.ts";
 

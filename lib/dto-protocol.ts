@@ -6,8 +6,9 @@
 // module, so they are in the registry whenever the OpenAPI document is built.
 import { z } from "zod";
 import { APPROVAL_KINDS, EXTERNAL_DECISIONS } from "./runner/index.ts";
-import { groupsSchema } from "./services/schemas.ts";
-import { externalOf, iso, named, type RunRowLike } from "./dto.ts";
+import { groupsSchema } from "./auth/groups.ts";
+import { REPORTED_STATES } from "./db/run-moves.ts";
+import { externalOf, iso, named, type RunRowLike, runStateSchema } from "./dto.ts";
 import { intParam } from "./validation.ts";
 
 // ---- What a runtime sends: request bodies and the query string (lib/services/runtime-protocol.ts and
@@ -134,7 +135,7 @@ export const runtimeEventSchema = z.discriminatedUnion("type", [
   z.strictObject({
     type: z.literal("state"),
     id: eventId,
-    state: z.enum(["running", "completed", "failed", "cancelled"]),
+    state: z.enum(REPORTED_STATES),
     error: z.string().max(4000).optional(),
   }),
 ]);
@@ -175,7 +176,7 @@ export const runtimeRunDto = named(
     externalId: z.string(),
     framework: z.string(),
     agent: z.string(),
-    state: z.string(),
+    state: runStateSchema,
     actsFor: z.string().nullable(),
     labels: z.record(z.string(), z.string()),
     metadata: z.record(z.string(), z.unknown()),
@@ -202,7 +203,7 @@ export const parkedInterruptsDto = named(
   "ParkedInterrupts",
   z.object({
     runId: z.string(),
-    state: z.string(),
+    state: runStateSchema,
     interrupts: z.array(
       z.object({
         interruptId: z.string(),
@@ -246,7 +247,7 @@ export const runtimeDecisionsDto = named(
   "RuntimeDecisions",
   z.object({
     runId: z.string(),
-    state: z.string(),
+    state: runStateSchema,
     pending: z.number().int().describe("Interrupts still waiting for a decision"),
     decisions: z.array(runtimeDecisionDto),
     nextCursor: z.string().nullable().describe("Where the next call starts (the cursor sent, when nothing was decided since)"),
@@ -282,7 +283,7 @@ export const runtimeReportDto = named(
   "RuntimeReport",
   z.object({
     runId: z.string(),
-    state: z.string(),
+    state: runStateSchema,
     accepted: z.number().int().describe("Events recorded (a retried event with the same id is recorded once)"),
     closed: z.number().int().describe("Pending interrupts a terminal state closed (expired)"),
   }),

@@ -10,9 +10,9 @@
 // them and are answered to another caller (an external runtime): they are in lib/dto-protocol.ts.
 import { z } from "zod";
 import type { Run } from "./db/runs.ts";
-import { storedGroups } from "./services/schemas.ts";
+import { storedGroups } from "./auth/groups.ts";
 import type { ArgChange, ErrorBody } from "./dto-shared.ts";
-import { APPROVAL_KINDS, approvalRecordSchema, messageSchema, toolExecutionSchema } from "./runner/index.ts";
+import { APPROVAL_KINDS, RUN_STATES, approvalRecordSchema, messageSchema, toolExecutionSchema } from "./runner/index.ts";
 
 /** Every response shape by the name the OpenAPI document gives it. */
 export const apiSchemas = z.registry<{ id: string }>();
@@ -23,6 +23,8 @@ export const named = <T extends z.ZodType>(id: string, schema: T): T => {
 };
 
 export const iso = z.string().describe("ISO 8601 time");
+/** A run's state, one of the runner's (lib/runner/state.ts): every shape that has one says which. */
+export const runStateSchema = named("RunState", z.enum(RUN_STATES));
 const isoOrNull = iso.nullable();
 const toIso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 
@@ -32,7 +34,7 @@ export const runDto = named(
     id: z.string(),
     threadId: z.string(),
     agentName: z.string(),
-    state: z.string(),
+    state: runStateSchema,
     step: z.number().int(),
     phase: z.string().nullable(),
     input: z.unknown(),
@@ -256,7 +258,7 @@ export const timelineRunDto = named(
   z.object({
     id: z.string(),
     agentName: z.string(),
-    state: z.string(),
+    state: runStateSchema,
     prunedAt: isoOrNull,
     prunedCheckpoints: z.number().int(),
     // An external run's framework: its timeline is what its runtime reported, with no checkpoint to fork from.
@@ -371,7 +373,7 @@ export const conversationDto = named(
   z.object({
     runId: z.string(),
     agent: z.string(),
-    state: z.string(),
+    state: runStateSchema,
     messages: z.array(messageSchema),
     toolExecutions: z.array(toolExecutionSchema),
     get children(): z.ZodRecord<z.ZodString, typeof conversationDto> {
@@ -495,7 +497,7 @@ export const snapshotSummaryDto = z.object({
   phase: z.string(),
   step: z.number().int(),
   timestampMs: z.number().int(),
-  state: z.string().nullable(),
+  state: runStateSchema.nullable(),
   messageCount: z.number().int().nullable(),
   llmCalls: z.number().int().nullable(),
   toolCalls: z.number().int().nullable(),

@@ -2,18 +2,17 @@
 // Error schema (lib/dto.ts). Apart from lib/http.ts, which answers it, so that the CLI maps the services'
 // errors the same way without loading Next (its compiled copy in the bundle has no next/server to load).
 import { CorruptRecordError, DecisionConflictError, HttpError } from "./auth/errors.ts";
+import { isExpiredTransaction } from "./db/errors.ts";
 import type { ErrorBody } from "./dto.ts";
 import { AgentCheckpointCorruptionError } from "./runner/index.ts";
 
-// Prisma's "transaction expired" (P2028): the process stalled or the database was too slow past the
-// transaction's timeout, and everything in it rolled back. Nothing happened; the caller may retry.
-const expiredTransaction = (e: unknown) => (e as { code?: string } | null)?.code === "P2028";
+// An expired transaction rolled back everything in it: nothing happened; the caller may retry.
 const RETRY_LATER = "The database did not finish this request in time and nothing was changed; try again";
 
 export type Failure = { status: number; body: ErrorBody; headers?: Record<string, string> };
 
 export function failureOf(e: unknown): Failure {
-  if (expiredTransaction(e)) return { status: 503, body: { error: RETRY_LATER }, headers: { "retry-after": "1" } };
+  if (isExpiredTransaction(e)) return { status: 503, body: { error: RETRY_LATER }, headers: { "retry-after": "1" } };
   // An unreadable record that reached here unhandled is still that run's problem, not a server error.
   if (e instanceof AgentCheckpointCorruptionError || e instanceof CorruptRecordError)
     return { status: 409, body: { error: "AgentCheckpointCorruptionError", message: e.message, key: e.key ?? null } };

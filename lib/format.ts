@@ -1,4 +1,6 @@
 // Display formatting shared by server and client components.
+import { RUN } from "./runner/state.ts";
+
 export const fmtTime = (v: string | number | Date | null | undefined) =>
   v == null ? "—" : `${new Date(v).toISOString().replace("T", " ").slice(0, 19)}Z`;
 
@@ -91,7 +93,7 @@ export const READY_TO_RESUME = "Ready to resume";
 
 /** A run's state in words; a paused run says what it waits for ("Waiting for approval", "Waiting for an answer"). */
 export function runStateWords(state: string, waiting: { kind: string }[] = []): string {
-  if (state !== "paused" || waiting.length === 0) return STATE_WORDS[state] ?? state;
+  if (state !== RUN.paused || waiting.length === 0) return STATE_WORDS[state] ?? state;
   const questions = waiting.filter((w) => w.kind === "question").length;
   if (questions === waiting.length) return questions === 1 ? "Waiting for an answer" : "Waiting for answers";
   return questions === 0 ? "Waiting for approval" : "Waiting for approval and answers";

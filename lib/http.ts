@@ -92,9 +92,9 @@ export function apiRoute<P = Record<string, never>>(fn: (c: ApiCall<P>) => Promi
 
 /** What a runtime-protocol route sees: the runtime token's caller (null without one), params, query, body. */
 export type RuntimeCall<P> = Omit<ApiCall<P>, "actor"> & {
-  runtime: import("./services/runtime-protocol.ts").RuntimeCaller | null;
+  runtime: import("./auth/tokens.ts").RuntimeCaller | null;
   /** The caller the same token stands for now (null once revoked). */
-  recheck: () => Promise<import("./services/runtime-protocol.ts").RuntimeCaller | null>;
+  recheck: () => Promise<import("./auth/tokens.ts").RuntimeCaller | null>;
 };
 
 // The runtime protocol's routes (/api/v1/runtime/...): the caller is a runtime token, never a session or

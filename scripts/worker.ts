@@ -4,7 +4,7 @@
 import "../lib/startup.ts";
 import { appContext } from "../lib/context.ts";
 import { env } from "../lib/env.ts";
-import { startBackground } from "../lib/execution/background.ts";
+import { startBackground } from "../lib/ops/background.ts";
 import { log } from "../lib/log.ts";
 import { startTracing } from "../lib/telemetry/sdk.ts";
 

@@ -2,6 +2,7 @@
 // catalogue's lookup tool, and `once`, which makes a tool's side effect happen once per idempotency key.
 import { z } from "zod";
 import { type Message, type ToolContext, defineTool } from "../runner/index.ts";
+import { isUniqueViolation } from "../db/errors.ts";
 import { log } from "../log.ts";
 import { lookupOrder } from "./orders.ts";
 
@@ -39,7 +40,7 @@ export async function once<T>(create: () => Promise<T>, existing: () => Promise<
   try {
     return await create();
   } catch (e) {
-    if ((e as { code?: string }).code !== "P2002") throw e;
+    if (!isUniqueViolation(e)) throw e;
     const row = await existing();
     if (!row) throw e;
     // A call executed again (a worker died or stalled between the tool and its effect record): the key

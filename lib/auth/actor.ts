@@ -4,7 +4,7 @@ import type { Db } from "../db/client.ts";
 import { sessionUserById, userByEmail } from "../db/accounts.ts";
 import { UnauthorizedError } from "./errors.ts";
 import { type Role, roleSchema } from "./roles.ts";
-import { storedGroups } from "../services/schemas.ts";
+import { storedGroups } from "./groups.ts";
 
 /** `groups`: the user's routing groups (absent: none). */
 export type Actor = { id: string; email: string; name: string; role: Role; groups?: string[] };

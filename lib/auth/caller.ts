@@ -1,10 +1,10 @@
 // Who is calling an API route: a bearer token when the request has one (an invalid one is never silently
 // downgraded to the session), otherwise the session cookie. Also how to ask again later with the same
-// credential: an open event stream re-checks its caller on every event it would send (lib/live/stream.ts),
+// credential: an open event stream re-checks its caller on every event it would send (lib/services/live-events.ts),
 // so a token revoked, a user disabled or signed out everywhere, or a role changed ends it.
 import type { Db } from "../db/client.ts";
 import { env } from "../env.ts";
-import { actorFromToken } from "../services/tokens.ts";
+import { actorFromToken } from "./tokens.ts";
 import { type Actor, actorFromClaims } from "./actor.ts";
 import { UnauthorizedError } from "./errors.ts";
 import { type SessionTokenClaims, sessionTokenClaims } from "./session-token.ts";

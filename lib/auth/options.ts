@@ -4,14 +4,12 @@ import Credentials from "next-auth/providers/credentials";
 import { db } from "../db/client.ts";
 import { userBySsoSubject } from "../db/accounts.ts";
 import { env, trustRequestHostInDevelopment } from "../env.ts";
+import type { LiveBus } from "../live/bus.ts";
 import { clientAddress } from "./lockout.ts";
 import { passwordSignIn } from "./password-signin.ts";
 import { signOutEverywhere } from "./revocation.ts";
 import { type SsoConfig, ssoSubjectOf } from "./sso.ts";
 import { type SsoClaims, signInThroughIdp } from "./sso-users.ts";
-
-// The live bus of this process (for access notices); imported late: the composition root builds everything.
-const liveContext = async () => ({ db: db(), live: (await import("../context.ts")).appContext().live });
 
 const passwords = Credentials({
   name: "Email and password",
@@ -56,7 +54,10 @@ export function oidcProvider(cfg: SsoConfig): OAuthConfig<SsoClaims> {
   };
 }
 
-function options(): NextAuthOptions {
+// liveBus: this process's live bus (for access notices), asked for when an event needs it; the route that
+// serves next-auth hands it over from the composition root (lib/context.ts).
+export function authOptions(liveBus: () => LiveBus): NextAuthOptions {
+  const liveContext = () => ({ db: db(), live: liveBus() });
   const e = env();
   trustRequestHostInDevelopment(e);
   const sso = e.sso;
@@ -70,13 +71,13 @@ function options(): NextAuthOptions {
       // Signing out ends the session everywhere: a copy of the old cookie no longer works, and the
       // user's open event streams, on every instance, close.
       async signOut({ token }) {
-        if (token?.sub) await signOutEverywhere(await liveContext(), token.sub);
+        if (token?.sub) await signOutEverywhere(liveContext(), token.sub);
       },
     },
     callbacks: {
       async signIn({ account, profile }) {
         if (account?.provider !== "oidc" || !sso) return true;
-        const outcome = await signInThroughIdp(await liveContext(), sso, profile as SsoClaims);
+        const outcome = await signInThroughIdp(liveContext(), sso, profile as SsoClaims);
         return outcome.ok ? true : `/login?error=${outcome.refusal}`;
       },
       async jwt({ token, user, account, profile }) {
@@ -101,8 +102,6 @@ function options(): NextAuthOptions {
     },
   };
 }
-
-export const authOptions: NextAuthOptions = options();
 
 /** What the sign-in page offers: password sign-in, and the IdP's button by its name. */
 export function signInMethods(): { passwords: boolean; sso: { id: string; name: string } | null } {

@@ -1,6 +1,6 @@
 // Who is calling an API route (see lib/auth/caller.ts for the credential and its re-check).
 import { db } from "../db/client.ts";
-import { type RuntimeCaller, runtimeFromToken } from "../services/runtime-protocol.ts";
+import { type RuntimeCaller, runtimeFromToken } from "./tokens.ts";
 import type { Actor } from "./actor.ts";
 import { requestCaller } from "./caller.ts";
 import { UnauthorizedError } from "./errors.ts";

@@ -1,7 +1,7 @@
 // Ending someone's access at once, everywhere. Every request reads from the database whether its caller
 // may still act (lib/auth/actor.ts, the token look-up), so the next request is refused as soon as the
 // change commits; what is left are event streams opened before it. This tells the streams of that actor
-// on every instance (LISTEN/NOTIFY on PostgreSQL) to check their caller again now: lib/live/stream.ts.
+// on every instance (LISTEN/NOTIFY on PostgreSQL) to check their caller again now: lib/services/live-events.ts.
 import type { Db } from "../db/client.ts";
 import { endSessions } from "../db/accounts.ts";
 import type { LiveBus } from "../live/bus.ts";

@@ -26,6 +26,14 @@ export function can(role: Role, permission: Permission): boolean {
   return grants[role].includes(permission);
 }
 
+/** One permission, or several of which any one will do. */
+export type Needed = Permission | readonly Permission[];
+
+/** Whether the actor holds the permission (any one of several). */
+export function allows(actor: { role: Role }, needed: Needed): boolean {
+  return typeof needed === "string" ? can(actor.role, needed) : needed.some((p) => can(actor.role, p));
+}
+
 export const LANDING: Record<Role, string> = {
   admin: "/admin/users",
   reviewer: "/approvals",

@@ -7,7 +7,7 @@ import { db } from "../db/client.ts";
 import { type Actor, actorFromClaims } from "./actor.ts";
 import { sessionCookieOptions } from "./caller.ts";
 import { sessionTokenClaims } from "./session-token.ts";
-import { type Needed, allows } from "../services/access.ts";
+import { type Needed, allows } from "./roles.ts";
 
 /** The signed-in user, read from the session cookie and checked against the database now. */
 export async function currentActor(): Promise<Actor | null> {

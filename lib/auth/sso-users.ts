@@ -9,7 +9,7 @@ import { transaction } from "../db/client.ts";
 import { createUserRow, updateUserRow, userByEmail, userBySsoSubject } from "../db/accounts.ts";
 import { appendAudit } from "../db/audit.ts";
 import type { LiveBus } from "../live/bus.ts";
-import { storedGroups } from "../services/schemas.ts";
+import { storedGroups } from "./groups.ts";
 import { accessChanged } from "./revocation.ts";
 import { type SsoConfig, type SsoRefusal, admit, claimAt, idpGroupsOf, ssoSubjectOf } from "./sso.ts";
 import { disabledByIdp, restoreUser, suspendUser } from "./suspension.ts";

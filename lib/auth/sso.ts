@@ -2,7 +2,7 @@
 // of them admit a person as which role with which routing groups. Pure functions of the claims and the
 // configuration (lib/env.ts parses it); lib/auth/sso-users.ts applies the result to the user's row.
 import { z } from "zod";
-import { groupNameSchema } from "../services/schemas.ts";
+import { groupNameSchema } from "./groups.ts";
 import { ROLES, type Role, roleSchema } from "./roles.ts";
 
 /** One IdP group's meaning here: a role, routing groups, or both. */

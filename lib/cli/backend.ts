@@ -3,7 +3,7 @@
 // response shapes (lib/dto.ts), so the commands and their printing do not know which one they talk to.
 import type { z } from "zod";
 import { type ErrorBody, errorText } from "../dto-shared.ts";
-import { isTerminal } from "../runner/state.ts";
+import { isTerminal, RUN } from "../runner/state.ts";
 import type {
   InboxDto,
   RunView,
@@ -89,7 +89,7 @@ export class CliError extends Error {
 export class UsageError extends Error {}
 
 /** Paused or ended: what --wait waits for. */
-export const settled = (state: string) => state === "paused" || isTerminal(state);
+export const settled = (state: string) => state === RUN.paused || isTerminal(state);
 
 /** Polls `read` until the run is paused or ended, or the time is up. */
 export async function pollUntilSettled(read: () => Promise<RunView>, timeoutMs: number, everyMs = 300): Promise<RunView> {

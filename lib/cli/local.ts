@@ -11,7 +11,7 @@ import { db } from "../db/client.ts";
 import { backupSqliteFile, sqliteFileOf } from "../db/ops.ts";
 import { env } from "../env.ts";
 import { pruneCheckpoints } from "../execution/retention.ts";
-import { sweep } from "../execution/sweep.ts";
+import { sweep } from "../services/deadlines.ts";
 import { failureOf } from "../failure.ts";
 import { decide } from "../services/decide.ts";
 import { listInbox } from "../services/inbox.ts";

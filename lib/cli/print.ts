@@ -2,6 +2,7 @@
 // the API's answer instead; see lib/cli/main.ts.)
 import type { InboxDto, RunApproval, RunView } from "../dto.ts";
 import { fmtCost, plural } from "../format.ts";
+import { RUN } from "../runner/state.ts";
 import type { DecisionResult, RunList, TimelinePage } from "./backend.ts";
 
 const iso = (v: string | number | null | undefined) => (v == null ? "—" : new Date(v).toISOString());
@@ -48,7 +49,7 @@ export function stateInWords(v: RunView): string {
 }
 
 function answerOf(v: RunView): string | null {
-  if (v.run.state !== "completed") return null;
+  if (v.run.state !== RUN.completed) return null;
   const last = v.conversation?.messages.findLast((m) => m.role === "assistant" && m.content.trim());
   return last ? last.content : null;
 }

@@ -1,5 +1,5 @@
 // Sweep and retention: the background passes' reads and the checkpoint prune.
-import { TERMINAL_STATES } from "../runner/index.ts";
+import { RUN, TERMINAL_STATES } from "../runner/index.ts";
 import { type Db, transaction } from "./client.ts";
 import { pendingApprovalPage } from "./read-models.ts";
 
@@ -13,7 +13,7 @@ export async function pausedRunIds(db: Db, agentNames: string[]): Promise<string
   if (!agentNames.length) return [];
   return (
     await db.run.findMany({
-      where: { state: "paused", corruptKey: null, runtimeTokenId: null, agentName: { in: agentNames } },
+      where: { state: RUN.paused, corruptKey: null, runtimeTokenId: null, agentName: { in: agentNames } },
       select: { id: true },
       take: 1000,
     })
@@ -41,7 +41,7 @@ export async function pruneRunCheckpoints(db: Db, run: { id: string; threadId: s
 export async function storeFaultRunIds(db: Db): Promise<string[]> {
   return (
     await db.run.findMany({
-      where: { state: "failed", corruptKey: null, runtimeTokenId: null, error: { startsWith: "CheckpointWriteError" } },
+      where: { state: RUN.failed, corruptKey: null, runtimeTokenId: null, error: { startsWith: "CheckpointWriteError" } },
       select: { id: true },
       take: 100,
     })
@@ -50,6 +50,6 @@ export async function storeFaultRunIds(db: Db): Promise<string[]> {
 
 export async function strandedPendingRunIds(db: Db, createdBeforeMs: number): Promise<string[]> {
   return (
-    await db.run.findMany({ where: { state: "pending", createdAt: { lt: new Date(createdBeforeMs) } }, select: { id: true }, take: 100 })
+    await db.run.findMany({ where: { state: RUN.pending, createdAt: { lt: new Date(createdBeforeMs) } }, select: { id: true }, take: 100 })
   ).map((r) => r.id);
 }

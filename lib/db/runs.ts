@@ -1,11 +1,14 @@
 // Run rows (the console's summary of each top-level run) and the lease protocol that decides which
 // process executes a run: reserve, claim, take over, renew, release, and the epoch-fenced row writes.
-import { Prisma, type Run } from "../generated/sqlite/client.ts";
+import { Prisma, type Run as PrismaRun } from "../generated/sqlite/client.ts";
+import { RUN, type RunState } from "../runner/index.ts";
 import { type Db, executeSql, queryRows } from "./client.ts";
 import { bigintOf, boolOf, dateOf, type Row } from "./driver.ts";
 import { cursorPage } from "./pagination.ts";
+import { LIVE_STATES, QUEUED, moveTo, movesFrom, ROW_MOVES, type RowMoveName, targetOf } from "./run-moves.ts";
 
-export type { Run };
+/** A Run row; its state is one of the runner's (lib/db/run-moves.ts has the moves between them). */
+export type Run = Omit<PrismaRun, "state"> & { state: RunState };
 
 export type NewRun = {
   id: string;
@@ -24,7 +27,7 @@ export const createRunRow = (db: Db, r: NewRun) =>
       id: r.id,
       threadId: r.id,
       agentName: r.agentName,
-      state: "pending",
+      state: targetOf("create"),
       input: JSON.stringify(r.input),
       submittedById: r.submittedById,
       submittedByEmail: r.submittedByEmail,
@@ -45,7 +48,7 @@ export const runFromRow = (r: Row): Run => ({
   id: r.id as string,
   threadId: r.threadId as string,
   agentName: r.agentName as string,
-  state: r.state as string,
+  state: r.state as RunState,
   step: Number(r.step),
   phase: (r.phase as string | null) ?? null,
   input: r.input as string,
@@ -91,19 +94,20 @@ export async function lockRun(db: Db, id: string): Promise<boolean> {
 // Nothing here reserves, takes over or recovers an external run (runtimeTokenId set): its own runtime
 // executes it, and a decision on it is claimed by that runtime (lib/db/runtime.ts), never resumed here.
 
-// Reserve a run for execution: from `from` to running, owned by the placeholder "queued", with a new
-// fencing epoch (one more than any before it). Every execution starts with a reservation, so each has its
-// own epoch; the worker that claims the reservation writes under it.
-export async function reserveRun(db: Db, id: string, from: string, leaseMs: number, cancel: boolean): Promise<boolean> {
+// Reserve a run for execution (ROW_MOVES.reserve): from `from` to running, owned by the placeholder
+// QUEUED, with a new fencing epoch (one more than any before it). Every execution starts with a
+// reservation, so each has its own epoch; the worker that claims the reservation writes under it.
+export async function reserveRun(db: Db, id: string, from: RunState, leaseMs: number, cancel: boolean): Promise<boolean> {
+  if (!movesFrom("reserve", from)) throw new Error(`A run is never reserved from ${from}`);
   const until = BigInt(Date.now() + leaseMs);
   return (
-    (await db.$executeRaw`UPDATE "Run" SET "state" = 'running', "leaseOwner" = 'queued', "leaseUntilMs" = ${until}, "leaseEpoch" = "leaseEpoch" + 1, "cancelRequested" = ("cancelRequested" OR ${cancel}) WHERE "id" = ${id} AND "state" = ${from} AND "corruptKey" IS NULL AND "runtimeTokenId" IS NULL`) ===
+    (await db.$executeRaw`UPDATE "Run" SET "state" = ${literal(targetOf("reserve"))}, "leaseOwner" = ${literal(QUEUED)}, "leaseUntilMs" = ${until}, "leaseEpoch" = "leaseEpoch" + 1, "cancelRequested" = ("cancelRequested" OR ${cancel}) WHERE "id" = ${id} AND "state" = ${from} AND "corruptKey" IS NULL AND "runtimeTokenId" IS NULL`) ===
     1
   );
 }
 
 // Re-reserve a running run whose lease expired (its worker died or stalled), or — any=true, single
-// instance only — any running run: back to "queued" under a new epoch, which fences its previous worker
+// instance only — any running run (ROW_MOVES.takeOver): back to QUEUED under a new epoch, which fences its previous worker
 // out at once (its next write, renewal or outcome is refused). Its cancel flag stays. epoch: only if the
 // run is still under the reservation the caller found expired (two sweeps, or a claim meanwhile).
 export async function takeOver(db: Db, id: string, leaseMs: number, any = false, epoch?: number): Promise<boolean> {
@@ -111,8 +115,8 @@ export async function takeOver(db: Db, id: string, leaseMs: number, any = false,
   const until = BigInt(Date.now() + leaseMs);
   const same = epoch === undefined ? Prisma.sql`TRUE` : Prisma.sql`"leaseEpoch" = ${epoch}`;
   return (
-    (await db.$executeRaw`UPDATE "Run" SET "leaseOwner" = 'queued', "leaseUntilMs" = ${until}, "leaseEpoch" = "leaseEpoch" + 1
-    WHERE "id" = ${id} AND "state" = 'running' AND "corruptKey" IS NULL AND "runtimeTokenId" IS NULL AND ${same} AND (${any} OR "leaseUntilMs" IS NULL OR "leaseUntilMs" < ${now})`) ===
+    (await db.$executeRaw`UPDATE "Run" SET "leaseOwner" = ${literal(QUEUED)}, "leaseUntilMs" = ${until}, "leaseEpoch" = "leaseEpoch" + 1
+    WHERE "id" = ${id} AND ${fromSql("takeOver")} AND "corruptKey" IS NULL AND "runtimeTokenId" IS NULL AND ${same} AND (${any} OR "leaseUntilMs" IS NULL OR "leaseUntilMs" < ${now})`) ===
     1
   );
 }
@@ -123,21 +127,34 @@ export async function takeOver(db: Db, id: string, leaseMs: number, any = false,
 export async function claimReserved(db: Db, id: string, owner: string, leaseMs: number): Promise<number | null> {
   const until = BigInt(Date.now() + leaseMs);
   const rows = await db.$queryRaw<{ leaseEpoch: number | bigint }[]>`UPDATE "Run" SET "leaseOwner" = ${owner}, "leaseUntilMs" = ${until}
-    WHERE "id" = ${id} AND "state" = 'running' AND "leaseOwner" = 'queued' AND "corruptKey" IS NULL RETURNING "leaseEpoch"`;
+    WHERE "id" = ${id} AND ${fromSql("hold")} AND "leaseOwner" = ${literal(QUEUED)} AND "corruptKey" IS NULL RETURNING "leaseEpoch"`;
   return rows.length === 1 ? Number(rows[0].leaseEpoch) : null;
 }
 
-/** The placeholder owner of a reserved run: its job waits in the queue (or is being claimed). */
-export const QUEUED = "queued";
+export { QUEUED };
+
+// States go into the SQL as literals, as a hand-written statement has them (the plans and the bound
+// values of every statement stay what they were): they come from the runner's RUN_STATES, never from input.
+const literal = (s: RunState | typeof QUEUED) => {
+  if (!/^[a-z]+$/.test(s)) throw new Error(`Not a run state: ${s}`);
+  return Prisma.raw(`'${s}'`);
+};
+
+/** SQL: the row's state is one of these. */
+const stateInSql = (states: readonly RunState[]) =>
+  states.length === 1 ? Prisma.sql`"state" = ${literal(states[0])}` : Prisma.sql`"state" IN (${Prisma.join(states.map(literal))})`;
+
+/** SQL: the row's state is one the move starts from. */
+const fromSql = (move: RowMoveName) => stateInSql(ROW_MOVES[move].from);
 
 export type ExpiredLease = { id: string; leaseOwner: string | null; leaseEpoch: number; leaseUntilMs: bigint | null };
 
-// Running runs whose lease expired, the longest expired first. A `queued` one is listed too: whether its
+// Running runs whose lease expired, the longest expired first. A QUEUED one is listed too: whether its
 // job still holds it is the queue's to say (see Dispatcher.takeOverExpired).
 export async function expiredLeases(db: Db): Promise<ExpiredLease[]> {
   return db.run.findMany({
     where: {
-      state: "running",
+      state: { in: [...ROW_MOVES.takeOver.from] },
       corruptKey: null,
       runtimeTokenId: null,
       OR: [{ leaseUntilMs: null }, { leaseUntilMs: { lt: BigInt(Date.now()) } }],
@@ -154,7 +171,7 @@ export async function renewLeases(db: Db, held: { id: string; epoch: number }[],
   const until = BigInt(Date.now() + leaseMs);
   const conds = held.map((h) => Prisma.sql`("id" = ${h.id} AND "leaseEpoch" = ${h.epoch})`);
   return db.$queryRaw<{ id: string; cancelRequested: boolean | number }[]>`UPDATE "Run" SET "leaseUntilMs" = ${until}
-    WHERE "leaseOwner" = ${owner} AND "state" = 'running' AND (${Prisma.join(conds, " OR ")}) RETURNING "id", "cancelRequested"`;
+    WHERE "leaseOwner" = ${owner} AND ${fromSql("hold")} AND (${Prisma.join(conds, " OR ")}) RETURNING "id", "cancelRequested"`;
 }
 
 // Hand a run back: its lease expires now, so any instance takes it over.
@@ -164,8 +181,12 @@ export async function releaseLease(db: Db, id: string, owner: string) {
 
 const clearedLease = { leaseOwner: null, leaseUntilMs: null, cancelRequested: false };
 
-export const setRunState = (db: Db, id: string, data: { state: string; error?: string | null; finishedAt?: Date | null }) =>
-  db.run.update({ where: { id }, data: { ...data, ...(data.state === "running" ? {} : clearedLease) } });
+// A run no execution will finish (ROW_MOVES.settle); a run that goes on running keeps its lease.
+export const setRunState = (db: Db, id: string, data: { state: RunState; error?: string | null; finishedAt?: Date | null }) =>
+  db.run.update({
+    where: { id },
+    data: { ...data, state: moveTo("settle", data.state), ...(data.state === RUN.running ? {} : clearedLease) },
+  });
 
 // One conditional UPDATE, written by hand: the columns given, plus updatedAt.
 function setClause(data: Record<string, string | number | boolean | Date | null | undefined>): Prisma.Sql {
@@ -178,7 +199,7 @@ function setClause(data: Record<string, string | number | boolean | Date | null 
 // Worker writes to the Run row are conditional on the claim's epoch, like its store writes. Progress is
 // written several times a step: through the driver, not Prisma's engine (about 25 promises a statement).
 export const updateRunProgress = (db: Db, id: string, epoch: number, p: { step?: number; phase?: string }) =>
-  executeSql(db, Prisma.sql`UPDATE "Run" SET ${setClause(p)} WHERE "id" = ${id} AND "state" = 'running' AND "leaseEpoch" = ${epoch}`);
+  executeSql(db, Prisma.sql`UPDATE "Run" SET ${setClause(p)} WHERE "id" = ${id} AND ${fromSql("hold")} AND "leaseEpoch" = ${epoch}`);
 
 // Only the current claim writes the outcome: a worker that lost its lease cannot overwrite its successor's.
 export async function finishRunRow(
@@ -186,7 +207,7 @@ export async function finishRunRow(
   id: string,
   epoch: number,
   r: {
-    state: string;
+    state: RunState;
     step?: number;
     model?: string;
     totalTokens?: number;
@@ -199,8 +220,8 @@ export async function finishRunRow(
     traceContext?: string;
   },
 ) {
-  const set = setClause({ ...r, ...clearedLease });
-  return db.$executeRaw`UPDATE "Run" SET ${set} WHERE "id" = ${id} AND "state" = 'running' AND "leaseEpoch" = ${epoch}`;
+  const set = setClause({ ...r, state: moveTo("finish", r.state), ...clearedLease });
+  return db.$executeRaw`UPDATE "Run" SET ${set} WHERE "id" = ${id} AND ${fromSql("finish")} AND "leaseEpoch" = ${epoch}`;
 }
 
 // Traces: a decision on a paused run adds its request's context for the resumed segment's links (inside
@@ -218,7 +239,7 @@ export async function markRunCorrupt(db: Db, id: string, key: string | null) {
 
 // Asks a running run to stop (its worker's heartbeat sees the flag). True when the run was running.
 export async function requestCancel(db: Db, id: string): Promise<boolean> {
-  return (await db.$executeRaw`UPDATE "Run" SET "cancelRequested" = TRUE WHERE "id" = ${id} AND "state" = 'running'`) === 1;
+  return (await db.$executeRaw`UPDATE "Run" SET "cancelRequested" = TRUE WHERE "id" = ${id} AND ${fromSql("hold")}`) === 1;
 }
 
 /** The runs list's filter for runs ready to resume (a paused run's state, narrowed by READY). */
@@ -229,12 +250,12 @@ export const READY_STATE = "ready";
 // `<root>.<call>`). Paused runs of agents that resume by themselves are ready only for the moment between
 // a decision and its resume; those of agents that opted out wait here for someone to press Resume. One
 // probe of the run's thread on the primary key.
-const READY = Prisma.sql`("Run"."state" = 'paused' AND "Run"."runtimeTokenId" IS NULL AND "Run"."corruptKey" IS NULL AND NOT EXISTS (
+const READY = Prisma.sql`("Run"."state" = ${literal(RUN.paused)} AND "Run"."runtimeTokenId" IS NULL AND "Run"."corruptKey" IS NULL AND NOT EXISTS (
   SELECT 1 FROM "StateEntry" AS "s" WHERE "s"."threadId" = "Run"."threadId" AND "s"."kind" = 'approval' AND "s"."status" = 'pending'
     AND ("s"."runId" = "Run"."id" OR substr("s"."runId", 1, length("Run"."id") + 1) = "Run"."id" || '.')))`;
 
 export type RunFilters = {
-  state?: string;
+  state?: RunState | typeof READY_STATE;
   agent?: string;
   framework?: string;
   submitter?: string;
@@ -255,7 +276,7 @@ export async function listRunRows(db: Db, f: RunFilters) {
   const take = Math.min(Math.max(f.take ?? 50, 1), 200);
   const at = (col: "createdAt" | "id") => Prisma.sql`(SELECT ${Prisma.raw(`"${col}"`)} FROM "Run" WHERE "id" = ${f.cursor})`;
   const where = [
-    f.state === READY_STATE && Prisma.sql`"state" = 'paused' AND ${READY}`,
+    f.state === READY_STATE && Prisma.sql`${stateInSql([RUN.paused])} AND ${READY}`,
     f.state !== undefined && f.state !== READY_STATE && Prisma.sql`"state" = ${f.state}`,
     f.agent !== undefined && Prisma.sql`"agentName" = ${f.agent}`,
     f.framework !== undefined && Prisma.sql`"framework" = ${f.framework}`,
@@ -282,7 +303,7 @@ export async function listRunRows(db: Db, f: RunFilters) {
 
 export const orphanRuns = (db: Db) =>
   db.run.findMany({
-    where: { state: { in: ["running", "pending"] }, corruptKey: null, runtimeTokenId: null },
+    where: { state: { in: [...ROW_MOVES.recover.from] }, corruptKey: null, runtimeTokenId: null },
     select: { id: true, threadId: true, agentName: true, state: true },
     take: 1000,
   });
@@ -290,7 +311,7 @@ export const orphanRuns = (db: Db) =>
 export async function runCounts(db: Db) {
   const rows = await queryRows(
     db,
-    Prisma.sql`SELECT "state", COUNT(*) AS "n" FROM "Run" WHERE "state" IN ('pending', 'running', 'paused') GROUP BY "state"`,
+    Prisma.sql`SELECT "state", COUNT(*) AS "n" FROM "Run" WHERE ${stateInSql(LIVE_STATES)} GROUP BY "state"`,
   );
-  return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)])) as Record<string, number>;
+  return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)])) as Partial<Record<RunState, number>>;
 }

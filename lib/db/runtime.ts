@@ -1,13 +1,14 @@
 // The runtime protocol's rows: external runs (Run rows registered by a runtime token, under the runtime's
 // own id), what the runtime reported of them (RuntimeEvent) and the claims of their decisions
 // (InterruptClaim, whose primary key makes each claim happen once).
-import { Prisma, type Run } from "../generated/sqlite/client.ts";
+import { isUniqueViolation } from "./errors.ts";
+import { Prisma } from "../generated/sqlite/client.ts";
+import type { RunState } from "../runner/index.ts";
 import { type AuditInput, appendAudit } from "./audit.ts";
 import { type Db, queryRows, transaction } from "./client.ts";
 import { dateOf } from "./driver.ts";
-import { runFromRow } from "./runs.ts";
-
-export const isUniqueViolation = (e: unknown) => (e as { code?: string } | null)?.code === "P2002";
+import { type Run, runFromRow } from "./runs.ts";
+import { LIVE_STATES, moveTo, targetOf } from "./run-moves.ts";
 
 export type ExternalRunInput = {
   id: string;
@@ -28,13 +29,14 @@ export async function externalRunByExternalId(db: Db, tokenId: string, externalI
 }
 
 /** Creates an external run (state running); a registration that raced another fails with P2002 (isUniqueViolation). */
-export const createExternalRun = (db: Db, r: ExternalRunInput) =>
-  db.run.create({
+export const createExternalRun = async (db: Db, r: ExternalRunInput): Promise<Run> =>
+  // Created in the state the table gives a registration.
+  (await db.run.create({
     data: {
       id: r.id,
       threadId: r.id,
       agentName: r.agentName,
-      state: "running",
+      state: targetOf("register"),
       input: JSON.stringify(r.input ?? null),
       submittedById: r.submittedById,
       submittedByEmail: r.submittedByEmail,
@@ -44,7 +46,7 @@ export const createExternalRun = (db: Db, r: ExternalRunInput) =>
       labels: JSON.stringify(r.labels),
       metadata: JSON.stringify(r.metadata),
     },
-  });
+  })) as Run;
 
 /** Labels and metadata are the latest the runtime sent. */
 export const updateExternalRunLabels = (db: Db, id: string, labels: Record<string, string>, metadata: Record<string, unknown>) =>
@@ -54,8 +56,8 @@ export const updateExternalRunLabels = (db: Db, id: string, labels: Record<strin
 export const setExternalRunState = (
   db: Db,
   id: string,
-  p: { state?: string; phase?: string | null; step?: number; error?: string | null; finishedAt?: Date | null },
-) => db.run.update({ where: { id }, data: p });
+  p: { state?: RunState; phase?: string | null; step?: number; error?: string | null; finishedAt?: Date | null },
+) => db.run.update({ where: { id }, data: { ...p, state: p.state && moveTo("report", p.state) } });
 
 export type RuntimeEventRow = { seq: number; type: string; clientId: string | null; data: string; at: Date };
 
@@ -183,7 +185,7 @@ export async function externalAgents(db: Db): Promise<{ agent: string; framework
 /** The ids of the unfinished external runs of one framework (their approvals may be pending). */
 export async function unfinishedExternalRuns(db: Db, framework: string): Promise<Set<string>> {
   const rows = await db.run.findMany({
-    where: { framework, runtimeTokenId: { not: null }, state: { in: ["pending", "running", "paused"] } },
+    where: { framework, runtimeTokenId: { not: null }, state: { in: [...LIVE_STATES] } },
     select: { id: true },
     take: 10_000,
   });

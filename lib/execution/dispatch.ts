@@ -1,8 +1,8 @@
 // The one dispatch path. Runs execute in the background, never inside the request that asked for them,
 // and every execution — a start, resume, retry or cancel, and a takeover of a run whose worker died — is
 // the same two steps:
-//  1. reserve: in one transaction, a compare-and-set on the Run row moves it to `running` with the
-//     placeholder lease owner "queued" and a new fencing epoch (exactly one of many concurrent requests
+//  1. reserve: in one transaction, a compare-and-set on the Run row moves it to running with the
+//     placeholder lease owner QUEUED and a new fencing epoch (exactly one of many concurrent requests
 //     wins; the others get false), its audit entry is written and its job is queued;
 //  2. after the commit, the queue hands the job to a worker (worker.ts), which claims the reservation.
 // A takeover re-reserves an expired run the same way instead of executing it, so a web-only instance
@@ -19,8 +19,11 @@ import {
   prepareFork,
   prepareRetry,
   RunRewindError,
+  RUN,
+  type RunState,
   terminalResultOf,
 } from "../runner/index.ts";
+import type { ROW_MOVES } from "../db/run-moves.ts";
 import {
   expiredLeases,
   getRunRow,
@@ -40,7 +43,7 @@ import { jobTrace } from "../telemetry/propagation.ts";
  * Where a reservation starts from: a run in that state, or a running run whose lease expired (its worker
  * died or stalled), or — after a restart of the one embedded instance — any running run.
  */
-export type ReserveFrom = "pending" | "paused" | "failed" | "expired" | "orphaned";
+export type ReserveFrom = (typeof ROW_MOVES.reserve.from)[number] | "expired" | "orphaned";
 
 /** Reserves runId (from `from`), writes its audit entry and queues its job, in the caller's transaction. */
 export type TxSubmit = (runId: string, from: ReserveFrom, audit: AuditInput | null, opts?: SubmitOptions) => Promise<boolean>;
@@ -107,12 +110,12 @@ export class Dispatcher {
     return this.transaction((_tx, submit) => submit(runId, from, opts.audit ?? null, opts));
   }
 
-  start = (runId: string) => this.submit(runId, "pending");
-  resume = (runId: string) => this.submit(runId, "paused");
+  start = (runId: string) => this.submit(runId, RUN.pending);
+  resume = (runId: string) => this.submit(runId, RUN.paused);
 
   // Resume a paused run and record who (null: the system) resumed it, together.
   resumeWithAudit(runId: string, actor: AuditInput["actor"], data: Record<string, unknown> = {}) {
-    return this.submit(runId, "paused", {
+    return this.submit(runId, RUN.paused, {
       audit: { actor, action: actor ? "run.resume" : "run.auto_resume", targetType: "run", targetId: runId, data },
     });
   }
@@ -124,9 +127,9 @@ export class Dispatcher {
     if (!run) return false;
     try {
       return await this.transaction(async (tx, submit) => {
-        if (!(await submit(runId, "failed", audit ?? null))) return false;
+        if (!(await submit(runId, RUN.failed, audit ?? null))) return false;
         await prepareRetry(new PrismaStore(tx), run.threadId, runId);
-        await setRunState(tx, runId, { state: "running", error: null, finishedAt: null });
+        await setRunState(tx, runId, { state: RUN.running, error: null, finishedAt: null });
         return true;
       });
     } catch (e) {
@@ -160,7 +163,7 @@ export class Dispatcher {
   async cancel(runId: string, audit: AuditInput): Promise<boolean> {
     let flagged = false;
     const ok = await this.transaction(async (tx, submit) => {
-      if (await submit(runId, "paused", audit, { cancel: true })) return true;
+      if (await submit(runId, RUN.paused, audit, { cancel: true })) return true;
       if (!(await requestCancel(tx, runId))) return false;
       await appendAudit(tx, audit);
       flagged = true;
@@ -171,7 +174,7 @@ export class Dispatcher {
   }
 
   // Runs whose worker died (lease expired) are re-reserved and queued ahead of new runs; a worker takes
-  // them over from their latest checkpoint. A reservation (owner `queued`) is held by its job, not by a
+  // them over from their latest checkpoint. A reservation (owner QUEUED) is held by its job, not by a
   // process: it is re-reserved only when the queue says no job holds it any more, never for waiting long.
   async takeOverExpired(): Promise<number> {
     const expired = (await expiredLeases(this.db)).filter((r) => !this.deps.executesHere(r.id));
@@ -202,7 +205,7 @@ export class Dispatcher {
     let n = 0;
     for (const run of await orphanRuns(this.db)) {
       if (this.deps.executesHere(run.id)) continue;
-      if (await this.submit(run.id, run.state === "pending" ? "pending" : "orphaned")) n++;
+      if (await this.submit(run.id, run.state === RUN.pending ? RUN.pending : "orphaned")) n++;
     }
     return n;
   }
@@ -212,8 +215,8 @@ export class Dispatcher {
     return reserveRun(tx, runId, from, this.leaseMs, opts.cancel ?? false);
   }
 
-  private async durableOutcome(threadId: string, runId: string): Promise<string | null> {
+  private async durableOutcome(threadId: string, runId: string): Promise<RunState | null> {
     const t = terminalResultOf(await loadLatestCheckpoint(this.deps.store, threadId, runId));
-    return t && t.state !== "failed" ? t.state : null;
+    return t && t.state !== RUN.failed ? t.state : null;
   }
 }

@@ -4,7 +4,7 @@
 import type { Db } from "../db/client.ts";
 import { log } from "../log.ts";
 import type { LiveBus } from "../live/bus.ts";
-import type { RunEvent } from "../runner/index.ts";
+import { RUN, type RunEvent } from "../runner/index.ts";
 import { updateRunProgress } from "../db/runs.ts";
 import { type WebhookConfig, notifyPaused } from "../webhooks/pause.ts";
 
@@ -72,7 +72,7 @@ export class RunProgress {
   /** The run's outcome is on its row: pages refetch, the inbox too when it paused, and the webhook is called. */
   async stopped(runId: string, state: string, pendingApprovals: string[] = []) {
     this.live.publish({ topic: "run", runId, state });
-    if (state !== "paused") return;
+    if (state !== RUN.paused) return;
     this.live.publish({ topic: "inbox" });
     if (this.webhook) await notifyPaused(this.db, this.webhook, runId, pendingApprovals);
   }

@@ -20,6 +20,7 @@ import {
   type RunEvent,
   type RunHandle,
   readLatestCheckpoint,
+  RUN,
 } from "../runner/index.ts";
 import { claimReserved, finishRunRow, getRunRow } from "../db/runs.ts";
 import { inputMessage } from "../display.ts";
@@ -233,7 +234,7 @@ export class Worker {
       result = await h.awaitResult();
     } catch (e) {
       await this.progress.settle(held);
-      const traceContext = this.segments?.end(runId, { state: e instanceof LeaseLostError ? "abandoned" : "failed", error: e });
+      const traceContext = this.segments?.end(runId, { state: e instanceof LeaseLostError ? "abandoned" : RUN.failed, error: e });
       if (e instanceof LeaseLostError) {
         // Another worker holds the run now; it is theirs to record.
         log.warn("run abandoned: lease lost", { run_id: runId, epoch, instance: this.instanceId });
@@ -244,7 +245,7 @@ export class Worker {
       log.error("run could not execute", { run_id: runId, error });
       const corruptKey = e instanceof AgentCheckpointCorruptionError ? (e.key ?? "(unknown key)") : undefined;
       await persistently(
-        () => finishRunRow(this.db, runId, epoch, { state: "failed", error, finishedAt: new Date(), corruptKey, traceContext }),
+        () => finishRunRow(this.db, runId, epoch, { state: RUN.failed, error, finishedAt: new Date(), corruptKey, traceContext }),
         runId,
       );
       runFinished(held.agentName, "failed", held.createdAt);
@@ -263,7 +264,7 @@ export class Worker {
           totalTokens: result.usage.totalTokens,
           costUsd: result.totalCostUsd,
           error: result.error,
-          phase: result.state === "paused" ? "paused" : isTerminal(result.state) ? "run_terminal" : undefined,
+          phase: result.state === RUN.paused ? "paused" : isTerminal(result.state) ? "run_terminal" : undefined,
           finishedAt: isTerminal(result.state) ? new Date() : null,
           traceContext,
         }),

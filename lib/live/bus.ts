@@ -29,7 +29,7 @@ export const liveMessageSchema = z.discriminatedUnion("topic", [
   // Stop this run wherever it executes.
   z.object({ topic: z.literal("cancel"), runId: z.string().max(200) }),
   // Someone's access changed (a token revoked; a user disabled, signed out everywhere, given another role
-  // or other groups): their open event streams check it again at once (lib/live/stream.ts).
+  // or other groups): their open event streams check it again at once (lib/services/live-events.ts).
   // actorId is the actor's id as streams know it: a user's id, or "token:<id>" for a service token.
   z.object({ topic: z.literal("access"), actorId: z.string().max(200) }),
 ]);

@@ -3,6 +3,9 @@ import { InvalidStateTransitionError } from "./errors.ts";
 export const RUN_STATES = ["pending", "running", "paused", "cancelling", "cancelled", "degraded", "failed", "completed"] as const;
 export type RunState = (typeof RUN_STATES)[number];
 
+/** Every run state by name: code outside this definition names a state (RUN.paused), never spells it. */
+export const RUN = Object.fromEntries(RUN_STATES.map((s) => [s, s])) as { readonly [S in RunState]: S };
+
 const moves: Record<RunState, RunState[]> = {
   pending: ["running", "cancelled", "failed"],
   running: ["paused", "cancelling", "cancelled", "degraded", "failed", "completed"],

@@ -24,7 +24,7 @@ import {
   updateScimGroupIfUnchanged,
 } from "../db/scim.ts";
 import { env } from "../env.ts";
-import { storedGroups } from "../services/schemas.ts";
+import { storedGroups } from "../auth/groups.ts";
 import type { ScimCaller } from "./auth.ts";
 import {
   type PatchOp,

@@ -3,6 +3,7 @@
 // anything the client sent. An unexpected failure is a 500 in the same shape, logged without its stack.
 import "server-only";
 import type { AppContext } from "../context.ts";
+import { isUniqueViolation } from "../db/errors.ts";
 import { failureOf } from "../http.ts";
 import { log } from "../log.ts";
 import { type ScimCaller, scimCaller } from "./auth.ts";
@@ -55,8 +56,7 @@ export function scimRoute<P = Record<string, never>>(fn: (c: ScimCall<P>) => Pro
 export function scimFailure(e: unknown): Response {
   if (e instanceof ScimError) return scimJson(scimErrorBody(e), e.status);
   // Two creates of one userName or displayName at once: the database's unique index refused the second.
-  if ((e as { code?: string } | null)?.code === "P2002")
-    return scimJson(scimErrorBody(new ScimError(409, "That resource exists already", "uniqueness")), 409);
+  if (isUniqueViolation(e)) return scimJson(scimErrorBody(new ScimError(409, "That resource exists already", "uniqueness")), 409);
   // The console's own typed errors (a transaction that expired: 503) keep their status.
   const f = failureOf(e);
   if (f.status >= 500 && f.status !== 503) log.error("unhandled SCIM error", { error: String(e).slice(0, 500) });

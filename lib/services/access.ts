@@ -4,19 +4,14 @@
 import "server-only";
 import type { Actor } from "../auth/actor.ts";
 import { ForbiddenError, NotFoundError, UnauthorizedError } from "../auth/errors.ts";
-import { type Permission, can } from "../auth/roles.ts";
+import { type Needed, allows } from "../auth/roles.ts";
 import type { AppContext } from "../context.ts";
 import { type Run, getRunRow } from "../db/runs.ts";
 
 export type RunRow = Run;
 
-/** One permission, or several of which any one will do. */
-export type Needed = Permission | readonly Permission[];
-
-/** Whether the actor holds the permission (any one of several). */
-export function allows(actor: Actor, needed: Needed): boolean {
-  return typeof needed === "string" ? can(actor.role, needed) : needed.some((p) => can(actor.role, p));
-}
+// Pages ask here as services do; the rule itself is the access vocabulary's (lib/auth/roles.ts).
+export { allows, type Needed } from "../auth/roles.ts";
 
 /** The actor, if signed in and (when asked) holding the permission: else 401 or 403. */
 export function authorize(actor: Actor | null, needed?: Needed): Actor {

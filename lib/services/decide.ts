@@ -17,6 +17,7 @@ import {
   decideApproval,
   getApproval,
   parseApprovalId,
+  RUN,
   resumesByItself,
 } from "../runner/index.ts";
 import { appendAudit } from "../db/audit.ts";
@@ -120,11 +121,11 @@ export async function decide(ctx: AppContext, actor: Actor | null, { approvalId,
       let reserved = false;
       // The run's state as of the lock (it may have paused since it was read above); the reservation is a
       // compare-and-set on it anyway. A quorum's request stays pending until its last required vote.
-      if (rootAgent && resumesByItself(rootAgent) && after.status !== "pending" && (await getRunRow(tx, root.id))?.state === "paused") {
+      if (rootAgent && resumesByItself(rootAgent) && after.status !== "pending" && (await getRunRow(tx, root.id))?.state === RUN.paused) {
         const pending = await pendingApprovalsOf(store, root.threadId, root.id);
         reserved =
           !pending.length &&
-          (await submit(root.id, "paused", {
+          (await submit(root.id, RUN.paused, {
             actor: null,
             action: "run.auto_resume",
             targetType: "run",
@@ -135,14 +136,27 @@ export async function decide(ctx: AppContext, actor: Actor | null, { approvalId,
       return { approval: after, resumed: reserved };
     }),
   );
-  // Committed: a request this decision closed is counted, and every reviewer's inbox and every tab on this
-  // run refetch (and a runtime's long-poll wakes).
-  if (result.approval.status !== "pending") approvalClosed(result.approval);
-  ctx.live.publish({ topic: "inbox" });
-  ctx.live.publish({ topic: "run", runId: root.id });
-  if (external && ctx.webhook && result.approval.status !== "pending")
-    await notifyDecided(db, ctx.webhook, root.id, [toRuntimeDecision(result.approval, null)]).catch((e) =>
-      log.warn("decision webhook failed", { run_id: root.id, error: String(e) }),
-    );
+  await requestDecided(ctx, { rootRunId: root.id, approval: result.approval, external });
   return result;
+}
+
+/**
+ * What follows a committed decision on a request, whoever made it (a reviewer here, a deadline in
+ * deadlines.ts): a request it closed is counted, every reviewer's inbox and every tab on the run refetch
+ * (and a runtime's long-poll wakes), and an external run's runtime hears of it by webhook. The decision and
+ * its audit entry are already committed; nothing here can undo them.
+ */
+export async function requestDecided(
+  ctx: Pick<AppContext, "db" | "live" | "webhook">,
+  decided: { rootRunId: string; approval: ApprovalRecord /** The run is an external runtime's. */; external: boolean },
+): Promise<void> {
+  const { rootRunId, approval, external } = decided;
+  const closed = approval.status !== "pending";
+  if (closed) approvalClosed(approval);
+  ctx.live.publish({ topic: "inbox" });
+  ctx.live.publish({ topic: "run", runId: rootRunId });
+  if (external && ctx.webhook && closed)
+    await notifyDecided(ctx.db, ctx.webhook, rootRunId, [toRuntimeDecision(approval, null)]).catch((e) =>
+      log.warn("decision webhook failed", { run_id: rootRunId, error: String(e) }),
+    );
 }

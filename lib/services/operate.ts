@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import type { Actor } from "../auth/actor.ts";
 import { ConflictError, CorruptRecordError, ValidationError } from "../auth/errors.ts";
 import type { AppContext } from "../context.ts";
-import { AgentCheckpointCorruptionError, RunRewindError } from "../runner/index.ts";
+import { AgentCheckpointCorruptionError, RUN, RunRewindError } from "../runner/index.ts";
 import { appendAudit } from "../db/audit.ts";
 import { checkpointBySeq } from "../db/read-models.ts";
 import { createRunRow, markRunCorrupt, setRunState } from "../db/runs.ts";
@@ -30,7 +30,7 @@ export async function resumeRun(ctx: AppContext, actor: Actor | null, { runId }:
   const run = await visibleRun(ctx, who, runId);
   externalRefused(run, "resumed");
   await assertReadable(ctx, run);
-  if (run.state !== "paused") throw new ConflictError(`Run is ${run.state}, not paused`);
+  if (run.state !== RUN.paused) throw new ConflictError(`Run is ${run.state}, not paused`);
   const pending = await onRun(db, run.id, () => pendingApprovalsOf(ctx.store, run.threadId, run.id));
   if (pending.length) throw new ConflictError(`${pending.length} approval(s) still pending`);
   if (!(await ex.resumeWithAudit(run.id, who))) throw new ConflictError("Run was resumed by someone else");
@@ -42,7 +42,7 @@ export async function cancelRun(ctx: AppContext, actor: Actor | null, { runId }:
   const who = authorize(actor, "runs:operate");
   const run = await visibleRun(ctx, who, runId);
   await assertReadable(ctx, run);
-  if (run.state !== "running" && run.state !== "paused")
+  if (run.state !== RUN.running && run.state !== RUN.paused)
     throw new ConflictError(`Run is ${run.state}; only running or paused runs can be cancelled`);
   if (run.runtimeTokenId) return cancelExternalRun(ctx, who, run);
   const audit = { actor: who, action: "run.cancel", targetType: "run", targetId: run.id, data: { from_state: run.state } };
@@ -61,7 +61,7 @@ export async function retryRun(ctx: AppContext, actor: Actor | null, { runId }: 
   const run = await visibleRun(ctx, who, runId);
   externalRefused(run, "retried");
   await assertReadable(ctx, run);
-  if (run.state !== "failed") throw new ConflictError(`Run is ${run.state}; only a failed run can be retried`);
+  if (run.state !== RUN.failed) throw new ConflictError(`Run is ${run.state}; only a failed run can be retried`);
   const audit = { actor: who, action: "run.retry", targetType: "run", targetId: run.id, data: { error: run.error } };
   const ok = await onRun(db, run.id, () => ex.retry(run.id, audit).catch(rewindError));
   if (!ok) throw new ConflictError("Run was retried by someone else");
@@ -94,7 +94,7 @@ export async function forkRun(ctx: AppContext, actor: Actor | null, { runId, bod
   try {
     await ex.fork(run.id, seq, id, who.email);
   } catch (e) {
-    await setRunState(db, id, { state: "failed", error: e instanceof Error ? e.message : String(e), finishedAt: new Date() });
+    await setRunState(db, id, { state: RUN.failed, error: e instanceof Error ? e.message : String(e), finishedAt: new Date() });
     if (e instanceof AgentCheckpointCorruptionError) {
       await markRunCorrupt(db, run.id, e.key ?? null);
       throw new CorruptRecordError(e.message, e.key ?? null);

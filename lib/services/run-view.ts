@@ -39,6 +39,7 @@ import {
   readStored,
   reviewedArgsHash,
   validateEffects,
+  RUN,
 } from "../runner/index.ts";
 import { lastActorOf } from "../db/audit.ts";
 import { countCheckpoints, webhookDeliveries } from "../db/read-models.ts";
@@ -91,12 +92,13 @@ export async function getRunView(ctx: AppContext, actor: Actor | null, { runId }
       ? await externalCounts(db, run, read.approvals)
       : { checkpointCount: await countCheckpoints(db, run.threadId, run.id), runtimePickup: null }),
     // An external run is resumed by its own runtime (it claims the decisions), never from here.
-    canResume: !corruption && !run.runtimeTokenId && run.state === "paused" && read.approvals.every((a) => a.status !== "pending"),
+    canResume: !corruption && !run.runtimeTokenId && run.state === RUN.paused && read.approvals.every((a) => a.status !== "pending"),
     permissions: { decide: allows(who, "approvals:decide"), operate: allows(who, "runs:operate") },
     selfApprovalForbidden: (!!run.runtimeTokenId || !agent?.allowSelfApproval) && run.submittedById === who.id,
     deliveries: (await webhookDeliveries(db, run.id)).map(toDeliveryDto),
     // Its requests were closed by the runner's run-ended decider: the page says who ended it.
-    cancelledBy: run.state === "cancelled" || run.state === "cancelling" ? ((await lastActorOf(db, run.id, "run.cancel")) ?? null) : null,
+    cancelledBy:
+      run.state === RUN.cancelled || run.state === RUN.cancelling ? ((await lastActorOf(db, run.id, "run.cancel")) ?? null) : null,
     asOfMs: Date.now(),
   };
 }
@@ -143,11 +145,11 @@ async function readRun(ctx: Pick<AppContext, "db" | "store" | "agents">, run: Ru
     const approvals = await approvalsOf(ctx.store, run.threadId, run.id, () => []);
     return { conversation: externalConversation(run, await runtimeEvents(ctx.db, run.id), approvals), approvals };
   }
-  if (run.state === "pending") return { conversation: null, approvals: [] };
+  if (run.state === RUN.pending) return { conversation: null, approvals: [] };
   const latest = await readLatestCheckpoint(ctx.store, run.threadId, run.id);
   // A running run may have none stored yet at any step: its row's progress comes from the runner's events,
   // ahead of the write-behind queue (and a worker taking it over starts it afresh without one).
-  if (!latest && run.state === "running") return { conversation: null, approvals: [] };
+  if (!latest && run.state === RUN.running) return { conversation: null, approvals: [] };
   if (!latest) throw new AgentCheckpointCorruptionError(`No checkpoint for run ${run.id}`, checkpointLatestKey(run.id));
   const conversation = await conversationOf(ctx.store, run.threadId, run.id);
   const approvals = await approvalsOf(

@@ -16,7 +16,8 @@ import { claimSchema, withdrawSchema } from "../dto-protocol.ts";
 import { type ApprovalRecord, isTerminal, listApprovals, withdrawApproval } from "../runner/index.ts";
 import { parseOr400 } from "../validation.ts";
 import { onRun } from "./run-view.ts";
-import { auditActor, type Ctx, caller, interruptIdOf, ownRun, type RuntimeCaller, storedInterrupt } from "./runtime-protocol.ts";
+import type { RuntimeCaller } from "../auth/tokens.ts";
+import { auditActor, type Ctx, caller, interruptIdOf, ownRun, storedInterrupt } from "./runtime-protocol.ts";
 import { storedRuntimeEvent, toRuntimeDecision } from "./runtime-view.ts";
 
 async function interruptOf(ctx: Ctx, run: { id: string; threadId: string }, interruptId: string): Promise<ApprovalRecord> {

@@ -8,11 +8,12 @@ import { transaction } from "../db/client.ts";
 import { getRunRow, lockRun } from "../db/runs.ts";
 import { appendRuntimeEvents, setExternalRunState } from "../db/runtime.ts";
 import { PrismaStore } from "../db/store.ts";
-import { closePendingApprovals, isTerminal } from "../runner/index.ts";
+import { closePendingApprovals, isTerminal, RUN } from "../runner/index.ts";
 import { parseOr400 } from "../validation.ts";
 import type { RunRow } from "./access.ts";
 import { onRun } from "./run-view.ts";
-import { type Ctx, type RuntimeCaller, auditActor, caller, ownRun } from "./runtime-protocol.ts";
+import type { RuntimeCaller } from "../auth/tokens.ts";
+import { type Ctx, auditActor, caller, ownRun } from "./runtime-protocol.ts";
 import { runtimeEventsSchema } from "../dto-protocol.ts";
 
 /**
@@ -79,7 +80,7 @@ export async function cancelExternalRun(ctx: Ctx, actor: { id: string; email: st
       const current = (await getRunRow(tx, run.id)) ?? run;
       if (isTerminal(current.state)) throw new ConflictError(`Run is ${current.state}`);
       const n = await closePendingApprovals(new PrismaStore(tx), run.threadId, run.id, now, `Cancelled by ${actor.email}`);
-      await setExternalRunState(tx, run.id, { state: "cancelled", finishedAt: new Date(now) });
+      await setExternalRunState(tx, run.id, { state: RUN.cancelled, finishedAt: new Date(now) });
       await appendAudit(tx, {
         actor,
         action: "run.cancel",
@@ -90,7 +91,7 @@ export async function cancelExternalRun(ctx: Ctx, actor: { id: string; email: st
       return n;
     }),
   );
-  ctx.live.publish({ topic: "run", runId: run.id, state: "cancelled" });
+  ctx.live.publish({ topic: "run", runId: run.id, state: RUN.cancelled });
   if (closed) ctx.live.publish({ topic: "inbox" });
   return { id: run.id, cancelling: true as const };
 }

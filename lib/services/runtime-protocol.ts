@@ -7,7 +7,7 @@
 // claimant (runtime-claim.ts). Our workers never execute an external run (lib/db/runs.ts refuses to
 // reserve one). A runtime token acts only on the runs it registered; revoking it ends its access at once.
 import "server-only";
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import {
   ConflictError,
   CorruptRecordError,
@@ -16,21 +16,15 @@ import {
   UnauthorizedError,
   ValidationError,
 } from "../auth/errors.ts";
-import { onAccessChanged, tokenActorId } from "../auth/revocation.ts";
-import { RUNTIME_ROLE } from "../auth/roles.ts";
+import { onAccessChanged } from "../auth/revocation.ts";
+import { type RuntimeCaller, runtimeActorId } from "../auth/tokens.ts";
 import type { AppContext } from "../context.ts";
-import { tokenWithUser, touchToken, userByEmail } from "../db/accounts.ts";
+import { userByEmail } from "../db/accounts.ts";
 import { appendAudit } from "../db/audit.ts";
 import { transaction } from "../db/client.ts";
+import { isUniqueViolation } from "../db/errors.ts";
 import { getRunRow, lockRun } from "../db/runs.ts";
-import {
-  claimsOf,
-  createExternalRun,
-  externalRunByExternalId,
-  isUniqueViolation,
-  setExternalRunState,
-  updateExternalRunLabels,
-} from "../db/runtime.ts";
+import { claimsOf, createExternalRun, externalRunByExternalId, setExternalRunState, updateExternalRunLabels } from "../db/runtime.ts";
 import { PrismaStore } from "../db/store.ts";
 import {
   decisionsQuerySchema,
@@ -49,6 +43,7 @@ import {
   type ExternalDecision,
   isTerminal,
   listApprovals,
+  RUN,
   schemaProblem,
 } from "../runner/index.ts";
 import { parseOr400 } from "../validation.ts";
@@ -57,24 +52,8 @@ import type { RunRow } from "./access.ts";
 import { onRun } from "./run-view.ts";
 import { decisionsAfter, decodeDecisionCursor } from "./runtime-view.ts";
 
-/** Who calls the protocol: a runtime token (never a person). */
-export type RuntimeCaller = { tokenId: string; name: string };
-
 export type Ctx = Pick<AppContext, "db" | "store" | "live" | "webhook">;
 
-const hash = (token: string) => createHash("sha256").update(token).digest("hex");
-
-/** The runtime a bearer token stands for, or null when it is unknown, revoked or not a runtime token. */
-export async function runtimeFromToken(db: AppContext["db"], token: string): Promise<RuntimeCaller | null> {
-  const row = await tokenWithUser(db, hash(token));
-  if (!row || row.revokedAt || row.role !== RUNTIME_ROLE) return null;
-  if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > 60_000) void touchToken(db, row.id).catch(() => undefined);
-  return { tokenId: row.id, name: row.name };
-}
-
-// A runtime token is made for no user (no user has the runtime role), so it is a service identity of its
-// own: the id its revocation's access notice names (lib/auth/revocation.ts) and its audit entries carry.
-export const runtimeActorId = (c: RuntimeCaller) => tokenActorId({ id: c.tokenId, userId: null });
 export const auditActor = (c: RuntimeCaller) => ({ id: runtimeActorId(c), email: `token:${c.name}` });
 
 export function caller(c: RuntimeCaller | null): RuntimeCaller {
@@ -263,7 +242,7 @@ export async function parkInterrupts(ctx: Ctx, c: RuntimeCaller | null, { runId,
       }
       let state = current.state;
       if (fresh.length) {
-        state = "paused";
+        state = RUN.paused;
         await setExternalRunState(tx, run.id, { state });
         await appendAudit(tx, {
           actor: auditActor(who),
@@ -306,7 +285,7 @@ const SAFETY_POLL_MS = 2_000;
  * The run's decisions after the cursor. With wait, the request is held (at most 50 s, under common 60 s
  * client timeouts) until a decision is taken on any instance — the live bus wakes it (LISTEN/NOTIFY on
  * PostgreSQL) — or the run ends. A held request lives as long as its token, as an event stream does
- * (lib/live/stream.ts): each time it wakes it asks `recheck` (the credential again; routes pass it) before
+ * (lib/services/live-events.ts): each time it wakes it asks `recheck` (the credential again; routes pass it) before
  * it answers, and the token's revocation notice wakes it at once, so it answers 401 and hands out nothing
  * decided after the revocation.
  */

@@ -7,7 +7,7 @@ import type { z } from "zod";
 import type { ConversationView, DiffDto, SnapshotSummary, checkpointDto } from "../dto.ts";
 import { type RuntimeDecisionDto, type RuntimeEventInput, runtimeEventSchema } from "../dto-protocol.ts";
 import type { RunRow } from "./access.ts";
-import { type ApprovalRecord, type Message, type ToolExecution, argsHash, isTerminal } from "../runner/index.ts";
+import { type ApprovalRecord, type Message, RUN, type RunState, type ToolExecution, argsHash, isTerminal } from "../runner/index.ts";
 import type { ClaimRow, RuntimeEventRow } from "../db/runtime.ts";
 import { ValidationError } from "../auth/errors.ts";
 
@@ -228,13 +228,13 @@ const reportedIn = (e: TimelineEntry) => {
 
 /** What the run was at an entry of its timeline: its state then, the messages and tool results reported so far. */
 function summaryAt(entries: TimelineEntry[], at: TimelineEntry): SnapshotSummary {
-  let state = "running";
+  let state: RunState = RUN.running;
   let messageCount = 0;
   let toolCalls = 0;
   for (const e of entries.slice(0, at.seq)) {
     const r = reportedIn(e);
-    if (e.phase === "paused") state = "paused";
-    else if (e.phase === "resumed") state = "running";
+    if (e.phase === RUN.paused) state = RUN.paused;
+    else if (e.phase === "resumed") state = RUN.running;
     else if (r?.type === "state") state = r.state;
     if (r && messageOf(r)) messageCount++;
     if (r?.type === "tool_result") toolCalls++;

@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { roleSchema, tokenRoleSchema } from "../auth/roles.ts";
 import { RUN_STATES } from "../runner/state.ts";
+import { groupsSchema } from "../auth/groups.ts";
 import { dateParam, intParam } from "../validation.ts";
 
 // ---- Runs ----
@@ -68,26 +69,6 @@ export const timelineQuerySchema = z.strictObject({ cursor: z.string().max(300).
 export const diffQuerySchema = z.strictObject({ a: intParam(0, 1e9), b: intParam(0, 1e9) });
 
 // ---- Users ----
-// Routing groups: short lowercase names (a rule's `groups` name them), at most 20 per user.
-export const groupNameSchema = z
-  .string()
-  .trim()
-  .toLowerCase()
-  .regex(/^[a-z0-9][a-z0-9-]{0,39}$/, "A group name is lowercase letters, digits and dashes (at most 40)");
-export const groupsSchema = z
-  .array(groupNameSchema)
-  .max(20, "At most 20 groups")
-  .transform((g) => [...new Set(g)].sort());
-
-/** The groups stored on a user row (a JSON array); anything unreadable counts as no group. */
-export function storedGroups(text: string | null | undefined): string[] {
-  try {
-    const p = groupsSchema.safeParse(JSON.parse(text ?? "[]"));
-    return p.success ? p.data : [];
-  } catch {
-    return [];
-  }
-}
 
 export const newUserSchema = z.strictObject({
   email: z

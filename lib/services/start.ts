@@ -8,6 +8,7 @@ import { ConflictError, ValidationError } from "../auth/errors.ts";
 import type { AppContext } from "../context.ts";
 import { appendAudit } from "../db/audit.ts";
 import { transaction } from "../db/client.ts";
+import { isUniqueViolation } from "../db/errors.ts";
 import { createRunRow, runByIdempotencyKey } from "../db/runs.ts";
 import { parseOr400 } from "../validation.ts";
 import { authorize } from "./access.ts";
@@ -99,7 +100,7 @@ export async function startRun(ctx: AppContext, actor: Actor | null, { body, ide
     });
   } catch (e) {
     // Two retries of one request raced: the other one created the run.
-    const raced = (e as { code?: string }).code === "P2002" ? await replay() : null;
+    const raced = isUniqueViolation(e) ? await replay() : null;
     if (raced) return raced;
     throw e;
   }

@@ -23,7 +23,7 @@ import { parseOr400 } from "../validation.ts";
 import { type RunRow, visibleRun } from "./access.ts";
 import { claimsOf, runtimeEvents } from "../db/runtime.ts";
 import { PrismaStore } from "../db/store.ts";
-import { listApprovals } from "../runner/index.ts";
+import { listApprovals, RUN_STATES, type RunState } from "../runner/index.ts";
 import { onRun } from "./run-view.ts";
 import { externalDiff, externalTimeline } from "./runtime-view.ts";
 import { diffQuerySchema, timelineQuerySchema } from "./schemas.ts";
@@ -99,6 +99,9 @@ async function diffOf(ctx: Pick<AppContext, "db" | "store">, run: RunRow, a: num
   return { from: sa, to: sb, messagesAdded: added, payloadKeys: { from: Object.keys(ca.payload), to: Object.keys(cb.payload) } };
 }
 
+// A state as a record holds it (a record of an older version may hold anything): one of the runner's, or null.
+const runStateOf = (v: unknown): RunState | null => ((RUN_STATES as readonly unknown[]).includes(v) ? (v as RunState) : null);
+
 async function summaryAt(db: Db, run: RunRow, cp: CheckpointRecord): Promise<SnapshotSummary> {
   const key = keys.checkpoint(run.id, cp.step, cp.seq, cp.phase);
   const withSnap = cp.payload.runtime_snapshot !== undefined ? cp : await snapshotCheckpointAtOrBefore(db, run.threadId, run.id, key);
@@ -117,13 +120,13 @@ async function summaryAt(db: Db, run: RunRow, cp: CheckpointRecord): Promise<Sna
             }
           | undefined)
       : undefined;
-  const ownState = typeof cp.payload.state === "string" ? cp.payload.state : null;
+  const ownState = runStateOf(cp.payload.state);
   return {
     seq: cp.seq,
     phase: cp.phase,
     step: cp.step,
     timestampMs: cp.timestamp_ms,
-    state: t?.state ?? (cp === withSnap ? s?.state : ownState) ?? s?.state ?? null,
+    state: runStateOf(t?.state) ?? (cp === withSnap ? runStateOf(s?.state) : ownState) ?? runStateOf(s?.state),
     messageCount: s?.messages.count ?? null,
     llmCalls: t?.stateSnapshot?.llmCalls ?? s?.llm_calls ?? null,
     toolCalls: t?.stateSnapshot?.toolCalls ?? s?.tool_calls ?? null,

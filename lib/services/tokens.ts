@@ -3,23 +3,21 @@
 // and separation of duties count one person with two tokens once); it stops working when the user is
 // disabled or their role changes. A token made for no user is a service identity of its own.
 import "server-only";
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { Actor } from "../auth/actor.ts";
 import { NotFoundError, ValidationError } from "../auth/errors.ts";
-import { roleSchema } from "../auth/roles.ts";
 import type { AppContext } from "../context.ts";
-import { createTokenRow, listTokenRows, revokeTokenRow, tokenById, tokenWithUser, touchToken, userById } from "../db/accounts.ts";
+import { createTokenRow, listTokenRows, revokeTokenRow, tokenById, userById } from "../db/accounts.ts";
 import { appendAudit } from "../db/audit.ts";
-import { type Db, transaction } from "../db/client.ts";
+import { transaction } from "../db/client.ts";
 import { type TokenView, toTokenDto } from "../dto.ts";
 import { parseOr400 } from "../validation.ts";
 import { accessChanged, tokenActorId } from "../auth/revocation.ts";
 import { authorize } from "./access.ts";
-import { newTokenSchema, storedGroups } from "./schemas.ts";
+import { tokenHash } from "../auth/tokens.ts";
+import { newTokenSchema } from "./schemas.ts";
 
 type Ctx = Pick<AppContext, "db">;
-
-const hash = (token: string) => createHash("sha256").update(token).digest("hex");
 
 export async function createToken(ctx: Ctx, actor: Actor | null, { body }: { body: unknown }) {
   const { db } = ctx;
@@ -36,7 +34,7 @@ export async function createToken(ctx: Ctx, actor: Actor | null, { body }: { bod
       name: input.name,
       role: input.role,
       userId: input.userId ?? null,
-      tokenHash: hash(token),
+      tokenHash: tokenHash(token),
       prefix: token.slice(0, 8),
       createdById: admin.id,
     });
@@ -70,20 +68,4 @@ export async function revokeToken(ctx: Pick<AppContext, "db" | "live">, actor: A
   // Committed: streams opened with this token, on every instance, end now (lib/auth/revocation.ts).
   accessChanged(ctx.live, tokenActorId(existing));
   return revoked;
-}
-
-// The actor a bearer token stands for, or null when it is unknown or revoked (lib/auth/request.ts asks).
-export async function actorFromToken(db: Db, token: string): Promise<Actor | null> {
-  const row = await tokenWithUser(db, hash(token));
-  if (!row || row.revokedAt) return null;
-  const role = roleSchema.safeParse(row.role);
-  if (!role.success) return null;
-  let actor: Actor = { id: `token:${row.id}`, email: `token:${row.name}`, name: row.name, role: role.data };
-  if (row.userId) {
-    if (!row.user || row.user.disabled || row.user.role !== row.role) return null;
-    actor = { id: row.user.id, email: row.user.email, name: row.user.name, role: role.data, groups: storedGroups(row.user.groups) };
-  }
-  // A write per request would serialize every API call on SQLite's write lock: a minute is precise enough.
-  if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > 60_000) void touchToken(db, row.id).catch(() => undefined);
-  return actor;
 }

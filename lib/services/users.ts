@@ -12,7 +12,8 @@ import { type UserDto, toUserDto } from "../dto.ts";
 import { parseOr400 } from "../validation.ts";
 import { accessChanged } from "../auth/revocation.ts";
 import { authorize } from "./access.ts";
-import { newUserSchema, storedGroups, userPatchSchema } from "./schemas.ts";
+import { storedGroups } from "../auth/groups.ts";
+import { newUserSchema, userPatchSchema } from "./schemas.ts";
 
 type Ctx = Pick<AppContext, "db">;
 /** A change of someone's access also tells their open event streams, on every instance. */

@@ -7,7 +7,7 @@
 // runner knows about it. A subagent's execution is an invoke_agent span of its own under the active span
 // (its parent's segment), through the runner's aroundChild hook (traceSubagent).
 import { type Context, context, createContextKey, type Span, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
-import type { AroundChild, ApprovalRecord, RunEvent } from "../runner/index.ts";
+import { type AroundChild, type ApprovalRecord, RUN, type RunEvent } from "../runner/index.ts";
 import { AFK, ERROR_TYPE, EVENT, GEN_AI, OPERATION, SPAN } from "./conventions.ts";
 import { contextOfJob, type JobTrace, linksOf, parseRunTraceLinks, traceparentOf } from "./propagation.ts";
 import { tracer } from "./sdk.ts";
@@ -159,7 +159,7 @@ export const traceSubagent: AroundChild = (c, run) => {
       return r;
     },
     (e: unknown) => {
-      done({ state: "failed", error: e });
+      done({ state: RUN.failed, error: e });
       throw e;
     },
   );

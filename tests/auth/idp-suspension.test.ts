@@ -9,7 +9,8 @@ import { passwordSignIn } from "@/lib/auth/password-signin";
 import type { GroupMap, SsoConfig } from "@/lib/auth/sso";
 import { signInThroughIdp } from "@/lib/auth/sso-users";
 import { LiveBus, type LiveMessage } from "@/lib/live/bus";
-import { actorFromToken, createToken } from "@/lib/services/tokens";
+import { actorFromToken } from "@/lib/auth/tokens";
+import { createToken } from "@/lib/services/tokens";
 import { createUser, listUsers, updateUser } from "@/lib/services/users";
 import { freshDatabase, providers, type TestDb } from "../helpers/databases";
 

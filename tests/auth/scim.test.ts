@@ -91,7 +91,8 @@ describe("the SCIM service", () => {
       expect(r.type).toContain("application/scim+json");
     }
     // And the SCIM token is nobody anywhere else; it acts as no user.
-    const { actorFromToken, createToken } = await import("@/lib/services/tokens");
+    const { createToken } = await import("@/lib/services/tokens");
+    const { actorFromToken } = await import("@/lib/auth/tokens");
     expect(await actorFromToken(s.db, scimToken)).toBeNull();
     const admin = { id: "scim-admin", email: "admin@example.com", name: "A", role: "admin" as const };
     const someone = await s.db.user.create({ data: { email: "someone@example.com", name: "S", role: "admin", passwordHash: "" } });
@@ -171,7 +172,8 @@ describe("Okta's requests", () => {
 
   it("deactivates (replace without a path) and every token and stream of the user ends within seconds; PUT reactivates", async () => {
     const { appContext } = await import("@/lib/context");
-    const { createToken, actorFromToken } = await import("@/lib/services/tokens");
+    const { createToken } = await import("@/lib/services/tokens");
+    const { actorFromToken } = await import("@/lib/auth/tokens");
     const { benchAdmin, openStream } = await import("../helpers/revocation");
     const ctx = appContext();
     const token = await createToken(ctx, benchAdmin, { body: { name: "test-user-cli", role: "reviewer", userId } });

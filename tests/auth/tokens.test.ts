@@ -4,7 +4,8 @@ import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, providers, type TestDb } from "../helpers/databases";
 import { LiveBus } from "@/lib/live/bus";
-import { actorFromToken, createToken, revokeToken } from "@/lib/services/tokens";
+import { actorFromToken } from "@/lib/auth/tokens";
+import { createToken, revokeToken } from "@/lib/services/tokens";
 import type { Actor } from "@/lib/auth/actor";
 import { tokenWithUser } from "@/lib/db/accounts";
 

@@ -5,7 +5,7 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { verifyPassword } from "@/lib/auth/password";
-import { actorFromToken } from "@/lib/services/tokens";
+import { actorFromToken } from "@/lib/auth/tokens";
 import { bundledEntry } from "../helpers/bundled-entry";
 import { freshDatabase, providers, type TestDb } from "../helpers/databases";
 

@@ -88,7 +88,7 @@ describe.each(providers)("console queries on %s", (provider) => {
         .filter((r) => !state || r.state === state)
         .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1))
         .map((r) => r.id);
-    for (const state of [undefined, "failed"]) {
+    for (const state of [undefined, "failed"] as const) {
       const seen: string[] = [];
       let cursor: string | undefined;
       for (let i = 0; i < 30; i++) {
@@ -173,7 +173,7 @@ describe.each(providers)("console queries on %s", (provider) => {
       })),
     });
     const after = await runCounts(t.db);
-    const grew = (s: string) => (after[s] ?? 0) - (before[s] ?? 0);
+    const grew = (s: "paused" | "running" | "pending" | "completed") => (after[s] ?? 0) - (before[s] ?? 0);
     expect([grew("paused"), grew("running"), grew("pending"), grew("completed")]).toEqual([2, 1, 1, 0]);
   });
 

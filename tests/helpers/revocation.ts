@@ -1,5 +1,5 @@
 // Open event streams and the ways to lose access, for tests/auth/revocation.test.ts and
-// bench/bench-revocation.ts. A stream is GET /api/events's own code (lib/live/stream.ts) with its caller
+// bench/bench-revocation.ts. A stream is GET /api/events's own code (lib/services/live-events.ts) with its caller
 // read from a real Request by lib/auth/caller.ts: a bearer token, or a session cookie holding a JWT made
 // by next-auth's own encoder with the app's secret, as a browser would send it.
 import { randomBytes } from "node:crypto";
@@ -11,7 +11,7 @@ import type { SsoConfig } from "../../lib/auth/sso.ts";
 import { signInThroughIdp } from "../../lib/auth/sso-users.ts";
 import type { AppContext } from "../../lib/context.ts";
 import { env } from "../../lib/env.ts";
-import { liveEvents } from "../../lib/live/stream.ts";
+import { liveEvents } from "../../lib/services/live-events.ts";
 import { patchUserScim } from "../../lib/scim/users.ts";
 import { createToken, revokeToken } from "../../lib/services/tokens.ts";
 import { createUser, updateUser } from "../../lib/services/users.ts";

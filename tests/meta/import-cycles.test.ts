@@ -1,32 +1,13 @@
 // No import cycle anywhere in lib/: every relative import (type-only ones included: a cycle of types is
 // still two modules that cannot be read one without the other) of every file is parsed, and a depth-first
 // walk fails on the first edge back into the path it is on, printing the cycle.
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { relativeImports } from "../helpers/imports";
 import { root, sourceFiles } from "../helpers/sources";
 
 const sources = (dir: string) => sourceFiles(dir, (n) => /\.tsx?$/.test(n) && !/\.test\.tsx?$/.test(n));
-
-// `import … from "x"`, `export … from "x"`, `import "x"` and `import("x")`, with comments removed first.
-const SPECIFIERS =
-  /(?:^|[\s;])(?:import|export)\s[^;]*?\sfrom\s*["']([^"']+)["']|(?:^|[\s;])import\s*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)/g;
-
-function relativeImports(file: string, source: string, known: Set<string>): string[] {
-  const code = source.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'`])\/\/.*$/gm, "$1");
-  const out: string[] = [];
-  for (const m of code.matchAll(SPECIFIERS)) {
-    const spec = m[1] ?? m[2] ?? m[3];
-    if (!spec.startsWith(".")) continue;
-    const base = path.normalize(path.join(path.dirname(file), spec));
-    const candidates = [base, `${base}.ts`, `${base}.tsx`, base.replace(/\.js$/, ".ts"), path.join(base, "index.ts")];
-    const target = candidates.find((c) => known.has(c));
-    if (target) out.push(target);
-    // Outside the scanned sources (the generated Prisma clients, JSON): nothing there imports lib back.
-    else if (!candidates.some((c) => existsSync(path.join(root, c)))) throw new Error(`${file}: cannot resolve ${spec}`);
-  }
-  return out;
-}
 
 function findCycles(graph: Map<string, string[]>): string[][] {
   const state = new Map<string, "open" | "done">();

@@ -9,7 +9,8 @@ import { cleanValues, initialValues, type JsonSchema, SchemaFields } from "@/com
 import type { AppContext } from "@/lib/context";
 import { decide } from "@/lib/services/decide";
 import { getRunView } from "@/lib/services/run-view";
-import { type RuntimeCaller, parkInterrupts, registerRun, runtimeFromToken } from "@/lib/services/runtime-protocol";
+import { type RuntimeCaller, runtimeFromToken } from "@/lib/auth/tokens";
+import { parkInterrupts, registerRun } from "@/lib/services/runtime-protocol";
 import { createToken } from "@/lib/services/tokens";
 import { admin, rev } from "../helpers/actors";
 import { databaseWithContext } from "../helpers/databases";

@@ -12,22 +12,16 @@ import { getApproval, keys } from "@/lib/runner";
 import type { Actor } from "@/lib/auth/actor";
 import type { HttpError } from "@/lib/auth/errors";
 import type { AppContext } from "@/lib/context";
-import { sweep } from "@/lib/execution/sweep";
+import { sweep } from "@/lib/services/deadlines";
 import { decide } from "@/lib/services/decide";
 import { listInbox } from "@/lib/services/inbox";
 import { cancelRun, resumeRun, retryRun } from "@/lib/services/operate";
 import { getRunView } from "@/lib/services/run-view";
 import { claimDecision, withdrawInterrupt } from "@/lib/services/runtime-claim";
-import {
-  type RuntimeCaller,
-  getRuntimeRun,
-  listDecisions,
-  parkInterrupts,
-  registerRun,
-  runtimeFromToken,
-} from "@/lib/services/runtime-protocol";
+import { getRuntimeRun, listDecisions, parkInterrupts, registerRun } from "@/lib/services/runtime-protocol";
 import { reportEvents } from "@/lib/services/runtime-progress";
-import { actorFromToken, createToken, revokeToken } from "@/lib/services/tokens";
+import { type RuntimeCaller, actorFromToken, runtimeFromToken } from "@/lib/auth/tokens";
+import { createToken, revokeToken } from "@/lib/services/tokens";
 import { auditPage } from "@/lib/services/audit";
 import { databaseWithContext, freshDatabase, providers, type TestDb, twoInstances } from "../helpers/databases";
 import { admin } from "../helpers/actors";

@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppContext } from "@/lib/context";
 import { decide } from "@/lib/services/decide";
-import { parkInterrupts, registerRun, runtimeFromToken } from "@/lib/services/runtime-protocol";
+import { runtimeFromToken } from "@/lib/auth/tokens";
+import { parkInterrupts, registerRun } from "@/lib/services/runtime-protocol";
 import { createToken, revokeToken } from "@/lib/services/tokens";
 import { admin, rev } from "../helpers/actors";
 import { freshDatabase, providers, type TestDb, twoInstances } from "../helpers/databases";

@@ -18,7 +18,7 @@ import { cancelRun, forkRun, resumeRun, retryRun } from "@/lib/services/operate"
 import { getRunView, listRuns } from "@/lib/services/run-view";
 import { startRun } from "@/lib/services/start";
 import { diffCheckpoints, timelinePage } from "@/lib/services/timeline";
-import { sweep } from "@/lib/execution/sweep";
+import { sweep } from "@/lib/services/deadlines";
 import { errorResponse } from "@/lib/http";
 import { pruneCheckpoints } from "@/lib/execution/retention";
 import { op, rev, sub } from "../helpers/actors";

@@ -12,7 +12,7 @@ import { decide } from "@/lib/services/decide";
 import { getRunView } from "@/lib/services/run-view";
 import { startRun } from "@/lib/services/start";
 import { timelinePage } from "@/lib/services/timeline";
-import { sweep } from "@/lib/execution/sweep";
+import { sweep } from "@/lib/services/deadlines";
 import { pruneCheckpoints } from "@/lib/execution/retention";
 import { approvalIdOf, decideApproval, listCheckpoints } from "@/lib/runner";
 import { sub } from "../helpers/actors";

@@ -15,7 +15,8 @@ import { listInbox } from "@/lib/services/inbox";
 import { resumeRun } from "@/lib/services/operate";
 import { getRunView } from "@/lib/services/run-view";
 import { startRun } from "@/lib/services/start";
-import { actorFromToken, createToken } from "@/lib/services/tokens";
+import { actorFromToken } from "@/lib/auth/tokens";
+import { createToken } from "@/lib/services/tokens";
 import { type Agent, defineTool, getApproval } from "@/lib/runner";
 import { op, sub } from "../helpers/actors";
 

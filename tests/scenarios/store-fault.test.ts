@@ -13,7 +13,7 @@ import { decide } from "@/lib/services/decide";
 import { retryRun } from "@/lib/services/operate";
 import { getRunView } from "@/lib/services/run-view";
 import { startRun } from "@/lib/services/start";
-import { sweep } from "@/lib/execution/sweep";
+import { sweep } from "@/lib/services/deadlines";
 import { listApprovals, listCheckpoints } from "@/lib/runner";
 import { op, rev, sub } from "../helpers/actors";
 

@@ -11,7 +11,7 @@ import { decide } from "@/lib/services/decide";
 import { listInbox } from "@/lib/services/inbox";
 import { getRunView } from "@/lib/services/run-view";
 import { startRun } from "@/lib/services/start";
-import { sweep } from "@/lib/execution/sweep";
+import { sweep } from "@/lib/services/deadlines";
 import { type Agent, askHuman } from "@/lib/runner";
 import { databaseWithContext, providers } from "../helpers/databases";
 import { scriptedModel } from "../helpers/scripted-model";

@@ -6,7 +6,7 @@
 // resumes as a person's decision does, unless the agent opted out.
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { sweep } from "@/lib/execution/sweep";
+import { sweep } from "@/lib/services/deadlines";
 import { type Agent, defineTool } from "@/lib/runner";
 import { decide } from "@/lib/services/decide";
 import { resumeRun } from "@/lib/services/operate";

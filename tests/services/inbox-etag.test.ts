@@ -7,7 +7,7 @@ import { decide } from "@/lib/services/decide";
 import { inboxPage } from "@/lib/services/inbox";
 import { getRunView } from "@/lib/services/run-view";
 import { startRun } from "@/lib/services/start";
-import { sweep } from "@/lib/execution/sweep";
+import { sweep } from "@/lib/services/deadlines";
 import type { Actor } from "@/lib/auth/actor";
 import { rev, sub } from "../helpers/actors";
 

@@ -4,7 +4,8 @@
 import { describe, expect, it } from "vitest";
 import type { Actor } from "@/lib/auth/actor";
 import { HttpError } from "@/lib/auth/errors";
-import { actorFromToken, createToken } from "@/lib/services/tokens";
+import { actorFromToken } from "@/lib/auth/tokens";
+import { createToken } from "@/lib/services/tokens";
 import { createUser, updateUser } from "@/lib/services/users";
 import { decide } from "@/lib/services/decide";
 import { inboxPage, listInbox } from "@/lib/services/inbox";

@@ -1,6 +1,6 @@
 import { requestCaller } from "@/lib/auth/caller";
 import { apiRoute } from "@/lib/http";
-import { liveEvents } from "@/lib/live/stream";
+import { liveEvents } from "@/lib/services/live-events";
 import { appContext } from "@/lib/context";
 
 export const dynamic = "force-dynamic";

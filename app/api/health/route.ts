@@ -3,7 +3,7 @@ import { db } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { runCounts } from "@/lib/db/runs";
 import { appContext } from "@/lib/context";
-import { backgroundStatus } from "@/lib/execution/background";
+import { backgroundStatus } from "@/lib/ops/background";
 
 export const dynamic = "force-dynamic";
 

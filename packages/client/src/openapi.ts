@@ -165,6 +165,8 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @enum {string} */
+        RunState: "pending" | "running" | "paused" | "cancelling" | "cancelled" | "degraded" | "failed" | "completed";
         Error: {
             error: string;
             field?: string;
@@ -178,7 +180,7 @@ export interface components {
             externalId: string;
             framework: string;
             agent: string;
-            state: string;
+            state: components["schemas"]["RunState"];
             actsFor: string | null;
             labels: {
                 [key: string]: string;
@@ -191,7 +193,7 @@ export interface components {
         };
         ParkedInterrupts: {
             runId: string;
-            state: string;
+            state: components["schemas"]["RunState"];
             interrupts: {
                 interruptId: string;
                 approvalId: string;
@@ -235,7 +237,7 @@ export interface components {
         };
         RuntimeDecisions: {
             runId: string;
-            state: string;
+            state: components["schemas"]["RunState"];
             /** @description Interrupts still waiting for a decision */
             pending: number;
             decisions: components["schemas"]["RuntimeDecision"][];
@@ -267,7 +269,7 @@ export interface components {
         };
         RuntimeReport: {
             runId: string;
-            state: string;
+            state: components["schemas"]["RunState"];
             /** @description Events recorded (a retried event with the same id is recorded once) */
             accepted: number;
             /** @description Pending interrupts a terminal state closed (expired) */

@@ -1,6 +1,6 @@
 import { appContext } from "@/lib/context";
 import { runtimeRoute } from "@/lib/http";
-import { runtimeDecisionStream } from "@/lib/live/runtime-stream";
+import { runtimeDecisionStream } from "@/lib/services/runtime-events";
 
 export const dynamic = "force-dynamic";
 

@@ -15,8 +15,9 @@ import type { Caller } from "../auth/caller.ts";
 import { ValidationError } from "../auth/errors.ts";
 import type { AppContext } from "../context.ts";
 import { log } from "../log.ts";
-import { allows, authorize, mayRead, visibleRun } from "../services/access.ts";
-import type { LiveMessage } from "./bus.ts";
+import { allows, authorize, mayRead, visibleRun } from "./access.ts";
+import type { LiveMessage } from "../live/bus.ts";
+import { RUN } from "../runner/index.ts";
 
 // Comments keep proxies from closing an idle stream and re-check the caller; retry tells EventSource how
 // soon to reconnect. A stream its caller's access ended asks for a quick reconnect: under new groups the
@@ -96,7 +97,7 @@ export async function liveEvents(ctx: AppContext, caller: Caller, query: Record<
         if ((m.topic === "run" || m.topic === "delta") && m.runId === runId) send({ event: m.topic, data: m });
         else if (m.topic === "inbox" && inbox) send({ event: "inbox", data: {} });
         // A cancelled run's approvals leave every inbox (the worker that ends it tells only the run's pages).
-        else if (m.topic === "run" && m.state === "cancelled" && inbox) send({ event: "inbox", data: {} });
+        else if (m.topic === "run" && m.state === RUN.cancelled && inbox) send({ event: "inbox", data: {} });
         else if (m.topic === "access" && m.actorId === actor.id && !closed) {
           recheck = true;
           void pump();

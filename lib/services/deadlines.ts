@@ -1,23 +1,25 @@
-// The scheduled sweep. Every instance runs it; each change is a compare-and-set, so it happens once:
-//  - an approval past its deadline takes its fallback (deny by default) and its run resumes, as after a
-//    person's decision (unless its agent opted out of resuming by itself, `autoResume: false`);
+// Deadlines and the scheduled sweep. Every instance runs it; each change is a compare-and-set, so it
+// happens once:
+//  - an approval past its deadline takes its fallback (deny by default), written with its audit entry in
+//    one transaction as a person's decision is, followed by the same steps (requestDecided in decide.ts),
+//    and its run resumes (unless its agent opted out of resuming by itself, `autoResume: false`);
 //  - a paused run whose approvals are all decided and whose agent resumes by itself is resumed (this
 //    recovers a resume lost to a crash between the decision and the claim, or a decision that landed
 //    while the run was still pausing);
 //  - a run that stopped because the database was unreachable is retried from its last durable checkpoint.
 // One unreadable record breaks only its own run: the sweep marks that run corrupt (so nothing claims it
 // again), logs the key once per process, and goes on with the rest.
-import type { Db } from "../db/client.ts";
-import { appendAudit } from "../db/audit.ts";
-import { AgentCheckpointCorruptionError, expireApproval, resumesByItself, rootRunOf } from "../runner/index.ts";
-import { log } from "../log.ts";
 import type { AppContext } from "../context.ts";
-import { pendingApprovalsOf } from "../services/run-view.ts";
-import { getRunRow, markRunCorrupt } from "../db/runs.ts";
+import { appendAudit } from "../db/audit.ts";
+import { type Db, transaction } from "../db/client.ts";
 import { pausedRunIds, pendingApprovalRecords, storeFaultRunIds, strandedPendingRunIds } from "../db/maintenance.ts";
 import type { UnreadableRow } from "../db/read-models.ts";
-import { toRuntimeDecision } from "../services/runtime-view.ts";
-import { notifyDecided } from "../webhooks/pause.ts";
+import { getRunRow, lockRun, markRunCorrupt } from "../db/runs.ts";
+import { PrismaStore } from "../db/store.ts";
+import { log } from "../log.ts";
+import { AgentCheckpointCorruptionError, expireApproval, RUN, resumesByItself, rootRunOf } from "../runner/index.ts";
+import { requestDecided } from "./decide.ts";
+import { pendingApprovalsOf } from "./run-view.ts";
 
 export type SweepResult = { expired: number; resumed: number; retried: number; corrupt: number };
 
@@ -50,22 +52,24 @@ export async function sweep(ctx: AppContext, nowMs = Date.now()): Promise<SweepR
   for (const rec of pending) {
     if (rec.deadline_ms === null || nowMs <= rec.deadline_ms) continue;
     await isolated(db, rec.root_run_id, result, async () => {
-      const { record, applied } = await expireApproval(ctx.store, rec, nowMs);
+      const { record, applied } = await transaction(db, async (tx) => {
+        await lockRun(tx, rec.root_run_id);
+        // Counted after the commit (requestDecided), as a reviewer's decision is.
+        const expired = await expireApproval(new PrismaStore(tx, null, { countApprovals: false }), rec, nowMs);
+        if (expired.applied)
+          await appendAudit(tx, {
+            actor: null,
+            action: `approval.${expired.record.status === "approved" ? "deadline_allow" : "deadline_deny"}`,
+            targetType: "run",
+            targetId: rec.root_run_id,
+            data: { approval_id: rec.id, tool: rec.tool_name, fallback: rec.fallback },
+          });
+        return expired;
+      });
       if (!applied) return;
       result.expired++;
       touched.add(rec.root_run_id);
-      await appendAudit(db, {
-        actor: null,
-        action: `approval.${record.status === "approved" ? "deadline_allow" : "deadline_deny"}`,
-        targetType: "run",
-        targetId: rec.root_run_id,
-        data: { approval_id: rec.id, tool: rec.tool_name, fallback: rec.fallback },
-      });
-      // An external runtime hears of it as of any decision.
-      if (record.external && ctx.webhook)
-        await notifyDecided(db, ctx.webhook, rec.root_run_id, [toRuntimeDecision(record, null)]).catch((e) =>
-          log.warn("decision webhook failed", { run_id: rec.root_run_id, error: String(e) }),
-        );
+      await requestDecided(ctx, { rootRunId: rec.root_run_id, approval: record, external: !!record.external });
     });
   }
   for (const id of await pausedRunIds(
@@ -79,7 +83,7 @@ export async function sweep(ctx: AppContext, nowMs = Date.now()): Promise<SweepR
   for (const runId of touched) {
     await isolated(db, runId, result, async () => {
       const run = await getRunRow(db, runId);
-      if (run?.state !== "paused" || run.corruptKey || run.runtimeTokenId) return;
+      if (run?.state !== RUN.paused || run.corruptKey || run.runtimeTokenId) return;
       const agent = ctx.agents.find(run.agentName);
       if (!agent || !resumesByItself(agent)) return;
       if ((await pendingApprovalsOf(ctx.store, run.threadId, runId)).length) return;
@@ -100,8 +104,5 @@ export async function sweep(ctx: AppContext, nowMs = Date.now()): Promise<SweepR
     });
   }
   if (result.expired || result.resumed || result.retried) log.info("sweep", result);
-  if (result.expired) ctx.live.publish({ topic: "inbox" });
-  // A runtime's long-poll on a run whose interrupt expired wakes up.
-  for (const runId of touched) ctx.live.publish({ topic: "run", runId });
   return result;
 }

@@ -8,9 +8,10 @@
 import "server-only";
 import type { AppContext } from "../context.ts";
 import { onAccessChanged } from "../auth/revocation.ts";
-import { type RuntimeCaller, listDecisions, runtimeActorId } from "../services/runtime-protocol.ts";
+import { type RuntimeCaller, runtimeActorId } from "../auth/tokens.ts";
+import { listDecisions } from "./runtime-protocol.ts";
 import { isTerminal } from "../runner/index.ts";
-import { eventStreamResponse } from "./stream.ts";
+import { eventStreamResponse } from "./live-events.ts";
 
 const PING_MS = 15_000;
 const SAFETY_POLL_MS = 5_000;

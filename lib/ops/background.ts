@@ -3,11 +3,11 @@
 import { appContext } from "../context.ts";
 import { env } from "../env.ts";
 import { log } from "../log.ts";
-import { startDraining } from "../ops/probes.ts";
-import { startOpsServer } from "../ops/server.ts";
+import { startDraining } from "./probes.ts";
+import { startOpsServer } from "./server.ts";
 import { stopTracing } from "../telemetry/sdk.ts";
-import { pruneCheckpoints } from "./retention.ts";
-import { sweep } from "./sweep.ts";
+import { pruneCheckpoints } from "../execution/retention.ts";
+import { sweep } from "../services/deadlines.ts";
 
 const g = globalThis as unknown as { afkBackground?: { lastSweepAt: number | null; timers: NodeJS.Timeout[] } };
 
