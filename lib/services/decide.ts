@@ -140,6 +140,7 @@ export async function decide(ctx: AppContext, actor: Actor | null, { approvalId,
   if (result.approval.status !== "pending") approvalClosed(result.approval);
   ctx.live.publish({ topic: "inbox" });
   ctx.live.publish({ topic: "run", runId: root.id });
+  if (ctx.notifier) void ctx.notifier.decided(result.approval);
   if (external && ctx.webhook && result.approval.status !== "pending")
     await notifyDecided(db, ctx.webhook, root.id, [toRuntimeDecision(result.approval, null)]).catch((e) =>
       log.warn("decision webhook failed", { run_id: root.id, error: String(e) }),
