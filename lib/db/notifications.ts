@@ -146,3 +146,8 @@ export function savePreference(db: Db, userId: string, p: PreferenceInput) {
   const data = { ...p, channels: JSON.stringify(p.channels) };
   return db.notifyPreference.upsert({ where: { userId }, create: { userId, ...data }, update: data });
 }
+
+export const emailsOf = async (db: Db, ids: string[]) =>
+  new Map(
+    (await db.user.findMany({ where: { id: { in: [...new Set(ids)] } }, select: { id: true, email: true } })).map((u) => [u.id, u.email]),
+  );
