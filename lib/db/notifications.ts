@@ -106,8 +106,17 @@ export async function settleClaimed(
   });
 }
 
-/** Whether any message about the approval reached anyone yet (its first notification is measured once). */
-export const anySent = async (db: Db, approvalId: string) => (await db.notification.count({ where: { approvalId, status: "sent" } })) > 0;
+/** Of these approvals, those some message already reached (a request's first notification is measured once). */
+export const alreadySent = async (db: Db, approvalIds: string[]) =>
+  new Set(
+    (
+      await db.notification.findMany({
+        where: { approvalId: { in: [...new Set(approvalIds)] }, status: "sent" },
+        distinct: ["approvalId"],
+        select: { approvalId: true },
+      })
+    ).map((r) => r.approvalId),
+  );
 
 /** Future reminders and escalations of approvals no longer waiting are dropped. */
 export const skipPendingOf = (db: Db, approvalId: string, why: string) =>

@@ -10,7 +10,7 @@ import {
   type NotificationRow,
   type PlannedNotification,
   activeUsers,
-  anySent,
+  alreadySent,
   claimDue,
   dueRecipients,
   lastSentTo,
@@ -86,7 +86,7 @@ export class Notifier {
   /** A run paused: plan its pending requests' messages and send what is due (never throws). */
   async paused(runId: string): Promise<void> {
     try {
-      await this.plan(await approvalReads.pendingOfRun(this.db, runId));
+      await this.plan(await approvalReads.pendingOfRun(this.db, this.store, runId));
       this.kick();
     } catch (e) {
       log.warn("notification planning failed", { run_id: runId, error: String(e) });
@@ -268,11 +268,14 @@ export class Notifier {
     const live: { row: NotificationRow; notice: Notice; approval: ApprovalRecord }[] = [];
     const skipped: string[] = [];
     const approvals = new Map<string, ApprovalRecord | null>();
+    const submitters = new Map<string, string | null>();
     for (const row of rows) {
       if (!approvals.has(row.approvalId)) approvals.set(row.approvalId, await approvalReads.one(this.store, row.threadId, row.approvalId));
       const a = approvals.get(row.approvalId);
       // A request decided since, or one this person may no longer decide (they voted; their groups changed), is not sent.
-      const submitter = (await getRunRow(this.db, row.runId))?.submittedByEmail ?? a?.requested_by ?? null;
+      if (!submitters.has(row.runId))
+        submitters.set(row.runId, (await getRunRow(this.db, row.runId))?.submittedByEmail ?? a?.requested_by ?? null);
+      const submitter = submitters.get(row.runId) ?? null;
       const who = a ? this.whoOf(a, submitter) : null;
       const still =
         a &&
@@ -301,8 +304,11 @@ export class Notifier {
     const ids = live.map((l) => l.row.id);
     const delivery = this.deliveryOf(live);
     const key = `afk-${createHash("sha256").update(ids.slice().sort().join(",")).digest("hex").slice(0, 32)}`;
-    const firsts = [];
-    for (const l of live) if (l.row.kind === "request" && !(await anySent(this.db, l.row.approvalId))) firsts.push(l);
+    const told = await alreadySent(
+      this.db,
+      live.map((l) => l.row.approvalId),
+    );
+    const firsts = live.filter((l) => l.row.kind === "request" && !told.has(l.row.approvalId));
     try {
       const sent = await channel.send({ userId: user.id, email: user.email, name: user.name }, delivery, key);
       const at = new Date();
@@ -341,7 +347,11 @@ export class Notifier {
   }
 
   private deliveryOf(live: { row: NotificationRow; notice: Notice; approval: ApprovalRecord }[]): Delivery {
-    const unique = [...new Map(live.map((l) => [l.notice.approvalId, l])).values()];
+    // Per request, the row that says most: an escalation, else the latest reminder, else the request.
+    const rank = (l: (typeof live)[number]) => (l.row.kind === "escalation" ? 1000 : l.row.kind === "reminder" ? l.row.seq : 0);
+    const byApproval = new Map<string, (typeof live)[number]>();
+    for (const l of live) if (rank(l) >= rank(byApproval.get(l.notice.approvalId) ?? l)) byApproval.set(l.notice.approvalId, l);
+    const unique = [...byApproval.values()];
     if (unique.length > 1) return { type: "digest", notices: unique.map((l) => l.notice) };
     const { row, notice, approval } = unique[0];
     if (row.kind === "reminder") return { type: "reminder", notice, count: row.seq };

@@ -73,7 +73,8 @@ export class EmailChannel implements Channel {
   readonly name = "email";
   private readonly transport: nodemailer.Transporter;
   constructor(private readonly cfg: EmailConfig) {
-    this.transport = nodemailer.createTransport(cfg.url, { from: cfg.from });
+    // A pool keeps connections open between messages (a request's first message should not wait for a handshake).
+    this.transport = nodemailer.createTransport(`${cfg.url}${cfg.url.includes("?") ? "&" : "?"}pool=true`, { from: cfg.from });
   }
 
   async send(to: Recipient, delivery: Delivery, key: string): Promise<SentRef> {

@@ -96,7 +96,8 @@ describe.each(providers)("email notifications on %s", (provider) => {
     );
     const latency = Math.max(...[people.fin, people.fin2].map((p) => smtp.to(p.email).at(-1)!.at)) - req.requested_at_ms;
     expect(req.requested_at_ms).toBeGreaterThanOrEqual(started);
-    expect(latency).toBeLessThan(5000);
+    // Within seconds even on a busy CI machine (the targets, p95 ≤ 2 s, are npm run bench:notify's).
+    expect(latency).toBeLessThan(10_000);
 
     // Both requests of the step reach fin at once: one message with both.
     expect(smtp.to(people.fin.email)).toHaveLength(1);
@@ -158,7 +159,8 @@ describe.each(providers)("email notifications on %s", (provider) => {
     const mark = smtp.received.length;
     const { id } = await refund(a, "ORD-2001");
     await a.worker.idle();
-    await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 200 && (await t.db.notification.count({ where: { runId: id } })) < 5; i++)
+      await new Promise((r) => setTimeout(r, 50));
     expect(await t.db.notification.count({ where: { runId: id, status: "pending" } })).toBe(5);
     // It even claimed fin's messages, then died holding them (its claim lasts 300 ms).
     await claimDue(t.db, people.fin.id, "email", new Date(), 300);

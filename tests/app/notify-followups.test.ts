@@ -76,20 +76,21 @@ describe.each(providers)("reminders and escalation on %s", (provider) => {
     await smtp.waitFor(() => smtp.to("chief@example.com").some((m) => m.mail.subject?.startsWith("Escalated")), 15_000);
     const finSubjects = subjects("fin@example.com");
     expect(finSubjects[0]).toBe("2 requests wait for your decision");
-    expect(finSubjects.slice(1)).toEqual([
-      "Reminder 1: Approve issue_refund (refund-remind)",
-      "Reminder 2: Approve issue_refund (refund-remind)",
-    ]);
+    // Two reminders (one message when a busy machine made both due at once), then nothing more for fin.
+    const reminders = finSubjects.slice(1);
+    expect(reminders.length).toBeGreaterThanOrEqual(1);
+    expect(reminders.length).toBeLessThanOrEqual(2);
+    for (const r of reminders) expect(r).toMatch(/^Reminder [12]: Approve issue_refund \(refund-remind\)$/);
+    expect(reminders.at(-1)).toBe("Reminder 2: Approve issue_refund (refund-remind)");
     // The chief may decide (an admin), was not told before, and is told once, as an escalation.
     expect(subjects("chief@example.com").filter((s) => s?.includes("issue_refund"))).toEqual([
       "Escalated to you: Approve issue_refund (refund-remind)",
     ]);
     expect(smtp.to("chief@example.com").find((m) => m.mail.subject?.startsWith("Escalated"))!.mail.text).toContain("it was with finance");
     // The reminders came after a quarter and a half of the 8 s, the escalation after three quarters.
-    const at = (email: string, i: number) => smtp.to(email)[i].at;
     const requested = (await t.db.notification.findFirst({ where: { runId: id, tool: "issue_refund" } }))!.requestedAt.getTime();
-    expect(at("fin@example.com", 1) - requested).toBeGreaterThanOrEqual(2000);
-    expect(at("fin@example.com", 2) - requested).toBeGreaterThanOrEqual(4000);
+    expect(smtp.to("fin@example.com")[1].at - requested).toBeGreaterThanOrEqual(2000);
+    expect(smtp.to("fin@example.com").at(-1)!.at - requested).toBeGreaterThanOrEqual(4000);
     const audit = await t.db.auditEvent.findMany({
       where: { targetId: id, action: { in: ["approval.reminded", "approval.escalated"] } },
       orderBy: { at: "asc" },
