@@ -73,7 +73,12 @@ describe.each(providers)("reminders and escalation on %s", (provider) => {
     });
     await ctx.worker.idle();
     const subjects = (email: string) => smtp.to(email).map((m) => m.mail.subject);
-    await smtp.waitFor(() => smtp.to("chief@example.com").some((m) => m.mail.subject?.startsWith("Escalated")), 15_000);
+    await smtp.waitFor(
+      () =>
+        smtp.to("chief@example.com").some((m) => m.mail.subject?.startsWith("Escalated")) &&
+        smtp.to("fin@example.com").some((m) => m.mail.subject?.startsWith("Reminder 2")),
+      20_000,
+    );
     const finSubjects = subjects("fin@example.com");
     expect(finSubjects[0]).toBe("2 requests wait for your decision");
     // Two reminders (one message when a busy machine made both due at once), then nothing more for fin.

@@ -1,6 +1,9 @@
 // A real SMTP server on localhost (the smtp-server package) that keeps every message it receives, parsed
 // with mailparser, as a mail provider would receive them from the console.
+import { spawn } from "node:child_process";
 import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { createInterface } from "node:readline";
 import { type ParsedMail, simpleParser } from "mailparser";
 import { SMTPServer } from "smtp-server";
 
@@ -14,6 +17,8 @@ export async function smtpServer(opts: { failFirst?: number } = {}) {
     allowInsecureAuth: true,
     disabledCommands: ["STARTTLS"],
     logger: false,
+    // The console keeps pooled connections open: closing does not wait for them.
+    closeTimeout: 100,
     onAuth(auth, _session, cb) {
       cb(null, { user: auth.username });
     },
@@ -46,5 +51,36 @@ export async function smtpServer(opts: { failFirst?: number } = {}) {
       }
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** The same server in a process of its own (tests/helpers/smtp-process.mjs): the console's event loop does not serve the mail. */
+export async function smtpProcess() {
+  const child = spawn(process.execPath, [path.join(import.meta.dirname, "smtp-process.mjs")], { stdio: ["ignore", "pipe", "inherit"] });
+  const received: { to: string[]; mail: { subject?: string; text?: string; html?: string | false }; at: number }[] = [];
+  const port = await new Promise<number>((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout });
+    lines.on("line", (line) => {
+      const m = JSON.parse(line);
+      if (m.port) resolve(m.port);
+      else received.push({ to: m.to, mail: { subject: m.subject, text: m.text, html: m.html }, at: m.at });
+    });
+    child.once("exit", (code) => reject(new Error(`SMTP process exited (${code})`)));
+  });
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    received,
+    async waitFor(check: () => boolean, ms = 10_000) {
+      const until = Date.now() + ms;
+      while (!check()) {
+        if (Date.now() > until) throw new Error(`SMTP: not received within ${ms} ms (${received.length} messages)`);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+      }),
   };
 }
