@@ -25,6 +25,7 @@ export function SettingsClient({ initial }: { initial: NotifySettingsView }) {
   const quiet = p.quietStart !== null;
   return (
     <form
+      method="post"
       className="card space-y-4"
       aria-label="Notification settings"
       noValidate

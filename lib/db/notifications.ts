@@ -160,3 +160,10 @@ export const emailsOf = async (db: Db, ids: string[]) =>
   new Map(
     (await db.user.findMany({ where: { id: { in: [...new Set(ids)] } }, select: { id: true, email: true } })).map((u) => [u.id, u.email]),
   );
+
+/** The messages of a request that channels can update once it is decided. */
+export const sentRefsOf = (db: Db, approvalId: string) =>
+  db.notification.findMany({ where: { approvalId, status: "sent", sentRef: { not: null } }, select: { channel: true, sentRef: true } });
+
+export const recipientOf = (db: Db, userId: string) =>
+  db.user.findUnique({ where: { id: userId }, select: { id: true, email: true, name: true, role: true, groups: true, disabled: true } });

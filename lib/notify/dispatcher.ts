@@ -16,6 +16,8 @@ import {
   lastSentTo,
   planNotifications,
   preferencesOf,
+  recipientOf,
+  sentRefsOf,
   settleClaimed,
   skipPendingOf,
 } from "../db/notifications.ts";
@@ -106,10 +108,7 @@ export class Notifier {
         via,
         votes: { have: a.decisions.filter((d) => d.decision === "approve").length, need: a.quorum },
       };
-      const sent = await this.db.notification.findMany({
-        where: { approvalId: a.id, status: "sent", sentRef: { not: null } },
-        select: { channel: true, sentRef: true },
-      });
+      const sent = await sentRefsOf(this.db, a.id);
       for (const s of sent) {
         const ch = this.channels.get(s.channel);
         if (ch?.update && s.sentRef)
@@ -252,10 +251,7 @@ export class Notifier {
   }
 
   private async deliver(channel: Channel, token: string, rows: NotificationRow[]) {
-    const user = await this.db.user.findUnique({
-      where: { id: rows[0].userId },
-      select: { id: true, email: true, name: true, role: true, groups: true, disabled: true },
-    });
+    const user = await recipientOf(this.db, rows[0].userId);
     if (!user || user.disabled) {
       await settleClaimed(
         this.db,

@@ -97,6 +97,7 @@ const DB_SCRIPTS: Record<string, string> = {
   "scripts/seed.ts": "creates the demo users and runs",
   "scripts/bench.ts": "measures the store (Prisma vs driver) and reads PostgreSQL's fsync setting",
   "scripts/bench-console.ts": "bulk-seeds 100,000 runs",
+  "scripts/bench-notify.ts": "creates the benchmark's reviewers and reads when each request was made",
   "scripts/bench-http.ts": "creates the benchmark's admin, token and runs",
   "scripts/bench-workers.ts": "polls run counts while workers drain a queue",
   "scripts/bench-queue.ts": "polls run counts and lease owners, counts the queue's jobs",
