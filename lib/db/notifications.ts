@@ -35,9 +35,17 @@ export async function planNotifications(db: Db, rows: PlannedNotification[]): Pr
     });
     for (const h of have) existing.add(keyOf(h));
   }
+  const missing = rows.filter((r) => !existing.has(keyOf(r)));
+  if (!missing.length) return 0;
+  // One statement, so a sender never sees half of a plan (the rows of one pause go out as one message);
+  // when another instance wrote some of them first, each row on its own.
+  try {
+    return (await db.notification.createMany({ data: missing.map((r) => ({ ...r, status: "pending" })) })).count;
+  } catch (e) {
+    if ((e as { code?: string }).code !== "P2002") throw e;
+  }
   let wrote = 0;
-  for (const r of rows) {
-    if (existing.has(keyOf(r))) continue;
+  for (const r of missing) {
     try {
       await db.notification.create({ data: { ...r, status: "pending" }, select: { id: true } });
       wrote++;
