@@ -96,6 +96,9 @@ describe.each(providers)("reminders and escalation on %s", (provider) => {
     const requested = (await t.db.notification.findFirst({ where: { runId: id, tool: "issue_refund" } }))!.requestedAt.getTime();
     expect(smtp.to("fin@example.com")[1].at - requested).toBeGreaterThanOrEqual(2000);
     expect(smtp.to("fin@example.com").at(-1)!.at - requested).toBeGreaterThanOrEqual(4000);
+    // Audited just after the server's reply.
+    const audited = { targetId: id, action: { in: ["approval.reminded", "approval.escalated"] } };
+    for (let i = 0; i < 100 && (await t.db.auditEvent.count({ where: audited })) < 3; i++) await new Promise((r) => setTimeout(r, 50));
     const audit = await t.db.auditEvent.findMany({
       where: { targetId: id, action: { in: ["approval.reminded", "approval.escalated"] } },
       orderBy: { at: "asc" },
