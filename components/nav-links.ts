@@ -7,6 +7,8 @@ export const NAV_LINKS = [
   { href: "/audit", label: "Audit" },
   { href: "/admin/users", label: "Users" },
   { href: "/admin/tokens", label: "API tokens" },
+  { href: "/admin/notifications", label: "Notifications" },
+  { href: "/settings", label: "Settings" },
 ] as const;
 
 export type NavHref = (typeof NAV_LINKS)[number]["href"];

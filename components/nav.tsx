@@ -12,6 +12,8 @@ const needs: Record<NavHref, Permission | Permission[]> = {
   "/audit": "runs:read-all",
   "/admin/users": "users:manage",
   "/admin/tokens": "users:manage",
+  "/admin/notifications": "users:manage",
+  "/settings": ["approvals:decide", "runs:read-all", "runs:start"],
 };
 
 const allowed = (role: Parameters<typeof can>[0], p: Permission | Permission[]) => (Array.isArray(p) ? p : [p]).some((x) => can(role, x));

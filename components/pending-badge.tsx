@@ -4,6 +4,7 @@ import { useEffect } from "react";
 import { titleWithCount } from "@/lib/format";
 import { api } from "./api";
 import { useLive } from "./live";
+import { useDesktopNotice } from "./desktop-notice";
 
 // The number of approvals waiting, next to "Approvals" in the navigation and in front of the tab's title
 // ("(3) Runs · AFK Console", as mail clients do): pushed by the live stream (polled every few seconds while
@@ -19,6 +20,7 @@ export function PendingBadge() {
     refetchInterval: live ? 30_000 : 4000,
   });
   const pending = data?.pending ?? 0;
+  useDesktopNotice(pending);
   useEffect(() => {
     // Each page sets its own title when it is navigated to: the count goes back in front of it.
     const apply = () => {

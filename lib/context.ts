@@ -18,6 +18,10 @@ import type { Agent, ModelAdapter, RunnerConfig } from "./runner/index.ts";
 import { createRuntime, type Runtime } from "./runtime.ts";
 import type { PrismaStore } from "./db/store.ts";
 import type { WebhookConfig } from "./webhooks/pause.ts";
+import { Notifier, type NotifierOptions } from "./notify/dispatcher.ts";
+import type { Channel } from "./notify/channel.ts";
+import { EmailChannel } from "./notify/email.ts";
+import { slackChannel } from "./notify/slack/channel.ts";
 
 export type AppContext = {
   readonly db: Db;
@@ -35,6 +39,8 @@ export type AppContext = {
   readonly queue: PgBossQueue | null;
   /** Where pause and decision events are POSTed (null: nowhere). */
   readonly webhook: WebhookConfig | null;
+  /** Email, Slack, … to the people who may decide (null: no channel configured). */
+  readonly notifier: Notifier | null;
 };
 
 // heartbeatMs: how often leases are renewed (default a third of the lease; tests set it past the lease to
@@ -54,6 +60,8 @@ export type ContextOptions = {
   queue?: { url: string; concurrency: number };
   /** Where live updates go (default: this process only). */
   live?: LiveBus;
+  /** Notification channels and the dispatcher's settings (absent: no notifications). */
+  notify?: { channels: Channel[] } & NotifierOptions;
 };
 
 export function createContext(db: Db, opts: ContextOptions = {}): AppContext {
@@ -70,7 +78,8 @@ export function createContext(db: Db, opts: ContextOptions = {}): AppContext {
     demoLatencyMs: opts.demoLatencyMs,
     onEvent: (e) => worker?.onEvent(e),
   });
-  const progress = new RunProgress(db, live, opts.webhook ?? null);
+  const notifier = opts.notify?.channels.length ? new Notifier(db, runtime.store, runtime.agents, opts.notify.channels, opts.notify) : null;
+  const progress = new RunProgress(db, live, opts.webhook ?? null, notifier);
   const w = new Worker(db, runtime, progress, live, { instanceId, leaseMs, heartbeatMs: opts.heartbeatMs });
   worker = w;
   const queue = opts.queue ? new PgBossQueue(opts.queue.url, opts.queue.concurrency, live) : null;
@@ -84,7 +93,18 @@ export function createContext(db: Db, opts: ContextOptions = {}): AppContext {
     executesHere: (runId) => w.holds(runId),
     instanceId,
   });
-  return { db, store: runtime.store, agents: runtime.agents, executor, live, worker: w, runtime, queue, webhook: opts.webhook ?? null };
+  return {
+    db,
+    store: runtime.store,
+    agents: runtime.agents,
+    executor,
+    live,
+    worker: w,
+    runtime,
+    queue,
+    webhook: opts.webhook ?? null,
+    notifier,
+  };
 }
 
 const g = globalThis as unknown as { afkContext?: AppContext };
@@ -107,7 +127,23 @@ export function appContext(): AppContext {
       queue: pgUrl ? { url: pgUrl, concurrency: e.AFK_WORKERS } : undefined,
       // SQLite has one instance: in-process delivery is all there is to do.
       live: pgUrl ? new PgLiveBus(pgUrl) : undefined,
+      notify: notifyFromEnv(e),
     });
   }
   return g.afkContext;
+}
+
+// The channels the environment configures: email with AFK_SMTP_URL, Slack direct messages with its bot token.
+function notifyFromEnv(e: ReturnType<typeof env>): ContextOptions["notify"] {
+  const channels: Channel[] = [];
+  if (e.AFK_SMTP_URL) channels.push(new EmailChannel({ url: e.AFK_SMTP_URL, from: e.AFK_MAIL_FROM }));
+  const slack = slackChannel();
+  if (slack) channels.push(slack);
+  if (!channels.length) return undefined;
+  return {
+    channels,
+    baseUrl: e.NEXTAUTH_URL ?? "http://localhost:3000",
+    pollMs: e.AFK_NOTIFY_POLL_MS,
+    burstMs: e.AFK_NOTIFY_BURST_S * 1000,
+  };
 }

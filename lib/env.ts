@@ -33,6 +33,17 @@ const schema = z.object({
   // Pause webhook: POST a signed JSON event when a run waits for a human.
   AFK_WEBHOOK_URL: z.url({ message: "must be an absolute URL" }).optional(),
   AFK_WEBHOOK_SECRET: z.string().min(16, "must be at least 16 characters").optional(),
+  // Email notifications (lib/notify, docs/notifications.md): smtp://user:password@host:587 or smtps://…:465.
+  // The password stays in this process's env: never logged, stored or shown.
+  AFK_SMTP_URL: z
+    .url({ message: "must be smtp://user:password@host:port or smtps://…" })
+    .refine((v) => /^smtps?:\/\//.test(v), { message: "must start with smtp:// or smtps://" })
+    .optional(),
+  AFK_MAIL_FROM: z.string().min(3).default("AFK Console <afk@localhost>"),
+  // How often each instance looks for notifications due (ms), and the least time between two immediate
+  // messages to one person on one channel (what comes between goes in one digest).
+  AFK_NOTIFY_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
+  AFK_NOTIFY_BURST_S: z.coerce.number().int().min(0).max(3600).default(30),
   // Background work of every instance: the deadline/resume sweep (seconds; 0 turns it off) and retention.
   AFK_SWEEP_INTERVAL_S: z.coerce.number().int().min(0).max(3600).default(5),
   // A run's executor renews its lease this often (a third of it); a dead one's runs move after it expires.

@@ -56,6 +56,8 @@ const AUDIT_ACTION_WORDS: Record<string, string> = {
   "approval.respond": "answered",
   "approval.deadline_allow": "allowed at its deadline",
   "approval.deadline_deny": "denied at its deadline",
+  "approval.reminded": "reminded the reviewers",
+  "approval.escalated": "escalated the request",
   "run.resume": "resumed the run",
   "run.auto_resume": "resumed by itself",
   "run.cancel": "cancelled the run",
@@ -77,6 +79,7 @@ const AUDIT_ACTION_WORDS: Record<string, string> = {
   "scim.group.delete": "deleted a group (SCIM)",
   "token.create": "created an API token",
   "token.revoke": "revoked an API token",
+  "notify.preferences": "changed notification settings",
 };
 export const AUDIT_ACTIONS = Object.keys(AUDIT_ACTION_WORDS);
 /** An audit action in words ("approved", not "approval.approve"); one this console does not know, as it is. */

@@ -112,6 +112,19 @@ function build() {
       buckets: SHORT_SECONDS.concat([30, 60, 300]),
       registers: r,
     }),
+    notifyFirst: new client.Histogram({
+      name: "afk_notification_first_seconds",
+      help: "From a request for a decision to its first notification sent (any channel), by agent and tool",
+      labelNames: ["agent", "tool"],
+      buckets: SHORT_SECONDS.concat([30, 60, 300, 900, 3600]),
+      registers: r,
+    }),
+    notifications: new client.Counter({
+      name: "afk_notifications_total",
+      help: "Notification messages by channel, kind (request, digest, reminder, escalation) and outcome (sent, retry, failed)",
+      labelNames: ["channel", "kind", "outcome"],
+      registers: r,
+    }),
     checkpointWrite: new client.Histogram({
       name: "afk_checkpoint_write_seconds",
       help: "One write of the runner's records to the database (a write-behind batch, one statement)",
@@ -182,4 +195,13 @@ export async function timedCheckpointWrite<T>(write: () => Promise<T>): Promise<
   } finally {
     metrics().checkpointWrite.observe((performance.now() - started) / 1000);
   }
+}
+
+/** A request's first notification went out (time to decision is afk_approval_wait_seconds). */
+export function notificationFirst(agent: string, tool: string, seconds: number) {
+  metrics().notifyFirst.observe({ agent, tool }, Math.max(0, seconds));
+}
+
+export function notificationSent(channel: string, kind: string, outcome: "sent" | "retry" | "failed") {
+  metrics().notifications.inc({ channel, kind, outcome });
 }

@@ -7,6 +7,7 @@ import type { LiveBus } from "../live/bus.ts";
 import { RUN, type RunEvent } from "../runner/index.ts";
 import { updateRunProgress } from "../db/runs.ts";
 import { type WebhookConfig, notifyPaused } from "../webhooks/pause.ts";
+import type { Notifier } from "../notify/dispatcher.ts";
 
 // notify: the conversation grew since the last write (survives coalescing, unlike phase).
 type RowPatch = { step?: number; phase?: string; notify?: boolean };
@@ -43,6 +44,7 @@ export class RunProgress {
     private readonly db: Db,
     private readonly live: LiveBus,
     private readonly webhook: WebhookConfig | null,
+    private readonly notifier: Notifier | null = null,
   ) {}
 
   /** A runner event of a run executing here. Checkpoint events arrive many times a step: one row write at a time. */
@@ -74,6 +76,7 @@ export class RunProgress {
     this.live.publish({ topic: "run", runId, state });
     if (state !== RUN.paused) return;
     this.live.publish({ topic: "inbox" });
+    if (this.notifier) void this.notifier.paused(runId);
     if (this.webhook) await notifyPaused(this.db, this.webhook, runId, pendingApprovals);
   }
 

@@ -48,6 +48,7 @@ export function startBackground() {
     t.unref();
     state.timers.push(t, first);
   }
+  ctx.notifier?.start();
   if (e.AFK_RETENTION_DAYS) {
     const days = e.AFK_RETENTION_DAYS;
     const t = setInterval(
@@ -71,6 +72,7 @@ export function startBackground() {
     const deadline = Date.now() + e.AFK_DRAIN_S * 1000;
     log.info("shutting down", { signal, active_runs: worker.activeCount(), instance: worker.instanceId, drain_s: e.AFK_DRAIN_S });
     for (const t of state.timers) clearInterval(t);
+    ctx.notifier?.stop();
     q?.pause();
     await worker.shutdown(e.AFK_DRAIN_S * 1000);
     await q?.stop(Math.max(0, deadline - Date.now()));

@@ -32,6 +32,12 @@ type RuleCommon = {
    * approvals. The names are the console's user groups (lowercase letters, digits and dashes).
    */
   groups?: string[];
+  /**
+   * Notifications of its requests (lib/notify): remind the reviewers after `remindAfter` of the time to
+   * decide (a share, 0–1; again at each multiple, at most `maxReminders`, default 1), and tell the
+   * fallback `escalateTo` (group names or emails) after `escalateAfter`. Needs `approvalTimeoutS`.
+   */
+  notify?: { remindAfter?: number; maxReminders?: number; escalateAfter?: number; escalateTo?: string[] };
 };
 
 /**

@@ -147,14 +147,16 @@ export async function decide(ctx: AppContext, actor: Actor | null, { approvalId,
  * its audit entry are already committed; nothing here can undo them.
  */
 export async function requestDecided(
-  ctx: Pick<AppContext, "db" | "live" | "webhook">,
-  decided: { rootRunId: string; approval: ApprovalRecord /** The run is an external runtime's. */; external: boolean },
+  ctx: Pick<AppContext, "db" | "live" | "webhook" | "notifier">,
+  decided: { rootRunId: string; approval: ApprovalRecord /** The run is an external runtime's. */; external: boolean; via?: string },
 ): Promise<void> {
   const { rootRunId, approval, external } = decided;
   const closed = approval.status !== "pending";
   if (closed) approvalClosed(approval);
   ctx.live.publish({ topic: "inbox" });
   ctx.live.publish({ topic: "run", runId: rootRunId });
+  // Messages sent about it are updated (or reminders stop); a failing channel never fails the decision.
+  if (ctx.notifier) void ctx.notifier.decided(approval, decided.via);
   if (external && ctx.webhook && closed)
     await notifyDecided(ctx.db, ctx.webhook, rootRunId, [toRuntimeDecision(approval, null)]).catch((e) =>
       log.warn("decision webhook failed", { run_id: rootRunId, error: String(e) }),

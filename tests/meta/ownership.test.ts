@@ -99,6 +99,7 @@ const DB_SCRIPTS: Record<string, string> = {
   "scripts/seed.ts": "creates the demo users and runs",
   "bench/bench.ts": "measures the store (Prisma vs driver) and reads PostgreSQL's fsync setting",
   "bench/bench-console.ts": "bulk-seeds 100,000 runs",
+  "bench/bench-notify.ts": "creates the benchmark's reviewers and reads when each request was made",
   "bench/bench-http.ts": "creates the benchmark's admin, token and runs",
   "bench/bench-workers.ts": "polls run counts while workers drain a queue",
   "bench/bench-queue.ts": "polls run counts and lease owners, counts the queue's jobs",

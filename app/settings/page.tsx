@@ -1,0 +1,23 @@
+import type { Metadata } from "next";
+import { pageActor } from "@/lib/auth/server";
+import { appContext } from "@/lib/context";
+import { myNotifySettings } from "@/lib/services/notifications";
+import { SettingsClient } from "./settings-client";
+
+export const dynamic = "force-dynamic";
+
+export const metadata: Metadata = { title: "Settings" };
+
+export default async function SettingsPage() {
+  const actor = await pageActor();
+  const settings = await myNotifySettings(appContext(), actor);
+  return (
+    <div className="space-y-4">
+      <h1 className="text-xl font-semibold">Settings</h1>
+      <p className="text-sm text-slate-600 dark:text-slate-400">
+        How the console tells you of requests you may decide. Messages link to the request; decisions are taken here, after sign-in.
+      </p>
+      <SettingsClient initial={settings} />
+    </div>
+  );
+}
