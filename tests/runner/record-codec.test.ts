@@ -89,8 +89,8 @@ describe("stored checkpoint records", () => {
     const { store, written } = await counted(8);
     const stored = await store.listState("r", "checkpoint:");
     // Every record of steps up to 3 rewritten plain, as an earlier version stored them.
-    for (const e of stored.filter((x) => /:00000[0-3]:/.test(x.key))) store.putRaw("r", e.key, JSON.stringify(written.get(e.key)));
-    for (const e of await store.listState("r", "effect:")) store.putRaw("r", e.key, JSON.stringify(written.get(e.key)));
+    for (const e of [...stored.filter((x) => /:00000[0-3]:/.test(x.key)), ...(await store.listState("r", "effect:"))])
+      await store.putStates("r", [{ key: e.key, value: written.get(e.key) }]);
     for (const c of await listCheckpoints(store, "r", "r")) expect(c).toEqual(written.get(keyOf(c)));
     expect((await validateEffects(store, "r", "r")).length).toBe(8);
   });
@@ -108,8 +108,8 @@ describe("stored checkpoint records", () => {
       for (const pick of [/:000005:\d+:step_started$/, /:000007:\d+:post_tool_batch$/]) {
         const victim = stored.find((e) => pick.test(e.key))!;
         const copy = new InMemoryStore();
-        for (const e of await store.listState("r", "")) copy.putRaw("r", e.key, e.text!);
-        copy.putRaw("r", victim.key, damage(victim.key, victim.text!));
+        await copy.putStates("r", await store.listState("r", ""));
+        await copy.putStates("r", [{ key: victim.key, value: null, text: damage(victim.key, victim.text!) }]);
         const err = await listCheckpoints(copy, "r", "r").catch((e) => e);
         expect(err, `${what} ${victim.key}`).toBeInstanceOf(AgentCheckpointCorruptionError);
         expect((err as AgentCheckpointCorruptionError).key, what).toBe(victim.key);

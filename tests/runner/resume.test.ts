@@ -46,7 +46,7 @@ describe("resume behavior", () => {
     ["truncated JSON", '{"schema_version":"v1","run_id":"r"'],
   ])("a malformed latest record (%s) is corruption", async (_n, text) => {
     const { w } = await completedRun();
-    w.store.putRaw(T, checkpointLatestKey("r"), text);
+    await w.store.putStates(T, [{ key: checkpointLatestKey("r"), value: null, text }]);
     const calls = w.model.calls;
     await expect(w.runner.resume(w.agent, { runId: "r", threadId: T })).rejects.toBeInstanceOf(AgentCheckpointCorruptionError);
     expect(w.model.calls).toBe(calls);
@@ -55,19 +55,21 @@ describe("resume behavior", () => {
   it("normalizes legacy records (camelCase, data, version)", async () => {
     const { w, r } = await completedRun();
     const latest = await loadLatestCheckpoint(w.store, T, "r");
-    w.store.putRaw(
-      T,
-      checkpointLatestKey("r"),
-      JSON.stringify({
-        version: "v1",
-        runId: latest.run_id,
-        threadId: latest.thread_id,
-        step: latest.step,
-        phase: latest.phase,
-        timestampMs: latest.timestamp_ms,
-        data: latest.payload,
-      }),
-    );
+    await w.store.putStates(T, [
+      {
+        key: checkpointLatestKey("r"),
+        value: null,
+        text: JSON.stringify({
+          version: "v1",
+          runId: latest.run_id,
+          threadId: latest.thread_id,
+          step: latest.step,
+          phase: latest.phase,
+          timestampMs: latest.timestamp_ms,
+          data: latest.payload,
+        }),
+      },
+    ]);
     const again = await w.runner.resume(w.agent, { runId: "r", threadId: T });
     expect(again).toEqual(r);
   });
@@ -433,8 +435,9 @@ describe("effects read on resume", () => {
   async function crashed() {
     const w = makeWorld({ threshold: 1_000_000, config: { failpoint: { at: "post_tool_batch", step: 2, action: "throw" } } });
     await expect(w.runner.run(w.agent, { userMessage: "buy", runId: "r", threadId: T })).rejects.toBeInstanceOf(FailpointError);
-    const putRaw = (key: string, text: string) =>
-      (w.store as unknown as { putRaw(t: string, k: string, s: string): void }).putRaw(T, key, text);
+    // Stored text of one key, written before the writes below are counted.
+    const raw = w.store.putStates.bind(w.store);
+    const putRaw = (key: string, text: string) => raw(T, [{ key, value: null, text }]);
     let writes = 0;
     const put = w.store.putState.bind(w.store);
     w.store.putState = (...a) => {
@@ -451,7 +454,7 @@ describe("effects read on resume", () => {
 
   it("a malformed effect of the step resume re-enters stops it before any write or tool call", async () => {
     const { w, putRaw, writes } = await crashed();
-    putRaw(keys.effect("r", 2, "c2"), '{"schema_version":"v1","run_id":"r"}');
+    await putRaw(keys.effect("r", 2, "c2"), '{"schema_version":"v1","run_id":"r"}');
     await expect(w.restarted().resume(w.agent, { runId: "r", threadId: T })).rejects.toBeInstanceOf(AgentCheckpointCorruptionError);
     expect(writes()).toBe(0);
     expect(w.effects.filter((e) => e.tool === "charge")).toHaveLength(2);
@@ -459,7 +462,7 @@ describe("effects read on resume", () => {
 
   it("an effect of an earlier step is not read: resume of a long run validates one step's effects, not all", async () => {
     const { w, putRaw } = await crashed();
-    putRaw(keys.effect("r", 1, "c1"), '{"schema_version":"v1","run_id":"r"}');
+    await putRaw(keys.effect("r", 1, "c1"), '{"schema_version":"v1","run_id":"r"}');
     const r = await w.restarted().resume(w.agent, { runId: "r", threadId: T });
     expect(r.state).toBe("completed");
     // Nothing ran twice: step 2's charges replayed from their effects.
