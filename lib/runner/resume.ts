@@ -4,6 +4,7 @@ import { AgentCheckpointCorruptionError } from "./errors.ts";
 import { type CheckpointRecord, normalizeCheckpointRecord } from "./checkpoint.ts";
 import { type AgentResult, agentResultSchema } from "./result.ts";
 import { type MemoryStore, checkpointLatestKey, keys } from "./store.ts";
+import { resolveSnapshotDeltas } from "./record-codec.ts";
 
 /** The validated latest checkpoint of a run; none is an AgentCheckpointCorruptionError (checkpoint-schema.md, "resume"). */
 export async function loadLatestCheckpoint(store: MemoryStore, threadId: string, runId: string): Promise<CheckpointRecord> {
@@ -35,8 +36,12 @@ export function terminalResultOf(rec: CheckpointRecord): AgentResult | null {
   return parsed.data;
 }
 
-/** Every checkpoint record of a run, in write order, validated. */
+/** Every checkpoint record of a run, in write order, validated, each with its full runtime snapshot. */
 export async function listCheckpoints(store: MemoryStore, threadId: string, runId: string): Promise<CheckpointRecord[]> {
   const entries = await listStored(store, threadId, keys.checkpointPrefix(runId), "checkpoint record");
-  return entries.filter((e) => !e.key.endsWith(":latest")).map((e) => normalizeCheckpointRecord(e.value, e.key));
+  const records = entries.filter((e) => !e.key.endsWith(":latest")).map((e) => normalizeCheckpointRecord(e.value, e.key));
+  return resolveSnapshotDeltas(records).map((r) => {
+    if (r instanceof Error) throw r;
+    return r;
+  });
 }
