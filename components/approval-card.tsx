@@ -11,7 +11,7 @@ import { argChanges } from "@/lib/dto-shared";
 import { fmtTime } from "@/lib/format";
 import { decideAction } from "@/app/approvals/actions";
 import { fromAction } from "./api";
-import { ArgFields } from "./arg-fields";
+import { CallView } from "./call-view";
 import { type JsonSchema, SchemaFields, type Values } from "./schema-form";
 import { StateBadge } from "./ui";
 import { ApprovalOutcome, cardTone } from "./approval-state";
@@ -104,9 +104,14 @@ export function ApprovalCard({
       </div>
       <ApprovalOutcome approval={a} decidesHere={decidesHere} />
       {(a.kind === "tool" || a.kind === "subagent") && (
-        <div className="mt-2">
-          <ArgFields values={a.approved_args ?? a.args} schema={a.argsSchema} label={`What ${a.tool_name} is asked to do`} />
-        </div>
+        <CallView
+          toolName={a.tool_name}
+          args={a.args}
+          approvedArgs={a.approved_args}
+          changes={a.changes}
+          schema={a.argsSchema}
+          pending={pending}
+        />
       )}
       {/* A single decision that settled the card is said by its outcome line; several (a quorum) are listed. */}
       {(a.decisions.length > 1 || (pending && a.decisions.length > 0)) && (
@@ -124,21 +129,6 @@ export function ApprovalCard({
             </li>
           ))}
         </ul>
-      )}
-      {a.changes.length > 0 && (
-        <div className="mt-2 text-xs" data-testid="arg-changes">
-          <p className="font-semibold">Edited arguments</p>
-          <ul>
-            {a.changes.map((c) => {
-              const v = changeView(c, a.argsSchema);
-              return (
-                <li key={c.field} className="break-words">
-                  {v.label}: <del>{v.before}</del> → <ins>{v.after}</ins>
-                </li>
-              );
-            })}
-          </ul>
-        </div>
       )}
       {a.groups.length > 0 && (
         <p className="mt-2 text-xs" data-testid="routed-to">
