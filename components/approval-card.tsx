@@ -24,11 +24,17 @@ export function ApprovalCard({
   canDecide,
   selfForbidden,
   onDecided,
+  hideReason = false,
+  editSignal = 0,
 }: {
   approval: ShownApproval;
   canDecide: boolean;
   selfForbidden: boolean;
   onDecided: () => void;
+  /** The policy's reason is said around the card (the inbox's preview pane). */
+  hideReason?: boolean;
+  /** Opens the editor each time it grows (the inbox's `e`). */
+  editSignal?: number;
 }) {
   const [mode, setMode] = useState<"idle" | "reject" | "edit" | "respond">("idle");
   const [reason, setReason] = useState("");
@@ -74,6 +80,9 @@ export function ApprovalCard({
     const url = new URL(window.location.href);
     if (editable && url.searchParams.get("edit") === "1" && url.hash === `#${approvalAnchor(a.id)}`) setMode("edit");
   }, [editable, a.id]);
+  useEffect(() => {
+    if (editSignal > 0 && editable) setMode("edit");
+  }, [editSignal, editable]);
   const title = isModelCall ? `Approve the model call of step ${a.step}` : a.kind === "subagent" ? "Approve the delegation" : "Approval";
 
   return (
@@ -90,7 +99,7 @@ export function ApprovalCard({
             MCP server {a.mcp.server} · tool {a.mcp.tool}
           </span>
         )}
-        <span>{a.reason}</span>
+        {!hideReason && <span>{a.reason}</span>}
         {a.quorum > 1 && (
           <span data-testid="quorum">
             {approvals} of {a.quorum} approvals

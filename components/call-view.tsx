@@ -62,7 +62,8 @@ export function CallView({
 /** A model-call gate: what the call sends (its last message) and what the run has used so far, in words. */
 export function GateView({ args, lastMessage }: { args: Record<string, unknown>; lastMessage: { who: string; text: string } | null }) {
   const f = gateFacts(args);
-  const text = lastMessage && lastMessage.text.length > PROMPT_CHARS ? `${lastMessage.text.slice(0, PROMPT_CHARS - 1)}…` : lastMessage?.text;
+  const text =
+    lastMessage && lastMessage.text.length > PROMPT_CHARS ? `${lastMessage.text.slice(0, PROMPT_CHARS - 1)}…` : lastMessage?.text;
   return (
     <div className="mt-2 space-y-2 text-sm" data-testid="gate-view">
       <p>

@@ -72,7 +72,8 @@ export function QuestionCard({
       {given && (
         <div className="mt-2 text-xs" data-testid="question-outcome">
           <p>
-            <span className="font-medium">{given.by}</span> {given.decision === "respond" ? "answered" : "declined"} at {fmtTime(given.at_ms)}
+            <span className="font-medium">{given.by}</span> {given.decision === "respond" ? "answered" : "declined"} at{" "}
+            {fmtTime(given.at_ms)}
             {given.answer ? ":" : <span className="whitespace-pre-wrap">{` — ${given.reason ?? ""}`}</span>}
           </p>
           {given.answer && (
@@ -120,7 +121,9 @@ export function QuestionCard({
                   }}
                   idPrefix={`answer-${a.tool_call_id}`}
                   errorField={fieldOf(err)}
-                  errorMessage={err && fieldOf(err) ? fieldMessage(schema, fieldOf(err) ?? "", err.message, values[fieldOf(err) ?? ""]) : undefined}
+                  errorMessage={
+                    err && fieldOf(err) ? fieldMessage(schema, fieldOf(err) ?? "", err.message, values[fieldOf(err) ?? ""]) : undefined
+                  }
                 />
               </div>
             ) : (

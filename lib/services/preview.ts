@@ -32,7 +32,11 @@ function conversationOfRun(conv: ConversationView | null, runId: string): Conver
 const cut = (text: string): Pick<PreviewMessage, "text" | "cut"> =>
   text.length > EXCERPT_CHARS ? { text: `${text.slice(0, EXCERPT_CHARS - 1)}…`, cut: true } : { text, cut: false };
 
-export async function approvalPreview(ctx: AppContext, actor: Actor | null, { approvalId }: { approvalId: string }): Promise<ApprovalPreviewDto> {
+export async function approvalPreview(
+  ctx: AppContext,
+  actor: Actor | null,
+  { approvalId }: { approvalId: string },
+): Promise<ApprovalPreviewDto> {
   const who = authorize(actor, "approvals:decide");
   const ref = parseApprovalId(approvalId);
   if (!ref) throw new NotFoundError("No such approval");
@@ -59,13 +63,13 @@ export async function approvalPreview(ctx: AppContext, actor: Actor | null, { ap
           ? { role: "assistant", name: m.agent ?? conv?.agent ?? null, ...cut(m.content) }
           : { role: "user", name: null, ...cut(m.content) },
     );
-  const results = before.flatMap((m) => (m.role === "tool" && m.success ? [{ tool: m.name, callId: m.tool_call_id, content: m.content }] : []));
-  const related: RelatedResult[] = results
-    .slice(-RELATED_RESULTS)
-    .flatMap((r) => {
-      const fields = resultFields(r.content, approval.argsSchema);
-      return fields?.length ? [{ tool: r.tool, callId: r.callId, fields }] : [];
-    });
+  const results = before.flatMap((m) =>
+    m.role === "tool" && m.success ? [{ tool: m.name, callId: m.tool_call_id, content: m.content }] : [],
+  );
+  const related: RelatedResult[] = results.slice(-RELATED_RESULTS).flatMap((r) => {
+    const fields = resultFields(r.content, approval.argsSchema);
+    return fields?.length ? [{ tool: r.tool, callId: r.callId, fields }] : [];
+  });
   const args = approval.approved_args ?? approval.args;
   return approvalPreviewDto.parse({
     schemaVersion: 1,
