@@ -52,7 +52,7 @@ export function InboxList(p: InboxListProps) {
           <th>Agent</th>
           <th>Tool</th>
           <th>Arguments</th>
-          <th className="inbox-wide">Run</th>
+          <th>Run</th>
           <th>Waiting</th>
           <th className="inbox-wide">Deadline</th>
           <th className="inbox-wide">Approvals</th>
@@ -105,7 +105,7 @@ export function InboxList(p: InboxListProps) {
                 )}
               </td>
               <td className="inbox-summary">{a.summary}</td>
-              <LabelledCell label="Run" className="inbox-wide">
+              <LabelledCell label="Run">
                 <Link prefetch={false} className="inbox-run" href={`/runs/${encodeURIComponent(a.runId)}#${approvalAnchor(a.id)}`}>
                   {a.runId.slice(0, 8)}
                 </Link>

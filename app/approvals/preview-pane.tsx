@@ -70,7 +70,7 @@ export function PreviewPane({
             {item.runId.slice(0, 8)}
           </Link>
           {` by ${item.requestedBy ?? "—"} · waiting ${fmtDuration(now - item.requestedAtMs)}`}
-          {item.deadlineMs ? ` · deadline ${fmtTime(item.deadlineMs)}` : ""}
+          {item.deadlineMs ? ` · deadline ${fmtTime(item.deadlineMs)}` : " · no deadline"}
         </p>
       </header>
       {error && <ErrorBox title="Could not load this request">{error.message}</ErrorBox>}
