@@ -61,8 +61,10 @@ function fieldProblem(prop: Prop, v: unknown, required: boolean): string | null 
     if (prop.type === "integer" && !Number.isInteger(n)) return "enter a whole number";
     const min = num(prop.minimum);
     const max = num(prop.maximum);
-    if (min !== null && n < min) return `at least ${formatValue(min, prop)}`;
-    if (max !== null && n > max) return `at most ${formatValue(max, prop)}`;
+    // A bound in the field's money, else the bare number (the label says what is counted).
+    const bound = (b: number) => (displayHint(prop).display === "money" ? formatValue(b, prop) : grouped(b));
+    if (min !== null && n < min) return `at least ${bound(min)}`;
+    if (max !== null && n > max) return `at most ${bound(max)}`;
   }
   return null;
 }
