@@ -7,14 +7,16 @@
 import { randomBytes } from "node:crypto";
 import { AxeBuilder } from "@axe-core/playwright";
 import { type Browser, type Page, expect, test } from "@playwright/test";
-import { signInAs } from "./helpers";
+import { signIn } from "./helpers";
 
 type Viewport = { width: number; height: number };
 
 async function as(browser: Browser, role: string, viewport: Viewport, dark = false): Promise<Page> {
   const ctx = await browser.newContext({ viewport, colorScheme: dark ? "dark" : "light", hasTouch: viewport.width < 640 });
   const page = await ctx.newPage();
-  await signInAs(page, role);
+  // Signing in hashes a password: on a busy machine it takes longer than an assertion's default.
+  await signIn(page, `${role}@example.com`);
+  await expect(page.getByTestId("whoami")).toContainText(`${role}@example.com`, { timeout: 30_000 });
   return page;
 }
 
@@ -61,6 +63,8 @@ for (const viewport of [
       await expect(current).toContainText(text);
     };
 
+    // The pane is the browser's (it loads once hydrated): the filters answer from then on.
+    await expect(pane.getByTestId("preview-reason")).toBeVisible();
     // The refund: what it will do in words, why it waits, the order's total beside it and the warning.
     await reviewer.getByLabel("Agent").selectOption("refund-desk");
     await moveTo(`Day ${tag}`);

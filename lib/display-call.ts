@@ -37,9 +37,9 @@ export function gateFacts(args: Record<string, unknown>): GateFacts {
   };
 }
 
-/** "demo:x · 1 call so far, about 1,200 tokens, $0.0001" */
+/** What the run has used so far: "1 call, about 1,200 tokens, $0.0001". */
 export function gateWords(f: GateFacts): string {
-  return `${plural(f.calls, "call")} so far, ${tokensWords(f.tokens)}, ${costWords(f.costUsd)}`;
+  return `${plural(f.calls, "call")}, ${tokensWords(f.tokens)}, ${costWords(f.costUsd)}`;
 }
 
 type Prop = { type?: unknown; enum?: unknown; minimum?: unknown; maximum?: unknown; oneOf?: unknown; anyOf?: unknown };

@@ -110,7 +110,7 @@ function summaryOf(a: ApprovalRecord, hints: unknown): string {
   if (a.kind === "question") return questionOf(a.args);
   if (a.kind === "llm") {
     const f = gateFacts(a.args);
-    return `Model call of step ${a.step} with ${f.model}: ${gateWords(f)}`;
+    return `Model call of step ${a.step} with ${f.model}: ${gateWords(f)} so far`;
   }
   return summarizeArgs(a.approved_args ?? a.args, hints);
 }

@@ -23,8 +23,8 @@ describe("words of a request", () => {
     expect(costWords(0.00001)).toBe("under $0.0001");
     expect(costWords(0)).toBe("$0.0000");
     const f = gateFacts({ model: "demo:x", step: 2, llm_calls: 1, total_tokens: 1234, total_cost_usd: 0.0000935, message_count: 4 });
-    expect(gateWords(f)).toBe("1 call so far, about 1,200 tokens, $0.0001");
-    expect(gateWords({ ...f, calls: 3 })).toBe("3 calls so far, about 1,200 tokens, $0.0001");
+    expect(gateWords(f)).toBe("1 call, about 1,200 tokens, $0.0001");
+    expect(gateWords({ ...f, calls: 3 })).toBe("3 calls, about 1,200 tokens, $0.0001");
   });
 
   it("a question's answer checked in words, naming the field by its label", () => {
