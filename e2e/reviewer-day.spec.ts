@@ -83,7 +83,7 @@ for (const viewport of [
     await reviewer.keyboard.press("a");
     await expect(reviewer.getByTestId("bulk-result")).toHaveText("1 decided");
     await expect(pane.getByRole("heading", { level: 2 })).toContainText("notify_customer");
-    await expect(current).toContainText(`Day ${tag}`);
+    await expect(current).toHaveAttribute("data-testid", `inbox-${refund}:2:call_notify`);
     await expect(pane.getByTestId("related-lookup_order")).toBeVisible();
     await reviewer.keyboard.press("a");
     await expect(reviewer.getByTestId("bulk-result")).toHaveText("1 decided");
@@ -106,7 +106,9 @@ for (const viewport of [
     await moveTo(`Day ${tag}`);
     const card = pane.getByTestId("question-call_ask");
     await expect(card).toContainText(`Which plan and how many seats should Day ${tag} start with?`);
-    await expect(card.getByText("Seats", { exact: true })).toBeVisible();
+    // The label says its unit once ("Seats", not "Seats (seats)").
+    await expect(card.locator("label", { hasText: "Seats" })).toBeVisible();
+    await expect(card.locator("label", { hasText: "Seats" })).not.toContainText("(seats)");
     const tap = (l: ReturnType<Page["locator"]>) => (viewport.width < 640 ? l.tap() : l.click());
     await card.getByLabel("Plan").selectOption("team");
     await tap(card.getByRole("button", { name: "Send answer" }));
