@@ -117,7 +117,7 @@ for (const viewport of [
     await axe(reviewer, `inbox with a question in the pane at ${viewport.width}`);
     await card.getByLabel("Seats").fill("12");
     await tap(card.getByRole("button", { name: "Send answer" }));
-    await expect(reviewer.getByTestId("preview-decided")).toContainText("Decided ask_human");
+    await expect(reviewer.getByTestId("preview-decided")).toContainText(`Decided request_user_input of run ${question.slice(0, 8)}`);
     await expect.poll(() => stateOf(reviewer, question), { timeout: 20_000 }).toBe("completed");
 
     expect(visited.every((p) => p === "/approvals")).toBe(true);
