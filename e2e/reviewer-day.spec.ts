@@ -64,7 +64,7 @@ for (const viewport of [
     };
 
     // The pane is the browser's (it loads once hydrated): the filters answer from then on.
-    await expect(pane.getByTestId("preview-reason")).toBeVisible();
+    await expect(pane.getByTestId("preview-reason")).toBeVisible({ timeout: 30_000 });
     // The refund: what it will do in words, why it waits, the order's total beside it and the warning.
     await reviewer.getByLabel("Agent").selectOption("refund-desk");
     await moveTo(`Day ${tag}`);
