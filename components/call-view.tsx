@@ -27,6 +27,8 @@ export function CallView({
   pending: boolean;
 }) {
   const runs = approvedArgs ?? args;
+  // An approval stores the arguments it approved; they differ from the model's only after an edit.
+  const edited = changes.length > 0;
   return (
     <div className="mt-2 space-y-2" data-testid="call-view">
       <ArgFields values={runs} schema={schema} label={pending ? `What ${toolName} will run` : `What ${toolName} was asked to do`} />
@@ -47,8 +49,8 @@ export function CallView({
       )}
       <details className="text-xs">
         <summary className="cursor-pointer text-slate-600 dark:text-slate-400">Raw JSON</summary>
-        <JsonView value={runs} label={`Arguments of ${toolName}${approvedArgs ? " as edited" : ""}`} />
-        {approvedArgs && (
+        <JsonView value={runs} label={`Arguments of ${toolName}${edited ? " as edited" : ""}`} />
+        {edited && (
           <>
             <p className="mt-1 text-slate-600 dark:text-slate-400">As the model asked:</p>
             <JsonView value={args} label={`Arguments of ${toolName} as the model asked`} />
