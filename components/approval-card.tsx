@@ -11,7 +11,7 @@ import { argChanges } from "@/lib/dto-shared";
 import { fmtTime } from "@/lib/format";
 import { decideAction } from "@/app/approvals/actions";
 import { fromAction } from "./api";
-import { ArgFields } from "./arg-fields";
+import { CallView } from "./call-view";
 import { type JsonSchema, SchemaFields, type Values } from "./schema-form";
 import { StateBadge } from "./ui";
 import { ApprovalOutcome, cardTone } from "./approval-state";
@@ -24,11 +24,17 @@ export function ApprovalCard({
   canDecide,
   selfForbidden,
   onDecided,
+  hideReason = false,
+  editSignal = 0,
 }: {
   approval: ShownApproval;
   canDecide: boolean;
   selfForbidden: boolean;
   onDecided: () => void;
+  /** The policy's reason is said around the card (the inbox's preview pane). */
+  hideReason?: boolean;
+  /** Opens the editor each time it grows (the inbox's `e`). */
+  editSignal?: number;
 }) {
   const [mode, setMode] = useState<"idle" | "reject" | "edit" | "respond">("idle");
   const [reason, setReason] = useState("");
@@ -74,6 +80,9 @@ export function ApprovalCard({
     const url = new URL(window.location.href);
     if (editable && url.searchParams.get("edit") === "1" && url.hash === `#${approvalAnchor(a.id)}`) setMode("edit");
   }, [editable, a.id]);
+  useEffect(() => {
+    if (editSignal > 0 && editable) setMode("edit");
+  }, [editSignal, editable]);
   const title = isModelCall ? `Approve the model call of step ${a.step}` : a.kind === "subagent" ? "Approve the delegation" : "Approval";
 
   return (
@@ -90,7 +99,7 @@ export function ApprovalCard({
             MCP server {a.mcp.server} · tool {a.mcp.tool}
           </span>
         )}
-        <span>{a.reason}</span>
+        {!hideReason && <span>{a.reason}</span>}
         {a.quorum > 1 && (
           <span data-testid="quorum">
             {approvals} of {a.quorum} approvals
@@ -104,9 +113,14 @@ export function ApprovalCard({
       </div>
       <ApprovalOutcome approval={a} decidesHere={decidesHere} />
       {(a.kind === "tool" || a.kind === "subagent") && (
-        <div className="mt-2">
-          <ArgFields values={a.approved_args ?? a.args} schema={a.argsSchema} label={`What ${a.tool_name} is asked to do`} />
-        </div>
+        <CallView
+          toolName={a.tool_name}
+          args={a.args}
+          approvedArgs={a.approved_args}
+          changes={a.changes}
+          schema={a.argsSchema}
+          pending={pending}
+        />
       )}
       {/* A single decision that settled the card is said by its outcome line; several (a quorum) are listed. */}
       {(a.decisions.length > 1 || (pending && a.decisions.length > 0)) && (
@@ -124,21 +138,6 @@ export function ApprovalCard({
             </li>
           ))}
         </ul>
-      )}
-      {a.changes.length > 0 && (
-        <div className="mt-2 text-xs" data-testid="arg-changes">
-          <p className="font-semibold">Edited arguments</p>
-          <ul>
-            {a.changes.map((c) => {
-              const v = changeView(c, a.argsSchema);
-              return (
-                <li key={c.field} className="break-words">
-                  {v.label}: <del>{v.before}</del> → <ins>{v.after}</ins>
-                </li>
-              );
-            })}
-          </ul>
-        </div>
       )}
       {a.groups.length > 0 && (
         <p className="mt-2 text-xs" data-testid="routed-to">

@@ -5,6 +5,7 @@ import { readableText } from "@/lib/display";
 import type { ShownApproval, ShownConversation } from "@/lib/dto";
 import { JsonView, StateBadge } from "./ui";
 import { ApprovalCard } from "./approval-card";
+import { GateView } from "./call-view";
 import { QuestionCard } from "./question-card";
 
 type Props = {
@@ -24,6 +25,14 @@ function resultLabel(success: boolean, approval: ShownApproval | undefined): str
   if (approval?.status === "expired") return "Expired: not run · what the model got";
   if (approval?.status === "responded") return "A reviewer's response: not run · what the model got";
   return success ? "Result · untrusted tool output" : "Result: the tool failed · untrusted tool output";
+}
+
+/** The last message a model call would send, and whose it is, as the gate shows it. */
+export function lastMessageOf(conv: Pick<ShownConversation, "messages">): { who: string; text: string } | null {
+  const m = conv.messages.filter((x) => x.role !== "system").at(-1);
+  if (!m) return null;
+  if (m.role === "tool") return { who: `result of ${m.name} · untrusted tool output`, text: readableText(m.content) };
+  return { who: m.role === "user" ? "user" : "assistant", text: m.content };
 }
 
 const Text = ({ children, testId }: { children: string; testId?: string }) => (
@@ -78,7 +87,8 @@ export function Conversation({ conv, approvals, canDecide, selfForbidden, onDeci
                       <p className="text-sm font-medium">
                         Tool call <span className="font-mono">{c.name}</span> <span className="call-id">{c.id}</span>
                       </p>
-                      <JsonView value={c.args} label={`Arguments of ${c.name}`} />
+                      {/* A call a reviewer decides is shown by its card (what will run, edits applied); others as they were made. */}
+                      {!(approval && approval.kind !== "question") && <JsonView value={c.args} label={`Arguments of ${c.name}`} />}
                       {approval?.kind === "question" && (
                         <QuestionCard approval={approval} canDecide={canDecide} selfForbidden={selfForbidden} onDecided={onDecided} />
                       )}
@@ -127,7 +137,7 @@ export function Conversation({ conv, approvals, canDecide, selfForbidden, onDeci
             <p className="msg-label">
               Before the model call of step {a.step} · {conv.agent}
             </p>
-            <JsonView value={a.args} label={`The run before the model call of step ${a.step}`} />
+            <GateView args={a.args} lastMessage={lastMessageOf(conv)} />
             <ApprovalCard approval={a} canDecide={canDecide} selfForbidden={selfForbidden} onDecided={onDecided} />
           </li>
         ))}

@@ -41,7 +41,7 @@ export function PendingBadge() {
       role="status"
       data-testid="pending-badge"
       aria-label={`${pending} pending approvals`}
-      className="ml-1 rounded-full bg-amber-500 px-1.5 py-0.5 text-xs font-semibold text-white"
+      className="ml-1 rounded-full bg-amber-700 px-1.5 py-0.5 text-xs font-semibold text-white"
     >
       {pending}
     </span>

@@ -10,6 +10,8 @@ import { decideAction } from "@/app/approvals/actions";
 import { fromAction } from "./api";
 import { cleanValues, initialValues, type JsonSchema, SchemaFields, type Values } from "./schema-form";
 import { StateBadge } from "./ui";
+import { ArgFields } from "./arg-fields";
+import { answerProblem, fieldMessage } from "@/lib/display-call";
 import { ApprovalOutcome, cardTone } from "./approval-state";
 
 type Body = { decision: "respond" | "reject"; reason?: string; answer?: Values };
@@ -41,6 +43,12 @@ export function QuestionCard({
     },
     onError: (e: Error & { field?: string }) => setErr({ field: e.field, message: e.message }),
   });
+  // The answer form's field an error names ("answer.seats" from the server, "seats" from the form's own
+  // check), if the form has it.
+  const fieldOf = (e: { field?: string } | null) => {
+    const f = e?.field?.replace(/^answer\./, "");
+    return f && schema?.properties?.[f] ? f : undefined;
+  };
   const given = a.decisions.at(-1);
   const pending = a.status === "pending";
   const decidesHere = pending && canDecide && a.canDecide && !selfForbidden;
@@ -49,7 +57,11 @@ export function QuestionCard({
     <div className={cardTone(a.status)} id={approvalAnchor(a.id)} data-testid={`question-${a.tool_call_id}`} tabIndex={-1}>
       <div className="flex flex-wrap items-center gap-2 text-sm">
         <span className="font-semibold">Question</span>
-        <StateBadge state={a.status} testId={`question-status-${a.tool_call_id}`} />
+        <StateBadge
+          state={a.status}
+          label={a.status === "responded" ? "answered" : a.status === "rejected" ? "declined" : undefined}
+          testId={`question-status-${a.tool_call_id}`}
+        />
         {a.deadline_ms && pending && <span className="text-xs text-slate-600 dark:text-slate-400">answer by {fmtTime(a.deadline_ms)}</span>}
       </div>
       <ApprovalOutcome approval={a} decidesHere={decidesHere} brief />
@@ -58,11 +70,18 @@ export function QuestionCard({
         <p className="mt-1 whitespace-pre-wrap break-words text-xs text-slate-600 dark:text-slate-300">{text(a.args.context)}</p>
       )}
       {given && (
-        <p className="mt-2 text-xs" data-testid="question-outcome">
-          <span className="font-medium">{given.by}</span> {given.decision === "respond" ? "answered" : "declined"} at {fmtTime(given.at_ms)}
-          {" — "}
-          <span className="whitespace-pre-wrap font-mono">{given.answer ? JSON.stringify(given.answer) : (given.reason ?? "")}</span>
-        </p>
+        <div className="mt-2 text-xs" data-testid="question-outcome">
+          <p>
+            <span className="font-medium">{given.by}</span> {given.decision === "respond" ? "answered" : "declined"} at{" "}
+            {fmtTime(given.at_ms)}
+            {given.answer ? ":" : <span className="whitespace-pre-wrap">{` — ${given.reason ?? ""}`}</span>}
+          </p>
+          {given.answer && (
+            <div className="mt-1">
+              <ArgFields values={given.answer} schema={schema} label="The answer" />
+            </div>
+          )}
+        </div>
       )}
       {a.groups.length > 0 && (
         <p className="mt-2 text-xs" data-testid="routed-to">
@@ -81,7 +100,12 @@ export function QuestionCard({
             aria-label="Answer"
             onSubmit={(e) => {
               e.preventDefault();
-              if (schema) return m.mutate({ decision: "respond", answer: cleanValues(values) });
+              if (schema) {
+                // Checked here first, in words and under its field ("Seats: enter a number"); the server checks again.
+                const problem = answerProblem(schema, values);
+                if (problem) return setErr(problem);
+                return m.mutate({ decision: "respond", answer: cleanValues(values) });
+              }
               if (!answer.trim()) return setErr({ field: "reason", message: "Write your answer" });
               m.mutate({ decision: "respond", reason: answer });
             }}
@@ -96,8 +120,10 @@ export function QuestionCard({
                     setErr(null);
                   }}
                   idPrefix={`answer-${a.tool_call_id}`}
-                  errorField={err?.field?.replace(/^answer\./, "")}
-                  errorMessage={err?.message}
+                  errorField={fieldOf(err)}
+                  errorMessage={
+                    err && fieldOf(err) ? fieldMessage(schema, fieldOf(err) ?? "", err.message, values[fieldOf(err) ?? ""]) : undefined
+                  }
                 />
               </div>
             ) : (
@@ -156,7 +182,8 @@ export function QuestionCard({
           )}
         </div>
       )}
-      {err && (
+      {/* Said once: under its field when the form has that field, else here. */}
+      {err && !fieldOf(err) && (
         <p role="alert" className="mt-2 text-xs text-rose-700 dark:text-rose-300">
           {err.message}
         </p>

@@ -197,11 +197,13 @@ export function SchemaFields({
         } else {
           control = <input {...common} type="text" value={String(values[key] ?? "")} onChange={(e) => set(e.target.value)} />;
         }
-        const unit = unitOf(p);
+        // The unit beside the label, unless the label says it already ("Seats", unit "seats").
+        const label = fieldLabel(key, p);
+        const unit = unitOf(p) && !label.toLowerCase().includes(String(unitOf(p)).toLowerCase()) ? unitOf(p) : null;
         return (
           <div key={key}>
             <label className="label" htmlFor={itemOptions ? undefined : id} id={`${id}-label`}>
-              {fieldLabel(key, p)}
+              {label}
               {unit && <span className="font-normal text-slate-600 dark:text-slate-400"> ({unit})</span>}
               {required ? (
                 <span className="text-rose-700 dark:text-rose-400" aria-hidden="true">

@@ -16,10 +16,11 @@ const stateColors: Record<string, string> = {
   responded: "badge-answered",
 };
 
-export function StateBadge({ state, testId }: { state: string; testId?: string }) {
+/** A state's chip; `label`: its words when they differ from the state's name (a question's "responded" is "answered"). */
+export function StateBadge({ state, testId, label }: { state: string; testId?: string; label?: string }) {
   return (
     <span data-testid={testId} className={`badge ${stateColors[state] ?? stateColors.pending}`}>
-      {state}
+      {label ?? state}
     </span>
   );
 }

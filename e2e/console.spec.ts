@@ -181,10 +181,12 @@ test("ask a human: the question is in the inbox; the reviewer answers on a form 
   await card.getByLabel(/Note/).fill("Paid yearly");
   await reviewer.screenshot({ path: path.join(shots, "question.png"), fullPage: true });
   await card.getByRole("button", { name: "Send answer" }).click();
-  await expect(reviewer.getByTestId("question-status-call_ask")).toHaveText("responded");
+  await expect(reviewer.getByTestId("question-status-call_ask")).toHaveText("answered");
   await expect(reviewer.getByTestId("run-state")).toHaveText("completed", { timeout: 20_000 });
   await expect(reviewer.getByTestId("assistant-text").last()).toHaveText("Set up Globex on enterprise with 40 seats; welcome sent.");
-  await expect(card.getByTestId("question-outcome")).toContainText('{"plan":"enterprise","seats":40,"note":"Paid yearly"}');
+  // The answer as fields, as the form asked for them.
+  const answer = card.getByRole("definition");
+  await expect(answer).toHaveText(["Enterprise (annual contract)", "40 seats", "Paid yearly"]);
   expect(sql("SELECT id FROM OutboxMessage WHERE runId = ?", runId)).toHaveLength(1);
 });
 

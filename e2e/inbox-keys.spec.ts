@@ -1,4 +1,4 @@
-// The fast inbox in Chromium: keys (? help, x select, a approve, r reject, o open) and a bulk approve of
+// The fast inbox in Chromium: keys (? help, x select, a approve, r reject, o open, e edit in the preview) and a bulk approve of
 // one tool's approvals where one of them fails (the admin started that run: separation of duties) and the
 // result names it while the others are decided, each audited on its own.
 import { randomBytes } from "node:crypto";
@@ -104,13 +104,14 @@ test("keyboard and bulk: select one tool's approvals, approve them together, a f
     "aria-expanded",
     "false",
   );
-  // e opens the same card with its argument editor open.
+  // e opens the same card's argument editor in the preview pane, without leaving the inbox.
   await reviewer.goto("/approvals");
   await reviewer.getByLabel("Agent").selectOption("support-writer");
   await row(reviewer, "D").locator("td").nth(1).click();
+  const card = reviewer.getByTestId("preview").getByTestId("approval-send_reply");
+  await expect(card).toBeVisible();
   await reviewer.keyboard.press("e");
-  await expect(reviewer).toHaveURL(new RegExp(`/runs/${d}\\?edit=1#approval-`));
-  const card = reviewer.getByTestId("approval-send_reply");
+  await expect(reviewer).toHaveURL(/\/approvals$/);
   await expect(card.getByRole("button", { name: "Edit arguments…" })).toHaveAttribute("aria-expanded", "true");
   await expect(card.getByRole("button", { name: "Approve with these arguments" })).toBeVisible();
   // Decisions are server actions: a refused one is an answer (shown above), not a failed request, so the

@@ -434,6 +434,42 @@ export type RunPageView = Omit<RunView, "run" | "conversation" | "approvals"> & 
   approvals: ShownApproval[];
 };
 
+// ---- The inbox's preview pane ----
+
+// One message of the conversation that led to a request, as text: the model's and the tools' words are
+// untrusted, cut to a length (`cut`: it was longer).
+export const previewMessageDto = z.object({
+  role: z.enum(["user", "assistant", "tool"]),
+  name: z.string().nullable(),
+  text: z.string(),
+  cut: z.boolean(),
+});
+export type PreviewMessage = z.infer<typeof previewMessageDto>;
+
+// A request as the inbox's preview pane shows it (lib/services/preview.ts): the approval as the run page
+// has it, the run it belongs to, the conversation's last messages up to the call, the earlier calls'
+// results as fields and where the request exceeds them.
+export const approvalPreviewDto = named(
+  "ApprovalPreview",
+  z.object({
+    schemaVersion: z.literal(1),
+    approval: runApprovalDto,
+    run: z.object({ id: z.string(), agentName: z.string(), state: z.string(), submittedByEmail: z.string().nullable() }),
+    selfApprovalForbidden: z.boolean(),
+    excerpt: z.array(previewMessageDto),
+    related: z.array(
+      z.object({
+        tool: z.string(),
+        callId: z.string(),
+        fields: z.array(z.object({ key: z.string(), label: z.string(), text: z.string() })),
+      }),
+    ),
+    checks: z.array(z.object({ field: z.string(), message: z.string() })),
+    asOfMs: z.number().int(),
+  }),
+);
+export type ApprovalPreviewDto = z.infer<typeof approvalPreviewDto>;
+
 // ---- Actions ----
 
 export const startedDto = named("RunStarted", z.object({ id: z.string(), replayed: z.boolean() }));

@@ -215,6 +215,16 @@ export function openApiDocument(serverUrl: string) {
           responses: { 200: shaped("The approval after the decision; resumed: the run was resumed with it", "DecisionResult"), ...errors },
         },
       },
+      "/api/approvals/{approvalId}/preview": {
+        get: {
+          operationId: "previewApproval",
+          tags: ["Approvals"],
+          description: `One request as the inbox's preview pane shows it: the approval (with canDecide), its run, the conversation's last messages up to the call (text, cut), the earlier calls' results as fields, and checks where the request exceeds them.`,
+          summary: "A request with the conversation that led to it and the results beside it",
+          parameters: [{ name: "approvalId", in: "path", required: true, schema: { type: "string" } }],
+          responses: { 200: shaped("The request, its excerpt, related results and checks", "ApprovalPreview"), ...errors },
+        },
+      },
       "/api/audit": {
         get: {
           operationId: "listAuditEvents",

@@ -54,8 +54,8 @@ export function InboxList(p: InboxListProps) {
           <th>Arguments</th>
           <th>Run</th>
           <th>Waiting</th>
-          <th>Deadline</th>
-          <th>Approvals</th>
+          <th className="inbox-wide">Deadline</th>
+          <th className="inbox-wide">Approvals</th>
           <th className="sm:hidden">Decide</th>
         </>
       }
@@ -114,10 +114,20 @@ export function InboxList(p: InboxListProps) {
               <LabelledCell label="Waiting" className="whitespace-nowrap" title={fmtTime(a.requestedAtMs)}>
                 {fmtDuration(p.now - a.requestedAtMs)}
               </LabelledCell>
-              <LabelledCell label="Deadline" className="whitespace-nowrap" title={a.deadlineMs ? fmtTime(a.deadlineMs) : undefined}>
+              <LabelledCell
+                label="Deadline"
+                className="inbox-wide whitespace-nowrap"
+                title={a.deadlineMs ? fmtTime(a.deadlineMs) : undefined}
+              >
                 {a.deadlineMs ? fmtDeadline(a.deadlineMs) : "none"}
               </LabelledCell>
-              <td className={a.quorum > 1 || a.approvals ? "labelled whitespace-nowrap" : "labelled whitespace-nowrap max-sm:hidden"}>
+              <td
+                className={
+                  a.quorum > 1 || a.approvals
+                    ? "inbox-wide labelled whitespace-nowrap"
+                    : "inbox-wide labelled whitespace-nowrap max-sm:hidden"
+                }
+              >
                 {a.quorum > 1 ? `${a.approvals} of ${a.quorum} approvals` : a.approvals ? "1 of 1" : "—"}
                 {a.decidedByMe ? <span className="cell-note">you approved</span> : null}
               </td>

@@ -14,6 +14,7 @@ import { approvalAnchor } from "@/lib/runner/ids";
 import { type ManyResult, decideMany } from "./decide-many";
 import { type InboxData, type PackedFirstScreen, routed, toolsOf, unpackFirstScreen } from "./first-screen";
 import { InboxList } from "./inbox-list";
+import { PreviewPane } from "./preview-pane";
 import { INBOX_KEYS, useInboxKeys } from "./use-inbox-keys";
 
 // packed: the page's first screen (first-screen.ts); agents and frameworks: the filters' choices (this
@@ -68,6 +69,9 @@ export function Inbox({ initial: packed, agents, frameworks }: { initial: Packed
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<ManyResult | null>(null);
   const [help, setHelp] = useState(false);
+  // `e` opens the preview's editor (each press grows it); the last request decided in the preview.
+  const [editSignal, setEditSignal] = useState(0);
+  const [decidedLast, setDecidedLast] = useState<InboxRowDto | null>(null);
   const current: InboxRowDto | undefined = items[Math.min(cursor, items.length - 1)];
   const chosen = useMemo(() => items.filter((a) => selected.includes(a.id)), [items, selected]);
   const selectedTool = chosen[0]?.tool ?? null;
@@ -81,8 +85,8 @@ export function Inbox({ initial: packed, agents, frameworks }: { initial: Packed
     if (!a || a.kind === "question" || !a.canDecide) return;
     setSelected((s) => (s.includes(a.id) ? s.filter((x) => x !== a.id) : selectedTool && a.tool !== selectedTool ? s : [...s, a.id]));
   };
-  const open = (a: InboxRowDto | undefined, edit = false) => {
-    if (a) router.push(`/runs/${encodeURIComponent(a.runId)}${edit ? "?edit=1" : ""}#${approvalAnchor(a.id)}`);
+  const open = (a: InboxRowDto | undefined) => {
+    if (a) router.push(`/runs/${encodeURIComponent(a.runId)}#${approvalAnchor(a.id)}`);
   };
   // The selection (or the current row), or one card's own buttons on a phone.
   const run = async (decision: "approve" | "reject", list = targets, why = reason) => {
@@ -91,6 +95,7 @@ export function Inbox({ initial: packed, agents, frameworks }: { initial: Packed
     const r = await decideMany(list, decision, why);
     setBusy(false);
     setResult(r);
+    setDecidedLast(null);
     setRejecting(false);
     setReason("");
     setSelected([]);
@@ -104,7 +109,7 @@ export function Inbox({ initial: packed, agents, frameworks }: { initial: Packed
       approve: () => (current?.kind === "question" && current.canDecide && !chosen.length ? open(current) : void run("approve")),
       reject: () => targets.length > 0 && setRejecting(true),
       open: () => open(current),
-      edit: () => open(current, true),
+      edit: () => current && setEditSignal((n) => n + 1),
       help: () => setHelp((h) => !h),
     },
     !rejecting,
@@ -172,7 +177,8 @@ export function Inbox({ initial: packed, agents, frameworks }: { initial: Packed
         </span>
       </form>
       <p className="hidden text-xs text-slate-500 dark:text-slate-400 sm:block">
-        Keys: <kbd>j</kbd>/<kbd>k</kbd> move, <kbd>x</kbd> select, <kbd>a</kbd> approve, <kbd>r</kbd> reject, <kbd>o</kbd> open,{" "}
+        Keys: <kbd>j</kbd>/<kbd>k</kbd> move, <kbd>x</kbd> select, <kbd>a</kbd> approve, <kbd>r</kbd> reject, <kbd>e</kbd> edit in the
+        preview, <kbd>o</kbd> open the run,{" "}
         <button type="button" className="underline" onClick={() => setHelp(!help)} aria-expanded={help}>
           <kbd>?</kbd> all keys
         </button>
@@ -284,24 +290,49 @@ export function Inbox({ initial: packed, agents, frameworks }: { initial: Packed
           </ul>
         </div>
       )}
+      {decidedLast && (
+        <p role="status" className="text-sm" data-testid="preview-decided">
+          Decided <span className="font-mono">{decidedLast.tool}</span> of run {decidedLast.runId.slice(0, 8)}
+          {current ? "; the next request is in the preview." : "."}
+        </p>
+      )}
       {!data ? (
         <p className="text-sm text-slate-500 dark:text-slate-400">Loading…</p>
       ) : data.approvals.length === 0 ? (
         <Empty>{page ? "No more approvals on this page." : "No approvals are waiting."}</Empty>
       ) : (
-        <InboxList
-          items={items}
-          firstReadOnly={firstReadOnly}
-          currentId={current?.id}
-          selected={selected}
-          selectedTool={selectedTool}
-          now={now}
-          busy={busy}
-          setCursor={setCursor}
-          toggle={toggle}
-          open={open}
-          decide={(a, decision, why) => run(decision, [a], why)}
-        />
+        // The list and, beside it on a desk (above it on a phone), the current request whole.
+        <div className="inbox-split">
+          {current && (
+            <div className="inbox-pane">
+              <PreviewPane
+                key={current.id}
+                item={current}
+                now={now}
+                editSignal={editSignal}
+                onDecided={(a) => {
+                  setDecidedLast(a);
+                  setResult(null);
+                  setEditSignal(0);
+                  void qc.invalidateQueries({ queryKey: ["inbox"] });
+                }}
+              />
+            </div>
+          )}
+          <InboxList
+            items={items}
+            firstReadOnly={firstReadOnly}
+            currentId={current?.id}
+            selected={selected}
+            selectedTool={selectedTool}
+            now={now}
+            busy={busy}
+            setCursor={setCursor}
+            toggle={toggle}
+            open={open}
+            decide={(a, decision, why) => run(decision, [a], why)}
+          />
+        </div>
       )}
       {(page || data?.nextCursor) && (
         <nav className="flex gap-2" aria-label="Inbox pages">

@@ -1,6 +1,6 @@
 "use client";
 // Keyboard control of the inbox, as mail clients do it: j/k move, x selects, a approves, r rejects (asks
-// for a reason), o opens the approval on its run page and e opens it with its editor open, ? shows the keys. Keys typed into a text field,
+// for a reason), e opens the preview's editor, o opens the approval on its run page, ? shows the keys. Keys typed into a text field,
 // or with a modifier, are the field's.
 import { useEffect } from "react";
 
@@ -9,7 +9,7 @@ export const INBOX_KEYS: [string, string][] = [
   ["x", "select (approvals of one tool)"],
   ["a", "approve the current one, or the selected ones"],
   ["r", "reject (asks for a reason)"],
-  ["e", "edit the arguments on the run page"],
+  ["e", "edit the arguments in the preview"],
   ["o or Enter", "open on the run page"],
   ["?", "show or hide these keys"],
 ];

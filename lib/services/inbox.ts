@@ -15,6 +15,7 @@ import { type Actor, routingGroupsOf } from "../auth/actor.ts";
 import { ValidationError } from "../auth/errors.ts";
 import type { AppContext } from "../context.ts";
 import { summarizeArgs } from "../display.ts";
+import { gateFacts, gateWords } from "../display-call.ts";
 import {
   type InboxCorruptDto,
   type InboxDto,
@@ -108,8 +109,8 @@ function argsSchemaOf(ctx: Ctx, a: ApprovalRecord): unknown {
 function summaryOf(a: ApprovalRecord, hints: unknown): string {
   if (a.kind === "question") return questionOf(a.args);
   if (a.kind === "llm") {
-    const f = a.args;
-    return `Model call of step ${a.step} with ${String(f.model)}: ${String(f.llm_calls)} calls, ${String(f.total_tokens)} tokens, $${Number(f.total_cost_usd).toFixed(4)} so far`;
+    const f = gateFacts(a.args);
+    return `Model call of step ${a.step} with ${f.model}: ${gateWords(f)} so far`;
   }
   return summarizeArgs(a.approved_args ?? a.args, hints);
 }
