@@ -6,7 +6,7 @@ import { freshDatabase, providers, type TestDb } from "../helpers/databases";
 import { PrismaStore } from "@/lib/db/store";
 import { checkpointsBySeq, checkpointTimeline, snapshotCheckpointAtOrBefore } from "@/lib/db/read-models";
 import { Runner, keys, listCheckpoints } from "@/lib/runner";
-import { countingAgent, countingModel } from "../../scripts/bench-agent";
+import { countingAgent, countingModel } from "../../bench/bench-agent";
 
 describe.each(providers)("stored checkpoint records on %s", (provider) => {
   let t: TestDb;

@@ -18,7 +18,7 @@ import {
   prepareFork,
   validateEffects,
 } from "@/lib/runner";
-import { countingAgent, countingModel } from "../../scripts/bench-agent";
+import { countingAgent, countingModel } from "../../bench/bench-agent";
 
 /** A store that keeps the value objects the runner handed it (what each record is before encoding). */
 function recording() {
