@@ -194,6 +194,8 @@ export const inboxItemDto = named(
     subRunId: z.string().nullable(),
     agent: z.string(),
     rootAgent: z.string(),
+    /** The run this request's run was forked from: its effects may already have happened there. */
+    forkedFrom: z.string().nullable().default(null),
     tool: z.string(),
     // tool: a tool call waits; question: the model asked a reviewer (summary is the question); llm: the
     // model call of a step waits (summary: the model and the run's use so far); subagent: a delegation.
@@ -443,6 +445,15 @@ export const retryingDto = named("RunRetrying", z.object({ id: z.string(), retry
 export const forkedDto = named(
   "RunForked",
   z.object({ id: z.string(), forkedFrom: z.object({ runId: z.string(), seq: z.number().int() }) }),
+);
+export const forkPreviewDto = named(
+  "ForkPreview",
+  z.object({
+    runId: z.string(),
+    seq: z.number().int(),
+    /** Tool calls that succeeded in the source after the fork point: each runs again in the fork once approved. */
+    repeats: z.array(z.object({ tool: z.string(), toolCallId: z.string(), summary: z.string() })),
+  }),
 );
 export const pendingCountDto = named("PendingCount", z.object({ pending: z.number().int() }));
 

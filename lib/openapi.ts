@@ -163,6 +163,14 @@ export function openApiDocument(serverUrl: string) {
         },
       },
       "/api/runs/{runId}/fork": {
+        get: {
+          operationId: "forkPreview",
+          tags: ["Runs"],
+          description: `What a fork from checkpoint seq would do again: the tool calls that succeeded in this run after that checkpoint (a fork shares no effects with its source).`,
+          summary: "Effects a fork from a checkpoint would run again",
+          parameters: [runId, { name: "seq", in: "query", required: true, schema: { type: "integer", minimum: 0 } }],
+          responses: { 200: shaped("What would run again", "ForkPreview"), ...errors },
+        },
         post: {
           operationId: "forkRun",
           tags: ["Runs"],

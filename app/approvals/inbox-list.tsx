@@ -2,6 +2,7 @@
 // The pending approvals: a table on a desk, a list of cards on a phone (components/card-table.tsx), with its
 // cells' names written out and the decision buttons under each card, so a phone decides in one tap and
 // nothing scrolls sideways.
+import { ForkedFrom } from "@/components/forked-from";
 import Link from "next/link";
 import { Fragment, useEffect, useRef, useState } from "react";
 import { CardRow, CardTable, LabelledCell } from "@/components/card-table";
@@ -109,6 +110,7 @@ export function InboxList(p: InboxListProps) {
                 <Link prefetch={false} className="inbox-run" href={`/runs/${encodeURIComponent(a.runId)}#${approvalAnchor(a.id)}`}>
                   {a.runId.slice(0, 8)}
                 </Link>
+                {a.forkedFrom ? <ForkedFrom runId={a.forkedFrom} /> : null}
                 <span className="inbox-by">{` by ${a.requestedBy ?? "—"}`}</span>
               </LabelledCell>
               <LabelledCell label="Waiting" className="whitespace-nowrap" title={fmtTime(a.requestedAtMs)}>

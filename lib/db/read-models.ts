@@ -269,11 +269,18 @@ export async function pendingApprovals(
 
 // The inbox's root runs: agent and submitter. Through the driver (Prisma's engine compiles each statement
 // on every call, which cost the inbox page more than the rest of its reads).
-export async function runSummaries(db: Db, ids: string[]): Promise<{ id: string; agentName: string; submittedByEmail: string | null }[]> {
+export async function runSummaries(
+  db: Db,
+  ids: string[],
+): Promise<{ id: string; agentName: string; submittedByEmail: string | null; forkedFromRunId: string | null }[]> {
   if (!ids.length) return [];
-  return (await queryRows(db, Prisma.sql`SELECT "id", "agentName", "submittedByEmail" FROM "Run" WHERE "id" IN (${Prisma.join(ids)})`)) as {
+  return (await queryRows(
+    db,
+    Prisma.sql`SELECT "id", "agentName", "submittedByEmail", "forkedFromRunId" FROM "Run" WHERE "id" IN (${Prisma.join(ids)})`,
+  )) as {
     id: string;
     agentName: string;
     submittedByEmail: string | null;
+    forkedFromRunId: string | null;
   }[];
 }

@@ -142,6 +142,7 @@ async function inboxItems(ctx: Ctx, who: Actor, approvals: ApprovalRecord[]): Pr
       subRunId: a.run_id === a.root_run_id ? null : a.run_id,
       agent: a.agent_name,
       rootAgent: byId.get(a.root_run_id)?.agentName ?? a.agent_name,
+      forkedFrom: byId.get(a.root_run_id)?.forkedFromRunId ?? null,
       tool: a.tool_name,
       kind: a.kind,
       summary: shown.summary,

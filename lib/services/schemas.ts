@@ -39,6 +39,7 @@ export const decisionSchema = z
 export const idempotencyKeySchema = z.string().regex(/^[\x21-\x7e]{1,200}$/, "Idempotency-Key must be 1-200 visible ASCII characters");
 
 export const forkSchema = z.strictObject({ seq: z.number().int().nonnegative() });
+export const forkPreviewQuerySchema = z.strictObject({ seq: intParam(0, 1e9) });
 
 export const runFiltersSchema = z.strictObject({
   // "ready": paused with every request decided, waiting for someone to press Resume.
