@@ -455,6 +455,23 @@ export const forkPreviewDto = named(
     repeats: z.array(z.object({ tool: z.string(), toolCallId: z.string(), summary: z.string() })),
   }),
 );
+export const savedViewDto = named(
+  "SavedView",
+  z.object({
+    id: z.string(),
+    name: z.string(),
+    scope: z.enum(["approvals", "runs"]),
+    filters: z.record(z.string(), z.string()),
+    /** The page the view opens: the inbox or the runs list with its filters. */
+    href: z.string(),
+    /** What it matches now: pending approvals (the inbox's first page) or runs, counted up to `more`. */
+    count: z.number().int(),
+    more: z.boolean(),
+  }),
+);
+export type SavedViewDto = z.infer<typeof savedViewDto>;
+export const savedViewsDto = named("SavedViews", z.object({ views: z.array(savedViewDto) }));
+export const viewDeletedDto = named("ViewDeleted", z.object({ id: z.string(), deleted: z.literal(true) }));
 export const pendingCountDto = named("PendingCount", z.object({ pending: z.number().int() }));
 
 // ---- Agents ----

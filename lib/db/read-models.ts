@@ -94,6 +94,8 @@ export async function pendingApprovalPage(
     tool?: string;
     /** Only the approvals of these root runs. */
     runs?: Set<string>;
+    /** Search: only the approvals this accepts (lib/db/search.ts). */
+    match?: (a: ApprovalRecord) => boolean;
     maxScan?: number;
     read?: ApprovalReader;
   },
@@ -108,7 +110,8 @@ export async function pendingApprovalPage(
   const wanted = (a: ApprovalRecord) =>
     (!opts.agent || a.agent_name === opts.agent) &&
     (!opts.tool || a.tool_name === opts.tool) &&
-    (!opts.runs || opts.runs.has(a.root_run_id));
+    (!opts.runs || opts.runs.has(a.root_run_id)) &&
+    (!opts.match || opts.match(a));
   while (rows.length < maxScan) {
     const limit = Math.min(take + 1, CHUNK);
     const chunk = await pendingApprovalRows(db, limit, after);

@@ -37,12 +37,20 @@ import {
 import { type ApprovalRecord, argsHash, mayDecide, parseApproval, questionOf, rootRunOf } from "../runner/index.ts";
 import { parseOr400 } from "../validation.ts";
 import { unfinishedExternalRuns } from "../db/runtime.ts";
+import { approvalInGroup, approvalMatchesText } from "../db/search.ts";
 import { authorize } from "./access.ts";
 import { inboxFiltersSchema } from "./schemas.ts";
 
 // Without the agents (tests that read the inbox alone) arguments read without their schemas' display hints.
 type Ctx = Pick<AppContext, "db"> & Partial<Pick<AppContext, "agents">>;
 type InboxInput = { query: unknown; ifNoneMatch?: string | null };
+
+/** The search filters as one test of a record (none: undefined, nothing to test). */
+export function approvalSearch(f: { q?: string; group?: string }): ((a: ApprovalRecord) => boolean) | undefined {
+  const { q, group } = f;
+  if (q === undefined && group === undefined) return undefined;
+  return (a) => (q === undefined || approvalMatchesText(a, q)) && (group === undefined || approvalInGroup(a, group));
+}
 
 /** Approvals per inbox page; the rest are on the pages its nextCursor leads to. */
 export const INBOX_PAGE = 200;
@@ -70,6 +78,7 @@ export async function inboxPage(
     agent: f.agent,
     tool: f.tool,
     runs,
+    match: approvalSearch(f),
     read: cachedApprovalReader,
   });
   // Routing decides what this reviewer may decide: their groups are part of what the answer depends on.
