@@ -1,7 +1,15 @@
 // The REST API as an OpenAPI 3.1 document. Request bodies come from the same zod schemas the routes parse;
 // every response from the shapes in lib/dto.ts (components.schemas, one per registered shape).
 import { z } from "zod";
-import { decisionSchema, forkSchema, newSavedViewSchema, newTokenSchema, newUserSchema, startRunSchema, userPatchSchema } from "./services/schemas.ts";
+import {
+  decisionSchema,
+  forkSchema,
+  newSavedViewSchema,
+  newTokenSchema,
+  newUserSchema,
+  startRunSchema,
+  userPatchSchema,
+} from "./services/schemas.ts";
 import { apiSchemas } from "./dto.ts";
 import { RUNTIME, runtimePaths } from "./openapi-runtime.ts";
 

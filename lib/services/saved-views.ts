@@ -57,7 +57,14 @@ export async function listSavedViews(ctx: Ctx, actor: Actor | null): Promise<{ v
     } catch {
       continue;
     }
-    views.push({ id: r.id, name: r.name, scope, filters: stored.filters, href: hrefOf(scope, stored.filters), ...(await countOf(ctx, who, scope, stored.filters)) });
+    views.push({
+      id: r.id,
+      name: r.name,
+      scope,
+      filters: stored.filters,
+      href: hrefOf(scope, stored.filters),
+      ...(await countOf(ctx, who, scope, stored.filters)),
+    });
   }
   return { views };
 }
@@ -82,7 +89,14 @@ export async function saveView(ctx: Ctx, actor: Actor | null, { body }: { body: 
     filters: JSON.stringify({ v: FILTERS_VERSION, filters }),
   });
   if (!row) throw new ConflictError(`You already have a view named "${v.name}"`);
-  return { id: row.id, name: row.name, scope: v.scope, filters, href: hrefOf(v.scope, filters), ...(await countOf(ctx, who, v.scope, filters)) };
+  return {
+    id: row.id,
+    name: row.name,
+    scope: v.scope,
+    filters,
+    href: hrefOf(v.scope, filters),
+    ...(await countOf(ctx, who, v.scope, filters)),
+  };
 }
 
 export async function removeView(ctx: Ctx, actor: Actor | null, { viewId }: { viewId: string }): Promise<{ id: string; deleted: true }> {
@@ -90,4 +104,3 @@ export async function removeView(ctx: Ctx, actor: Actor | null, { viewId }: { vi
   if (!(await deleteSavedView(ctx.db, who.id, viewId))) throw new NotFoundError("No saved view of yours has that id");
   return { id: viewId, deleted: true };
 }
-

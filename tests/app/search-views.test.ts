@@ -8,14 +8,18 @@ import { listInbox } from "@/lib/services/inbox";
 import { listRuns } from "@/lib/services/run-view";
 import { listSavedViews, removeView, saveView } from "@/lib/services/saved-views";
 import { startRun } from "@/lib/services/start";
-import { HttpError } from "@/lib/auth/errors";
+import type { HttpError } from "@/lib/auth/errors";
 import { actor, admin, sub } from "../helpers/actors";
 import { testContext } from "../helpers/context";
 import { freshDatabase, providers, type TestDb } from "../helpers/databases";
 
 const finance = actor("reviewer", "fin", { groups: ["finance"] });
 const other = actor("reviewer", "other");
-const failure = (p: Promise<unknown>) => p.then(() => 200, (e: HttpError) => ({ status: e.status, field: e.field }));
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => 200,
+    (e: HttpError) => ({ status: e.status, field: e.field }),
+  );
 
 describe.each(providers)("search and saved views on %s", (provider) => {
   let t: TestDb;
@@ -47,7 +51,9 @@ describe.each(providers)("search and saved views on %s", (provider) => {
     const financeQueue = await listInbox(ctx, finance, { query: { group: "finance" } });
     expect(financeQueue.approvals.map((a) => [a.runId, a.tool])).toEqual([[big.id, "issue_refund"]]);
 
-    const view = await saveView(ctx, finance, { body: { name: "finance queue", scope: "approvals", filters: { group: "finance", q: "" } } });
+    const view = await saveView(ctx, finance, {
+      body: { name: "finance queue", scope: "approvals", filters: { group: "finance", q: "" } },
+    });
     expect(view).toMatchObject({ href: "/approvals?group=finance", count: 1, more: false, filters: { group: "finance" } });
     await saveView(ctx, finance, { body: { name: "refund runs", scope: "runs", filters: { agent: "refund-desk", state: "paused" } } });
     expect((await listSavedViews(ctx, finance)).views.map((v) => [v.name, v.count])).toEqual([
@@ -58,14 +64,19 @@ describe.each(providers)("search and saved views on %s", (provider) => {
     expect((await listSavedViews(ctx, other)).views).toEqual([]);
     expect(await failure(removeView(ctx, other, { viewId: view.id }))).toMatchObject({ status: 404 });
 
-    expect(await failure(saveView(ctx, finance, { body: { name: "finance queue", scope: "approvals", filters: {} } }))).toMatchObject({ status: 409 });
+    expect(await failure(saveView(ctx, finance, { body: { name: "finance queue", scope: "approvals", filters: {} } }))).toMatchObject({
+      status: 409,
+    });
     expect(await failure(saveView(ctx, finance, { body: { name: "x", scope: "runs", filters: { state: "nope" } } }))).toMatchObject({
       status: 400,
       field: "filters.state",
     });
     expect(await failure(saveView(ctx, finance, { body: { name: "", scope: "runs" } }))).toMatchObject({ status: 400, field: "name" });
     // A submitter does not open the inbox: no approvals view.
-    expect(await failure(saveView(ctx, sub, { body: { name: "mine", scope: "approvals" } }))).toMatchObject({ status: 400, field: "scope" });
+    expect(await failure(saveView(ctx, sub, { body: { name: "mine", scope: "approvals" } }))).toMatchObject({
+      status: 400,
+      field: "scope",
+    });
 
     // Deciding the big refund leaves the finance queue empty.
     const [a] = financeQueue.approvals;
