@@ -1,6 +1,7 @@
 "use client";
 import Link from "next/link";
 import { PendingBadge } from "./pending-badge";
+import { SavedViewLinks } from "./saved-views";
 import { NAV_LINKS, type NavHref } from "./nav-links";
 import { SignOutButton } from "./sign-out-button";
 
@@ -22,6 +23,7 @@ export function NavBar({ user }: { user: { email: string; role: string; links: N
                 </Link>
               </li>
             ))}
+            <SavedViewLinks />
           </ul>
         )}
         {user && (
