@@ -27,11 +27,11 @@ export function AutoFilterForm({ action, label, children }: { action: string; la
       }}
       onChange={(e) => {
         const form = e.currentTarget;
-        const el = e.target as HTMLInputElement | HTMLSelectElement;
+        const el = e.target as unknown as HTMLInputElement;
         if (timer.current) clearTimeout(timer.current);
         const typed = el.tagName === "INPUT" && (el.type === "text" || el.type === "search" || el.type === "email");
         // A date input fires on each part typed; it applies once it holds a whole date (or none).
-        if (el.type === "date" && el.value === "" && (el as HTMLInputElement).validity.badInput) return;
+        if (el.type === "date" && el.value === "" && el.validity.badInput) return;
         timer.current = setTimeout(() => apply(form), typed ? 400 : 0);
       }}
     >

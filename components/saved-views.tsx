@@ -25,16 +25,20 @@ function useSavedViews() {
 }
 
 /** The user's saved views as navigation links, each with its count ("finance queue 3"). */
-export function SavedViewLinks() {
+export function SavedViewLinks({ className = "" }: { className?: string }) {
   const { data } = useSavedViews();
   if (!data?.views.length) return null;
   return data.views.map((v) => (
-    <li key={v.id}>
-      <Link prefetch={false} className="hover:text-indigo-600" href={v.href} data-testid="saved-view-link">
+    <li key={v.id} className={className}>
+      <Link prefetch={false} className="inline-block hover:text-indigo-600 max-sm:py-2.5" href={v.href} data-testid="saved-view-link">
         {v.name}
-        <span className="ml-1 rounded-full bg-slate-200 px-1.5 py-0.5 text-xs font-semibold dark:bg-slate-700" aria-label={`${v.count} matching`}>
+        <span
+          className="ml-1 rounded-full bg-slate-200 px-1.5 py-0.5 text-xs font-semibold dark:bg-slate-700"
+          data-testid="saved-view-count"
+        >
           {v.count}
           {v.more ? "+" : ""}
+          <span className="sr-only"> matching</span>
         </span>
       </Link>
     </li>

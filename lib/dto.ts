@@ -196,6 +196,8 @@ export const inboxItemDto = named(
     rootAgent: z.string(),
     /** The run this request's run was forked from: its effects may already have happened there. */
     forkedFrom: z.string().nullable().default(null),
+    /** What Approve asks to confirm first (a rule's confirmAbove); null: one tap approves. */
+    confirm: z.string().nullable().default(null),
     tool: z.string(),
     // tool: a tool call waits; question: the model asked a reviewer (summary is the question); llm: the
     // model call of a step waits (summary: the model and the run's use so far); subagent: a delegation.
@@ -362,7 +364,11 @@ export const approvalViewDto = approvalRecordSchema.extend({
   mcp: z.object({ server: z.string(), tool: z.string() }).nullable(),
 });
 // On the run page each approval also says whether routing lets this reader decide it.
-export const runApprovalDto = named("RunApproval", approvalViewDto.extend({ canDecide: z.boolean() }));
+// confirm: what Approve asks to confirm first (a rule's confirmAbove); null: one tap approves.
+export const runApprovalDto = named(
+  "RunApproval",
+  approvalViewDto.extend({ canDecide: z.boolean(), confirm: z.string().nullable().default(null) }),
+);
 export type RunApproval = z.infer<typeof runApprovalDto>;
 export type ApprovalView = z.infer<typeof approvalViewDto>;
 

@@ -2,6 +2,7 @@
 // The pending approvals: a table on a desk, a list of cards on a phone (components/card-table.tsx), with its
 // cells' names written out and the decision buttons under each card, so a phone decides in one tap and
 // nothing scrolls sideways.
+import { ApproveButton } from "@/components/approve-button";
 import { ForkedFrom } from "@/components/forked-from";
 import Link from "next/link";
 import { Fragment, useEffect, useRef, useState } from "react";
@@ -130,10 +131,8 @@ export function InboxList(p: InboxListProps) {
                   </button>
                 )}
                 {decidable && rejecting !== a.id && (
-                  <div className="mt-1 flex gap-2">
-                    <button type="button" className="btn-primary" disabled={p.busy} onClick={() => void p.decide(a, "approve", "")}>
-                      Approve
-                    </button>
+                  <div className="mt-1 flex flex-wrap gap-2">
+                    <ApproveButton confirm={a.confirm} disabled={p.busy} onApprove={() => void p.decide(a, "approve", "")} />
                     <button type="button" className="btn-secondary" disabled={p.busy} onClick={() => setRejecting(a.id)}>
                       Reject…
                     </button>

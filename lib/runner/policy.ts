@@ -32,6 +32,12 @@ type RuleCommon = {
    * approvals. The names are the console's user groups (lowercase letters, digits and dashes).
    */
   groups?: string[];
+  /**
+   * Approving a call whose argument `field` is above `value` (a refund over 1,000.00) asks the reviewer to
+   * confirm first, in every console view (one tap on a phone is not enough). The console reads it from the
+   * rule when it shows the request; the decision itself is made once, as any other.
+   */
+  confirmAbove?: { field: string; value: number };
 };
 
 /**

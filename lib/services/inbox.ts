@@ -39,6 +39,7 @@ import { parseOr400 } from "../validation.ts";
 import { unfinishedExternalRuns } from "../db/runtime.ts";
 import { approvalInGroup, approvalMatchesText } from "../db/search.ts";
 import { authorize } from "./access.ts";
+import { confirmOf } from "./confirm.ts";
 import { inboxFiltersSchema } from "./schemas.ts";
 
 // Without the agents (tests that read the inbox alone) arguments read without their schemas' display hints.
@@ -152,6 +153,7 @@ async function inboxItems(ctx: Ctx, who: Actor, approvals: ApprovalRecord[]): Pr
       agent: a.agent_name,
       rootAgent: byId.get(a.root_run_id)?.agentName ?? a.agent_name,
       forkedFrom: byId.get(a.root_run_id)?.forkedFromRunId ?? null,
+      confirm: a.kind === "tool" ? confirmOf(ctx.agents, a, argsSchemaOf(ctx, a)) : null,
       tool: a.tool_name,
       kind: a.kind,
       summary: shown.summary,
