@@ -48,6 +48,8 @@ describe.each(providers)("search and saved views on %s", (provider) => {
 
     const byOrder = await listInbox(ctx, finance, { query: { q: "ORD-1002" } });
     expect([...new Set(byOrder.approvals.map((a) => a.runId))]).toEqual([small.id]);
+    const byBigOrder = await listInbox(ctx, finance, { query: { q: "ORD-1001" } });
+    expect(byBigOrder.approvals.map((a) => a.tool).sort()).toEqual(["issue_refund", "notify_customer"]);
     const financeQueue = await listInbox(ctx, finance, { query: { group: "finance" } });
     expect(financeQueue.approvals.map((a) => [a.runId, a.tool])).toEqual([[big.id, "issue_refund"]]);
 
