@@ -83,14 +83,8 @@ export function SaveView({ scope, filters }: { scope: SavedViewDto["scope"]; fil
       </button>
     );
   return (
-    <form
-      className="flex flex-wrap items-end gap-2"
-      aria-label="Save this view"
-      onSubmit={(e) => {
-        e.preventDefault();
-        save.mutate();
-      }}
-    >
+    // Not a form of its own: it sits inside a filter bar's form (forms do not nest); Enter in the name saves.
+    <div className="flex flex-wrap items-end gap-2">
       <div>
         <label className="label" htmlFor={`view-name-${scope}`}>
           View name
@@ -104,9 +98,14 @@ export function SaveView({ scope, filters }: { scope: SavedViewDto["scope"]; fil
           // biome-ignore lint/a11y/noAutofocus: the field the Save view button just opened
           autoFocus
           onChange={(e) => setName(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key !== "Enter") return;
+            e.preventDefault();
+            if (name.trim()) save.mutate();
+          }}
         />
       </div>
-      <button type="submit" className="btn-primary" disabled={save.isPending || !name.trim()}>
+      <button type="button" className="btn-primary" disabled={save.isPending || !name.trim()} onClick={() => save.mutate()}>
         Save
       </button>
       <button type="button" className="btn-secondary" onClick={() => setNaming(false)}>
@@ -117,7 +116,7 @@ export function SaveView({ scope, filters }: { scope: SavedViewDto["scope"]; fil
           {save.error.message}
         </p>
       )}
-    </form>
+    </div>
   );
 }
 

@@ -4,7 +4,7 @@
 // console errors.
 import { AxeBuilder } from "@axe-core/playwright";
 import { type Browser, type Page, expect, test } from "@playwright/test";
-import { apiSession, signInAs } from "./helpers";
+import { apiSession, signIn } from "./helpers";
 
 async function as(browser: Browser, role: string, opts: { width?: number; dark?: boolean } = {}): Promise<Page> {
   const ctx = await browser.newContext({ viewport: { width: opts.width ?? 1280, height: 900 }, colorScheme: opts.dark ? "dark" : "light" });
@@ -12,7 +12,9 @@ async function as(browser: Browser, role: string, opts: { width?: number; dark?:
   const errors: string[] = [];
   page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
   (page as Page & { errors?: string[] }).errors = errors;
-  await signInAs(page, role);
+  await signIn(page, `${role}@example.com`);
+  // A busy machine signs in slower than the helper's default wait.
+  await expect(page.getByTestId("whoami")).toContainText(`${role}@example.com`, { timeout: 30_000 });
   return page;
 }
 const errorsOf = (p: Page) => (p as Page & { errors?: string[] }).errors ?? [];
