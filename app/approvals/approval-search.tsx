@@ -26,7 +26,6 @@ export function ApprovalSearch({ initial, groups }: { initial: { q: string; grou
   return (
     <form
       method="get"
-      role="search"
       aria-label="Search approvals"
       className="flex flex-wrap items-end gap-3 max-sm:[&>div]:flex-1"
       onSubmit={(e) => e.preventDefault()}

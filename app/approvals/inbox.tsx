@@ -24,7 +24,12 @@ export function Inbox({
   agents,
   frameworks,
   search = "",
-}: { initial: PackedFirstScreen; agents: string[]; frameworks: string[]; search?: string }) {
+}: {
+  initial: PackedFirstScreen;
+  agents: string[];
+  frameworks: string[];
+  search?: string;
+}) {
   const initial = useMemo(() => unpackFirstScreen(packed), [packed]);
   const [agent, setAgent] = useState("");
   const [framework, setFramework] = useState("");
