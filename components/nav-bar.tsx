@@ -30,7 +30,7 @@ export function NavBar({ user }: { user: { email: string; role: string; links: N
                 </Link>
               </li>
             ))}
-            <SavedViewLinks className={phoneHidden} />
+            <SavedViewLinks className={phoneHidden} inbox={user.links.includes("/approvals")} />
           </ul>
         )}
         {user && (

@@ -12,21 +12,22 @@ import { deleteViewAction, saveViewAction } from "./saved-view-actions";
 
 const KEY = ["saved-views"];
 
-function useSavedViews() {
+// inbox: whether the reader follows the inbox's live events (a role that decides nothing may not).
+function useSavedViews(inbox = false) {
   const qc = useQueryClient();
-  const live = useLive({ inbox: true }, (e) => {
+  const live = useLive({ inbox }, (e) => {
     if (e.type === "inbox") void qc.invalidateQueries({ queryKey: KEY });
   });
   return useQuery({
     queryKey: KEY,
     queryFn: () => api<{ views: SavedViewDto[] }>("/api/views"),
-    refetchInterval: live ? 60_000 : 15_000,
+    refetchInterval: live && inbox ? 60_000 : 15_000,
   });
 }
 
 /** The user's saved views as navigation links, each with its count ("finance queue 3"). */
-export function SavedViewLinks({ className = "" }: { className?: string }) {
-  const { data } = useSavedViews();
+export function SavedViewLinks({ className = "", inbox }: { className?: string; inbox: boolean }) {
+  const { data } = useSavedViews(inbox);
   if (!data?.views.length) return null;
   return data.views.map((v) => (
     <li key={v.id} className={className}>
