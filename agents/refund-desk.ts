@@ -73,6 +73,8 @@ export default defineAgent(({ db, idempotentTools }) => {
         reason: "Large refund: finance decides",
         priority: 20,
         groups: ["finance"],
+        // Above 1,000.00 a tap on a phone asks "Approve … €1,500.00?" before it decides.
+        confirmAbove: { field: "amount_cents", value: 100_000 },
       },
       {
         id: "refund-above-threshold",

@@ -3,6 +3,7 @@
 // reject (with a reason), edit the arguments, or respond (answer in the tool's place; it does not run).
 // What a decision needs (a reason to reject, a response) is checked by the server, whose message is shown
 // under the field it names; the edit preview is the server's own diff (argChanges).
+import { ApproveButton } from "./approve-button";
 import { useEffect, useMemo, useState } from "react";
 import { useMutation } from "@tanstack/react-query";
 import type { ShownApproval } from "@/lib/dto";
@@ -153,9 +154,7 @@ export function ApprovalCard({
           <div className="flex flex-wrap gap-2">
             {/* Only while no form is open: Approve never sits next to (or right above) the reject form. */}
             {mode === "idle" && offers("approve") && (
-              <button type="button" className="btn-primary" disabled={m.isPending} onClick={() => m.mutate({ decision: "approve" })}>
-                Approve
-              </button>
+              <ApproveButton confirm={a.confirm} disabled={m.isPending} onApprove={() => m.mutate({ decision: "approve" })} />
             )}
             {offers("reject") && (
               <button

@@ -7,13 +7,13 @@ import { approvalStatusWords, fmtTime } from "@/lib/format";
 import { RUN_ENDED_DECIDER } from "@/lib/runner/ids";
 
 const TONE: Record<string, string> = {
-  pending: "border-amber-400 bg-amber-50 dark:border-amber-600 dark:bg-amber-950",
+  pending: "border-amber-400 bg-amber-50 dark:border-amber-700/70 dark:bg-amber-950/30",
   approved: "border-emerald-400 bg-emerald-50 dark:border-emerald-600 dark:bg-emerald-950",
   rejected: "border-rose-400 bg-rose-50 dark:border-rose-600 dark:bg-rose-950",
   responded: "border-sky-400 bg-sky-50 dark:border-sky-600 dark:bg-sky-950",
   expired: "border-slate-300 bg-slate-100 dark:border-slate-600 dark:bg-slate-800",
 };
-const MARK: Record<string, string> = { pending: "●", approved: "✓", rejected: "✕", responded: "↩", expired: "⏱" };
+const MARK: Record<string, string> = { pending: "●", approved: "✓", rejected: "✕", responded: "↩", expired: "○" };
 const WORDS_COLOR: Record<string, string> = {
   pending: "text-amber-900 dark:text-amber-100",
   approved: "text-emerald-800 dark:text-emerald-200",

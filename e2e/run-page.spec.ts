@@ -257,7 +257,7 @@ test("a cancelled run says who cancelled it; its closed request says why, not a 
   await expect(operator.getByTestId("run-state")).toHaveText("cancelled", { timeout: 15_000 });
   await expect(operator.getByTestId("run-state-words")).toHaveText("Cancelled by operator@example.com");
   const outcome = operator.getByTestId("approval-send_reply").getByTestId("approval-outcome");
-  await expect(outcome).toHaveText(/^⏱ Expired at .*: The run was cancelled$/);
+  await expect(outcome).toHaveText(/^○ Expired at .*: The run was cancelled$/);
   await expect(operator.getByText(/system:run-ended/)).toHaveCount(0);
   // The audit log says it in words too.
   await operator.goto(`/audit?targetId=${runId}`);

@@ -196,6 +196,10 @@ export const inboxItemDto = named(
     subRunId: z.string().nullable(),
     agent: z.string(),
     rootAgent: z.string(),
+    /** The run this request's run was forked from: its effects may already have happened there. */
+    forkedFrom: z.string().nullable().default(null),
+    /** What Approve asks to confirm first (a rule's confirmAbove); null: one tap approves. */
+    confirm: z.string().nullable().default(null),
     tool: z.string(),
     // tool: a tool call waits; question: the model asked a reviewer (summary is the question); llm: the
     // model call of a step waits (summary: the model and the run's use so far); subagent: a delegation.
@@ -362,7 +366,11 @@ export const approvalViewDto = approvalRecordSchema.extend({
   mcp: z.object({ server: z.string(), tool: z.string() }).nullable(),
 });
 // On the run page each approval also says whether routing lets this reader decide it.
-export const runApprovalDto = named("RunApproval", approvalViewDto.extend({ canDecide: z.boolean() }));
+// confirm: what Approve asks to confirm first (a rule's confirmAbove); null: one tap approves.
+export const runApprovalDto = named(
+  "RunApproval",
+  approvalViewDto.extend({ canDecide: z.boolean(), confirm: z.string().nullable().default(null) }),
+);
 export type RunApproval = z.infer<typeof runApprovalDto>;
 export type ApprovalView = z.infer<typeof approvalViewDto>;
 
@@ -482,6 +490,32 @@ export const forkedDto = named(
   "RunForked",
   z.object({ id: z.string(), forkedFrom: z.object({ runId: z.string(), seq: z.number().int() }) }),
 );
+export const forkPreviewDto = named(
+  "ForkPreview",
+  z.object({
+    runId: z.string(),
+    seq: z.number().int(),
+    /** Tool calls that succeeded in the source after the fork point: each runs again in the fork once approved. */
+    repeats: z.array(z.object({ tool: z.string(), toolCallId: z.string(), summary: z.string() })),
+  }),
+);
+export const savedViewDto = named(
+  "SavedView",
+  z.object({
+    id: z.string(),
+    name: z.string(),
+    scope: z.enum(["approvals", "runs"]),
+    filters: z.record(z.string(), z.string()),
+    /** The page the view opens: the inbox or the runs list with its filters. */
+    href: z.string(),
+    /** What it matches now: pending approvals (the inbox's first page) or runs, counted up to `more`. */
+    count: z.number().int(),
+    more: z.boolean(),
+  }),
+);
+export type SavedViewDto = z.infer<typeof savedViewDto>;
+export const savedViewsDto = named("SavedViews", z.object({ views: z.array(savedViewDto) }));
+export const viewDeletedDto = named("ViewDeleted", z.object({ id: z.string(), deleted: z.literal(true) }));
 export const pendingCountDto = named("PendingCount", z.object({ pending: z.number().int() }));
 
 // ---- Agents ----

@@ -1,7 +1,15 @@
 // The REST API as an OpenAPI 3.1 document. Request bodies come from the same zod schemas the routes parse;
 // every response from the shapes in lib/dto.ts (components.schemas, one per registered shape).
 import { z } from "zod";
-import { decisionSchema, forkSchema, newTokenSchema, newUserSchema, startRunSchema, userPatchSchema } from "./services/schemas.ts";
+import {
+  decisionSchema,
+  forkSchema,
+  newSavedViewSchema,
+  newTokenSchema,
+  newUserSchema,
+  startRunSchema,
+  userPatchSchema,
+} from "./services/schemas.ts";
 import { apiSchemas } from "./dto.ts";
 import { RUNTIME, runtimePaths } from "./openapi-runtime.ts";
 
@@ -45,6 +53,7 @@ export function openApiDocument(serverUrl: string) {
     tags: [
       { name: "Agents", description: "What can be started" },
       { name: "Runs", description: "Start, inspect, resume, cancel, retry and fork runs" },
+      { name: "Views", description: "A reviewer's saved searches of the inbox and the runs list" },
       { name: "Approvals", description: "The inbox and reviewers' decisions" },
       { name: "Timeline", description: "Checkpoints of a run and their differences" },
       { name: "Audit", description: "The append-only audit log" },
@@ -80,7 +89,7 @@ export function openApiDocument(serverUrl: string) {
             q("submitter", "Submitter email"),
             q("from", "ISO date"),
             q("to", "ISO date"),
-            q("q", "Run id prefix"),
+            q("q", "Search: a run id prefix, or text in the run's input (an order id, a customer)"),
             q("cursor", "nextCursor of the previous page"),
             q("take", "Page size ≤ 200"),
           ],
@@ -163,6 +172,14 @@ export function openApiDocument(serverUrl: string) {
         },
       },
       "/api/runs/{runId}/fork": {
+        get: {
+          operationId: "forkPreview",
+          tags: ["Runs"],
+          description: `What a fork from checkpoint seq would do again: the tool calls that succeeded in this run after that checkpoint (a fork shares no effects with its source).`,
+          summary: "Effects a fork from a checkpoint would run again",
+          parameters: [runId, { name: "seq", in: "query", required: true, schema: { type: "integer", minimum: 0 } }],
+          responses: { 200: shaped("What would run again", "ForkPreview"), ...errors },
+        },
         post: {
           operationId: "forkRun",
           tags: ["Runs"],
@@ -182,6 +199,8 @@ export function openApiDocument(serverUrl: string) {
           parameters: [
             q("agent", "Agent name"),
             q("tool", "Tool name"),
+            q("q", "Search: a run id prefix, or text in the tool, agent or arguments (an order id, a customer)"),
+            q("group", "Only the approvals routed to this group"),
             q("cursor", "nextCursor of the previous page"),
             q("count", "1: only the count"),
             {
@@ -361,6 +380,33 @@ export function openApiDocument(serverUrl: string) {
           summary: "Create a token; the response is the only time it is shown",
           requestBody: json(newTokenSchema),
           responses: { 201: shaped("Token, with its secret", "CreatedToken"), ...errors },
+        },
+      },
+      "/api/views": {
+        get: {
+          operationId: "listSavedViews",
+          tags: ["Views"],
+          description: `The caller's saved views (filters of the approvals inbox or the runs list), each with the page it opens and what it matches now.`,
+          summary: "List your saved views with their counts",
+          responses: { 200: shaped("Your views", "SavedViews"), ...errors },
+        },
+        post: {
+          operationId: "saveView",
+          tags: ["Views"],
+          description: `Saves the filters of the approvals inbox (agent, tool, framework, q, group) or the runs list (state, agent, submitter, from, to, q) under a name of the caller's.`,
+          summary: "Save a view",
+          requestBody: json(newSavedViewSchema),
+          responses: { 201: shaped("The view", "SavedView"), ...errors },
+        },
+      },
+      "/api/views/{viewId}": {
+        delete: {
+          operationId: "deleteView",
+          tags: ["Views"],
+          description: `Deletes one of the caller's saved views.`,
+          summary: "Delete a saved view",
+          parameters: [{ name: "viewId", in: "path", required: true, schema: { type: "string" } }],
+          responses: { 200: shaped("Deleted", "ViewDeleted"), ...errors },
         },
       },
       "/api/admin/tokens/{tokenId}": {

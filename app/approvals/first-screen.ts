@@ -49,6 +49,8 @@ const ROW_FIELDS = [
   "approvals",
   "decidedByMe",
   "argsHash",
+  "forkedFrom",
+  "confirm",
 ] as const satisfies readonly (keyof InboxRowDto)[];
 // Every field of a row is in ROW_FIELDS (a field added to InboxRowDto and not here fails to compile).
 const allFields: Exclude<keyof InboxRowDto, (typeof ROW_FIELDS)[number]> extends never ? true : never = true;

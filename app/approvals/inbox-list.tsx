@@ -2,6 +2,8 @@
 // The pending approvals: a table on a desk, a list of cards on a phone (components/card-table.tsx), with its
 // cells' names written out and the decision buttons under each card, so a phone decides in one tap and
 // nothing scrolls sideways.
+import { ApproveButton } from "@/components/approve-button";
+import { ForkedFrom } from "@/components/forked-from";
 import Link from "next/link";
 import { Fragment, useEffect, useRef, useState } from "react";
 import { CardRow, CardTable, LabelledCell } from "@/components/card-table";
@@ -109,6 +111,7 @@ export function InboxList(p: InboxListProps) {
                 <Link prefetch={false} className="inbox-run" href={`/runs/${encodeURIComponent(a.runId)}#${approvalAnchor(a.id)}`}>
                   {a.runId.slice(0, 8)}
                 </Link>
+                {a.forkedFrom ? <ForkedFrom runId={a.forkedFrom} /> : null}
                 <span className="inbox-by">{` by ${a.requestedBy ?? "—"}`}</span>
               </LabelledCell>
               <LabelledCell label="Waiting" className="whitespace-nowrap" title={fmtTime(a.requestedAtMs)}>
@@ -138,10 +141,8 @@ export function InboxList(p: InboxListProps) {
                   </button>
                 )}
                 {decidable && rejecting !== a.id && (
-                  <div className="mt-1 flex gap-2">
-                    <button type="button" className="btn-primary" disabled={p.busy} onClick={() => void p.decide(a, "approve", "")}>
-                      Approve
-                    </button>
+                  <div className="mt-1 flex flex-wrap gap-2">
+                    <ApproveButton confirm={a.confirm} disabled={p.busy} onApprove={() => void p.decide(a, "approve", "")} />
                     <button type="button" className="btn-secondary" disabled={p.busy} onClick={() => setRejecting(a.id)}>
                       Reject…
                     </button>

@@ -19,7 +19,18 @@ import { INBOX_KEYS, useInboxKeys } from "./use-inbox-keys";
 
 // packed: the page's first screen (first-screen.ts); agents and frameworks: the filters' choices (this
 // console's agents and external runtimes', and those runtimes' frameworks).
-export function Inbox({ initial: packed, agents, frameworks }: { initial: PackedFirstScreen; agents: string[]; frameworks: string[] }) {
+// search: the page's search as a query string (approval-search.tsx), sent with every read of the list.
+export function Inbox({
+  initial: packed,
+  agents,
+  frameworks,
+  search = "",
+}: {
+  initial: PackedFirstScreen;
+  agents: string[];
+  frameworks: string[];
+  search?: string;
+}) {
   const initial = useMemo(() => unpackFirstScreen(packed), [packed]);
   const [agent, setAgent] = useState("");
   const [framework, setFramework] = useState("");
@@ -37,11 +48,12 @@ export function Inbox({ initial: packed, agents, frameworks }: { initial: Packed
     ...(framework ? { framework } : {}),
     ...(tool ? { tool } : {}),
     ...(page ? { cursor: page } : {}),
+    ...Object.fromEntries(new URLSearchParams(search)),
   }).toString();
   const { data, error, isFetching, dataUpdatedAt } = useQuery({
-    queryKey: ["inbox", agent, framework, tool, page],
+    queryKey: ["inbox", agent, framework, tool, page, search],
     queryFn: () => api<InboxData>(`/api/approvals${qs ? `?${qs}` : ""}`, { revalidate: true }),
-    initialData: agent || framework || tool || page ? undefined : initial,
+    initialData: agent || framework || tool || page || search ? undefined : initial,
     // Only the first screen: stale from the start, so the browser asks for the whole list once hydrated.
     initialDataUpdatedAt: initial.firstScreenOf === undefined ? initial.asOfMs : 0,
     refetchInterval: live ? 15_000 : 3000,
@@ -52,7 +64,7 @@ export function Inbox({ initial: packed, agents, frameworks }: { initial: Packed
   const refreshing = useHydrated() && isFetching && data?.firstScreenOf === undefined;
   // The filter offers the tools of the whole unfiltered page as last loaded (the first screen's until then),
   // kept while a filter narrows the list.
-  const whole = !agent && !framework && !tool && !page && data?.firstScreenOf === undefined ? data : undefined;
+  const whole = !agent && !framework && !tool && !page && !search && data?.firstScreenOf === undefined ? data : undefined;
   const [tools, setTools] = useState(() => toolsOf(initial.approvals));
   useEffect(() => {
     if (!whole) return;

@@ -7,6 +7,7 @@ import { appContext } from "@/lib/context";
 import { auditPage } from "@/lib/services/audit";
 import { queryObject } from "@/lib/services/schemas";
 import { CardTable } from "@/components/card-table";
+import { AutoFilterForm } from "@/components/auto-filter-form";
 import { FilterInput, FilterSelect } from "@/components/filter-fields";
 import { Empty, ErrorBox } from "@/components/ui";
 import { AUDIT_ACTIONS, auditActionWords } from "@/lib/format";
@@ -31,7 +32,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
   return (
     <div className="space-y-4">
       <h1 className="text-xl font-semibold">Audit log</h1>
-      <form method="get" className="card flex flex-wrap items-end gap-3" aria-label="Filter audit log">
+      <AutoFilterForm action="/audit" label="Filter audit log">
         <FilterSelect
           id="action"
           name="action"
@@ -42,13 +43,10 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
         />
         <FilterInput id="actor" name="actor" label="Who (email)" defaultValue={q.actor} />
         <FilterInput id="targetId" name="targetId" label="Run or user id" width="w-72" defaultValue={q.targetId} />
-        <button type="submit" className="btn-secondary">
-          Filter
-        </button>
-        <Link prefetch={false} href="/audit" className="text-sm underline">
+        <Link prefetch={false} href="/audit" className="py-2 text-sm underline">
           Clear
         </Link>
-      </form>
+      </AutoFilterForm>
       {error && (
         <ErrorBox title="Invalid filter">
           {error.field}: {error.error}

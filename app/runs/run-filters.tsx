@@ -1,10 +1,12 @@
 "use client";
 // The runs list's filter form, a client component for the same reason as its rows (run-rows.tsx): a server
 // component's markup travels twice (the HTML and the Flight payload inlined in the page), a client
-// component's as HTML and its props. A plain GET form: it filters without JavaScript too.
+// component's as HTML and its props. Applies as it changes (AutoFilterForm), and without JavaScript too.
 import Link from "next/link";
 import { RUN_STATES } from "@/lib/runner/state";
+import { AutoFilterForm } from "@/components/auto-filter-form";
 import { FilterInput, FilterSelect } from "@/components/filter-fields";
+import { SaveView } from "@/components/saved-views";
 
 /**
  * The filters as the URL gives them (queryObject), the agents the actor may see (this console's and
@@ -22,8 +24,8 @@ export function RunFilters({
   bySubmitter: boolean;
 }) {
   return (
-    <form method="get" className="card flex flex-wrap items-end gap-3" aria-label="Filter runs">
-      <FilterInput id="q" name="q" label="Run id" width="w-56" defaultValue={q.q} placeholder="id or prefix" />
+    <AutoFilterForm action="/runs" label="Filter runs">
+      <FilterInput id="q" name="q" type="search" label="Search" width="w-56" defaultValue={q.q} placeholder="order id, customer, run id" />
       {/* ready: paused with every request decided, waiting for someone to press Resume (a longer label would
           widen the select past the phone's row). */}
       <FilterSelect id="state" name="state" label="State" options={[...RUN_STATES, "ready"]} defaultValue={q.state ?? ""} />
@@ -36,12 +38,10 @@ export function RunFilters({
       )}
       <FilterInput id="from" name="from" label="From" type="date" defaultValue={q.from} />
       <FilterInput id="to" name="to" label="To" type="date" defaultValue={q.to} />
-      <button type="submit" className="btn-secondary">
-        Filter
-      </button>
-      <Link prefetch={false} href="/runs" className="text-sm underline">
+      <Link prefetch={false} href="/runs" className="py-2 text-sm underline">
         Clear
       </Link>
-    </form>
+      <SaveView scope="runs" filters={q} />
+    </AutoFilterForm>
   );
 }

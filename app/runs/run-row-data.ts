@@ -14,10 +14,25 @@ export type RunRowData = [
   totalTokens: RunDto["totalTokens"],
   costUsd: RunDto["costUsd"],
   ready: boolean,
+  forkedFromRunId: RunDto["forkedFromRunId"],
 ];
 
 export const runRowData = (
-  r: Pick<RunDto, "id" | "agentName" | "state" | "step" | "submittedByEmail" | "createdAt" | "totalTokens" | "costUsd"> & {
+  r: Pick<
+    RunDto,
+    "id" | "agentName" | "state" | "step" | "submittedByEmail" | "createdAt" | "totalTokens" | "costUsd" | "forkedFromRunId"
+  > & {
     ready: boolean;
   },
-): RunRowData => [r.id, r.agentName, r.state, r.step, r.submittedByEmail, Date.parse(r.createdAt), r.totalTokens, r.costUsd, r.ready];
+): RunRowData => [
+  r.id,
+  r.agentName,
+  r.state,
+  r.step,
+  r.submittedByEmail,
+  Date.parse(r.createdAt),
+  r.totalTokens,
+  r.costUsd,
+  r.ready,
+  r.forkedFromRunId,
+];

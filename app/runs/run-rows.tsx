@@ -6,19 +6,23 @@
 // row's card, and its labelled cells' small text and phone labels, so no cell repeats them; run-id,
 // run-link, run-agent, run-state, run-by: LEAD's order and TAP's target).
 import Link from "next/link";
+import { ForkedFrom } from "@/components/forked-from";
 import { StateBadge } from "@/components/ui";
 import { READY_TO_RESUME, fmtCost, fmtTime } from "@/lib/format";
 import type { RunRowData } from "./run-row-data";
 
 export function RunRows({ runs }: { runs: RunRowData[] }) {
-  return runs.map(([id, agentName, state, step, submittedByEmail, createdAtMs, totalTokens, costUsd, ready]) => (
+  return runs.map(([id, agentName, state, step, submittedByEmail, createdAtMs, totalTokens, costUsd, ready, forkedFrom]) => (
     <tr key={id} className="run-row">
       <td className="run-id">
         <Link prefetch={false} className="run-link" href={`/runs/${encodeURIComponent(id)}`}>
           {id.slice(0, 8)}
         </Link>
       </td>
-      <td className="run-agent">{agentName}</td>
+      <td className="run-agent">
+        {agentName}
+        {forkedFrom && <ForkedFrom runId={forkedFrom} />}
+      </td>
       <td className="run-state">
         <StateBadge state={state} />
         {ready && (

@@ -96,6 +96,8 @@ export async function pendingApprovalPage(
     tool?: string;
     /** Only the approvals of these root runs. */
     runs?: Set<string>;
+    /** Search: only the approvals this accepts (lib/db/search.ts). */
+    match?: (a: ApprovalRecord) => boolean;
     maxScan?: number;
     read?: ApprovalReader;
   },
@@ -110,7 +112,8 @@ export async function pendingApprovalPage(
   const wanted = (a: ApprovalRecord) =>
     (!opts.agent || a.agent_name === opts.agent) &&
     (!opts.tool || a.tool_name === opts.tool) &&
-    (!opts.runs || opts.runs.has(a.root_run_id));
+    (!opts.runs || opts.runs.has(a.root_run_id)) &&
+    (!opts.match || opts.match(a));
   while (rows.length < maxScan) {
     const limit = Math.min(take + 1, CHUNK);
     const chunk = await pendingApprovalRows(db, limit, after);
@@ -299,11 +302,18 @@ export async function pendingApprovals(
 
 // The inbox's root runs: agent and submitter. Through the driver (Prisma's engine compiles each statement
 // on every call, which cost the inbox page more than the rest of its reads).
-export async function runSummaries(db: Db, ids: string[]): Promise<{ id: string; agentName: string; submittedByEmail: string | null }[]> {
+export async function runSummaries(
+  db: Db,
+  ids: string[],
+): Promise<{ id: string; agentName: string; submittedByEmail: string | null; forkedFromRunId: string | null }[]> {
   if (!ids.length) return [];
-  return (await queryRows(db, Prisma.sql`SELECT "id", "agentName", "submittedByEmail" FROM "Run" WHERE "id" IN (${Prisma.join(ids)})`)) as {
+  return (await queryRows(
+    db,
+    Prisma.sql`SELECT "id", "agentName", "submittedByEmail", "forkedFromRunId" FROM "Run" WHERE "id" IN (${Prisma.join(ids)})`,
+  )) as {
     id: string;
     agentName: string;
     submittedByEmail: string | null;
+    forkedFromRunId: string | null;
   }[];
 }

@@ -6,6 +6,7 @@ import { type Db, executeSql, queryRows } from "./client.ts";
 import { bigintOf, boolOf, dateOf, type Row } from "./driver.ts";
 import { cursorPage } from "./pagination.ts";
 import { LIVE_STATES, QUEUED, moveTo, movesFrom, ROW_MOVES, type RowMoveName, targetOf } from "./run-moves.ts";
+import { runSearchSql } from "./search.ts";
 
 /** A Run row; its state is one of the runner's (lib/db/run-moves.ts has the moves between them). */
 export type Run = Omit<PrismaRun, "state"> & { state: RunState };
@@ -274,19 +275,7 @@ export type RunFilters = {
 // and an unknown cursor matches nothing.
 export async function listRunRows(db: Db, f: RunFilters) {
   const take = Math.min(Math.max(f.take ?? 50, 1), 200);
-  const at = (col: "createdAt" | "id") => Prisma.sql`(SELECT ${Prisma.raw(`"${col}"`)} FROM "Run" WHERE "id" = ${f.cursor})`;
-  const where = [
-    f.state === READY_STATE && Prisma.sql`${stateInSql([RUN.paused])} AND ${READY}`,
-    f.state !== undefined && f.state !== READY_STATE && Prisma.sql`"state" = ${f.state}`,
-    f.agent !== undefined && Prisma.sql`"agentName" = ${f.agent}`,
-    f.framework !== undefined && Prisma.sql`"framework" = ${f.framework}`,
-    f.submitter !== undefined && Prisma.sql`"submittedByEmail" = ${f.submitter}`,
-    f.onlySubmittedById !== undefined && Prisma.sql`"submittedById" = ${f.onlySubmittedById}`,
-    f.q && Prisma.sql`substr("id", 1, ${f.q.length}) = ${f.q}`,
-    f.from && Prisma.sql`"createdAt" >= ${f.from}`,
-    f.to && Prisma.sql`"createdAt" <= ${f.to}`,
-    f.cursor && Prisma.sql`"createdAt" <= ${at("createdAt")} AND NOT ("createdAt" = ${at("createdAt")} AND "id" >= ${at("id")})`,
-  ].filter((c): c is Prisma.Sql => !!c);
+  const where = runWhere(f);
   const rows = await queryRows(
     db,
     Prisma.sql`SELECT *, CASE WHEN ${READY} THEN 1 ELSE 0 END AS "ready" FROM "Run"
@@ -299,6 +288,33 @@ export async function listRunRows(db: Db, f: RunFilters) {
     (r) => r.id,
   );
   return { runs: page, nextCursor };
+}
+
+/** How many runs the filters match, counted up to `cap` (a saved view's count in the navigation). */
+export async function countRunRows(db: Db, f: RunFilters, cap: number): Promise<number> {
+  const where = runWhere({ ...f, cursor: undefined });
+  const [r] = await queryRows(
+    db,
+    Prisma.sql`SELECT COUNT(*) AS "n" FROM (SELECT 1 FROM "Run"
+      ${where.length ? Prisma.sql`WHERE ${Prisma.join(where, " AND ")}` : Prisma.empty} LIMIT ${cap}) AS "m"`,
+  );
+  return Number(r?.n ?? 0);
+}
+
+function runWhere(f: RunFilters): Prisma.Sql[] {
+  const at = (col: "createdAt" | "id") => Prisma.sql`(SELECT ${Prisma.raw(`"${col}"`)} FROM "Run" WHERE "id" = ${f.cursor})`;
+  return [
+    f.state === READY_STATE && Prisma.sql`${stateInSql([RUN.paused])} AND ${READY}`,
+    f.state !== undefined && f.state !== READY_STATE && Prisma.sql`"state" = ${f.state}`,
+    f.agent !== undefined && Prisma.sql`"agentName" = ${f.agent}`,
+    f.framework !== undefined && Prisma.sql`"framework" = ${f.framework}`,
+    f.submitter !== undefined && Prisma.sql`"submittedByEmail" = ${f.submitter}`,
+    f.onlySubmittedById !== undefined && Prisma.sql`"submittedById" = ${f.onlySubmittedById}`,
+    f.q && runSearchSql(f.q),
+    f.from && Prisma.sql`"createdAt" >= ${f.from}`,
+    f.to && Prisma.sql`"createdAt" <= ${f.to}`,
+    f.cursor && Prisma.sql`"createdAt" <= ${at("createdAt")} AND NOT ("createdAt" = ${at("createdAt")} AND "id" >= ${at("id")})`,
+  ].filter((c): c is Prisma.Sql => !!c);
 }
 
 export const orphanRuns = (db: Db) =>

@@ -10,7 +10,14 @@ import { CHECKPOINT_SCHEMA_VERSION, type CheckpointRecord } from "./checkpoint.t
 import { AgentCheckpointCorruptionError, RunRewindError } from "./errors.ts";
 import { messageSchema } from "./messages.ts";
 import { loadLatestCheckpoint, listCheckpoints, terminalResultOf } from "./resume.ts";
-import { type StoredSnapshot, loadLog, storedSnapshotSchema, subagentExecutionSchema, toolExecutionSchema } from "./snapshot.ts";
+import {
+  type StoredSnapshot,
+  loadLog,
+  loadSnapshot,
+  storedSnapshotSchema,
+  subagentExecutionSchema,
+  toolExecutionSchema,
+} from "./snapshot.ts";
 import { type MemoryStore, type StateEntry, checkpointLatestKey, keys } from "./store.ts";
 
 // The last checkpoint at or before `seq` that carries a full runtime snapshot.
@@ -110,4 +117,24 @@ export async function prepareFork(store: MemoryStore, f: ForkInput): Promise<{ f
   if (store.putStates) await store.putStates(f.newRunId, entries);
   else for (const e of entries) await store.putState(f.newRunId, e.key, e.value);
   return { fromSeq: good.record.seq, fromPhase: good.record.phase };
+}
+
+export type RepeatedEffect = { tool_name: string; tool_call_id: string; args: Record<string, unknown> };
+
+/**
+ * The tool calls that succeeded in run `runId` after checkpoint `seq`'s snapshot: a fork from `seq` shares no
+ * effects with its source, so each of them runs again in the fork (once approved) — an operator is told first.
+ */
+export async function effectsAfter(store: MemoryStore, threadId: string, runId: string, seq: number): Promise<RepeatedEffect[]> {
+  const cps = await listCheckpoints(store, threadId, runId);
+  if (!cps.some((c) => c.seq === seq)) throw new RunRewindError(`Run ${runId} has no checkpoint ${seq}`);
+  const good = snapshotAtOrBefore(cps, seq);
+  if (!good) throw new RunRewindError("No snapshot at or before that checkpoint");
+  const latest = await loadSnapshot(store, threadId, runId);
+  const argsById = new Map<string, Record<string, unknown>>();
+  for (const m of latest.messages.items) if (m.role === "assistant") for (const c of m.tool_calls) argsById.set(c.id, c.args);
+  return latest.toolExecutions.items
+    .slice(good.snapshot.tool_executions.count)
+    .filter((t) => t.success)
+    .map((t) => ({ tool_name: t.tool_name, tool_call_id: t.tool_call_id, args: argsById.get(t.tool_call_id) ?? {} }));
 }

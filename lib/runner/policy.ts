@@ -38,6 +38,12 @@ type RuleCommon = {
    * fallback `escalateTo` (group names or emails) after `escalateAfter`. Needs `approvalTimeoutS`.
    */
   notify?: { remindAfter?: number; maxReminders?: number; escalateAfter?: number; escalateTo?: string[] };
+  /**
+   * Approving a call whose argument `field` is above `value` (a refund over 1,000.00) asks the reviewer to
+   * confirm first, in every console view (one tap on a phone is not enough). The console reads it from the
+   * rule when it shows the request; the decision itself is made once, as any other.
+   */
+  confirmAbove?: { field: string; value: number };
 };
 
 /**

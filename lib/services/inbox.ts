@@ -38,12 +38,21 @@ import {
 import { type ApprovalRecord, argsHash, mayDecide, parseApproval, questionOf, rootRunOf } from "../runner/index.ts";
 import { parseOr400 } from "../validation.ts";
 import { unfinishedExternalRuns } from "../db/runtime.ts";
+import { approvalInGroup, approvalMatchesText } from "../db/search.ts";
 import { authorize } from "./access.ts";
+import { confirmOf } from "./confirm.ts";
 import { inboxFiltersSchema } from "./schemas.ts";
 
 // Without the agents (tests that read the inbox alone) arguments read without their schemas' display hints.
 type Ctx = Pick<AppContext, "db"> & Partial<Pick<AppContext, "agents">>;
 type InboxInput = { query: unknown; ifNoneMatch?: string | null };
+
+/** The search filters as one test of a record (none: undefined, nothing to test). */
+export function approvalSearch(f: { q?: string; group?: string }): ((a: ApprovalRecord) => boolean) | undefined {
+  const { q, group } = f;
+  if (q === undefined && group === undefined) return undefined;
+  return (a) => (q === undefined || approvalMatchesText(a, q)) && (group === undefined || approvalInGroup(a, group));
+}
 
 /** Approvals per inbox page; the rest are on the pages its nextCursor leads to. */
 export const INBOX_PAGE = 200;
@@ -71,6 +80,7 @@ export async function inboxPage(
     agent: f.agent,
     tool: f.tool,
     runs,
+    match: approvalSearch(f),
     read: cachedApprovalReader,
   });
   // Routing decides what this reviewer may decide: their groups are part of what the answer depends on.
@@ -143,6 +153,8 @@ async function inboxItems(ctx: Ctx, who: Actor, approvals: ApprovalRecord[]): Pr
       subRunId: a.run_id === a.root_run_id ? null : a.run_id,
       agent: a.agent_name,
       rootAgent: byId.get(a.root_run_id)?.agentName ?? a.agent_name,
+      forkedFrom: byId.get(a.root_run_id)?.forkedFromRunId ?? null,
+      confirm: a.kind === "tool" ? confirmOf(ctx.agents, a, argsSchemaOf(ctx, a)) : null,
       tool: a.tool_name,
       kind: a.kind,
       summary: shown.summary,

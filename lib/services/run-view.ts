@@ -48,6 +48,7 @@ import { claimsOf, runtimeEvents } from "../db/runtime.ts";
 import { externalConversation, externalTimeline, storedRuntimeEvent } from "./runtime-view.ts";
 import { parseOr400 } from "../validation.ts";
 import { type RunRow, SEES_RUNS, allows, authorize, visibleRun } from "./access.ts";
+import { confirmOf } from "./confirm.ts";
 import { runFiltersSchema } from "./schemas.ts";
 
 // ---- The runs list ----
@@ -87,7 +88,11 @@ export async function getRunView(ctx: AppContext, actor: Actor | null, { runId }
     run: toRunDto(run),
     corruption,
     conversation: read.conversation,
-    approvals: read.approvals.map((a) => ({ ...a, canDecide: mayDecide(a, routingGroupsOf(who)) })),
+    approvals: read.approvals.map((a) => ({
+      ...a,
+      canDecide: mayDecide(a, routingGroupsOf(who)),
+      confirm: confirmOf(ctx.agents, a, a.argsSchema),
+    })),
     ...(run.runtimeTokenId
       ? await externalCounts(db, run, read.approvals)
       : { checkpointCount: await countCheckpoints(db, run.threadId, run.id), runtimePickup: null }),

@@ -40,6 +40,7 @@ export const decisionSchema = z
 export const idempotencyKeySchema = z.string().regex(/^[\x21-\x7e]{1,200}$/, "Idempotency-Key must be 1-200 visible ASCII characters");
 
 export const forkSchema = z.strictObject({ seq: z.number().int().nonnegative() });
+export const forkPreviewQuerySchema = z.strictObject({ seq: intParam(0, 1e9) });
 
 export const runFiltersSchema = z.strictObject({
   // "ready": paused with every request decided, waiting for someone to press Resume.
@@ -60,6 +61,10 @@ export const inboxFiltersSchema = z.strictObject({
   /** Only the interrupts of external runtimes of this framework. */
   framework: z.string().max(60).optional(),
   tool: z.string().max(100).optional(),
+  /** Search: a run id prefix, or text in the tool, agent or arguments ("ORD-1001", a customer's email). */
+  q: z.string().trim().min(1).max(200).optional(),
+  /** Only the approvals routed to this group. */
+  group: z.string().max(60).optional(),
   /** The nextCursor of the previous page. */
   cursor: z.string().max(600).optional(),
 });
@@ -132,3 +137,15 @@ export function queryObject(params: URLSearchParams | Record<string, string | st
   for (const [k, v] of entries) if (typeof v === "string" && v !== "") out[k] = v;
   return out;
 }
+
+/** A saved view's filters: the inbox's or the runs list's, as their URLs give them (no cursor, no page size). */
+export const viewFilterSchemas = {
+  approvals: inboxFiltersSchema.omit({ cursor: true }),
+  runs: runFiltersSchema.omit({ cursor: true, take: true }),
+} as const;
+
+export const newSavedViewSchema = z.strictObject({
+  name: z.string().trim().min(1, "Name the view").max(60, "At most 60 characters"),
+  scope: z.enum(["approvals", "runs"]),
+  filters: z.record(z.string().max(60), z.string().max(320)).default({}),
+});

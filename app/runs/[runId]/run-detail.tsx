@@ -179,8 +179,14 @@ export function RunDetail({ initial }: { initial: View }) {
           <Field
             label="Forked from"
             value={
-              <Link prefetch={false} className="underline" href={`/runs/${encodeURIComponent(r.forkedFromRunId)}`}>
-                {r.forkedFromRunId} @ {r.forkedFromSeq}
+              <Link
+                prefetch={false}
+                className="underline"
+                data-testid="forked-from"
+                title={r.forkedFromRunId}
+                href={`/runs/${encodeURIComponent(r.forkedFromRunId)}`}
+              >
+                run {r.forkedFromRunId.slice(0, 8)}, checkpoint {r.forkedFromSeq}
               </Link>
             }
           />
