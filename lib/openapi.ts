@@ -1,5 +1,6 @@
 // The REST API as an OpenAPI 3.1 document. Request bodies come from the same zod schemas the routes parse;
-// every response from the shapes in lib/dto.ts (components.schemas, one per registered shape).
+// every response from the shapes in lib/dto.ts (components.schemas, one per registered shape). One file:
+// it is one document, and its paths read best in the order a client meets them.
 import { z } from "zod";
 import {
   decisionSchema,

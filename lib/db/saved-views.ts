@@ -1,7 +1,7 @@
 // A reviewer's saved views (prisma/models.prisma SavedView): read and written for one user at a time.
 import "server-only";
 import type { Db } from "./client.ts";
-import { isUniqueViolation } from "./runtime.ts";
+import { isUniqueViolation } from "./errors.ts";
 
 export type SavedViewRow = { id: string; name: string; scope: string; filters: string; createdAt: Date };
 

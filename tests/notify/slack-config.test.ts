@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { EnvError, parseEnv, resetEnv } from "@/lib/env";
 import { slackConfigOf } from "@/lib/notify/slack/config";
-import { slackInteractionsRoute } from "@/lib/notify/slack/interactions";
+import { slackInteractionsRoute } from "@/lib/services/slack-interactions";
 import { ReplayGuard, slackSignature, verifySlackRequest } from "@/lib/notify/slack/signature";
 import type { AppContext } from "@/lib/context";
 

@@ -12,7 +12,7 @@ import type { Notice } from "@/lib/notify/channel";
 import { ACTION, REASON_BLOCK, REASON_INPUT } from "@/lib/notify/slack/blocks";
 import { readSentRef, SlackChannel } from "@/lib/notify/slack/channel";
 import type { SlackConfig } from "@/lib/notify/slack/config";
-import { slackInteractions } from "@/lib/notify/slack/interactions";
+import { slackInteractions } from "@/lib/services/slack-interactions";
 import { slackSignature } from "@/lib/notify/slack/signature";
 import { decide } from "@/lib/services/decide";
 import { getRunView } from "@/lib/services/run-view";

@@ -1,5 +1,5 @@
 // Slack's interactivity request URL (docs/slack.md): the signed payloads of Approve, Reject and the reject modal.
 import { appContext } from "@/lib/context";
-import { slackInteractionsRoute } from "@/lib/notify/slack/interactions";
+import { slackInteractionsRoute } from "@/lib/services/slack-interactions";
 
 export const POST = slackInteractionsRoute(appContext);

@@ -1,17 +1,18 @@
-// Slack's interactivity requests (app/api/slack/interactions): Approve, Reject (which opens a modal for the
-// reason) and the modal's submission. Each is verified with the signing secret first; the Slack user is
+// Slack's interactivity requests (app/api/slack/interactions; the channel is lib/notify/slack): Approve,
+// Reject (which opens a modal for the reason) and the modal's submission. Each is verified with the
+// signing secret first; the Slack user is
 // then mapped to the console user with the same verified email and decided through the same decide
 // service as every other door, as that user: roles, routing, quorum, separation of duties, the argsHash
 // the message carried, the audit. Whoever may not decide is answered privately and nothing is decided.
 import "server-only";
 import type { WebClient } from "@slack/web-api";
 import { z } from "zod";
-import { type Actor, actorByEmail } from "../../auth/actor.ts";
-import { HttpError, UnauthorizedError } from "../../auth/errors.ts";
-import type { AppContext } from "../../context.ts";
-import { log } from "../../log.ts";
-import { decide } from "../../services/decide.ts";
-import type { Outcome } from "../channel.ts";
+import { type Actor, actorByEmail } from "../auth/actor.ts";
+import { HttpError, UnauthorizedError } from "../auth/errors.ts";
+import type { AppContext } from "../context.ts";
+import { log } from "../log.ts";
+import { decide } from "./decide.ts";
+import type { Outcome } from "../notify/channel.ts";
 import {
   ACTION,
   approvalOutcome,
@@ -22,10 +23,10 @@ import {
   modalMetaSchema,
   outcomeMessage,
   rejectModal,
-} from "./blocks.ts";
-import { slackClient, slackErrorCode } from "./channel.ts";
-import { type SlackConfig, slackConfig } from "./config.ts";
-import { ReplayGuard, verifySlackRequest } from "./signature.ts";
+} from "../notify/slack/blocks.ts";
+import { slackClient, slackErrorCode } from "../notify/slack/channel.ts";
+import { type SlackConfig, slackConfig } from "../notify/slack/config.ts";
+import { ReplayGuard, verifySlackRequest } from "../notify/slack/signature.ts";
 
 const BODY_MAX = 1_000_000;
 
