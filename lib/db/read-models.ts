@@ -9,9 +9,7 @@ import {
   normalizeCheckpointRecord,
   parseApproval,
   parseStoredText,
-  resolveSnapshotDeltas,
   SNAPSHOT_PHASES,
-  snapshotBaseRange,
   keys,
 } from "../runner/index.ts";
 import { type Db, queryRows } from "./client.ts";
@@ -167,36 +165,8 @@ export async function checkpointTimeline(
   )) as { key: string; value: string }[];
   const { page, nextCursor } = cursorPage(rows, take, (r) => r.key);
   const { ok, bad } = readAll(page, normalizeCheckpointRecord);
-  const checkpoints: CheckpointRecord[] = [];
-  for (const r of await withSnapshots(db, threadId, runId, ok)) {
-    if (r instanceof AgentCheckpointCorruptionError) bad.push({ key: r.key ?? "", runId, message: r.message });
-    else checkpoints.push(r);
-  }
-  return { checkpoints, corrupt: bad, nextCursor };
+  return { checkpoints: ok, corrupt: bad, nextCursor };
 }
-
-// Records whose runtime snapshot is stored as a delta get it back, from the bases one more range read
-// finds (the snapshot records of the few steps before them); one whose base is gone is an error in its place.
-async function withSnapshots(
-  db: Db,
-  threadId: string,
-  runId: string,
-  records: CheckpointRecord[],
-): Promise<(CheckpointRecord | AgentCheckpointCorruptionError)[]> {
-  const range = snapshotBaseRange(runId, records);
-  if (!range) return records;
-  const rows = (await queryRows(
-    db,
-    Prisma.sql`SELECT "key", "value" FROM "StateEntry" WHERE ${checkpointRange(threadId, runId)}
-      AND "key" >= ${range.from} AND "key" <= ${range.to} AND "phase" IN (${Prisma.join([...SNAPSHOT_PHASES])})`,
-  )) as { key: string; value: string }[];
-  return resolveSnapshotDeltas(records, readAll(rows, normalizeCheckpointRecord).ok);
-}
-
-const orThrow = <T>(r: T | AgentCheckpointCorruptionError): T => {
-  if (r instanceof AgentCheckpointCorruptionError) throw r;
-  return r;
-};
 
 // The navigation badge every reviewer's browser polls: one count on the [kind, status, timestampMs] index.
 export async function countPendingApprovals(db: Db): Promise<number> {
@@ -237,9 +207,11 @@ export async function checkpointsBySeq(db: Db, threadId: string, runId: string, 
     db,
     Prisma.sql`SELECT "key", "value" FROM "StateEntry" WHERE ${checkpointRange(threadId, runId)} AND (${Prisma.join(match, " OR ")})`,
   )) as { key: string; value: string }[];
-  const records = rows.map((r) => normalizeCheckpointRecord(parseStoredText(r.value, r.key), r.key)).filter((c) => seqs.includes(c.seq));
   const found = new Map<number, CheckpointRecord>();
-  for (const c of await withSnapshots(db, threadId, runId, records)) found.set(orThrow(c).seq, orThrow(c));
+  for (const r of rows) {
+    const c = normalizeCheckpointRecord(parseStoredText(r.value, r.key), r.key);
+    if (seqs.includes(c.seq)) found.set(c.seq, c);
+  }
   return found;
 }
 
@@ -254,9 +226,7 @@ export async function snapshotCheckpointAtOrBefore(db: Db, threadId: string, run
     Prisma.sql`SELECT "key", "value" FROM "StateEntry" WHERE ${checkpointRange(threadId, runId)}
       AND "key" <= ${key} AND "phase" IN (${Prisma.join([...SNAPSHOT_PHASES])}) ORDER BY "key" DESC LIMIT 1`,
   )) as { key: string; value: string }[];
-  if (!row) return null;
-  const [record] = await withSnapshots(db, threadId, runId, [normalizeCheckpointRecord(parseStoredText(row.value, row.key), row.key)]);
-  return orThrow(record);
+  return row ? normalizeCheckpointRecord(parseStoredText(row.value, row.key), row.key) : null;
 }
 
 export async function countCheckpoints(db: Db, threadId: string, runId: string): Promise<number> {

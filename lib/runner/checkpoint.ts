@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { AgentCheckpointCorruptionError } from "./errors.ts";
 
-import { decodeCheckpoint, isZ1 } from "./record-codec.ts";
 import { SCHEMA_VERSIONS, isReadableVersion } from "./versions.ts";
 
 export const CHECKPOINT_SCHEMA_VERSION = SCHEMA_VERSIONS.checkpoint;
@@ -38,13 +37,10 @@ export const checkpointRecordSchema = z.object({
 export type CheckpointRecord = z.infer<typeof checkpointRecordSchema>;
 
 /**
- * A stored record, read: the z1 encoding (record-codec.ts; a snapshot delta stays in the payload as
- * `snapshot_delta` until resolveSnapshotDeltas) or a plain object. Legacy formats: camelCase keys, `data`
- * for payload, `version`/`schemaVersion` for schema_version (missing means v1). Anything else is
- * corruption; an unknown version is corruption.
+ * Legacy formats: camelCase keys, `data` for payload, `version`/`schemaVersion` for schema_version
+ * (missing means v1). Anything but a plain object is corruption; an unknown version is corruption.
  */
-export function normalizeCheckpointRecord(stored: unknown, key?: string): CheckpointRecord {
-  const raw = isZ1(stored) ? decodeCheckpoint(stored, key) : stored;
+export function normalizeCheckpointRecord(raw: unknown, key?: string): CheckpointRecord {
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
     throw new AgentCheckpointCorruptionError("Checkpoint record is not an object", key);
   }

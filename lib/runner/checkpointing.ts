@@ -11,7 +11,6 @@ import type { Message } from "./messages.ts";
 import type { ResolvedModel } from "./model.ts";
 import type { ExecutionState } from "./run-state.ts";
 import type { AppendLog } from "./snapshot.ts";
-import { type DeltaBase, SNAPSHOT_KEYFRAME_STEPS, type SnapshotDelta, deltaBase, encodeCheckpoint, snapshotDelta } from "./record-codec.ts";
 import { checkpointLatestKey, keys } from "./store.ts";
 import { CheckpointWriter } from "./writer.ts";
 
@@ -34,8 +33,6 @@ export class ExecutionScope {
   readonly abort = new AbortController();
   cancelRequested = false;
   abandoned = false;
-  /** The last snapshot this execution wrote in a checkpoint record, and the step of the last full one. */
-  private lastSnapshot: { base: DeltaBase; keyframeStep: number } | null = null;
 
   constructor(
     readonly rc: RunnerContext,
@@ -100,24 +97,14 @@ export class ExecutionScope {
       seq: st.seq++,
       payload,
     };
-    const entries: { key: string; value: unknown; text?: string; coalescable?: boolean }[] = [];
-    const key = keys.checkpoint(this.runId, record.step, record.seq, phase);
-    let delta: SnapshotDelta | undefined;
+    const entries: { key: string; value: unknown; coalescable?: boolean }[] = [];
     if (opts.snapshot) {
       const snap = st.toSnapshot();
       record.payload = withKeys(payload, { runtime_snapshot: snap });
       entries.push({ key: keys.runtime(this.runId), value: snap, coalescable: true });
-      // A delta against this execution's previous snapshot record, a full snapshot every SNAPSHOT_KEYFRAME_STEPS steps.
-      const last = this.lastSnapshot;
-      if (last && record.step - last.keyframeStep < SNAPSHOT_KEYFRAME_STEPS) {
-        const d = snapshotDelta(last.base, snap);
-        delta = d.delta;
-        this.lastSnapshot = { base: { ...d.next, seq: record.seq }, keyframeStep: last.keyframeStep };
-      } else this.lastSnapshot = { base: deltaBase(record.seq, snap), keyframeStep: record.step };
     }
-    entries.push({ key, value: record, text: encodeCheckpoint(key, record, delta) });
-    const latestKey = checkpointLatestKey(this.runId);
-    entries.push({ key: latestKey, value: record, text: encodeCheckpoint(latestKey, record) });
+    entries.push({ key: keys.checkpoint(this.runId, record.step, record.seq, phase), value: record });
+    entries.push({ key: checkpointLatestKey(this.runId), value: record });
     const wait = this.writer.enqueueAll(entries);
     if (wait) await wait;
     const fp = this.rc.config.failpoint;

@@ -52,5 +52,9 @@ export class DemoModel implements ModelAdapter {
   }
 }
 
-/** The tool results in a conversation, oldest first (a helper for scripts). */
+/** Helpers for scripts. */
+export const lastMessage = (messages: Message[]) => messages[messages.length - 1];
+/** The tool results in a conversation, oldest first. */
 export const toolResults = (messages: Message[]) => messages.filter((m): m is Extract<Message, { role: "tool" }> => m.role === "tool");
+/** The model's turns in a conversation, oldest first. */
+export const assistantTurns = (messages: Message[]) => messages.filter((m) => m.role === "assistant").length;

@@ -6,7 +6,6 @@ import { SCHEMA_VERSIONS, versionField } from "./versions.ts";
 import { hashOf } from "./canonical.ts";
 import { AgentCheckpointCorruptionError, AgentEffectIntegrityError } from "./errors.ts";
 import { type MemoryStore, keys } from "./store.ts";
-import { decodeEffect, isZ1 } from "./record-codec.ts";
 
 export const EFFECT_SCHEMA_VERSION = SCHEMA_VERSIONS.effect;
 
@@ -43,23 +42,25 @@ export function makeEffect(e: Omit<EffectRecord, "schema_version" | "input_hash"
 
 // A stored successful effect for this call with the same input is returned for replay. A stored effect with
 // a different input for the same tool call id means the run is not what it was: an integrity error.
-function parseEffect(stored: unknown, key: string): EffectRecord {
-  const parsed = effectRecordSchema.safeParse(isZ1(stored) ? decodeEffect(stored, key) : stored);
+function parseEffect(raw: unknown, key: string): EffectRecord {
+  const parsed = effectRecordSchema.safeParse(raw);
   if (!parsed.success) throw new AgentCheckpointCorruptionError("Effect record is malformed", key);
   if (parsed.data.output_hash !== effectOutputHash(parsed.data.output))
     throw new AgentCheckpointCorruptionError("Effect output does not match its output_hash", key);
   return parsed.data;
 }
 
+/** Every effect of a run, validated: resume checks them all before it writes or calls anything. */
 /**
- * The stored effects of a run, or of one step, validated: a resume reads only the effects of the step it
+ * Validates the stored effects of a run, or of one step: a resume reads only the effects of the step it
  * re-enters (the latest checkpoint's; the post_llm snapshot is durable before a step's tools run, so no
  * effect is newer than the latest checkpoint's step).
  */
-export async function validateEffects(store: MemoryStore, threadId: string, runId: string, step?: number): Promise<EffectRecord[]> {
+export async function validateEffects(store: MemoryStore, threadId: string, runId: string, step?: number): Promise<number> {
   const prefix = step === undefined ? keys.effectPrefix(runId) : keys.effectStepPrefix(runId, step);
   const entries = await listStored(store, threadId, prefix, "effect record");
-  return entries.map((e) => parseEffect(e.value, e.key));
+  for (const e of entries) parseEffect(e.value, e.key);
+  return entries.length;
 }
 
 /** The stored effect a resumed run replays instead of executing the tool again: same tool call id, same input hash, successful. */

@@ -25,7 +25,6 @@ export {
 } from "./runner.ts";
 export type { AroundChild, ChildExecution } from "./config.ts";
 export * from "./snapshot.ts";
-export { resolveSnapshotDeltas, snapshotBaseRange } from "./record-codec.ts";
 export * from "./state.ts";
 export * from "./store.ts";
 export * from "./tools.ts";

@@ -4,7 +4,6 @@ import { AgentCheckpointCorruptionError } from "./errors.ts";
 import { type CheckpointRecord, normalizeCheckpointRecord } from "./checkpoint.ts";
 import { type AgentResult, agentResultSchema } from "./result.ts";
 import { type MemoryStore, checkpointLatestKey, keys } from "./store.ts";
-import { resolveSnapshotDeltas } from "./record-codec.ts";
 
 /** The validated latest checkpoint of a run; none is an AgentCheckpointCorruptionError (checkpoint-schema.md, "resume"). */
 export async function loadLatestCheckpoint(store: MemoryStore, threadId: string, runId: string): Promise<CheckpointRecord> {
@@ -36,12 +35,8 @@ export function terminalResultOf(rec: CheckpointRecord): AgentResult | null {
   return parsed.data;
 }
 
-/** Every checkpoint record of a run, in write order, validated, each with its full runtime snapshot. */
+/** Every checkpoint record of a run, in write order, validated. */
 export async function listCheckpoints(store: MemoryStore, threadId: string, runId: string): Promise<CheckpointRecord[]> {
   const entries = await listStored(store, threadId, keys.checkpointPrefix(runId), "checkpoint record");
-  const records = entries.filter((e) => !e.key.endsWith(":latest")).map((e) => normalizeCheckpointRecord(e.value, e.key));
-  return resolveSnapshotDeltas(records).map((r) => {
-    if (r instanceof Error) throw r;
-    return r;
-  });
+  return entries.filter((e) => !e.key.endsWith(":latest")).map((e) => normalizeCheckpointRecord(e.value, e.key));
 }

@@ -10,7 +10,6 @@ import { failpointArmed, fire } from "./failpoints.ts";
 import { type GateRequest, decidersOf, rejectionReason, resolveGate } from "./gates.ts";
 import type { Message, ToolCall } from "./messages.ts";
 import { type PolicyDecision, evaluatePolicy } from "./policy.ts";
-import { encodeEffect } from "./record-codec.ts";
 import type { ToolExecution } from "./snapshot.ts";
 import { keys } from "./store.ts";
 import { renderToolOutput, toolIdempotencyKey } from "./tools.ts";
@@ -196,8 +195,7 @@ async function executeTool(
       success,
       timestamp_ms: Date.now(),
     });
-    const key = keys.effect(x.runId, snap.step, c.id);
-    const queued = x.writer.enqueue(key, effect, { text: encodeEffect(key, effect) });
+    const queued = x.writer.enqueue(keys.effect(x.runId, snap.step, c.id), effect);
     if (queued) await queued;
     await x.writer.flush();
   }

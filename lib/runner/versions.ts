@@ -22,9 +22,6 @@
 //   read with no groups: anyone who may decide approvals decides them, as before.
 // - approval v6 (2026-12-05): `external`, an interrupt parked by an external runtime (the runtime
 //   protocol): its own id, batch, the decisions it can apply, its schemas. v1–v5 records read with none.
-// - storage encoding z1 (2026-12-07): checkpoint and effect records (still v1 as read) are stored
-//   compressed, a checkpoint's runtime snapshot as a delta between full ones (record-codec.ts). Records
-//   stored as plain objects, by every earlier version, read as before.
 import { z } from "zod";
 
 export type SchemaVersion = `v${number}`;

@@ -5,15 +5,11 @@ import {
   DemoModel,
   type DemoScript,
   InMemoryStore,
-  type MemoryStore,
   type Message,
   Runner,
   type RunnerConfig,
   defineTool,
-  normalizeCheckpointRecord,
-  parseKey,
   toolResults,
-  validateEffects,
 } from "@/lib/runner";
 
 export function makeWorld(opts: { config?: Partial<RunnerConfig>; threshold?: number } = {}) {
@@ -72,22 +68,4 @@ export function makeWorld(opts: { config?: Partial<RunnerConfig>; threshold?: nu
   // A runner as a new process would build it: same store and model, no failpoint.
   const restarted = () => new Runner(store, { demo: model }, { failpoint: undefined });
   return { effects, agent, model, store, runner, restarted };
-}
-
-/**
- * Every stored entry of a thread as text a test can search: checkpoint and effect records through the
- * runner's readers (they are stored compressed), every other entry as stored.
- */
-export async function readableEntries(store: MemoryStore, threadId: string): Promise<string> {
-  const entries = await store.listState(threadId, "");
-  const effectRuns = new Set<string>();
-  const out: unknown[] = [];
-  for (const e of entries) {
-    const k = parseKey(e.key);
-    if (k.kind === "checkpoint" || k.kind === "latest") out.push(normalizeCheckpointRecord(e.value, e.key));
-    else if (k.kind === "effect" && k.runId) effectRuns.add(k.runId);
-    else out.push(e);
-  }
-  for (const runId of effectRuns) out.push(await validateEffects(store, threadId, runId));
-  return JSON.stringify(out);
 }

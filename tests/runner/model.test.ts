@@ -12,7 +12,6 @@ import {
   resolveModel,
   keys,
   listCheckpoints,
-  loadLatestCheckpoint,
 } from "@/lib/runner";
 
 const ok = (text: string, extra: Partial<{ session_token: string }> = {}) => ({
@@ -141,7 +140,7 @@ describe("models", () => {
     const r = await handle.awaitResult();
     expect(r.state).toBe("cancelled");
     expect(r.stateSnapshot.step).toBe(1);
-    const latest = await loadLatestCheckpoint(store, "c1", "c1");
+    const latest = (await store.getState("c1", "checkpoint:c1:latest")) as { phase: string };
     expect(latest.phase).toBe("run_terminal");
     expect(await store.getState("c1", keys.runtime("c1"))).toMatchObject({ state: "cancelled" });
   });

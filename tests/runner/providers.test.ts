@@ -5,7 +5,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { type Agent, InMemoryStore, Runner, decideApproval, defineTool, keys, parseKey } from "@/lib/runner";
 import { providerAdapters } from "@/lib/models/ai-sdk";
-import { readableEntries } from "./fixtures";
 import { type WireTurn, anthropicEvents, openaiChunks, openaiResponsesEvents, writeStream } from "../helpers/llm-wire";
 
 type Seen = { path: string; headers: IncomingMessage["headers"]; body: Record<string, unknown>; closedEarly: () => boolean };
@@ -91,7 +90,7 @@ describe("AI SDK providers over real HTTP", () => {
     expect(input.map((i) => i.role ?? i.type)).toEqual(["system", "function_call_output"]);
     expect(input[1]).toMatchObject({ call_id: "call_1", output: '{"found":"order 7"}' });
     // The session token is checkpointed at post_llm (the snapshot carries it for a resume).
-    const dump = await readableEntries(store, "o1");
+    const dump = JSON.stringify(await store.listState("o1", ""));
     expect(dump).toContain('"session_token":"resp_B"');
     expect(dump).not.toContain(KEY);
   });
@@ -204,7 +203,7 @@ describe("AI SDK providers over real HTTP", () => {
     expect(r.state).toBe("completed");
     expect(r.finalText).toBe("The whole answer.");
     expect(seen.length).toBe(2);
-    expect(await readableEntries(store, "cut")).not.toContain("HALF-WRITTEN");
+    expect(JSON.stringify(await store.listState("cut", ""))).not.toContain("HALF-WRITTEN");
   });
 
   it("cancel aborts a slow streaming call within a second and the run ends cancelled at pre_llm", async () => {

@@ -13,9 +13,8 @@ import {
   listCheckpoints,
   InvalidStateTransitionError,
   transition,
-  loadLatestCheckpoint,
+  effectRecordSchema,
   loadSnapshot,
-  validateEffects,
 } from "@/lib/runner";
 import { canonicalJson } from "@/lib/runner/canonical";
 import { z } from "zod";
@@ -46,7 +45,7 @@ describe("resume behavior", () => {
     ["truncated JSON", '{"schema_version":"v1","run_id":"r"'],
   ])("a malformed latest record (%s) is corruption", async (_n, text) => {
     const { w } = await completedRun();
-    await w.store.putStates(T, [{ key: checkpointLatestKey("r"), value: null, text }]);
+    w.store.putRaw(T, checkpointLatestKey("r"), text);
     const calls = w.model.calls;
     await expect(w.runner.resume(w.agent, { runId: "r", threadId: T })).rejects.toBeInstanceOf(AgentCheckpointCorruptionError);
     expect(w.model.calls).toBe(calls);
@@ -54,22 +53,20 @@ describe("resume behavior", () => {
 
   it("normalizes legacy records (camelCase, data, version)", async () => {
     const { w, r } = await completedRun();
-    const latest = await loadLatestCheckpoint(w.store, T, "r");
-    await w.store.putStates(T, [
-      {
-        key: checkpointLatestKey("r"),
-        value: null,
-        text: JSON.stringify({
-          version: "v1",
-          runId: latest.run_id,
-          threadId: latest.thread_id,
-          step: latest.step,
-          phase: latest.phase,
-          timestampMs: latest.timestamp_ms,
-          data: latest.payload,
-        }),
-      },
-    ]);
+    const latest = (await w.store.getState(T, checkpointLatestKey("r"))) as Record<string, unknown>;
+    w.store.putRaw(
+      T,
+      checkpointLatestKey("r"),
+      JSON.stringify({
+        version: "v1",
+        runId: latest.run_id,
+        threadId: latest.thread_id,
+        step: latest.step,
+        phase: latest.phase,
+        timestampMs: latest.timestamp_ms,
+        data: latest.payload,
+      }),
+    );
     const again = await w.runner.resume(w.agent, { runId: "r", threadId: T });
     expect(again).toEqual(r);
   });
@@ -86,7 +83,7 @@ describe("resume behavior", () => {
 
   it("run_terminal without a readable terminal_result is corruption", async () => {
     const { w } = await completedRun();
-    const latest = await loadLatestCheckpoint(w.store, T, "r");
+    const latest = (await w.store.getState(T, checkpointLatestKey("r"))) as { payload: Record<string, unknown> };
     latest.payload.terminal_result = { runId: 5 };
     await w.store.putState(T, checkpointLatestKey("r"), latest);
     await expect(w.runner.resume(w.agent, { runId: "r", threadId: T })).rejects.toBeInstanceOf(AgentCheckpointCorruptionError);
@@ -125,7 +122,7 @@ describe("resume behavior", () => {
     const w = makeWorld({ threshold: 1_000_000, config: { failpoint: { at: "post_llm", step: 2, action: "throw" } } });
     await expect(w.runner.run(w.agent, { userMessage: "buy", runId: "r", threadId: T })).rejects.toBeInstanceOf(FailpointError);
     expect(w.model.calls).toBe(2);
-    const latest = await loadLatestCheckpoint(w.store, T, "r");
+    const latest = (await w.store.getState(T, checkpointLatestKey("r"))) as { phase: string };
     expect(latest.phase).toBe("post_llm");
     const w2runner = w.restarted();
     const r = await w2runner.resume(w.agent, { runId: "r", threadId: T });
@@ -291,7 +288,7 @@ describe("checkpoints", () => {
     expect(r.state).toBe("failed");
     expect(r.error).toMatch(/CheckpointWriteError: Checkpoint write failed: disk full/);
     expect(events.some((e) => e.startsWith("warning:checkpoint write failed"))).toBe(true);
-    const latest = await loadLatestCheckpoint(w.store, T, "r");
+    const latest = (await w.store.getState(T, checkpointLatestKey("r"))) as { phase: string };
     expect(latest.phase).not.toBe("run_terminal");
     // Nothing of step 2 beyond its start was saved, and no charge ran.
     expect(w.effects.filter((e) => e.tool === "charge")).toHaveLength(0);
@@ -308,13 +305,10 @@ describe("effect replay", () => {
   it("stores input/output hashes per executed call and replays a matching one", async () => {
     const w = makeWorld({ threshold: 1_000_000, config: { failpoint: { at: "post_tool_batch", step: 2, action: "throw" } } });
     await expect(w.runner.run(w.agent, { userMessage: "buy", runId: "r", threadId: T })).rejects.toBeInstanceOf(FailpointError);
-    const effects = await validateEffects(w.store, T, "r");
-    expect(effects.map((e) => keys.effect(e.run_id, e.step, e.tool_call_id))).toEqual([
-      "effect:r:000001:c1",
-      "effect:r:000002:c2",
-      "effect:r:000002:c3",
-    ]);
-    for (const e of effects) expect(e).toMatchObject({ success: true, input_hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    const effects = await w.store.listState(T, keys.effectPrefix("r"));
+    expect(effects.map((e) => e.key)).toEqual(["effect:r:000001:c1", "effect:r:000002:c2", "effect:r:000002:c3"]);
+    for (const e of effects)
+      expect(effectRecordSchema.parse(e.value)).toMatchObject({ success: true, input_hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
     // The crash hit after post_tool_batch was written but the runtime snapshot is the one from before.
     const runner2 = w.restarted();
     const r = await runner2.resume(w.agent, { runId: "r", threadId: T });
@@ -435,9 +429,8 @@ describe("effects read on resume", () => {
   async function crashed() {
     const w = makeWorld({ threshold: 1_000_000, config: { failpoint: { at: "post_tool_batch", step: 2, action: "throw" } } });
     await expect(w.runner.run(w.agent, { userMessage: "buy", runId: "r", threadId: T })).rejects.toBeInstanceOf(FailpointError);
-    // Stored text of one key, written before the writes below are counted.
-    const raw = w.store.putStates.bind(w.store);
-    const putRaw = (key: string, text: string) => raw(T, [{ key, value: null, text }]);
+    const putRaw = (key: string, text: string) =>
+      (w.store as unknown as { putRaw(t: string, k: string, s: string): void }).putRaw(T, key, text);
     let writes = 0;
     const put = w.store.putState.bind(w.store);
     w.store.putState = (...a) => {
@@ -454,7 +447,7 @@ describe("effects read on resume", () => {
 
   it("a malformed effect of the step resume re-enters stops it before any write or tool call", async () => {
     const { w, putRaw, writes } = await crashed();
-    await putRaw(keys.effect("r", 2, "c2"), '{"schema_version":"v1","run_id":"r"}');
+    putRaw(keys.effect("r", 2, "c2"), '{"schema_version":"v1","run_id":"r"}');
     await expect(w.restarted().resume(w.agent, { runId: "r", threadId: T })).rejects.toBeInstanceOf(AgentCheckpointCorruptionError);
     expect(writes()).toBe(0);
     expect(w.effects.filter((e) => e.tool === "charge")).toHaveLength(2);
@@ -462,7 +455,7 @@ describe("effects read on resume", () => {
 
   it("an effect of an earlier step is not read: resume of a long run validates one step's effects, not all", async () => {
     const { w, putRaw } = await crashed();
-    await putRaw(keys.effect("r", 1, "c1"), '{"schema_version":"v1","run_id":"r"}');
+    putRaw(keys.effect("r", 1, "c1"), '{"schema_version":"v1","run_id":"r"}');
     const r = await w.restarted().resume(w.agent, { runId: "r", threadId: T });
     expect(r.state).toBe("completed");
     // Nothing ran twice: step 2's charges replayed from their effects.
