@@ -93,6 +93,8 @@ test("a routed approval: read-only for a reviewer outside its group (403 from th
   const fcard = finance.getByTestId("approval-issue_refund");
   await expect(fcard.getByTestId("routed-to")).toHaveText("Routed to finance");
   await fcard.getByRole("button", { name: "Approve", exact: true }).click();
+  // €2,500.00 is above refund-large's confirmAbove (€1,000.00): one more tap, still one decision.
+  await fcard.getByTestId("confirm-approve").getByRole("button", { name: "Yes, approve" }).click();
   await expect(finance.getByTestId("approval-status-issue_refund")).toHaveText("approved");
   // finance's decision was the step's last: the run resumes by itself.
   await expect(finance.getByTestId("run-state")).toHaveText("completed", { timeout: 20_000 });

@@ -71,6 +71,8 @@ test("a run page: links focus their card, what waits is summed up, decided cards
 
   const pendingBackground = await background(refund);
   await refund.getByRole("button", { name: "Approve", exact: true }).click();
+  // €8,000.00 is above the refund-large rule's confirmAbove (€1,000.00): the card asks first.
+  await refund.getByTestId("confirm-approve").getByRole("button", { name: "Yes, approve" }).click();
   await expect(refund.getByTestId("approval-outcome")).toHaveText(/^✓ Approved by reviewer@example\.com at /);
   await notify.getByRole("button", { name: "Reject…" }).click();
   await notify.getByLabel("Reason (the model sees it)").fill("Call the customer instead");
