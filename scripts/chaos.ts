@@ -216,7 +216,8 @@ for (let i = 0; !race; i++) {
     { "idempotency-key": `chaos-race-${t0}` },
   );
   if (r?.status === 201) race = r.json as { id: string };
-  else if (i > 120) throw new Error(`the race run was not started: ${r ? `HTTP ${r.status} ${JSON.stringify(r.json)}` : "no instance answered"}`);
+  else if (i > 120)
+    throw new Error(`the race run was not started: ${r ? `HTTP ${r.status} ${JSON.stringify(r.json)}` : "no instance answered"}`);
   else await sleep(500);
 }
 for (let i = 0; i < 100 && (await s.db.run.findUnique({ where: { id: race.id } }))?.state !== "paused"; i++) await sleep(100);
