@@ -204,11 +204,22 @@ for (const p of procs) if (!p.up) launch(p);
 for (const p of procs.filter((x) => x.port))
   for (let i = 0; i < 120 && !(await fetch(`http://127.0.0.1:${p.port}/api/health`).catch(() => null))?.ok; i++) await sleep(500);
 const ports = procs.filter((p) => p.port).map((p) => p.port!);
-const race = await fetch("http://127.0.0.1:3211/api/runs", {
-  method: "POST",
-  headers: { authorization: `Bearer ${subToken}`, "content-type": "application/json" },
-  body: JSON.stringify({ agent: "deploy-bot", input: { service: "race", version: "1.0.0", environment: "staging" } }),
-}).then((r) => r.json() as Promise<{ id: string }>);
+// Retried until an instance takes it (one may still be restarting after the last fault); one run, whatever
+// the number of tries, by its Idempotency-Key.
+let race: { id: string } | null = null;
+for (let i = 0; !race; i++) {
+  const r = await call(
+    "POST",
+    "/api/runs",
+    subToken,
+    { agent: "deploy-bot", input: { service: "race", version: "1.0.0", environment: "staging" } },
+    { "idempotency-key": `chaos-race-${t0}` },
+  );
+  if (r?.status === 201) race = r.json as { id: string };
+  else if (i > 120)
+    throw new Error(`the race run was not started: ${r ? `HTTP ${r.status} ${JSON.stringify(r.json)}` : "no instance answered"}`);
+  else await sleep(500);
+}
 for (let i = 0; i < 100 && (await s.db.run.findUnique({ where: { id: race.id } }))?.state !== "paused"; i++) await sleep(100);
 // One after another: the race is the decisions, not this script's own setup (50 transactions at once would
 // wait on its small connection pool).
