@@ -44,7 +44,7 @@ async function isolated(db: Db, runId: string, result: SweepResult, fn: () => Pr
 export async function sweep(ctx: AppContext, nowMs = Date.now()): Promise<SweepResult> {
   const { db, executor: ex } = ctx;
   const result: SweepResult = { expired: 0, resumed: 0, retried: 0, corrupt: 0 };
-  const touched = new Set<string>();
+  const expired = new Set<string>();
   const { ok: pending, bad } = await pendingApprovalRecords(db);
   for (const b of bad) await setAside(db, b, result);
   for (const rec of pending) {
@@ -53,7 +53,7 @@ export async function sweep(ctx: AppContext, nowMs = Date.now()): Promise<SweepR
       const { record, applied } = await expireApproval(ctx.store, rec, nowMs);
       if (!applied) return;
       result.expired++;
-      touched.add(rec.root_run_id);
+      expired.add(rec.root_run_id);
       await appendAudit(db, {
         actor: null,
         action: `approval.${record.status === "approved" ? "deadline_allow" : "deadline_deny"}`,
@@ -68,15 +68,18 @@ export async function sweep(ctx: AppContext, nowMs = Date.now()): Promise<SweepR
         );
     });
   }
-  for (const id of await pausedRunIds(
-    db,
-    ctx.agents
-      .startable()
-      .filter(resumesByItself)
-      .map((a) => a.name),
-  ))
-    touched.add(id);
-  for (const runId of touched) {
+  // Runs that go on by themselves once nothing waits (an expiry above, or a decision whose resume was lost).
+  const resumable = new Set([
+    ...expired,
+    ...(await pausedRunIds(
+      db,
+      ctx.agents
+        .startable()
+        .filter(resumesByItself)
+        .map((a) => a.name),
+    )),
+  ]);
+  for (const runId of resumable) {
     await isolated(db, runId, result, async () => {
       const run = await getRunRow(db, runId);
       if (run?.state !== "paused" || run.corruptKey || run.runtimeTokenId) return;
@@ -102,6 +105,7 @@ export async function sweep(ctx: AppContext, nowMs = Date.now()): Promise<SweepR
   if (result.expired || result.resumed || result.retried) log.info("sweep", result);
   if (result.expired) ctx.live.publish({ topic: "inbox" });
   // A runtime's long-poll on a run whose interrupt expired wakes up.
-  for (const runId of touched) ctx.live.publish({ topic: "run", runId });
+  // Only what changed: a page showing a paused run must not refetch it at every sweep.
+  for (const runId of expired) ctx.live.publish({ topic: "run", runId });
   return result;
 }
