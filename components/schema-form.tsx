@@ -166,7 +166,7 @@ export function SchemaFields({
           control = (
             <select
               {...common}
-              value={at < 0 ? "" : String(choices[at].value)}
+              value={at < 0 ? "" : String(values[key])}
               onChange={(e) => set(e.target.value === "" ? "" : (choices.find((o) => String(o.value) === e.target.value)?.value ?? ""))}
             >
               {(at < 0 || !required) && <option value="">{required ? "Choose…" : "—"}</option>}

@@ -6,8 +6,8 @@
 // each with the command and environment the file gives it (the operator's .env supplying only
 // NEXTAUTH_SECRET and NEXTAUTH_URL, so AFK_METRICS_TOKEN arrives empty). Then on each: the first admin (on
 // SQLite from the bootstrap variables at start, on PostgreSQL from the CLI with a password on stdin), a
-// token from the CLI that starts a run over the REST API, the admin signed in in Chromium approving it and
-// resuming it to completion, and a backup.
+// token from the CLI that starts a run over the REST API, the admin signed in in Chromium approving it (the
+// last decision resumes it to completion), and a backup.
 // Usage: tsx scripts/deploy-check.ts <bundle dir> [sqlite|postgresql]
 import { execFileSync } from "node:child_process";
 import { chmodSync, chownSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";

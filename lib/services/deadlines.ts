@@ -46,7 +46,7 @@ async function isolated(db: Db, runId: string, result: SweepResult, fn: () => Pr
 export async function sweep(ctx: AppContext, nowMs = Date.now()): Promise<SweepResult> {
   const { db, executor: ex } = ctx;
   const result: SweepResult = { expired: 0, resumed: 0, retried: 0, corrupt: 0 };
-  const touched = new Set<string>();
+  const expired = new Set<string>();
   const { ok: pending, bad } = await pendingApprovalRecords(db);
   for (const b of bad) await setAside(db, b, result);
   for (const rec of pending) {
@@ -55,32 +55,35 @@ export async function sweep(ctx: AppContext, nowMs = Date.now()): Promise<SweepR
       const { record, applied } = await transaction(db, async (tx) => {
         await lockRun(tx, rec.root_run_id);
         // Counted after the commit (requestDecided), as a reviewer's decision is.
-        const expired = await expireApproval(new PrismaStore(tx, null, { countApprovals: false }), rec, nowMs);
-        if (expired.applied)
+        const outcome = await expireApproval(new PrismaStore(tx, null, { countApprovals: false }), rec, nowMs);
+        if (outcome.applied)
           await appendAudit(tx, {
             actor: null,
-            action: `approval.${expired.record.status === "approved" ? "deadline_allow" : "deadline_deny"}`,
+            action: `approval.${outcome.record.status === "approved" ? "deadline_allow" : "deadline_deny"}`,
             targetType: "run",
             targetId: rec.root_run_id,
             data: { approval_id: rec.id, tool: rec.tool_name, fallback: rec.fallback },
           });
-        return expired;
+        return outcome;
       });
       if (!applied) return;
       result.expired++;
-      touched.add(rec.root_run_id);
+      expired.add(rec.root_run_id);
       await requestDecided(ctx, { rootRunId: rec.root_run_id, approval: record, external: !!record.external });
     });
   }
-  for (const id of await pausedRunIds(
-    db,
-    ctx.agents
-      .startable()
-      .filter(resumesByItself)
-      .map((a) => a.name),
-  ))
-    touched.add(id);
-  for (const runId of touched) {
+  // Runs that go on by themselves once nothing waits (an expiry above, or a decision whose resume was lost).
+  const resumable = new Set([
+    ...expired,
+    ...(await pausedRunIds(
+      db,
+      ctx.agents
+        .startable()
+        .filter(resumesByItself)
+        .map((a) => a.name),
+    )),
+  ]);
+  for (const runId of resumable) {
     await isolated(db, runId, result, async () => {
       const run = await getRunRow(db, runId);
       if (run?.state !== RUN.paused || run.corruptKey || run.runtimeTokenId) return;

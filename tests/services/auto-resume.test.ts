@@ -154,6 +154,27 @@ describe.each(providers)("resuming after the last decision on %s", (provider) =>
     expect(await readyIds({ state: "ready" })).not.toContain(id);
   });
 
+  it("a sweep that changes nothing tells no page to refetch a paused run", async () => {
+    const { id } = await startRun(h.ctx, sub, { body: { agent: "timed-auto", input: {} } });
+    await h.ctx.worker.idle();
+    expect((await h.t.db.run.findUniqueOrThrow({ where: { id } })).state).toBe("paused");
+    const told: string[] = [];
+    const off = h.ctx.live.subscribe((m) => {
+      if (m.topic === "run" && m.runId === id) told.push(m.topic);
+    });
+    try {
+      // Before its deadline: still waiting, nothing moved.
+      await sweep(h.ctx);
+      await sweep(h.ctx);
+      expect(told).toEqual([]);
+      // Past it: the fallback decides and the run's pages hear of it.
+      await sweep(h.ctx, Date.now() + 5_000);
+      expect(told.length).toBeGreaterThan(0);
+    } finally {
+      off();
+    }
+  });
+
   it("a run whose subagent's request waits is not ready", async () => {
     const { id } = await startRun(h.ctx, sub, { body: { agent: "release-coordinator", input: { service: "search", version: "2.0.0" } } });
     await h.ctx.worker.idle();
