@@ -3,13 +3,13 @@
 // reject (with a reason), edit the arguments, or respond (answer in the tool's place; it does not run).
 // What a decision needs (a reason to reject, a response) is checked by the server, whose message is shown
 // under the field it names; the edit preview is the server's own diff (argChanges).
+import { When } from "./when";
 import { ApproveButton } from "./approve-button";
 import { useEffect, useMemo, useState } from "react";
 import { useMutation } from "@tanstack/react-query";
 import type { ShownApproval } from "@/lib/dto";
 import { changeView } from "@/lib/display";
 import { argChanges } from "@/lib/dto-shared";
-import { fmtTime } from "@/lib/format";
 import { decideAction } from "@/app/approvals/actions";
 import { fromAction } from "./api";
 import { CallView } from "./call-view";
@@ -108,7 +108,7 @@ export function ApprovalCard({
         )}
         {a.deadline_ms && pending && (
           <span className="text-xs text-slate-600 dark:text-slate-400">
-            deadline {fmtTime(a.deadline_ms)} (then {a.fallback})
+            deadline <When at={a.deadline_ms} /> (then {a.fallback})
           </span>
         )}
       </div>
@@ -129,7 +129,8 @@ export function ApprovalCard({
           {a.decisions.map((d, i) => (
             <li key={i}>
               <span className="font-medium">{d.by}</span>{" "}
-              {d.decision === "approve" ? "approved" : d.decision === "respond" ? "responded" : "rejected"} at {fmtTime(d.at_ms)}
+              {d.decision === "approve" ? "approved" : d.decision === "respond" ? "responded" : "rejected"} at{" "}
+              <When at={d.at_ms} ago={false} />
               {d.reason ? (
                 <>
                   {" "}

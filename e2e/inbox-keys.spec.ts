@@ -118,3 +118,51 @@ test("keyboard and bulk: select one tool's approvals, approve them together, a f
   // console has no error at all.
   expect(errors).toEqual([]);
 });
+
+test("a and the bulk Approve ask first for a request above its rule's confirmAbove; x says why a row of another tool stays out", async ({
+  browser,
+}) => {
+  const tag = randomBytes(3).toString("hex");
+  const submitter = await as(browser, "submitter");
+  const res = await submitter.request.post("/api/runs", {
+    data: { agent: "refund-desk", input: { order_id: "ORD-1001", amount_cents: 150_000, reason: `Keys big ${tag}` } },
+  });
+  expect(res.status()).toBe(201);
+  const { id } = await res.json();
+  await pausedAll(submitter, [id]);
+  const reviewer = await as(browser, "reviewer");
+  const errors: string[] = [];
+  reviewer.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+  await reviewer.goto("/approvals");
+  await reviewer.getByLabel("Agent").selectOption("refund-desk");
+  const refund = reviewer.locator("tr", { hasText: `Keys big ${tag}` });
+  const notify = reviewer.locator("tr", { hasText: id.slice(0, 8) }).filter({ hasText: "notify_customer" });
+  const approved = async () =>
+    (await (await reviewer.request.get(`/api/audit?action=approval.approve&targetId=${id}`)).json()).events.length;
+
+  // a on the €1,500 refund asks; Escape takes it back and nothing is decided.
+  await refund.locator("td").nth(1).click();
+  await reviewer.keyboard.press("a");
+  const ask = reviewer.getByRole("region", { name: "Decide selected" }).getByTestId("confirm-approve");
+  await expect(ask).toContainText("€1,500.00");
+  await expect(ask.getByRole("button", { name: "Yes, approve 1" })).toBeFocused();
+  await reviewer.keyboard.press("Escape");
+  await expect(ask).toBeHidden();
+  expect(await approved()).toBe(0);
+
+  // x selects it; x on the run's notify_customer row leaves that out and says why.
+  await reviewer.keyboard.press("x");
+  await notify.locator("td").nth(1).click();
+  await reviewer.keyboard.press("x");
+  await expect(reviewer.getByTestId("inbox-notice")).toContainText("Only approvals of one tool are selected together");
+  await expect(reviewer.getByTestId("selection")).toHaveText("1 selected · issue_refund");
+
+  // The bulk Approve asks too; yes decides it, once.
+  await reviewer.getByRole("button", { name: "Approve 1", exact: true }).click();
+  await expect(ask).toBeVisible();
+  await reviewer.keyboard.press("Enter");
+  await expect(reviewer.getByTestId("bulk-result")).toHaveText("1 decided");
+  await expect(refund).toBeHidden();
+  expect(await approved()).toBe(1);
+  expect(errors).toEqual([]);
+});

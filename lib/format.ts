@@ -4,6 +4,28 @@ import { RUN } from "./runner/state.ts";
 export const fmtTime = (v: string | number | Date | null | undefined) =>
   v == null ? "—" : `${new Date(v).toISOString().replace("T", " ").slice(0, 19)}Z`;
 
+const pad = (n: number) => String(n).padStart(2, "0");
+
+/** The reader's own clock, to the minute: "2026-12-07 07:14" (no Z: it is local; the UTC is on hover). */
+export function fmtLocal(v: string | number | Date): string {
+  const d = new Date(v);
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+/** How long ago (or how soon) in one unit, as people say it: "just now", "12 min ago", "in 3 h", "5 d ago". */
+export function fmtAgo(v: string | number | Date, nowMs: number): string {
+  const ms = nowMs - new Date(v).getTime();
+  const abs = Math.abs(ms);
+  if (abs < 45_000) return "just now";
+  const [n, unit] =
+    abs < 3_600_000
+      ? [Math.round(abs / 60_000), "min"]
+      : abs < 172_800_000
+        ? [Math.round(abs / 3_600_000), "h"]
+        : [Math.round(abs / 86_400_000), "d"];
+  return ms >= 0 ? `${n} ${unit} ago` : `in ${n} ${unit}`;
+}
+
 export function fmtDuration(ms: number | null | undefined): string {
   if (ms == null || !Number.isFinite(ms)) return "—";
   if (ms < 1000) return `${Math.round(ms)} ms`;

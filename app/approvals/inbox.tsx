@@ -12,6 +12,7 @@ import type { InboxRowDto } from "@/lib/dto";
 import { plural } from "@/lib/format";
 import { approvalAnchor } from "@/lib/runner/ids";
 import { type ManyResult, decideMany } from "./decide-many";
+import { type DecideStep, DecideSelected } from "./decide-selected";
 import { type InboxData, type PackedFirstScreen, routed, toolsOf, unpackFirstScreen } from "./first-screen";
 import { InboxList } from "./inbox-list";
 import { PreviewPane } from "./preview-pane";
@@ -76,7 +77,9 @@ export function Inbox({
   const router = useRouter();
   const [cursor, setCursor] = useState(0);
   const [selected, setSelected] = useState<string[]>([]);
-  const [rejecting, setRejecting] = useState(false);
+  // Deciding the selection (or the current row): confirming an approval above a threshold, or rejecting.
+  const [step, setStep] = useState<Exclude<DecideStep, "choose"> | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
   const [reason, setReason] = useState("");
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<ManyResult | null>(null);
@@ -95,7 +98,14 @@ export function Inbox({
   }, [items]);
   const toggle = (a: InboxRowDto | undefined) => {
     if (!a || a.kind === "question" || !a.canDecide) return;
-    setSelected((s) => (s.includes(a.id) ? s.filter((x) => x !== a.id) : selectedTool && a.tool !== selectedTool ? s : [...s, a.id]));
+    // Approvals of one tool are decided together; a row of another says why it stays unselected.
+    const other = selectedTool && a.tool !== selectedTool && !selected.includes(a.id);
+    setNotice(
+      other
+        ? `Only approvals of one tool are selected together: ${a.tool} is not ${selectedTool}. Clear the selection to pick ${a.tool}.`
+        : null,
+    );
+    if (!other) setSelected((s) => (s.includes(a.id) ? s.filter((x) => x !== a.id) : [...s, a.id]));
   };
   const open = (a: InboxRowDto | undefined) => {
     if (a) router.push(`/runs/${encodeURIComponent(a.runId)}#${approvalAnchor(a.id)}`);
@@ -108,23 +118,30 @@ export function Inbox({
     setBusy(false);
     setResult(r);
     setDecidedLast(null);
-    setRejecting(false);
+    setStep(null);
+    setNotice(null);
     setReason("");
     setSelected([]);
     await qc.invalidateQueries({ queryKey: ["inbox"] });
+  };
+  // A request whose rule sets confirmAbove is approved only after the reviewer says yes to it.
+  const approve = (confirmed: boolean) => {
+    if (!targets.length) return;
+    if (!confirmed && targets.some((a) => a.confirm)) setStep("confirm");
+    else void run("approve");
   };
   // Rebuilt each render: the handlers read the current rows, cursor and selection.
   useInboxKeys(
     {
       move: (by) => setCursor((c) => Math.max(0, Math.min(items.length - 1, Math.min(c, items.length - 1) + by))),
       toggle: () => toggle(current),
-      approve: () => (current?.kind === "question" && current.canDecide && !chosen.length ? open(current) : void run("approve")),
-      reject: () => targets.length > 0 && setRejecting(true),
+      approve: () => (current?.kind === "question" && current.canDecide && !chosen.length ? open(current) : approve(false)),
+      reject: () => targets.length > 0 && setStep("reject"),
       open: () => open(current),
       edit: () => current && setEditSignal((n) => n + 1),
       help: () => setHelp((h) => !h),
     },
-    !rejecting,
+    step === null,
   );
   // The first render measures to the server's clock of its answer (the same in the server's HTML); later
   // ones to the last refresh, which a 304 also counts as (its body, and asOfMs, are the cached ones).
@@ -207,54 +224,24 @@ export function Inbox({
           </dl>
         </section>
       )}
-      {(chosen.length > 0 || rejecting) && (
-        <section className="card flex flex-wrap items-end gap-2" aria-label="Decide selected">
-          <span className="text-sm" data-testid="selection">
-            {targets.length} selected{selectedTool ? ` · ${selectedTool}` : ""}
-          </span>
-          {!rejecting ? (
-            <>
-              <button type="button" className="btn-primary" disabled={busy} onClick={() => void run("approve")}>
-                Approve {targets.length}
-              </button>
-              <button type="button" className="btn-secondary" disabled={busy} onClick={() => setRejecting(true)}>
-                Reject {targets.length}…
-              </button>
-              <button type="button" className="btn-secondary" onClick={() => setSelected([])}>
-                Clear
-              </button>
-            </>
-          ) : (
-            <form
-              method="post"
-              className="flex flex-wrap items-end gap-2"
-              onSubmit={(e) => {
-                e.preventDefault();
-                if (reason.trim()) void run("reject");
-              }}
-            >
-              <div>
-                <label className="label" htmlFor="bulk-reason">
-                  Reason for rejecting {targets.length} (the model sees it)
-                </label>
-                <input
-                  id="bulk-reason"
-                  className="input mt-1"
-                  ref={(el) => el?.focus()}
-                  value={reason}
-                  onChange={(e) => setReason(e.target.value)}
-                  onKeyDown={(e) => e.key === "Escape" && setRejecting(false)}
-                />
-              </div>
-              <button type="submit" className="btn-danger" disabled={busy || !reason.trim()}>
-                Reject {targets.length}
-              </button>
-              <button type="button" className="btn-secondary" onClick={() => setRejecting(false)}>
-                Cancel
-              </button>
-            </form>
-          )}
-        </section>
+      {(chosen.length > 0 || step) && (
+        <DecideSelected
+          step={step ?? "choose"}
+          targets={targets}
+          selectedTool={selectedTool}
+          busy={busy}
+          reason={reason}
+          setReason={setReason}
+          setStep={setStep}
+          approve={approve}
+          reject={() => void run("reject")}
+          clear={() => setSelected([])}
+        />
+      )}
+      {notice && (
+        <p role="status" className="text-sm" data-testid="inbox-notice">
+          {notice}
+        </p>
       )}
       {result && (
         <div role="status" className="text-sm" data-testid="bulk-result">

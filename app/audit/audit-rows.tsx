@@ -3,10 +3,11 @@
 // component's rows travel twice (as HTML and, as markup again, in the Flight payload inlined in the page), a
 // client component's as HTML and their props. The same markup as the server-rendered rows were; the cells'
 // classes are utilities in app/globals.css (audit-*).
+import { When } from "@/components/when";
 import Link from "next/link";
 import { CardRow, PhoneLabel, TAP } from "@/components/card-table";
 import { JsonView } from "@/components/ui";
-import { auditActionWords, fmtTime } from "@/lib/format";
+import { auditActionWords } from "@/lib/format";
 import type { AuditEventDto } from "@/lib/dto";
 
 /** What a row shows of an event (only this crosses to the browser). */
@@ -15,7 +16,9 @@ export type AuditRowData = Pick<AuditEventDto, "id" | "at" | "actorEmail" | "act
 export function AuditRows({ events }: { events: AuditRowData[] }) {
   return events.map((e) => (
     <CardRow key={e.id} data-testid={`audit-${e.action}`}>
-      <td className="audit-when">{fmtTime(e.at)}</td>
+      <td className="audit-when">
+        <When at={e.at} />
+      </td>
       <td className="audit-who">{e.actorEmail ?? "system"}</td>
       {/* In words; the identifier (what the API and the filter's URL say) on hover. */}
       <td className="audit-action" title={e.action}>

@@ -5,10 +5,11 @@
 // table row on a desk, a card on a phone. Its classes are utilities in app/globals.css (run-row: the lead
 // row's card, and its labelled cells' small text and phone labels, so no cell repeats them; run-id,
 // run-link, run-agent, run-state, run-by: LEAD's order and TAP's target).
+import { When } from "@/components/when";
 import Link from "next/link";
 import { ForkedFrom } from "@/components/forked-from";
 import { StateBadge } from "@/components/ui";
-import { READY_TO_RESUME, fmtCost, fmtTime } from "@/lib/format";
+import { READY_TO_RESUME, fmtCost } from "@/lib/format";
 import type { RunRowData } from "./run-row-data";
 
 export function RunRows({ runs }: { runs: RunRowData[] }) {
@@ -41,7 +42,7 @@ export function RunRows({ runs }: { runs: RunRowData[] }) {
       </td>
       <td>
         <span>Started </span>
-        {fmtTime(createdAtMs)}
+        <When at={createdAtMs} />
       </td>
       <td>
         <span>Tokens </span>

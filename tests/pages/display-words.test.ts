@@ -3,7 +3,17 @@
 import { describe, expect, it } from "vitest";
 import { PHASES } from "@/lib/runner/checkpoint";
 import { RUN_STATES } from "@/lib/runner/state";
-import { AUDIT_ACTIONS, approvalStatusWords, auditActionWords, phaseWords, plural, runStateWords, titleWithCount } from "@/lib/format";
+import {
+  AUDIT_ACTIONS,
+  approvalStatusWords,
+  auditActionWords,
+  fmtAgo,
+  fmtLocal,
+  phaseWords,
+  plural,
+  runStateWords,
+  titleWithCount,
+} from "@/lib/format";
 
 describe("display words", () => {
   it("plurals", () => {
@@ -55,5 +65,26 @@ describe("display words", () => {
     expect(titleWithCount("(3) Approvals · AFK Console", 4)).toBe("(4) Approvals · AFK Console");
     expect(titleWithCount("(3) Runs · AFK Console", 0)).toBe("Runs · AFK Console");
     expect(titleWithCount("AFK Console", 0)).toBe("AFK Console");
+  });
+
+  it("times: local to the minute, and how long ago or how soon in one unit", () => {
+    const now = Date.UTC(2026, 11, 7, 12, 0, 0);
+    expect(fmtAgo(now - 10_000, now)).toBe("just now");
+    expect(fmtAgo(now - 12 * 60_000, now)).toBe("12 min ago");
+    expect(fmtAgo(now - 3 * 3_600_000, now)).toBe("3 h ago");
+    expect(fmtAgo(now - 5 * 86_400_000, now)).toBe("5 d ago");
+    expect(fmtAgo(now + 30 * 60_000, now)).toBe("in 30 min");
+    expect(fmtAgo(new Date(now - 90_000).toISOString(), now)).toBe("2 min ago");
+    // Local: the reader's zone (Node applies a TZ set at run time), to the minute.
+    const was = process.env.TZ;
+    try {
+      process.env.TZ = "Asia/Kolkata";
+      expect(fmtLocal(now)).toBe("2026-12-07 17:30");
+      process.env.TZ = "America/New_York";
+      expect(fmtLocal(now)).toBe("2026-12-07 07:00");
+    } finally {
+      if (was === undefined) delete process.env.TZ;
+      else process.env.TZ = was;
+    }
   });
 });

@@ -1,4 +1,5 @@
 "use client";
+import { When } from "@/components/when";
 import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { TOKEN_ROLES } from "@/lib/auth/roles";
@@ -6,7 +7,6 @@ import { api, fromAction } from "@/components/api";
 import { createTokenAction, revokeTokenAction } from "./actions";
 import { CardRow, CardTable, LabelledCell, LEAD } from "@/components/card-table";
 import { Empty } from "@/components/ui";
-import { fmtTime } from "@/lib/format";
 import type { TokenView } from "@/lib/dto";
 
 type Token = TokenView;
@@ -144,8 +144,12 @@ export function TokensClient({ initial, users }: { initial: Token[]; users: User
               <LabelledCell label="Token" className="font-mono">
                 {t.prefix}…
               </LabelledCell>
-              <LabelledCell label="Created">{fmtTime(t.createdAt)}</LabelledCell>
-              <LabelledCell label="Last used">{fmtTime(t.lastUsedAt)}</LabelledCell>
+              <LabelledCell label="Created">
+                <When at={t.createdAt} />
+              </LabelledCell>
+              <LabelledCell label="Last used">
+                <When at={t.lastUsedAt} />
+              </LabelledCell>
               <td className={`${LEAD[1]} max-sm:text-xs`}>
                 {t.revokedAt ? (
                   <span className="text-rose-700 dark:text-rose-400">revoked</span>

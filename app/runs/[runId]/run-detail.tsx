@@ -1,4 +1,5 @@
 "use client";
+import { When } from "@/components/when";
 import Link from "next/link";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
@@ -9,7 +10,7 @@ import { api, fromAction } from "@/components/api";
 import { cancelRunAction, resumeRunAction, retryRunAction } from "./actions";
 import { useLive } from "@/components/live";
 import { Conversation } from "@/components/conversation";
-import { READY_TO_RESUME, fmtCost, fmtDuration, fmtTime, phaseWords, plural, runStateWords } from "@/lib/format";
+import { READY_TO_RESUME, fmtCost, fmtDuration, phaseWords, plural, runStateWords } from "@/lib/format";
 import { FinalAnswer, useFocusFragment, WaitingSummary } from "./waiting-summary";
 import { isTerminal } from "@/lib/runner/state";
 
@@ -164,7 +165,7 @@ export function RunDetail({ initial }: { initial: View }) {
         <Field label="Steps" value={r.step} testId="run-steps" />
         <Field label="Tokens" value={r.totalTokens} />
         <Field label="Cost" value={fmtCost(r.costUsd)} />
-        <Field label="Started" value={fmtTime(r.createdAt)} />
+        <Field label="Started" value={<When at={r.createdAt} />} />
         <Field label="Duration" value={fmtDuration(end - started)} />
         <Field
           label="Phase"
@@ -247,7 +248,9 @@ export function RunDetail({ initial }: { initial: View }) {
             <tbody>
               {view.deliveries.map((d) => (
                 <tr key={d.id}>
-                  <td>{fmtTime(d.createdAt)}</td>
+                  <td>
+                    <When at={d.createdAt} />
+                  </td>
                   <td>{d.status}</td>
                   <td>{d.attempts}</td>
                   <td>{d.lastError ?? d.lastStatus ?? "—"}</td>
