@@ -181,6 +181,16 @@ export function summarizeArgs(values: Record<string, unknown>, schema: unknown, 
   );
 }
 
+/** The values alone in one line, for a run in a list ("ORD-1001 · €90.00 · Damaged"), each cut at 40 characters. */
+export function summarizeValues(values: Record<string, unknown>, schema: unknown, max = 80): string {
+  return oneLine(
+    fieldViews(values, schema)
+      .map((f) => oneLine(f.text, 40))
+      .join(" · "),
+    max,
+  );
+}
+
 /** A changed field as the diff shows it: its label and both values as people read them. */
 export function changeView(c: { field: string; before: unknown; after: unknown }, schema: unknown) {
   const prop = propsOf(schema)[c.field];

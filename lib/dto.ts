@@ -131,13 +131,21 @@ export const runListDto = named(
     runs: z.array(
       runDto.extend({
         ready: z.boolean().describe("Paused with every request decided: its agent waits for someone to press Resume"),
+        about: z
+          .string()
+          .nullable()
+          .describe('The run\'s input in a line, its values formatted ("ORD-1001 · €90.00 · Damaged"); null without one'),
       }),
     ),
     nextCursor: z.string().nullable(),
   }),
 );
-export const toRunListDto = (p: { runs: (RunRowLike & { ready: boolean })[]; nextCursor: string | null }) => ({
-  runs: p.runs.map((r) => ({ ...toRunDto(r, { withInput: false }), ready: r.ready })),
+/** about: a row's input in a line (the list leaves the input itself out). */
+export const toRunListDto = (
+  p: { runs: (RunRowLike & { ready: boolean })[]; nextCursor: string | null },
+  about: (r: RunRowLike, input: unknown) => string | null = () => null,
+) => ({
+  runs: p.runs.map((r) => ({ ...toRunDto(r, { withInput: false }), ready: r.ready, about: about(r, parseInput(r.input)) })),
   nextCursor: p.nextCursor,
 });
 

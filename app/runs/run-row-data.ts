@@ -15,6 +15,7 @@ export type RunRowData = [
   costUsd: RunDto["costUsd"],
   ready: boolean,
   forkedFromRunId: RunDto["forkedFromRunId"],
+  about: string | null,
 ];
 
 export const runRowData = (
@@ -23,6 +24,7 @@ export const runRowData = (
     "id" | "agentName" | "state" | "step" | "submittedByEmail" | "createdAt" | "totalTokens" | "costUsd" | "forkedFromRunId"
   > & {
     ready: boolean;
+    about: string | null;
   },
 ): RunRowData => [
   r.id,
@@ -35,4 +37,5 @@ export const runRowData = (
   r.costUsd,
   r.ready,
   r.forkedFromRunId,
+  r.about,
 ];

@@ -13,7 +13,7 @@ import { READY_TO_RESUME, fmtCost } from "@/lib/format";
 import type { RunRowData } from "./run-row-data";
 
 export function RunRows({ runs }: { runs: RunRowData[] }) {
-  return runs.map(([id, agentName, state, step, submittedByEmail, createdAtMs, totalTokens, costUsd, ready, forkedFrom]) => (
+  return runs.map(([id, agentName, state, step, submittedByEmail, createdAtMs, totalTokens, costUsd, ready, forkedFrom, about]) => (
     <tr key={id} className="run-row">
       <td className="run-id">
         <Link prefetch={false} className="run-link" href={`/runs/${encodeURIComponent(id)}`}>
@@ -23,6 +23,11 @@ export function RunRows({ runs }: { runs: RunRowData[] }) {
       <td className="run-agent">
         {agentName}
         {forkedFrom && <ForkedFrom runId={forkedFrom} />}
+        {about && (
+          <span className="run-about" title={about}>
+            {about}
+          </span>
+        )}
       </td>
       <td className="run-state">
         <StateBadge state={state} />

@@ -49,16 +49,30 @@ import { externalConversation, externalTimeline, storedRuntimeEvent } from "./ru
 import { parseOr400 } from "../validation.ts";
 import { type RunRow, SEES_RUNS, allows, authorize, visibleRun } from "./access.ts";
 import { confirmOf } from "./confirm.ts";
+import { summarizeValues } from "../display.ts";
 import { runFiltersSchema } from "./schemas.ts";
 
 // ---- The runs list ----
 
 /** A page of runs: every run for those who see all, a submitter's own otherwise. */
-export async function listRuns(ctx: Pick<AppContext, "db">, actor: Actor | null, { query }: { query: unknown }) {
+export async function listRuns(
+  ctx: Pick<AppContext, "db"> & Partial<Pick<AppContext, "agents">>,
+  actor: Actor | null,
+  { query }: { query: unknown },
+) {
   const who = authorize(actor, SEES_RUNS);
   const all = allows(who, "runs:read-all");
   const f = parseOr400(runFiltersSchema, query);
-  return toRunListDto(await listRunRows(ctx.db, { ...f, onlySubmittedById: all ? undefined : who.id }));
+  return toRunListDto(await listRunRows(ctx.db, { ...f, onlySubmittedById: all ? undefined : who.id }), (r, input) =>
+    aboutRun(ctx, r.agentName, input),
+  );
+}
+
+/** A run's input in a line, as its start form's schema formats it (money, enum labels); null without an input object. */
+function aboutRun(ctx: Partial<Pick<AppContext, "agents">>, agentName: string, input: unknown): string | null {
+  if (!input || typeof input !== "object" || Array.isArray(input) || "unreadable" in input) return null;
+  const schema = ctx.agents?.find(agentName)?.inputSchema;
+  return summarizeValues(input as Record<string, unknown>, schema ? toJsonSchemaDto(schema) : null) || null;
 }
 
 // ---- The run page ----

@@ -70,6 +70,10 @@ describe.each(providers)("run operations on %s", (provider) => {
       ]),
     );
     expect(paused.canResume).toBe(false);
+    // The list says what the run is about: its input's values as the start form's schema formats them.
+    const listed = (await listRuns(ctx, submitter, { query: {} })).runs.find((r) => r.id === id);
+    expect(listed?.about).toBe("ORD-1001 · €90.00 · Damaged in transit");
+    expect(listed?.input).toBeNull();
     // The two were asked by tools running in parallel, so either may be stored first: the view lists them as
     // the model called them whatever their timestamps say.
     const asked = await ctx.store.listState(paused.run.threadId, `approval:${id}:`);
