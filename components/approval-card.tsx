@@ -84,6 +84,8 @@ export function ApprovalCard({
   useEffect(() => {
     if (editSignal > 0 && editable) setMode("edit");
   }, [editSignal, editable]);
+  const draft = mode === "reject" ? reason : mode === "respond" ? answer : "";
+  const unsent = !pending && draft.trim() ? draft : null;
   const title = isModelCall ? `Approve the model call of step ${a.step}` : a.kind === "subagent" ? "Approve the delegation" : "Approval";
 
   return (
@@ -302,6 +304,14 @@ export function ApprovalCard({
               </button>
             </form>
           )}
+        </div>
+      )}
+      {unsent && (
+        // Decided elsewhere (another tab, another reviewer) while a reason or an answer was being typed: it
+        // stays here to copy, and says it was not sent.
+        <div role="status" className="mt-3 space-y-1 text-xs" data-testid="draft-unsent">
+          <p>Decided meanwhile, so what you wrote was not sent:</p>
+          <textarea className="input w-full" readOnly rows={2} value={unsent} aria-label="What you wrote (not sent)" />
         </div>
       )}
       {err && (

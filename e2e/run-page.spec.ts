@@ -267,3 +267,28 @@ test("a cancelled run says who cancelled it; its closed request says why, not a 
   await expect(operator).toHaveTitle("Audit log · AFK Console");
   expect(problems).toEqual([]);
 });
+
+test("a reason typed in a second tab stays there, said not sent, when the first tab's decision arrives live", async ({ browser }) => {
+  const submitter = await as(browser, "submitter");
+  const runId = await startFromForm(submitter, "refund-desk", { order_id: "ORD-2728", amount_cents: "4000", reason: "Two tabs" });
+  await expect(submitter.getByTestId("run-state")).toHaveText("paused", { timeout: 15_000 });
+  const first = await as(browser, "reviewer");
+  const second = await first.context().newPage();
+  const problems = consoleProblems(second);
+  for (const p of [first, second]) await p.goto(`/runs/${runId}`);
+  const draft = second.getByTestId("approval-notify_customer");
+  await draft.getByRole("button", { name: "Reject…" }).click();
+  await draft.getByLabel("Reason (the model sees it)").fill("Phone them first, the address changed");
+
+  const notify = first.getByTestId("approval-notify_customer");
+  await notify.getByRole("button", { name: "Reject…" }).click();
+  await notify.getByLabel("Reason (the model sees it)").fill("Not this week");
+  await notify.getByRole("button", { name: "Reject", exact: true }).click();
+  await expect(notify.getByTestId("approval-outcome")).toHaveText(/^✕ Rejected by reviewer@example\.com at /);
+
+  // The second tab hears of it: the card is decided, and what was typed there is kept, said not sent.
+  await expect(draft.getByTestId("approval-outcome")).toHaveText(/^✕ Rejected by reviewer@example\.com at /, { timeout: 10_000 });
+  await expect(draft.getByTestId("draft-unsent")).toContainText("Decided meanwhile, so what you wrote was not sent");
+  await expect(draft.getByLabel("What you wrote (not sent)")).toHaveValue("Phone them first, the address changed");
+  expect(problems).toEqual([]);
+});
