@@ -607,6 +607,10 @@ export const auditEventDto = z.object({
   action: z.string(),
   targetType: z.string(),
   targetId: z.string(),
+  targetName: z
+    .string()
+    .nullable()
+    .describe("The target as people name it (a run by its agent, a user by email, a token by name); null once it is gone"),
   data: z.unknown(),
 });
 export type AuditEventDto = z.infer<typeof auditEventDto>;
@@ -621,16 +625,19 @@ function parseJsonText(text: string): unknown {
   }
 }
 
-export const toAuditEventDto = (e: {
-  id: string;
-  at: Date;
-  actorId: string | null;
-  actorEmail: string | null;
-  action: string;
-  targetType: string;
-  targetId: string;
-  data: string;
-}): AuditEventDto => ({
+export const toAuditEventDto = (
+  e: {
+    id: string;
+    at: Date;
+    actorId: string | null;
+    actorEmail: string | null;
+    action: string;
+    targetType: string;
+    targetId: string;
+    data: string;
+  },
+  targetName: string | null,
+): AuditEventDto => ({
   id: e.id,
   at: e.at.toISOString(),
   actorId: e.actorId,
@@ -638,6 +645,7 @@ export const toAuditEventDto = (e: {
   action: e.action,
   targetType: e.targetType,
   targetId: e.targetId,
+  targetName,
   data: parseJsonText(e.data),
 });
 

@@ -11,7 +11,7 @@ import { auditActionWords } from "@/lib/format";
 import type { AuditEventDto } from "@/lib/dto";
 
 /** What a row shows of an event (only this crosses to the browser). */
-export type AuditRowData = Pick<AuditEventDto, "id" | "at" | "actorEmail" | "action" | "targetType" | "targetId" | "data">;
+export type AuditRowData = Pick<AuditEventDto, "id" | "at" | "actorEmail" | "action" | "targetType" | "targetId" | "targetName" | "data">;
 
 export function AuditRows({ events }: { events: AuditRowData[] }) {
   return events.map((e) => (
@@ -24,16 +24,17 @@ export function AuditRows({ events }: { events: AuditRowData[] }) {
       <td className="audit-action" title={e.action}>
         {auditActionWords(e.action)}
       </td>
-      <td className="audit-target">
+      {/* Named as people name it (a run by its agent, a user by email, a token by name); the id on hover. */}
+      <td className="audit-target" title={`${e.targetType} ${e.targetId}`}>
         {e.targetType === "run" ? (
           <>
             <PhoneLabel>Run</PhoneLabel>
             <Link prefetch={false} className={`underline ${TAP}`} href={`/runs/${encodeURIComponent(e.targetId)}`}>
-              {e.targetId}
+              {e.targetName ?? `run ${e.targetId.slice(0, 8)}`}
             </Link>
           </>
         ) : (
-          `${e.targetType}:${e.targetId}`
+          (e.targetName ?? `${e.targetType} ${e.targetId.slice(0, 12)}`)
         )}
       </td>
       <td className="audit-details">

@@ -67,13 +67,14 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
           }
         >
           <AuditRows
-            events={page.events.map(({ id, at, actorEmail, action, targetType, targetId, data }) => ({
+            events={page.events.map(({ id, at, actorEmail, action, targetType, targetId, targetName, data }) => ({
               id,
               at,
               actorEmail,
               action,
               targetType,
               targetId,
+              targetName,
               data,
             }))}
           />

@@ -54,3 +54,21 @@ export async function listAudit(db: Db, f: AuditFilters = {}) {
   const { page, nextCursor } = cursorPage(rows, take, (r) => r.id);
   return { events: page, nextCursor };
 }
+
+/**
+ * What a page calls each event's target: a run by its agent, a user by email, a token by name (three
+ * look-ups by primary key for a page, whatever its size). A target since deleted has none.
+ */
+export async function auditTargetNames(db: Db, events: { targetType: string; targetId: string }[]): Promise<Map<string, string>> {
+  const ids = (type: string) => [...new Set(events.filter((e) => e.targetType === type).map((e) => e.targetId))];
+  const [runs, users, tokens] = await Promise.all([
+    db.run.findMany({ where: { id: { in: ids("run") } }, select: { id: true, agentName: true } }),
+    db.user.findMany({ where: { id: { in: ids("user") } }, select: { id: true, email: true } }),
+    db.apiToken.findMany({ where: { id: { in: ids("token") } }, select: { id: true, name: true } }),
+  ]);
+  return new Map([
+    ...runs.map((r) => [`run:${r.id}`, `${r.agentName} run ${r.id.slice(0, 8)}`] as const),
+    ...users.map((u) => [`user:${u.id}`, u.email] as const),
+    ...tokens.map((t) => [`token:${t.id}`, `token “${t.name}”`] as const),
+  ]);
+}

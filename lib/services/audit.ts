@@ -2,7 +2,7 @@
 import "server-only";
 import type { Actor } from "../auth/actor.ts";
 import type { AppContext } from "../context.ts";
-import { listAudit } from "../db/audit.ts";
+import { auditTargetNames, listAudit } from "../db/audit.ts";
 import { type AuditPageDto, toAuditEventDto } from "../dto.ts";
 import { parseOr400 } from "../validation.ts";
 import { authorize } from "./access.ts";
@@ -11,5 +11,9 @@ import { auditFiltersSchema } from "./schemas.ts";
 export async function auditPage(ctx: Pick<AppContext, "db">, actor: Actor | null, { query }: { query: unknown }): Promise<AuditPageDto> {
   authorize(actor, "runs:read-all");
   const page = await listAudit(ctx.db, parseOr400(auditFiltersSchema, query));
-  return { events: page.events.map(toAuditEventDto), nextCursor: page.nextCursor };
+  const names = await auditTargetNames(ctx.db, page.events);
+  return {
+    events: page.events.map((e) => toAuditEventDto(e, names.get(`${e.targetType}:${e.targetId}`) ?? null)),
+    nextCursor: page.nextCursor,
+  };
 }

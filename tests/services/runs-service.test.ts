@@ -9,6 +9,7 @@ import type { AppContext } from "@/lib/context";
 import { decide } from "@/lib/services/decide";
 import { listInbox, pendingCount } from "@/lib/services/inbox";
 import { cancelRun, forkRun, resumeRun, retryRun } from "@/lib/services/operate";
+import { auditPage } from "@/lib/services/audit";
 import { getRunView, listRuns } from "@/lib/services/run-view";
 import { startRun } from "@/lib/services/start";
 import { diffCheckpoints, timelinePage } from "@/lib/services/timeline";
@@ -74,6 +75,21 @@ describe.each(providers)("run operations on %s", (provider) => {
     const listed = (await listRuns(ctx, submitter, { query: {} })).runs.find((r) => r.id === id);
     expect(listed?.about).toBe("ORD-1001 · €90.00 · Damaged in transit");
     expect(listed?.input).toBeNull();
+    // The audit log names its targets as people do: the run by its agent, a user by email; one gone, by its id.
+    const named = await t.db.user.create({ data: { email: "named@example.com", name: "N", role: "reviewer", passwordHash: "x" } });
+    for (const [targetType, targetId] of [
+      ["user", named.id],
+      ["user", "u-gone"],
+    ])
+      await t.db.auditEvent.create({ data: { action: "user.update", targetType, targetId, data: "{}" } });
+    const names = (await auditPage(ctx, admin, { query: {} })).events.map((e) => [e.targetId, e.targetName]);
+    expect(names).toEqual(
+      expect.arrayContaining([
+        [id, `refund-desk run ${id.slice(0, 8)}`],
+        [named.id, "named@example.com"],
+        ["u-gone", null],
+      ]),
+    );
     // The two were asked by tools running in parallel, so either may be stored first: the view lists them as
     // the model called them whatever their timestamps say.
     const asked = await ctx.store.listState(paused.run.threadId, `approval:${id}:`);
