@@ -167,7 +167,7 @@ async function waitUp() {
 async function seeded(s: Awaited<ReturnType<typeof scratchDatabase>>, provider: string) {
   const ex = createContext(s.db);
   const t0 = Date.now();
-  const seededRuns = await seed(s.db, ex, RUNS, CHECKPOINTS, Math.min(800, RUNS));
+  const seededRuns = await seed(s.db, ex, RUNS, CHECKPOINTS, Math.min(Number(process.env.BENCH_PAUSED ?? 800), RUNS));
   await ex.worker.idle();
   const admin = await s.db.user.create({ data: { email: "bench-admin@example.com", name: "Admin", role: "admin", passwordHash: "x" } });
   const token = `afk_${randomBytes(24).toString("base64url")}`;
@@ -251,6 +251,8 @@ async function bench(provider: "sqlite" | "postgresql", pgUrl?: string) {
       ["page: inbox /approvals", "/approvals", { page: true }],
       // What the inbox page's browser asks for once hydrated (the whole list; no ETag yet on a first open).
       ["page: inbox, its list after hydration (API)", "/api/approvals", { page: true }],
+      // The preview pane beside the list: the current request whole, read once the list is there.
+      ["page: inbox, its preview pane (API)", `/api/approvals/${encodeURIComponent(`${real.paused}:2:call_refund`)}/preview`, { page: true }],
       ["page: runs list /runs", "/runs", { page: true }],
       ["page: runs list, state=paused", "/runs?state=paused", { page: true }],
       ["page: run, paused on approvals", `/runs/${real.paused}`, { page: true }],
