@@ -111,6 +111,9 @@ test("every API response validates against the OpenAPI document", async ({ brows
   expect(v.check("GET", "/api/approvals", 304, null)).toBeNull();
   const approvalsOf = (run: string) => (inbox.body.approvals as { id: string; runId: string }[]).filter((a) => a.runId === run);
   const [deployApproval] = approvalsOf(deploy);
+  // The inbox's preview pane: one request whole; an unknown one is 404.
+  expect((await call(reviewer, "GET", `/api/approvals/${encodeURIComponent(deployApproval.id)}/preview`)).status).toBe(200);
+  expect((await call(reviewer, "GET", "/api/approvals/no-such-approval/preview")).status).toBe(404);
   expect((await call(reviewer, "POST", `/api/approvals/${deployApproval.id}/decision`, { decision: "approve" })).status).toBe(200);
   expect((await call(reviewer, "POST", `/api/approvals/${deployApproval.id}/decision`, { decision: "approve" })).status).toBe(409);
   for (const a of approvalsOf(refund))
@@ -133,11 +136,28 @@ test("every API response validates against the OpenAPI document", async ({ brows
   db.prepare("UPDATE Run SET state = 'failed', error = 'ToolError: deploy answered 500', leaseOwner = NULL WHERE id = ?").run(toRetry);
   db.close();
   expect((await call(admin, "POST", `/api/runs/${toRetry}/retry`)).status).toBe(202);
+  // What a fork would run again, asked before forking; a seq that is no number is 400.
+  expect((await call(admin, "GET", `/api/runs/${deploy}/fork?seq=0`)).status).toBe(200);
+  expect((await call(admin, "GET", `/api/runs/${deploy}/fork?seq=x`)).status).toBe(400);
   expect((await call(admin, "POST", `/api/runs/${deploy}/fork`, { seq: 0 })).status).toBe(201);
   expect((await call(admin, "POST", `/api/runs/${deploy}/fork`, { seq: "x" })).status).toBe(400);
   await expect.poll(async () => (await call(admin, "GET", `/api/runs/${refund}`)).body.run.state, { timeout: 20_000 }).toBe("completed");
   expect((await call(admin, "GET", `/api/runs/${refund}`)).status).toBe(200);
   expect((await call(admin, "GET", "/api/audit")).status).toBe(200);
+
+  // Saved views: a reviewer saves the finance queue, lists it with its count, deletes it; a nameless one is 400.
+  const view = await call(reviewer, "POST", "/api/views", {
+    name: `finance ${Date.now()}`,
+    scope: "approvals",
+    filters: { group: "finance" },
+  });
+  expect(view.status).toBe(201);
+  expect((await call(reviewer, "POST", "/api/views", { name: "", scope: "approvals" })).status).toBe(400);
+  expect((await call(reviewer, "GET", "/api/views")).status).toBe(200);
+  expect((await call(reviewer, "DELETE", `/api/views/${view.body.id}`)).status).toBe(200);
+  expect((await call(reviewer, "DELETE", "/api/views/no-such-view")).status).toBe(404);
+  // Slack's interactivity URL answers 404 while Slack is not configured (this server has no Slack app).
+  expect((await call(anon, "POST", "/api/slack/interactions", {})).status).toBe(404);
 
   // Admin.
   expect((await call(admin, "GET", "/api/admin/users")).status).toBe(200);
