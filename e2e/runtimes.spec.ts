@@ -105,18 +105,19 @@ test("one inbox decides Agents JS and AI SDK calls and edits a LangGraph call; e
   await reviewer.getByLabel(/Reason for rejecting 1/).press("Enter");
   await expect(row("B-1")).toBeHidden();
 
-  // LangGraph: e opens the scale-up on its run page with the editor open; 12 replicas become 6.
+  // LangGraph: e opens the scale-up's editor in the inbox's preview pane; 12 replicas become 6.
   await current("scale_service");
   await reviewer.keyboard.press("e");
-  await expect(reviewer).toHaveURL(new RegExp(`/runs/${graph.runId}\\?edit=1#approval-`));
-  const card = reviewer.getByTestId("approval-scale_service");
+  const card = reviewer.getByTestId("preview").getByTestId("approval-scale_service");
+  await expect(card.getByRole("button", { name: "Approve with these arguments" })).toBeVisible();
+  expect(new URL(reviewer.url()).pathname).toBe("/approvals");
   // The graph gave no schema of the arguments, so the card offers them as JSON straight away.
   await expect(card.getByLabel("Edit as JSON")).toHaveCount(0);
   const json = card.getByLabel("Arguments (JSON)");
   await json.fill(JSON.stringify({ service: "checkout", replicas: 6 }));
   await expect(card.getByRole("list", { name: "Changes to the arguments" })).toContainText("Replicas: 12 → 6");
   await card.getByRole("button", { name: "Approve with these arguments" }).click();
-  await expect(reviewer.getByTestId("approval-status-scale_service")).toHaveText("approved");
+  await expect(reviewer.getByTestId("preview-decided")).toContainText("scale_service");
   await reviewer.goto("/approvals");
   await current("page_oncall");
   await reviewer.keyboard.press("a");

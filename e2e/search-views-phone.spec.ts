@@ -53,7 +53,7 @@ test("on a phone: 44 px targets, a one-row header, and a €1,500.00 refund asks
     const card = page.locator("tr", { has: page.getByRole("link", { name: id.slice(0, 8) }) }).filter({ hasText: "issue_refund" });
     await expect(card).toBeVisible();
     // The header is one row: the name, the inbox, Runs and Menu.
-    const header = await page.locator("header").boundingBox();
+    const header = await page.getByRole("banner").boundingBox();
     expect(header!.height).toBeLessThanOrEqual(64);
     await expect(page.getByRole("button", { name: "Menu" })).toBeVisible();
     // Every button and checkbox on the page is at least 44 px tall (and a checkbox 44 px wide).
@@ -91,11 +91,11 @@ test("on a phone: 44 px targets, a one-row header, and a €1,500.00 refund asks
 
 test("search by order id, save 'finance queue' and see its count in the navigation; runs found by input", async ({ browser, baseURL }) => {
   test.setTimeout(180_000);
-  const big = await startRefund(baseURL!, "ORD-5151", 160000);
+  const big = await startRefund(baseURL!, "ORD-7373", 160000);
   const page = await as(browser, "reviewer");
   await page.goto("/approvals");
-  await page.getByRole("searchbox", { name: "Search" }).fill("ORD-5151");
-  await expect(page).toHaveURL(/q=ORD-5151/);
+  await page.getByRole("searchbox", { name: "Search" }).fill("ORD-7373");
+  await expect(page).toHaveURL(/q=ORD-7373/);
   const rows = page.getByRole("table").locator("tbody > tr");
   await expect(rows.filter({ hasText: "issue_refund" })).toHaveCount(1);
   for (const r of await rows.all()) await expect(r.getByRole("link", { name: big.slice(0, 8) })).toBeVisible();
@@ -120,8 +120,8 @@ test("search by order id, save 'finance queue' and see its count in the navigati
   // Runs: searched by a value of their input, applied as typed (no Filter button).
   await page.goto("/runs");
   await expect(page.getByRole("button", { name: "Filter" })).toHaveCount(0);
-  await page.getByRole("searchbox", { name: "Search" }).fill("ORD-5151");
-  await expect(page).toHaveURL(/q=ORD-5151/);
+  await page.getByRole("searchbox", { name: "Search" }).fill("ORD-7373");
+  await expect(page).toHaveURL(/q=ORD-7373/);
   const runRows = page.getByRole("table", { name: "Runs" }).locator("tbody > tr");
   await expect(runRows).toHaveCount(1);
   await expect(runRows.first().getByRole("link", { name: big.slice(0, 8) })).toBeVisible();
