@@ -238,7 +238,10 @@ test("every API response validates against the OpenAPI document", async ({ brows
   expect(v.check("GET", "/api/runs", 200, { ...runs.body, runs: [{ ...runs.body.runs[0], step: "2" }] })).toMatch(/must be integer/);
   expect(v.check("GET", "/api/runs", 200, { ...runs.body, runs: [{ ...runs.body.runs[0], leaseOwner: "x" }] })).toMatch(/additional/);
   expect(v.check("GET", "/api/runs", 418, {})).toMatch(/not documented/);
-  // Every operation in the document answered at least one success here.
-  const missing = v.coverage().filter((o) => !o.statuses.some((s) => s.startsWith("2")));
+  // Every operation in the document answered at least one success here, but Slack's interactivity URL:
+  // this server has no Slack app (its 404 is checked above); its successes are validated against this
+  // document where a server runs with one (e2e/notify).
+  const elsewhere = new Set(["POST /api/slack/interactions"]);
+  const missing = v.coverage().filter((o) => !elsewhere.has(o.op) && !o.statuses.some((s) => s.startsWith("2")));
   expect(missing).toEqual([]);
 });
