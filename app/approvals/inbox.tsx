@@ -263,7 +263,7 @@ export function Inbox({
       {error && <ErrorBox title="Could not load approvals">{error.message}</ErrorBox>}
       {data && data.corrupt.length > 0 && (
         <div className="card border-rose-300" role="status" aria-label="Unreadable approvals">
-          <h2 className="text-sm font-semibold text-rose-700">
+          <h2 className="text-sm font-semibold text-rose-700 dark:text-rose-300">
             AgentCheckpointCorruptionError: {plural(data.corrupt.length, "approval record")} could not be read
           </h2>
           <ul className="mt-1 space-y-1 text-xs">
