@@ -33,14 +33,32 @@ function fingerprint(): string {
   }
 }
 
+// Runs not at rest; those an earlier spec left running in the shared database are not the matrix's.
+function moving(): string[] {
+  const db = new Database(dbFile, { readonly: true });
+  try {
+    const rows = db.prepare(`SELECT id FROM Run WHERE state IN ('pending', 'running', 'cancelling')`).all() as { id: string }[];
+    return rows.map((r) => r.id).filter((id) => !movingBefore.has(id));
+  } finally {
+    db.close();
+  }
+}
+let movingBefore = new Set<string>();
+
+// A run an allowed cell started or resumed is at rest (paused or finished) and nothing changed for 300 ms:
+// a quiet spell alone is not enough under load, where a run can sit between steps longer than that.
 async function settle() {
   let last = fingerprint();
-  for (let i = 0; i < 60; i++) {
+  for (let i = 0; i < 100; i++) {
     await new Promise((r) => setTimeout(r, 150));
     const now = fingerprint();
-    if (now === last) return;
+    if (now === last && moving().length === 0) {
+      await new Promise((r) => setTimeout(r, 150));
+      if (fingerprint() === now) return;
+    }
     last = now;
   }
+  throw new Error("the database did not settle within 15 s");
 }
 
 type Actor = "anonymous" | "admin" | "reviewer" | "operator" | "submitter" | "revoked-token" | "disabled-user";
@@ -288,6 +306,7 @@ async function withHeaders(playwright: typeof import("@playwright/test"), baseUR
 
 test(`role matrix: ${CASES.length} routes and actions × ${ACTORS.length} callers`, async ({ browser, playwright, baseURL }) => {
   test.setTimeout(240_000);
+  movingBefore = new Set(moving());
   const pw = playwright as unknown as typeof import("@playwright/test");
   const ctx: Record<Actor, APIRequestContext> = {} as never;
   for (const r of ROLES) ctx[r] = await sessionContext(browser, pw, baseURL!, undefined, r);
