@@ -210,6 +210,48 @@ describe.each(providers)("Slack on %s", (provider) => {
     expect(dmNow.blocks.some((b) => b.type === "actions")).toBe(false);
   });
 
+  it("a digest (the two requests of one step) has Approve and Reject per request; Approve in it decides that one and updates only its item", async () => {
+    const { runId, refund, notify, notice } = await pausedRefund();
+    const other: Notice = {
+      ...notice,
+      approvalId: notify.id,
+      title: "Approve notify_customer",
+      routingGroups: [],
+      argsHash: notify.argsHash,
+    };
+    const dm = await channel.send(
+      { userId: ids["ana@example.com"], email: "ana@example.com", name: "Ana" },
+      { type: "digest", notices: [notice, other] },
+      "k-digest-buttons",
+    );
+    const ref = readSentRef(dm!);
+    const msg = wire.message(ref.c, ref.ts);
+    expect(msg.text).toBe("2 requests wait for you");
+    const itemActions = (m: typeof msg) =>
+      m.blocks.filter((b) => b.type === "actions") as { block_id: string; elements: { value?: string }[] }[];
+    expect(itemActions(msg).map((b) => [b.block_id, JSON.parse(String(b.elements[0].value)).a])).toEqual([
+      ["afk_decide.0", refund.id],
+      ["afk_decide.1", notify.id],
+    ]);
+    // What Slack sends for a click on the first item's Approve: the clicked block's id and the button's value.
+    const base = click("UANA", msg, ACTION.approve);
+    const r = await interact({ ...base, actions: [{ ...base.actions[0], block_id: "afk_decide.0" }] });
+    expect(r.status).toBe(200);
+    expect(await statusOf(runId, refund.id)).toBe("approved");
+    expect(await statusOf(runId, notify.id)).toBe("pending");
+    const updated = wire.message(ref.c, ref.ts);
+    expect(itemActions(updated).map((b) => b.block_id)).toEqual(["afk_decide.1"]);
+    const line = updated.blocks.findIndex((b) => b.block_id === "afk_outcome.0");
+    expect(updated.blocks[line - 1]).toMatchObject({ block_id: "afk_item.0" });
+    expect(texts(updated.blocks)).toContain("Approved by Ana in Slack");
+    // The dispatcher's update (a decision taken anywhere) re-renders the digest the same way: the other
+    // request keeps its buttons.
+    await channel.update(dm!, { approvalId: refund.id, status: "approved", by: "Ana", via: "slack" });
+    const again = wire.message(ref.c, ref.ts);
+    expect(itemActions(again).map((b) => b.block_id)).toEqual(["afk_decide.1"]);
+    expect(texts(again.blocks)).toContain("Approved by Ana in Slack");
+  });
+
   it("Reject opens a modal; its submission rejects with the reason as the mapped user and updates the message", async () => {
     const { runId, refund, notice } = await pausedRefund();
     const posted = readSentRef(await channel.sendToChannel("C0FIN", { type: "request", notice }, "k-rej"));
