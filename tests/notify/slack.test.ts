@@ -20,6 +20,7 @@ import { startRun } from "@/lib/services/start";
 import { createUser, updateUser } from "@/lib/services/users";
 import { admin } from "../helpers/actors";
 import { databaseWithContext, providers } from "../helpers/databases";
+import { testContext } from "../helpers/context";
 import { SlackWire } from "../helpers/slack-wire";
 
 const TOKEN = "xoxb-test-0123456789";
@@ -208,6 +209,34 @@ describe.each(providers)("Slack on %s", (provider) => {
     expect(dmNow.text).toBe("Approve issue_refund: :white_check_mark: Approved by Ben in Slack");
     expect(texts(dmNow.blocks)).toContain("€2,500.00");
     expect(dmNow.blocks.some((b) => b.type === "actions")).toBe(false);
+  });
+
+  it("with Slack configured, a reviewer who never opened Settings gets the request as a direct message (Slack is a default channel)", async () => {
+    const ctx = testContext(h.t.db, {
+      notify: { channels: [new SlackChannel(config)], baseUrl: "http://console.test", gatherMs: 20, burstMs: 0 },
+    });
+    try {
+      const before = wire.callsOf("chat.postMessage").length;
+      const { id } = await startRun(ctx, sub, {
+        body: { agent: "refund-desk", input: { order_id: "ORD-1001", amount_cents: 250_000, reason: "Lost" } },
+      });
+      await ctx.worker.idle();
+      const posted = () => wire.callsOf("chat.postMessage").slice(before);
+      // Ana and Ben (finance, no preferences saved) each get one digest of the step's two requests.
+      await expect
+        .poll(
+          () =>
+            posted()
+              .map((c) => String(c.args.channel))
+              .sort(),
+          { timeout: 5000 },
+        )
+        .toEqual(["DANA", "DBEN"]);
+      expect(JSON.stringify(posted()[0].args.blocks)).toContain(encodeURIComponent(id));
+    } finally {
+      ctx.notifier?.stop();
+      await ctx.worker.idle();
+    }
   });
 
   it("a digest (the two requests of one step) has Approve and Reject per request; Approve in it decides that one and updates only its item", async () => {
