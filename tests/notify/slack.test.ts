@@ -222,7 +222,8 @@ describe.each(providers)("Slack on %s", (provider) => {
       });
       await ctx.worker.idle();
       const posted = () => wire.callsOf("chat.postMessage").slice(before);
-      // Ana and Ben (finance, no preferences saved) each get one digest of the step's two requests.
+      // Ana and Ben (finance, no preferences saved) each get one digest of the step's two requests; Olga (ops)
+      // the notification, which she may decide.
       await expect
         .poll(
           () =>
@@ -231,8 +232,53 @@ describe.each(providers)("Slack on %s", (provider) => {
               .sort(),
           { timeout: 5000 },
         )
-        .toEqual(["DANA", "DBEN"]);
+        .toEqual(["DANA", "DBEN", "DOPS"]);
       expect(JSON.stringify(posted()[0].args.blocks)).toContain(encodeURIComponent(id));
+      // Ana approves both from her digest: the click's own update and the dispatcher's say the same (who by
+      // name, and that it was in Slack), so whichever Slack applies last, the message is right.
+      const handle = slackInteractions(ctx, config);
+      const dm = posted().find((c) => c.args.channel === "DANA")!;
+      const ts = [...wire.messages.values()].find(
+        (m) => m.channel === "DANA" && JSON.stringify(m.blocks) === JSON.stringify(dm.args.blocks),
+      )!.ts;
+      const updatesBefore = wire.callsOf("chat.update").length;
+      for (const item of ["afk_decide.0", "afk_decide.1"]) {
+        const base = click("UANA", wire.message("DANA", ts), ACTION.approve);
+        const block = wire.message("DANA", ts).blocks.find((b) => b.block_id === item) as { elements: { value?: string }[] };
+        const payload = { ...base, actions: [{ ...base.actions[0], block_id: item, value: block.elements[0].value }] };
+        const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+        const at = Math.floor(Date.now() / 1000);
+        const headers = { "x-slack-request-timestamp": String(at), "x-slack-signature": slackSignature(SECRET, at, body) };
+        expect((await handle(new Request("http://console.test/api/slack/interactions", { method: "POST", headers, body }))).status).toBe(
+          200,
+        );
+        // Both updates of this click (the click's and the dispatcher's) before the next click.
+        await expect
+          .poll(
+            () =>
+              wire
+                .callsOf("chat.update")
+                .slice(updatesBefore)
+                .filter((c) => c.args.ts === ts).length,
+          )
+          .toBeGreaterThanOrEqual(item.endsWith("0") ? 2 : 4);
+      }
+      const updates = wire
+        .callsOf("chat.update")
+        .slice(updatesBefore)
+        .filter((c) => c.args.ts === ts);
+      for (const u of updates) {
+        expect(JSON.stringify(u.args.blocks)).toContain("Approved by Ana");
+        expect(JSON.stringify(u.args.blocks)).not.toContain("in the console");
+        expect(JSON.stringify(u.args.blocks)).not.toContain("ana@example.com");
+      }
+      // After the second click both items say so and no buttons are left, in both updates.
+      for (const u of updates.slice(-2)) {
+        expect((u.args.blocks as { type: string }[]).some((b) => b.type === "actions")).toBe(false);
+        expect(JSON.stringify(u.args.blocks).match(/Approved by Ana/g)).toHaveLength(2);
+      }
+      await ctx.worker.idle();
+      expect((await getRunView(h.ctx, viewer(), { runId: id })).run.state).toBe("completed");
     } finally {
       ctx.notifier?.stop();
       await ctx.worker.idle();

@@ -165,12 +165,12 @@ export function approvalOutcome(rec: ApprovalRecord, by: string | null, via: str
 /** One line saying what became of the request: "Approved by Ana in the console", "1 of 2 approvals". */
 export function outcomeText(o: Outcome): string {
   const by = o.by ? ` by ${mrkdwn(o.by)}` : "";
-  const via = VIA[o.via.toLowerCase()] ?? `via ${mrkdwn(o.via)}`;
+  const via = o.via ? (VIA[o.via.toLowerCase()] ?? `via ${mrkdwn(o.via)}`) : "";
   if (o.status === "pending")
     return o.votes
       ? `:ballot_box_with_ballot: ${o.votes.have} of ${o.votes.need} approvals${o.by ? ` (latest${by} ${via})` : ""}; it still waits for ${o.votes.need - o.votes.have} more`
       : ":hourglass_flowing_sand: Still waiting";
-  return `${STATUS[o.status] ?? mrkdwn(o.status)}${by} ${via}`;
+  return `${STATUS[o.status] ?? mrkdwn(o.status)}${by}${via ? ` ${via}` : ""}`;
 }
 
 /**

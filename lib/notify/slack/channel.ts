@@ -102,9 +102,23 @@ export class SlackChannel implements Channel {
     return this.post(channelId, delivery, key);
   }
 
-  async update(sent: SentRef, outcome: Outcome): Promise<void> {
+  async update(
+    sent: SentRef,
+    outcome: Outcome,
+    outcomeOf?: (n: { approvalId: string; runId: string }) => Promise<Outcome | null>,
+  ): Promise<void> {
     const s = readSentRef(sent);
-    const blocks = s.n ? requestBlocks(s.n) : s.ns ? deliveryMessage({ type: "digest", notices: s.ns }).blocks : undefined;
+    if (s.ns) {
+      // A digest, re-rendered with what became of each of its requests (the others keep their buttons).
+      let message = deliveryMessage({ type: "digest", notices: s.ns });
+      for (const n of s.ns) {
+        const o = n.approvalId === outcome.approvalId ? outcome : await outcomeOf?.(n);
+        if (o) message = { ...outcomeMessage(o, { title: s.title, blocks: message.blocks }), text: message.text };
+      }
+      await this.client.chat.update({ channel: s.c, ts: s.ts, ...outcomeMessage(outcome, { title: s.title, blocks: message.blocks }) });
+      return;
+    }
+    const blocks = s.n ? requestBlocks(s.n) : undefined;
     await this.client.chat.update({ channel: s.c, ts: s.ts, ...outcomeMessage(outcome, { title: s.title, url: s.url, blocks }) });
   }
 
