@@ -70,7 +70,7 @@ const steps = [
     {},
     [
       "own servers",
-      ["test", "--project=dev", "--project=visual"],
+      ["test", "--project=dev", "--project=visual", "--project=notify"],
       { E2E_LANE: "own-servers", E2E_PORT: String(Number(process.env.E2E_PORT ?? 3100) + 50) },
     ],
   ],
