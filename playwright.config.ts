@@ -40,7 +40,7 @@ const idpURL = `http://localhost:${IDP_PORT}`;
 const SSO_PORT = PORT + 2;
 const ssoURL = `http://localhost:${SSO_PORT}`;
 
-// npm test runs the projects that start servers of their own (dev, visual) in a second Playwright beside
+// npm test runs the projects that start servers of their own (dev, visual, notify) in a second Playwright beside
 // the first, on ports 50 above (scripts/test.mjs): E2E_LANE=own-servers starts only the model server and
 // keeps its results apart (each Playwright empties its output folder when it starts).
 const OWN_SERVERS = process.env.E2E_LANE === "own-servers";
