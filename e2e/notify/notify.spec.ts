@@ -24,7 +24,7 @@ const DB_FILE = "data/e2e-notify.db";
 const TOKEN = "xoxb-e2e-notify-0123456789";
 const SECRET = "e2e-notify-signing-secret-0123456789";
 // The least time between two messages to one person: the second refund's wait, in which the server dies.
-const BURST_S = 12;
+const BURST_S = 20;
 const REVIEWER = "reviewer@example.com";
 // The seeded users (scripts/seed.ts) as members of the Slack workspace, with the same confirmed emails.
 const SLACK_USERS = ["admin", "operator", "reviewer", "submitter"].map((r) => ({
@@ -282,8 +282,8 @@ test("a routed refund reaches the finance reviewer by email and Slack; a kill be
   const decisions = (await auditOf(admin, first)).filter((e) => e.action === "approval.approve");
   expect(decisions.map((e) => e.actorEmail)).toEqual([REVIEWER, REVIEWER]);
 
-  // 5. A forged payload (signed with another secret) and a replayed one (the accepted Approve sent again):
-  // 401, and nothing is decided.
+  // 5. A forged payload (signed with another secret) and replayed ones (an old capture; the accepted Approve
+  // sent again): 401, and nothing is decided.
   const secondApprovals = (await runOf(admin, second)).approvals;
   const refund2 = secondApprovals.find((a) => a.tool_name === "issue_refund")!;
   const dm2 = dmsFor(second).find((c) => c.args.channel === DM_OF_REVIEWER)!;
@@ -291,6 +291,9 @@ test("a routed refund reaches the finance reviewer by email and Slack; a kill be
   const auditBefore = [(await auditOf(admin, first)).length, (await auditOf(admin, second)).length];
   const forged = await post(signed(approveClick("UREVIEWER", message2, refund2.id), "not-the-apps-signing-secret-0123456789"));
   expect([forged.status, (await forged.json()).error]).toEqual([401, "The signature does not match"]);
+  // A correctly signed Approve of the second refund captured six minutes ago and replayed now.
+  const stale = await post(signed(approveClick("UREVIEWER", message2, refund2.id), SECRET, Math.floor(Date.now() / 1000) - 360));
+  expect([stale.status, (await stale.json()).error]).toEqual([401, "The request's timestamp is more than five minutes away"]);
   const replayed = await post(approveRefund);
   expect([replayed.status, (await replayed.json()).error]).toEqual([401, "This request was already received"]);
   expect((await runOf(admin, second)).approvals.map((a) => a.status)).toEqual(["pending", "pending"]);
