@@ -40,7 +40,7 @@ const idpURL = `http://localhost:${IDP_PORT}`;
 const SSO_PORT = PORT + 2;
 const ssoURL = `http://localhost:${SSO_PORT}`;
 
-// npm test runs the projects that start servers of their own (dev, visual) in a second Playwright beside
+// npm test runs the projects that start servers of their own (dev, visual, notify) in a second Playwright beside
 // the first, on ports 50 above (scripts/test.mjs): E2E_LANE=own-servers starts only the model server and
 // keeps its results apart (each Playwright empties its output folder when it starts).
 const OWN_SERVERS = process.env.E2E_LANE === "own-servers";
@@ -76,7 +76,7 @@ export default defineConfig({
   retries: 0,
   reporter: [["list"]],
   projects: [
-    { name: "console", testIgnore: /(latency|sso|dev|visual)\//, use: { baseURL } },
+    { name: "console", testIgnore: /(latency|sso|dev|visual|notify)\//, use: { baseURL } },
     { name: "latency", testMatch: /latency\/.*\.spec\.ts/, use: { baseURL: slowURL } },
     { name: "sso", testMatch: /sso\/.*\.spec\.ts/, use: { baseURL: ssoURL } },
     // next dev on port E2E_PORT + 5, started by the spec itself (e2e/dev/dev-server.ts). Its traces are
@@ -89,6 +89,9 @@ export default defineConfig({
       testMatch: /visual\/.*\.spec\.ts/,
       expect: { toHaveScreenshot: { maxDiffPixelRatio: 0.01, animations: "disabled", caret: "hide" } },
     },
+    // Email and Slack from outside: a production server of its own (port E2E_PORT + 7, a fresh database)
+    // pointed at an SMTP server and a Slack wire-format server in the test process, SIGKILLed once: e2e/notify/.
+    { name: "notify", testMatch: /notify\/.*\.spec\.ts/ },
   ],
   use: {
     baseURL,

@@ -58,8 +58,8 @@ const steps = [
   ["unit + integration (vitest)", bin("vitest"), ["run"], /Tests\s+.*(passed|failed)/],
   // One build serves both: `next start` for the e2e servers and .next/standalone for the bundle.
   ["production build", bin("next"), ["build"], /Compiled successfully|Failed/, { AFK_STANDALONE: "1", AFK_TEST_BUILD: "1" }],
-  // Two Playwrights side by side: the projects on the shared servers (console, latency, sso), and the two
-  // that start servers of their own (dev: next dev; visual: next start on a fresh database) on ports 50
+  // Two Playwrights side by side: the projects on the shared servers (console, latency, sso), and those
+  // that start servers of their own (dev: next dev; visual, notify: next start on a fresh database) on ports 50
   // above (E2E_LANE=own-servers, playwright.config.ts). The second is mostly a compiler and a browser
   // waiting on each other, which the first, one browser against one server, leaves a core for.
   [
@@ -70,7 +70,7 @@ const steps = [
     {},
     [
       "own servers",
-      ["test", "--project=dev", "--project=visual"],
+      ["test", "--project=dev", "--project=visual", "--project=notify"],
       { E2E_LANE: "own-servers", E2E_PORT: String(Number(process.env.E2E_PORT ?? 3100) + 50) },
     ],
   ],

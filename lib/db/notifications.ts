@@ -173,5 +173,9 @@ export const emailsOf = async (db: Db, ids: string[]) =>
 export const sentRefsOf = (db: Db, approvalId: string) =>
   db.notification.findMany({ where: { approvalId, status: "sent", sentRef: { not: null } }, select: { channel: true, sentRef: true } });
 
+/** The name a decider goes by in messages (their email when they have none or are gone). */
+export const nameOfEmail = async (db: Db, email: string) =>
+  (await db.user.findUnique({ where: { email }, select: { name: true } }))?.name || email;
+
 export const recipientOf = (db: Db, userId: string) =>
   db.user.findUnique({ where: { id: userId }, select: { id: true, email: true, name: true, role: true, groups: true, disabled: true } });

@@ -44,6 +44,11 @@ export interface Channel {
   /** Sends one delivery to one recipient; throws on a failure worth retrying. `key` is stable per
    * (delivery, recipient) so a retry can be recognised by the receiving side where it supports it. */
   send(to: Recipient, delivery: Delivery, key: string): Promise<SentRef | null>;
-  /** Updates a message sent earlier once its request is decided anywhere (optional). */
-  update?(sent: SentRef, outcome: Outcome): Promise<void>;
+  /** Updates a message sent earlier once its request is decided anywhere (optional). A digest shows other
+   * requests too: `outcomeOf` tells what became of each of them (null: still waiting, or gone). */
+  update?(
+    sent: SentRef,
+    outcome: Outcome,
+    outcomeOf?: (n: { approvalId: string; runId: string }) => Promise<Outcome | null>,
+  ): Promise<void>;
 }

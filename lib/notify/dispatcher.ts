@@ -14,6 +14,7 @@ import {
   claimDue,
   dueRecipients,
   lastSentTo,
+  nameOfEmail,
   planNotifications,
   preferencesOf,
   recipientOf,
@@ -100,25 +101,38 @@ export class Notifier {
     try {
       if (a.status === "pending") return;
       await skipPendingOf(this.db, a.id, `request ${a.status}`);
-      const last = a.decisions.at(-1);
-      const outcome: Outcome = {
-        approvalId: a.id,
-        status: a.status,
-        by: last?.by ?? null,
-        via,
-        votes: { have: a.decisions.filter((d) => d.decision === "approve").length, need: a.quorum },
+      const outcome = await this.outcomeOf(a, via);
+      // A digest's other requests, as they are now (each says how it was decided, or keeps its buttons).
+      const outcomeOf = async (n: { approvalId: string; runId: string }) => {
+        if (n.approvalId === a.id) return outcome;
+        const run = await getRunRow(this.db, n.runId);
+        const other = run ? await approvalReads.one(this.store, run.threadId, n.approvalId) : null;
+        // The door of an earlier decision is not recorded: the line names who, not where ("").
+        return other && other.status !== "pending" ? this.outcomeOf(other, "") : null;
       };
       const sent = await sentRefsOf(this.db, a.id);
       for (const s of sent) {
         const ch = this.channels.get(s.channel);
         if (ch?.update && s.sentRef)
           await ch
-            .update({ channel: s.channel, ref: s.sentRef }, outcome)
+            .update({ channel: s.channel, ref: s.sentRef }, outcome, outcomeOf)
             .catch((e) => log.warn("notification update failed", { channel: s.channel, error: String(e) }));
       }
     } catch (e) {
       log.warn("notification bookkeeping after a decision failed", { approval_id: a.id, error: String(e) });
     }
+  }
+
+  /** What became of a request, its decider by the name they go by (as the message they clicked says it). */
+  private async outcomeOf(a: ApprovalRecord, via: string): Promise<Outcome> {
+    const last = a.decisions.at(-1);
+    return {
+      approvalId: a.id,
+      status: a.status,
+      by: last ? await nameOfEmail(this.db, last.by) : null,
+      via,
+      votes: { have: a.decisions.filter((d) => d.decision === "approve").length, need: a.quorum },
+    };
   }
 
   /** Plans every pending request (what a crash between a pause and its planning left), then sends what is due. */

@@ -3,7 +3,9 @@
 import { z } from "zod";
 import type { ApprovalRecord } from "./approvals.ts";
 
-export const DEFAULT_CHANNELS = ["email"];
+// Every channel the console has (the dispatcher skips those not configured): with Slack set up, a reviewer
+// who never opened Settings gets direct messages too, as docs/slack.md promises ("nothing to set up per person").
+export const DEFAULT_CHANNELS = ["email", "slack"];
 
 const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, "must be HH:MM (24 h)");
 

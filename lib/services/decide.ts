@@ -36,6 +36,8 @@ export type DecideInput = {
   approvalId: string;
   /** { decision, reason?, args?, answer?, argsHash? } as the client sent it. */
   body: unknown;
+  /** The door it came through, as messages about the request say it ("in Slack"); the console by default. */
+  via?: string;
 };
 
 function approvalError(e: unknown, current: unknown): never {
@@ -52,7 +54,7 @@ function approvalError(e: unknown, current: unknown): never {
   }
 }
 
-export async function decide(ctx: AppContext, actor: Actor | null, { approvalId, body }: DecideInput) {
+export async function decide(ctx: AppContext, actor: Actor | null, { approvalId, body, via }: DecideInput) {
   const { db, executor: ex } = ctx;
   const who = authorize(actor, "approvals:decide");
   const input = parseOr400(decisionSchema, body);
@@ -136,7 +138,7 @@ export async function decide(ctx: AppContext, actor: Actor | null, { approvalId,
       return { approval: after, resumed: reserved };
     }),
   );
-  await requestDecided(ctx, { rootRunId: root.id, approval: result.approval, external });
+  await requestDecided(ctx, { rootRunId: root.id, approval: result.approval, external, via });
   return result;
 }
 

@@ -20,7 +20,9 @@ export type NotifySettingsView = { preference: Preference; channels: string[] };
 export async function myNotifySettings(ctx: Ctx, actor: Actor | null): Promise<NotifySettingsView> {
   const who = authorize(actor);
   const [row] = await preferencesOf(ctx.db, [who.id]);
-  return { preference: readPreference(row), channels: available(ctx) };
+  const p = readPreference(row);
+  // Only what this console has (the defaults name every channel): the form saves back what it shows.
+  return { preference: { ...p, channels: p.channels.filter((c) => available(ctx).includes(c)) }, channels: available(ctx) };
 }
 
 export async function saveMyNotifySettings(ctx: Ctx, actor: Actor | null, { body }: { body: unknown }): Promise<NotifySettingsView> {

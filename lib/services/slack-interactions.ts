@@ -153,7 +153,7 @@ export function slackInteractions(
       return new Response(null, { status: 200 });
     }
     try {
-      const r = await decide(ctx, actor, { approvalId: value.data.a, body: { decision: "approve", argsHash: value.data.h } });
+      const r = await decide(ctx, actor, { approvalId: value.data.a, body: { decision: "approve", argsHash: value.data.h }, via: "slack" });
       await updateMessage(channel, ts, approvalOutcome(r.approval, displayName(actor), "slack"), blocks, title);
     } catch (e) {
       await tellPrivately(p, refusal(e));
@@ -171,7 +171,11 @@ export function slackInteractions(
     if (!reason) return refuse("A reason is required to reject");
     try {
       const actor = await consoleActor(ctx, client, p.user.id);
-      const r = await decide(ctx, actor, { approvalId: meta.data.a, body: { decision: "reject", reason, argsHash: meta.data.h } });
+      const r = await decide(ctx, actor, {
+        approvalId: meta.data.a,
+        body: { decision: "reject", reason, argsHash: meta.data.h },
+        via: "slack",
+      });
       await updateMessage(
         meta.data.c,
         meta.data.ts,

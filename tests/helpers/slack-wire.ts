@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
 export type WireUser = { id: string; email: string; name: string; is_email_confirmed?: boolean; deleted?: boolean; is_bot?: boolean };
-export type WireCall = { method: string; args: Record<string, unknown>; auth: string | null };
+export type WireCall = { method: string; args: Record<string, unknown>; auth: string | null; at: number };
 export type WireMessage = { channel: string; ts: string; text?: string; blocks: Record<string, unknown>[]; metadata?: unknown };
 
 /** A form field that carries an object or array arrives JSON-encoded (as the official client sends it). */
@@ -79,7 +79,7 @@ export class SlackWire {
       const type = req.headers["content-type"] ?? "";
       const args = type.startsWith("application/json") ? JSON.parse(body) : decodeForm(body);
       const auth = req.headers.authorization ?? null;
-      this.calls.push({ method: m[1], args, auth });
+      this.calls.push({ method: m[1], args, auth, at: Date.now() });
       if (auth !== `Bearer ${this.token}`) return send(200, { ok: false, error: "invalid_auth" });
       send(200, this.answer(m[1], args));
     });

@@ -11,7 +11,7 @@ import { env } from "@/lib/env";
 import { EmailChannel } from "@/lib/notify/email";
 import { afterQuietHours, dueFor } from "@/lib/notify/schedule";
 import type { Agent } from "@/lib/runner/index";
-import { saveMyNotifySettings } from "@/lib/services/notifications";
+import { myNotifySettings, saveMyNotifySettings } from "@/lib/services/notifications";
 import { startRun } from "@/lib/services/start";
 import { type TestDb, freshDatabase, providers } from "../helpers/databases";
 import { testContext } from "../helpers/context";
@@ -111,6 +111,13 @@ describe.each(providers)("reminders and escalation on %s", (provider) => {
     // The submitter (boss) never hears of their own request.
     expect(smtp.to("boss@example.com")).toEqual([]);
   }, 30_000);
+
+  it("settings: a person who never saved any sees the defaults on this console's channels, and saving them back works", async () => {
+    const shown = await myNotifySettings(ctx, boss);
+    expect(shown.channels).toEqual(["email"]);
+    expect(shown.preference.channels).toEqual(["email"]);
+    expect((await saveMyNotifySettings(ctx, boss, { body: shown.preference })).preference.channels).toEqual(["email"]);
+  });
 
   it("settings: a digest every 15 minutes and quiet hours in the person's time zone", async () => {
     const saved = await saveMyNotifySettings(ctx, fin, {

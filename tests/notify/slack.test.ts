@@ -20,6 +20,7 @@ import { startRun } from "@/lib/services/start";
 import { createUser, updateUser } from "@/lib/services/users";
 import { admin } from "../helpers/actors";
 import { databaseWithContext, providers } from "../helpers/databases";
+import { testContext } from "../helpers/context";
 import { SlackWire } from "../helpers/slack-wire";
 
 const TOKEN = "xoxb-test-0123456789";
@@ -208,6 +209,122 @@ describe.each(providers)("Slack on %s", (provider) => {
     expect(dmNow.text).toBe("Approve issue_refund: :white_check_mark: Approved by Ben in Slack");
     expect(texts(dmNow.blocks)).toContain("€2,500.00");
     expect(dmNow.blocks.some((b) => b.type === "actions")).toBe(false);
+  });
+
+  it("with Slack configured, a reviewer who never opened Settings gets the request as a direct message (Slack is a default channel)", async () => {
+    const ctx = testContext(h.t.db, {
+      notify: { channels: [new SlackChannel(config)], baseUrl: "http://console.test", gatherMs: 20, burstMs: 0 },
+    });
+    try {
+      const before = wire.callsOf("chat.postMessage").length;
+      const { id } = await startRun(ctx, sub, {
+        body: { agent: "refund-desk", input: { order_id: "ORD-1001", amount_cents: 250_000, reason: "Lost" } },
+      });
+      await ctx.worker.idle();
+      const posted = () => wire.callsOf("chat.postMessage").slice(before);
+      // Ana and Ben (finance, no preferences saved) each get one digest of the step's two requests; Olga (ops)
+      // the notification, which she may decide.
+      await expect
+        .poll(
+          () =>
+            posted()
+              .map((c) => String(c.args.channel))
+              .sort(),
+          { timeout: 5000 },
+        )
+        .toEqual(["DANA", "DBEN", "DOPS"]);
+      expect(JSON.stringify(posted()[0].args.blocks)).toContain(encodeURIComponent(id));
+      // Ana approves both from her digest: the click's own update and the dispatcher's say the same (who by
+      // name, and that it was in Slack), so whichever Slack applies last, the message is right.
+      const handle = slackInteractions(ctx, config);
+      const dm = posted().find((c) => c.args.channel === "DANA")!;
+      const ts = [...wire.messages.values()].find(
+        (m) => m.channel === "DANA" && JSON.stringify(m.blocks) === JSON.stringify(dm.args.blocks),
+      )!.ts;
+      const updatesBefore = wire.callsOf("chat.update").length;
+      for (const item of ["afk_decide.0", "afk_decide.1"]) {
+        const base = click("UANA", wire.message("DANA", ts), ACTION.approve);
+        const block = wire.message("DANA", ts).blocks.find((b) => b.block_id === item) as { elements: { value?: string }[] };
+        const payload = { ...base, actions: [{ ...base.actions[0], block_id: item, value: block.elements[0].value }] };
+        const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+        const at = Math.floor(Date.now() / 1000);
+        const headers = { "x-slack-request-timestamp": String(at), "x-slack-signature": slackSignature(SECRET, at, body) };
+        expect((await handle(new Request("http://console.test/api/slack/interactions", { method: "POST", headers, body }))).status).toBe(
+          200,
+        );
+        // Both updates of this click (the click's and the dispatcher's) before the next click.
+        await expect
+          .poll(
+            () =>
+              wire
+                .callsOf("chat.update")
+                .slice(updatesBefore)
+                .filter((c) => c.args.ts === ts).length,
+          )
+          .toBeGreaterThanOrEqual(item.endsWith("0") ? 2 : 4);
+      }
+      const updates = wire
+        .callsOf("chat.update")
+        .slice(updatesBefore)
+        .filter((c) => c.args.ts === ts);
+      for (const u of updates) {
+        expect(JSON.stringify(u.args.blocks)).toContain("Approved by Ana");
+        expect(JSON.stringify(u.args.blocks)).not.toContain("in the console");
+        expect(JSON.stringify(u.args.blocks)).not.toContain("ana@example.com");
+      }
+      // After the second click both items say so and no buttons are left, in both updates.
+      for (const u of updates.slice(-2)) {
+        expect((u.args.blocks as { type: string }[]).some((b) => b.type === "actions")).toBe(false);
+        expect(JSON.stringify(u.args.blocks).match(/Approved by Ana/g)).toHaveLength(2);
+      }
+      await ctx.worker.idle();
+      expect((await getRunView(h.ctx, viewer(), { runId: id })).run.state).toBe("completed");
+    } finally {
+      ctx.notifier?.stop();
+      await ctx.worker.idle();
+    }
+  });
+
+  it("a digest (the two requests of one step) has Approve and Reject per request; Approve in it decides that one and updates only its item", async () => {
+    const { runId, refund, notify, notice } = await pausedRefund();
+    const other: Notice = {
+      ...notice,
+      approvalId: notify.id,
+      title: "Approve notify_customer",
+      routingGroups: [],
+      argsHash: notify.argsHash,
+    };
+    const dm = await channel.send(
+      { userId: ids["ana@example.com"], email: "ana@example.com", name: "Ana" },
+      { type: "digest", notices: [notice, other] },
+      "k-digest-buttons",
+    );
+    const ref = readSentRef(dm!);
+    const msg = wire.message(ref.c, ref.ts);
+    expect(msg.text).toBe("2 requests wait for you");
+    const itemActions = (m: typeof msg) =>
+      m.blocks.filter((b) => b.type === "actions") as { block_id: string; elements: { value?: string }[] }[];
+    expect(itemActions(msg).map((b) => [b.block_id, JSON.parse(String(b.elements[0].value)).a])).toEqual([
+      ["afk_decide.0", refund.id],
+      ["afk_decide.1", notify.id],
+    ]);
+    // What Slack sends for a click on the first item's Approve: the clicked block's id and the button's value.
+    const base = click("UANA", msg, ACTION.approve);
+    const r = await interact({ ...base, actions: [{ ...base.actions[0], block_id: "afk_decide.0" }] });
+    expect(r.status).toBe(200);
+    expect(await statusOf(runId, refund.id)).toBe("approved");
+    expect(await statusOf(runId, notify.id)).toBe("pending");
+    const updated = wire.message(ref.c, ref.ts);
+    expect(itemActions(updated).map((b) => b.block_id)).toEqual(["afk_decide.1"]);
+    const line = updated.blocks.findIndex((b) => b.block_id === "afk_outcome.0");
+    expect(updated.blocks[line - 1]).toMatchObject({ block_id: "afk_item.0" });
+    expect(texts(updated.blocks)).toContain("Approved by Ana in Slack");
+    // The dispatcher's update (a decision taken anywhere) re-renders the digest the same way: the other
+    // request keeps its buttons.
+    await channel.update(dm!, { approvalId: refund.id, status: "approved", by: "Ana", via: "slack" });
+    const again = wire.message(ref.c, ref.ts);
+    expect(itemActions(again).map((b) => b.block_id)).toEqual(["afk_decide.1"]);
+    expect(texts(again.blocks)).toContain("Approved by Ana in Slack");
   });
 
   it("Reject opens a modal; its submission rejects with the reason as the mapped user and updates the message", async () => {

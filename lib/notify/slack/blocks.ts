@@ -17,7 +17,7 @@ const HEADER_MAX = 150;
 const TEXT_MAX = 3000;
 const FIELD_MAX = 2000;
 const FIELDS_MAX = 10;
-const DIGEST_ITEMS = 20;
+export const DIGEST_ITEMS = 20;
 const METADATA_MAX = 3000;
 
 /** What a button carries back: the request and the hash of the arguments the message showed. */
@@ -48,16 +48,32 @@ export const decidable = (n: Notice) => n.kind !== "question" && !!n.argsHash;
 function decideButtons(n: Notice): ActionsBlock {
   const open: Button = { type: "button", action_id: ACTION.open, text: { type: "plain_text", text: "Open in the console" }, url: n.url };
   if (!decidable(n)) return { type: "actions", block_id: ACTIONS_BLOCK, elements: [open] };
+  return { type: "actions", block_id: ACTIONS_BLOCK, elements: [...approveReject(n), open] };
+}
+
+function approveReject(n: Notice): Button[] {
   const value = JSON.stringify({ a: n.approvalId, h: n.argsHash ?? "" } satisfies ButtonValue);
-  return {
-    type: "actions",
-    block_id: ACTIONS_BLOCK,
-    elements: [
-      { type: "button", action_id: ACTION.approve, style: "primary", text: { type: "plain_text", text: "Approve" }, value },
-      { type: "button", action_id: ACTION.reject, style: "danger", text: { type: "plain_text", text: "Reject" }, value },
-      open,
-    ],
-  };
+  return [
+    { type: "button", action_id: ACTION.approve, style: "primary", text: { type: "plain_text", text: "Approve" }, value },
+    { type: "button", action_id: ACTION.reject, style: "danger", text: { type: "plain_text", text: "Reject" }, value },
+  ];
+}
+
+// A digest's items each have their own buttons (a block id is unique within a message): "afk_decide.3".
+const itemBlock = (prefix: string, i: number) => `${prefix}.${i}`;
+const ITEM_ACTIONS = /^afk_decide\.(\d+)$/;
+
+/** The index of the digest item whose buttons decide this request, if the message is a digest that has them. */
+function digestItemOf(blocks: KnownBlock[], approvalId: string): number | null {
+  for (const b of blocks) {
+    const m = b.type === "actions" ? ITEM_ACTIONS.exec(b.block_id ?? "") : null;
+    if (!m) continue;
+    const value = (b as ActionsBlock).elements.map((e) => ("value" in e ? e.value : undefined)).find(Boolean);
+    try {
+      if (value && JSON.parse(value).a === approvalId) return Number(m[1]);
+    } catch {}
+  }
+  return null;
 }
 
 function about(n: Notice): string {
@@ -88,15 +104,18 @@ function digestBlocks(notices: Notice[]): KnownBlock[] {
   const blocks: KnownBlock[] = [
     { type: "header", text: { type: "plain_text", text: `${notices.length} request${notices.length === 1 ? "" : "s"} wait for you` } },
   ];
-  for (const n of notices.slice(0, DIGEST_ITEMS)) {
+  for (const [i, n] of notices.slice(0, DIGEST_ITEMS).entries()) {
     const summary = n.fields
       .slice(0, 3)
       .map((f) => `${mrkdwn(f.label)}: ${mrkdwn(f.value)}`)
       .join(" · ");
     blocks.push({
       type: "section",
+      block_id: itemBlock("afk_item", i),
       text: { type: "mrkdwn", text: cut(`*<${n.url}|${mrkdwn(n.title)}>*\n${summary}\n${about(n)}`, TEXT_MAX) },
     });
+    // Within Slack's 50 blocks: a header, 20 items of two blocks, the "more" line.
+    if (decidable(n)) blocks.push({ type: "actions", block_id: itemBlock(ACTIONS_BLOCK, i), elements: approveReject(n) });
   }
   if (notices.length > DIGEST_ITEMS)
     blocks.push({ type: "context", elements: [{ type: "mrkdwn", text: `${notices.length - DIGEST_ITEMS} more in the console's inbox` }] });
@@ -146,12 +165,12 @@ export function approvalOutcome(rec: ApprovalRecord, by: string | null, via: str
 /** One line saying what became of the request: "Approved by Ana in the console", "1 of 2 approvals". */
 export function outcomeText(o: Outcome): string {
   const by = o.by ? ` by ${mrkdwn(o.by)}` : "";
-  const via = VIA[o.via.toLowerCase()] ?? `via ${mrkdwn(o.via)}`;
+  const via = o.via ? (VIA[o.via.toLowerCase()] ?? `via ${mrkdwn(o.via)}`) : "";
   if (o.status === "pending")
     return o.votes
       ? `:ballot_box_with_ballot: ${o.votes.have} of ${o.votes.need} approvals${o.by ? ` (latest${by} ${via})` : ""}; it still waits for ${o.votes.need - o.votes.have} more`
       : ":hourglass_flowing_sand: Still waiting";
-  return `${STATUS[o.status] ?? mrkdwn(o.status)}${by} ${via}`;
+  return `${STATUS[o.status] ?? mrkdwn(o.status)}${by}${via ? ` ${via}` : ""}`;
 }
 
 /**
@@ -166,6 +185,22 @@ export function outcomeMessage(
   const line: KnownBlock = { type: "section", block_id: "afk_outcome", text: { type: "mrkdwn", text: cut(outcomeText(o), TEXT_MAX) } };
   const text = cut(`${shown.title}: ${outcomeText(o)}`, TEXT_MAX);
   if (shown.blocks?.length) {
+    // A digest: the decided item's buttons give way to its outcome; the other items keep theirs.
+    const item = digestItemOf(shown.blocks as KnownBlock[], o.approvalId);
+    if (item !== null) {
+      const lineId = itemBlock("afk_outcome", item);
+      const kept = (shown.blocks as KnownBlock[]).filter(
+        (b) => b.block_id !== lineId && (o.status === "pending" || b.block_id !== itemBlock(ACTIONS_BLOCK, item)),
+      );
+      const at = kept.findIndex((b) => b.block_id === itemBlock(ACTIONS_BLOCK, item));
+      const itemLine: KnownBlock = { ...line, block_id: lineId };
+      if (at >= 0) kept.splice(at, 0, itemLine);
+      else kept.splice(kept.findIndex((b) => b.block_id === itemBlock("afk_item", item)) + 1, 0, itemLine);
+      return { text, blocks: kept };
+    }
+    // A digest without buttons for this request (decided already, or beyond the 20 shown) stays as it is.
+    if ((shown.blocks as KnownBlock[]).some((b) => b.block_id?.startsWith("afk_item.")))
+      return { text, blocks: shown.blocks as KnownBlock[] };
     const kept = (shown.blocks as KnownBlock[]).filter(
       (b) => b.block_id !== "afk_outcome" && (o.status === "pending" || b.block_id !== ACTIONS_BLOCK),
     );

@@ -5,12 +5,26 @@ import "server-only";
 import { LogLevel, WebClient } from "@slack/web-api";
 import { z } from "zod";
 import type { Channel, Delivery, Outcome, Recipient, SentRef } from "../channel.ts";
-import { deliveryMessage, outcomeMessage, requestBlocks } from "./blocks.ts";
+import { DIGEST_ITEMS, deliveryMessage, outcomeMessage, requestBlocks } from "./blocks.ts";
 import { type SlackConfig, slackConfig } from "./config.ts";
 
 export const SLACK_CHANNEL = "slack";
 
 /** What a SentRef's `ref` holds for a Slack message (opaque to the dispatcher, which stores it). */
+const noticeSchema = z.object({
+  approvalId: z.string(),
+  runId: z.string(),
+  agent: z.string(),
+  kind: z.string(),
+  title: z.string(),
+  fields: z.array(z.object({ label: z.string(), value: z.string() })),
+  requestedBy: z.string().nullable(),
+  deadline: z.string().nullable(),
+  url: z.string(),
+  routingGroups: z.array(z.string()),
+  argsHash: z.string().optional(),
+});
+
 const sentSchema = z.object({
   v: z.literal(1),
   /** The conversation (C… for a channel, D… for a direct message) and the message's ts. */
@@ -19,21 +33,9 @@ const sentSchema = z.object({
   title: z.string(),
   url: z.string().optional(),
   /** The request the message showed, so an update re-renders it whole with its outcome. */
-  n: z
-    .object({
-      approvalId: z.string(),
-      runId: z.string(),
-      agent: z.string(),
-      kind: z.string(),
-      title: z.string(),
-      fields: z.array(z.object({ label: z.string(), value: z.string() })),
-      requestedBy: z.string().nullable(),
-      deadline: z.string().nullable(),
-      url: z.string(),
-      routingGroups: z.array(z.string()),
-      argsHash: z.string().optional(),
-    })
-    .optional(),
+  n: noticeSchema.optional(),
+  /** A digest's requests (those it shows), so an update re-renders it with each one's buttons. */
+  ns: z.array(noticeSchema).optional(),
 });
 type Sent = z.infer<typeof sentSchema>;
 
@@ -65,6 +67,7 @@ export function slackClient(config: SlackConfig): WebClient {
 const titleOf = (d: Delivery) => (d.type === "digest" ? `${d.notices.length} requests` : d.notice.title);
 const urlOf = (d: Delivery) => (d.type === "digest" ? undefined : d.notice.url);
 const noticeOf = (d: Delivery) => (d.type === "digest" ? undefined : d.notice);
+const noticesOf = (d: Delivery) => (d.type === "digest" ? d.notices.slice(0, DIGEST_ITEMS) : undefined);
 
 export class SlackChannel implements Channel {
   readonly name = SLACK_CHANNEL;
@@ -99,8 +102,22 @@ export class SlackChannel implements Channel {
     return this.post(channelId, delivery, key);
   }
 
-  async update(sent: SentRef, outcome: Outcome): Promise<void> {
+  async update(
+    sent: SentRef,
+    outcome: Outcome,
+    outcomeOf?: (n: { approvalId: string; runId: string }) => Promise<Outcome | null>,
+  ): Promise<void> {
     const s = readSentRef(sent);
+    if (s.ns) {
+      // A digest, re-rendered with what became of each of its requests (the others keep their buttons).
+      let message = deliveryMessage({ type: "digest", notices: s.ns });
+      for (const n of s.ns) {
+        const o = n.approvalId === outcome.approvalId ? outcome : await outcomeOf?.(n);
+        if (o) message = { ...outcomeMessage(o, { title: s.title, blocks: message.blocks }), text: message.text };
+      }
+      await this.client.chat.update({ channel: s.c, ts: s.ts, ...outcomeMessage(outcome, { title: s.title, blocks: message.blocks }) });
+      return;
+    }
     const blocks = s.n ? requestBlocks(s.n) : undefined;
     await this.client.chat.update({ channel: s.c, ts: s.ts, ...outcomeMessage(outcome, { title: s.title, url: s.url, blocks }) });
   }
@@ -116,7 +133,14 @@ export class SlackChannel implements Channel {
       metadata: { event_type: "afk_notification", event_payload: { key } },
     });
     if (!r.ts) throw new Error("Slack returned no message ts");
-    return sentRef({ c: r.channel ?? channel, ts: r.ts, title: titleOf(delivery), url: urlOf(delivery), n: noticeOf(delivery) });
+    return sentRef({
+      c: r.channel ?? channel,
+      ts: r.ts,
+      title: titleOf(delivery),
+      url: urlOf(delivery),
+      n: noticeOf(delivery),
+      ns: noticesOf(delivery),
+    });
   }
 }
 
