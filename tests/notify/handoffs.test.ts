@@ -3,57 +3,15 @@
 // told; refused with 400 naming the field, 401, 403, 404 and 409 (already decided, with its state).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Actor } from "@/lib/auth/actor";
-import { HttpError } from "@/lib/auth/errors";
 import type { AppContext } from "@/lib/context";
 import { EmailChannel } from "@/lib/notify/email";
 import { decide } from "@/lib/services/decide";
 import { getHandoffs, reassign } from "@/lib/services/handoffs";
 import { getRunView } from "@/lib/services/run-view";
-import { startRun } from "@/lib/services/start";
 import { type TestDb, freshDatabase, providers } from "../helpers/databases";
 import { testContext } from "../helpers/context";
 import { smtpServer } from "../helpers/smtp";
-
-const person = (handle: string, role: Actor["role"], groups: string[] = []): Actor => ({
-  id: `u-${handle}`,
-  email: `${handle}@example.com`,
-  name: handle[0].toUpperCase() + handle.slice(1),
-  role,
-  groups,
-});
-export const sub = person("sub", "submitter");
-export const fin = person("fin", "reviewer", ["finance"]);
-export const fin2 = person("fin2", "reviewer", ["finance"]);
-export const ops = person("ops", "reviewer", ["ops"]);
-export const boss = person("boss", "admin");
-const everyone = [sub, fin, fin2, ops, boss];
-
-export const failure = (p: Promise<unknown>) =>
-  p.then(
-    () => {
-      throw new Error("expected a refusal");
-    },
-    (e: unknown) => {
-      if (!(e instanceof HttpError)) throw e;
-      return { status: e.status, field: e.field, message: e.message, current: (e as { current?: unknown }).current };
-    },
-  );
-
-/** Until nothing is waiting to be sent. */
-export async function settled(t: TestDb) {
-  for (let i = 0; i < 200 && (await t.db.notification.count({ where: { status: { in: ["pending", "sending"] } } })); i++)
-    await new Promise((r) => setTimeout(r, 50));
-}
-
-/** A large refund of a run `sub` submitted, paused on its finance-routed issue_refund. */
-export async function pausedRefund(ctx: AppContext, order: string) {
-  const { id } = await startRun(ctx, sub, {
-    body: { agent: "refund-desk", input: { order_id: order, amount_cents: 250_000, reason: "Lost" } },
-  });
-  await ctx.worker.idle();
-  const view = await getRunView(ctx, boss, { runId: id });
-  return { runId: id, refund: view.approvals.find((a) => a.tool_name === "issue_refund")! };
-}
+import { boss, everyone, failure, fin, fin2, ops, pausedRefund, settled, sub } from "../helpers/handoffs";
 
 describe.each(providers)("reassigning a request on %s", (provider) => {
   let t: TestDb;
