@@ -31,8 +31,10 @@ export const failure = (p: Promise<unknown>) =>
     },
   );
 
-/** Until nothing is waiting to be sent. */
-export async function settled(t: TestDb) {
+/** Until the request's messages are planned (when given) and nothing is waiting to be sent. */
+export async function settled(t: TestDb, approvalId?: string) {
+  for (let i = 0; approvalId && i < 200 && !(await t.db.notification.count({ where: { approvalId } })); i++)
+    await new Promise((r) => setTimeout(r, 50));
   for (let i = 0; i < 200 && (await t.db.notification.count({ where: { status: { in: ["pending", "sending"] } } })); i++)
     await new Promise((r) => setTimeout(r, 50));
 }

@@ -48,6 +48,8 @@ describe.each(providers)("comments on %s", (provider) => {
   });
   afterAll(async () => {
     ctx?.notifier?.stop();
+    // A pass in flight finishes before the database goes.
+    await ctx?.notifier?.drain().catch(() => {});
     await ctx?.worker.idle();
     await smtp?.close();
     await wire.stop();
@@ -56,7 +58,7 @@ describe.each(providers)("comments on %s", (provider) => {
 
   it("the other reviewers are told, the Slack message gets it in its thread, the card shows it; audited", async () => {
     const { runId, refund } = await pausedRefund(ctx, "ORD-7301");
-    await settled(t);
+    await settled(t, refund.id);
     // fin's direct message (conversations.open gives DFIN for UFIN).
     for (let i = 0; i < 200 && !wire.callsOf("chat.postMessage").some((c) => c.args.channel === "DFIN"); i++)
       await new Promise((r) => setTimeout(r, 50));

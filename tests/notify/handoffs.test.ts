@@ -35,6 +35,8 @@ describe.each(providers)("reassigning a request on %s", (provider) => {
   });
   afterAll(async () => {
     ctx?.notifier?.stop();
+    // A pass in flight finishes before the database goes.
+    await ctx?.notifier?.drain().catch(() => {});
     await ctx?.worker.idle();
     await smtp?.close();
     await t?.drop();
@@ -53,7 +55,7 @@ describe.each(providers)("reassigning a request on %s", (provider) => {
     expect((await getHandoffs(ctx, fin, { approvalId: refund.id })).canReassign).toBe(true);
 
     // (The run's first messages out first: due together, they would share one digest.)
-    await settled(t);
+    await settled(t, refund.id);
     const r = await reassign(ctx, fin, { approvalId: refund.id, body: { email: "OPS@example.com", reason: "Ops knows this customer" } });
     expect(r.assignment).toMatchObject({ to: "ops@example.com", toKind: "person", by: fin.email, reason: "Ops knows this customer" });
     // Finance no longer decides it, ops (outside finance) now does; the card says so.
