@@ -5,6 +5,7 @@
 // under the field it names; the edit preview is the server's own diff (argChanges).
 import { When } from "./when";
 import { ApproveButton } from "./approve-button";
+import { ApprovalHandoff } from "./approval-handoff";
 import { useEffect, useMemo, useState } from "react";
 import { useMutation } from "@tanstack/react-query";
 import type { ShownApproval } from "@/lib/dto";
@@ -306,6 +307,7 @@ export function ApprovalCard({
           )}
         </div>
       )}
+      <ApprovalHandoff approvalId={a.id} pending={pending} onChanged={onDecided} />
       {unsent && (
         // Decided elsewhere (another tab, another reviewer) while a reason or an answer was being typed: it
         // stays here to copy, and says it was not sent.

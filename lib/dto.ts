@@ -789,3 +789,68 @@ export const errorDto = named(
     current: z.unknown().optional(),
   }) satisfies z.ZodType<ErrorBody>,
 );
+
+// ---- Hand-offs: a request reassigned, its comments, a reviewer's deputy ----
+
+export const assignmentDto = named(
+  "Assignment",
+  z.object({
+    to: z.string().describe("The reviewer's email or the routing group it was reassigned to"),
+    toKind: z.enum(["person", "group"]),
+    by: z.string(),
+    reason: z.string().nullable(),
+    atMs: z.number().int(),
+  }),
+);
+export const commentDto = named(
+  "Comment",
+  z.object({ seq: z.number().int(), by: z.string(), byName: z.string().nullable(), text: z.string(), atMs: z.number().int() }),
+);
+export const commentsDto = named("Comments", z.object({ comments: z.array(commentDto) }));
+export const commentResultDto = named("CommentResult", z.object({ comment: commentDto }));
+export const reassignResultDto = named("ReassignResult", z.object({ assignment: assignmentDto }));
+export const handoffsDto = named(
+  "Handoffs",
+  z.object({
+    assignment: assignmentDto.nullable(),
+    comments: z.array(commentDto),
+    canReassign: z.boolean(),
+    canComment: z.boolean(),
+  }),
+);
+export type AssignmentDto = z.infer<typeof assignmentDto>;
+export type CommentDto = z.infer<typeof commentDto>;
+export type HandoffsDto = z.infer<typeof handoffsDto>;
+
+export const toAssignmentDto = (a: {
+  toEmail: string | null;
+  toGroup: string | null;
+  byEmail: string;
+  reason: string | null;
+  createdAt: Date;
+}): AssignmentDto => ({
+  to: a.toEmail ?? a.toGroup ?? "",
+  toKind: a.toEmail ? "person" : "group",
+  by: a.byEmail,
+  reason: a.reason,
+  atMs: a.createdAt.getTime(),
+});
+export const toCommentDto = (c: {
+  seq: number;
+  authorEmail: string;
+  authorName: string | null;
+  text: string;
+  createdAt: Date;
+}): CommentDto => ({
+  seq: c.seq,
+  by: c.authorEmail,
+  byName: c.authorName,
+  text: c.text,
+  atMs: c.createdAt.getTime(),
+});
+
+export const delegationDto = named(
+  "Delegation",
+  z.object({ deputy: z.string(), startsAtMs: z.number().int(), endsAtMs: z.number().int(), active: z.boolean() }),
+);
+export type DelegationDto = z.infer<typeof delegationDto>;

@@ -3,11 +3,13 @@
 // it is one document, and its paths read best in the order a client meets them.
 import { z } from "zod";
 import {
+  commentBodySchema,
   decisionSchema,
   forkSchema,
   newSavedViewSchema,
   newTokenSchema,
   newUserSchema,
+  reassignSchema,
   startRunSchema,
   userPatchSchema,
 } from "./services/schemas.ts";
@@ -233,6 +235,35 @@ export function openApiDocument(serverUrl: string) {
           parameters: [{ name: "approvalId", in: "path", required: true, schema: { type: "string" } }],
           requestBody: json(decisionSchema),
           responses: { 200: shaped("The approval after the decision; resumed: the run was resumed with it", "DecisionResult"), ...errors },
+        },
+      },
+      "/api/approvals/{approvalId}/reassign": {
+        post: {
+          operationId: "reassignApproval",
+          tags: ["Approvals"],
+          description: `Hands a pending request to one reviewer (email; a request still needing more than one approval goes to a group instead) or one routing group (group): from then on only they may decide it (admins are not bound by routing). Only someone who may decide it, or an admin, may reassign it; audited (approval.reassign, before and after), and the new reviewers are notified. A decided request is 409 with its state in current.`,
+          summary: "Reassign a pending request to another reviewer or routing group",
+          parameters: [{ name: "approvalId", in: "path", required: true, schema: { type: "string" } }],
+          requestBody: json(reassignSchema),
+          responses: { 200: shaped("The assignment that now holds", "ReassignResult"), ...errors },
+        },
+      },
+      "/api/approvals/{approvalId}/comments": {
+        get: {
+          operationId: "listApprovalComments",
+          tags: ["Approvals"],
+          summary: "A request's comment thread, oldest first",
+          parameters: [{ name: "approvalId", in: "path", required: true, schema: { type: "string" } }],
+          responses: { 200: shaped("The comments", "Comments"), ...errors },
+        },
+        post: {
+          operationId: "commentOnApproval",
+          tags: ["Approvals"],
+          description: `Adds a plain-text comment (at most 2,000 characters) to a request's thread: audited (approval.comment), the others who may decide it are notified, and a Slack message of the request gets it in its thread.`,
+          summary: "Comment on a request",
+          parameters: [{ name: "approvalId", in: "path", required: true, schema: { type: "string" } }],
+          requestBody: json(commentBodySchema),
+          responses: { 201: shaped("The comment as stored", "CommentResult"), ...errors },
         },
       },
       "/api/approvals/{approvalId}/preview": {

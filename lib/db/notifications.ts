@@ -11,7 +11,7 @@ export type PlannedNotification = {
   tool: string;
   userId: string;
   channel: string;
-  kind: "request" | "reminder" | "escalation";
+  kind: "request" | "reminder" | "escalation" | "reassigned" | "comment";
   seq: number;
   dueAt: Date;
   requestedAt: Date;

@@ -34,7 +34,11 @@ export type Delivery =
   | { type: "request"; notice: Notice }
   | { type: "digest"; notices: Notice[] }
   | { type: "reminder"; notice: Notice; count: number }
-  | { type: "escalation"; notice: Notice; from: string };
+  | { type: "escalation"; notice: Notice; from: string }
+  /** Handed to this person (or a group of theirs) by `by`. */
+  | { type: "reassigned"; notice: Notice; by: string; to: string; reason: string | null }
+  /** Someone commented on a request this person may decide. */
+  | { type: "comment"; notice: Notice; by: string; text: string };
 
 /** The outcome of a request, for channels that update what they sent ("Approved by Ana in the console"). */
 export type Outcome = { approvalId: string; status: string; by: string | null; via: string; votes?: { have: number; need: number } };
@@ -51,4 +55,6 @@ export interface Channel {
     outcome: Outcome,
     outcomeOf?: (n: { approvalId: string; runId: string }) => Promise<Outcome | null>,
   ): Promise<void>;
+  /** Posts a reply under a message sent earlier (Slack: its thread), e.g. a comment on the request (optional). */
+  reply?(sent: SentRef, text: string): Promise<void>;
 }

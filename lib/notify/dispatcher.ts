@@ -3,6 +3,7 @@
 // any number of times, write each row once). Sending claims what is due for one person on one channel in
 // one UPDATE (so one instance sends it), sends it as one message (a digest when several are due) and
 // records the outcome; a failure is retried with backoff and never reaches the run or the decision.
+// One file: planning (requests, hand-offs, comments) and sending share one Notifier's channels and its pass.
 import { createHash } from "node:crypto";
 import type { Db } from "../db/client.ts";
 import { appendAudit } from "../db/audit.ts";
@@ -29,6 +30,7 @@ import type { Agent, MemoryStore, Tool } from "../runner/index.ts";
 import { type ApprovalRecord, approvalReads } from "./approvals.ts";
 import type { Channel, Delivery, Notice, Outcome } from "./channel.ts";
 import { noticeOf } from "./notice.ts";
+import { type Handoffs, handoffDelivery, loadHandoffs } from "./handoff-plan.ts";
 import { type Candidate, escalationTargets, recipientsOf } from "./recipients.ts";
 import { type NotifyRule, afterQuietHours, dueFor, followUps, readPreference } from "./schedule.ts";
 
@@ -50,6 +52,8 @@ export type NotifierOptions = {
   maxAttempts?: number;
   backoffMs?: number;
 };
+
+const KIND_RANK: Record<string, number> = { escalation: 1e6, reassigned: 1e5, comment: 1e4, reminder: 0, request: 0 };
 
 const KIND_ACTIONS: Record<string, string> = { reminder: "approval.reminded", escalation: "approval.escalated" };
 
@@ -135,6 +139,68 @@ export class Notifier {
     };
   }
 
+  /**
+   * A comment was posted on a pending request: the others who may decide it are told (as each prefers), and
+   * the request's Slack messages get it in their thread (never throws).
+   */
+  async commented(
+    approvalId: string,
+    threadId: string,
+    comment: { seq: number; authorEmail: string; authorName: string | null; text: string },
+  ): Promise<void> {
+    try {
+      const a = await approvalReads.one(this.store, threadId, approvalId);
+      if (a?.status !== "pending" || !this.channels.size) return;
+      const people = await activeUsers(this.db);
+      const prefs = new Map(
+        (
+          await preferencesOf(
+            this.db,
+            people.map((p) => p.id),
+          )
+        ).map((p) => [p.userId, readPreference(p)]),
+      );
+      const submitter = (await getRunRow(this.db, a.root_run_id))?.submittedByEmail ?? a.requested_by;
+      const handoffs = await loadHandoffs(this.db, [a.id], people);
+      const author = comment.authorEmail.toLowerCase();
+      const rows: PlannedNotification[] = [];
+      const now = new Date();
+      for (const u of recipientsOf(a, people, this.whoOf(a, submitter), handoffs.of(a.id))) {
+        if (u.email.toLowerCase() === author) continue;
+        const p = prefs.get(u.id) ?? readPreference(undefined);
+        for (const channel of p.channels)
+          if (this.channels.has(channel))
+            rows.push({
+              approvalId: a.id,
+              runId: a.root_run_id,
+              threadId: a.thread_id,
+              agent: a.agent_name,
+              tool: a.tool_name,
+              requestedAt: new Date(a.requested_at_ms),
+              userId: u.id,
+              channel,
+              kind: "comment",
+              seq: comment.seq,
+              dueAt: dueFor(p, now),
+            });
+      }
+      await planNotifications(this.db, rows);
+      const said = `${comment.authorName ?? comment.authorEmail} commented: ${comment.text}`;
+      const threads = new Set<string>();
+      for (const s of await sentRefsOf(this.db, a.id)) {
+        const ch = this.channels.get(s.channel);
+        if (!ch?.reply || !s.sentRef || threads.has(s.sentRef)) continue;
+        threads.add(s.sentRef);
+        await ch
+          .reply({ channel: s.channel, ref: s.sentRef }, said)
+          .catch((e) => log.warn("comment reply failed", { channel: s.channel, error: String(e) }));
+      }
+      this.kick();
+    } catch (e) {
+      log.warn("comment notification failed", { approval_id: approvalId, error: String(e) });
+    }
+  }
+
   /** Plans every pending request (what a crash between a pause and its planning left), then sends what is due. */
   async sweep(): Promise<void> {
     await this.plan(await approvalReads.allPending(this.db));
@@ -206,6 +272,12 @@ export class Notifier {
     );
     const submitters = new Map<string, string | null>();
     const now = new Date();
+    const handoffs = await loadHandoffs(
+      this.db,
+      approvals.map((a) => a.id),
+      people,
+      now,
+    );
     const rows: PlannedNotification[] = [];
     for (const a of approvals) {
       if (!submitters.has(a.root_run_id))
@@ -229,8 +301,11 @@ export class Notifier {
           rows.push({ ...base, userId: u.id, channel, kind, seq, dueAt: at ? afterQuietHours(p, at) : dueFor(p, now) });
         }
       };
-      for (const u of recipientsOf(a, people, who)) {
-        add(u, "request", 0, null);
+      // A request handed on is announced to its new reviewers as such (each reassignment once).
+      const assigned = handoffs.assignment(a.id);
+      for (const u of recipientsOf(a, people, who, handoffs.of(a.id))) {
+        if (assigned) add(u, "reassigned", assigned.seq, null);
+        else add(u, "request", 0, null);
         for (const [i, t] of reminders.entries()) add(u, "reminder", i + 1, t);
       }
       if (escalation && rule?.escalateTo)
@@ -279,6 +354,7 @@ export class Notifier {
     const skipped: string[] = [];
     const approvals = new Map<string, ApprovalRecord | null>();
     const submitters = new Map<string, string | null>();
+    const handoffs = await loadHandoffs(this.db, [...new Set(rows.map((r) => r.approvalId))], await activeUsers(this.db));
     for (const row of rows) {
       if (!approvals.has(row.approvalId)) approvals.set(row.approvalId, await approvalReads.one(this.store, row.threadId, row.approvalId));
       const a = approvals.get(row.approvalId);
@@ -293,7 +369,7 @@ export class Notifier {
         who &&
         (row.kind === "escalation"
           ? escalationTargets(a, this.ruleOf(a)?.escalateTo ?? [], [user], who).length
-          : recipientsOf(a, [user], who).length);
+          : recipientsOf(a, [user], who, handoffs.of(a.id)).length);
       if (!a || !still) {
         skipped.push(row.id);
         continue;
@@ -312,7 +388,7 @@ export class Notifier {
     if (skipped.length) await settleClaimed(this.db, token, skipped, { status: "skipped", lastError: "no longer waiting for this person" });
     if (!live.length) return;
     const ids = live.map((l) => l.row.id);
-    const delivery = this.deliveryOf(live);
+    const delivery = await this.deliveryOf(live, handoffs);
     const key = `afk-${createHash("sha256").update(ids.slice().sort().join(",")).digest("hex").slice(0, 32)}`;
     const told = await alreadySent(
       this.db,
@@ -356,14 +432,20 @@ export class Notifier {
     }
   }
 
-  private deliveryOf(live: { row: NotificationRow; notice: Notice; approval: ApprovalRecord }[]): Delivery {
-    // Per request, the row that says most: an escalation, else the latest reminder, else the request.
-    const rank = (l: (typeof live)[number]) => (l.row.kind === "escalation" ? 1000 : l.row.kind === "reminder" ? l.row.seq : 0);
+  private async deliveryOf(
+    live: { row: NotificationRow; notice: Notice; approval: ApprovalRecord }[],
+    handoffs: Handoffs,
+  ): Promise<Delivery> {
+    // Per request, the row that says most: an escalation, a reassignment, the latest comment, the latest
+    // reminder, the request.
+    const rank = (l: (typeof live)[number]) => (KIND_RANK[l.row.kind] ?? 0) + l.row.seq;
     const byApproval = new Map<string, (typeof live)[number]>();
     for (const l of live) if (rank(l) >= rank(byApproval.get(l.notice.approvalId) ?? l)) byApproval.set(l.notice.approvalId, l);
     const unique = [...byApproval.values()];
     if (unique.length > 1) return { type: "digest", notices: unique.map((l) => l.notice) };
     const { row, notice, approval } = unique[0];
+    if (row.kind === "reassigned" || row.kind === "comment")
+      return (await handoffDelivery(this.db, row, notice, handoffs)) ?? { type: "request", notice };
     if (row.kind === "reminder") return { type: "reminder", notice, count: row.seq };
     if (row.kind === "escalation") return { type: "escalation", notice, from: approval.groups.join(", ") || "its reviewers" };
     return { type: "request", notice };

@@ -21,6 +21,10 @@ function subjectOf(d: Delivery): string {
       return `Reminder ${d.count}: ${d.notice.title} (${d.notice.agent})`;
     case "escalation":
       return `Escalated to you: ${d.notice.title} (${d.notice.agent})`;
+    case "reassigned":
+      return `Reassigned to ${d.to.includes("@") ? "you" : d.to}: ${d.notice.title} (${d.notice.agent})`;
+    case "comment":
+      return `Comment from ${d.by}: ${d.notice.title} (${d.notice.agent})`;
   }
 }
 
@@ -60,7 +64,11 @@ function bodyOf(d: Delivery): { text: string; html: string } {
         ? `This request still waits for a decision (reminder ${d.count}).`
         : d.type === "escalation"
           ? `This request has waited too long and is escalated to you (it was with ${d.from}).`
-          : "A run waits for your decision.";
+          : d.type === "reassigned"
+            ? `${d.by} reassigned this request to ${d.to.includes("@") ? "you" : d.to}${d.reason ? `: ${d.reason}` : "."}`
+            : d.type === "comment"
+              ? `${d.by} commented on this request:\n${d.text}`
+              : "A run waits for your decision.";
   const notices = d.type === "digest" ? d.notices : [d.notice];
   const footer = "You receive this because you may decide these requests. Decisions are taken in the console, after sign-in.";
   return {

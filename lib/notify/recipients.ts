@@ -1,9 +1,10 @@
 // Who is told of a request: only people who may decide it. Its routing groups (none: anyone whose role
-// decides approvals), never the person the run acts for (unless its agent allows self-approval), never
-// someone who already voted on it. An escalation goes to the rule's fallback groups or people instead.
+// decides approvals) or the person or group it was reassigned to, and the deputies of those away; never the
+// person the run acts for (unless its agent allows self-approval), never someone who already voted on it.
+// An escalation goes to the rule's fallback groups or people instead.
 import { z } from "zod";
-import { can, type Role, roleSchema } from "../auth/roles.ts";
 import type { ApprovalRecord } from "./approvals.ts";
+import { type Deputy, type Person, type Routing, decidesApprovals, exclusionsOf, mayDecideOwn, standsInFor } from "./handoff.ts";
 
 export type Candidate = { id: string; email: string; name: string | null; role: string; groups: string };
 
@@ -17,27 +18,32 @@ function groupsOf(text: string): string[] {
   }
 }
 
-const decides = (role: string) => {
-  const r = roleSchema.safeParse(role);
-  return r.success && can(r.data as Role, "approvals:decide");
-};
+const decides = decidesApprovals;
 
 const lower = (s: string) => s.toLowerCase();
 
-/** The people to tell of a request now. `selfApproval`: the agent lets the submitter decide. */
+/** What hand-offs change (lib/notify/handoff.ts): a reassignment, and active delegations with their delegators. */
+export type Handoff = { assignment: Routing | null; deputies: Deputy[]; delegators: Map<string, Person> };
+export const NO_HANDOFF: Handoff = { assignment: null, deputies: [], delegators: new Map() };
+
+export const personOf = (u: Candidate): Person => ({ id: u.id, email: u.email, role: u.role, groups: groupsOf(u.groups) });
+
+/**
+ * The people to tell of a request now: those who may decide it (its routing, or its reassignment), and the
+ * deputies of those away. `selfApproval`: the agent lets the submitter decide.
+ */
 export function recipientsOf(
   a: ApprovalRecord,
   people: Candidate[],
   opts: { submitter: string | null; selfApproval: boolean },
+  handoff: Handoff = NO_HANDOFF,
 ): Candidate[] {
-  const voted = new Set(a.decisions.map((d) => lower(d.by)));
-  const submitter = opts.submitter && !opts.selfApproval ? lower(opts.submitter) : null;
-  return people.filter((u) => {
-    if (!decides(u.role) || voted.has(lower(u.email)) || lower(u.email) === submitter) return false;
-    if (!a.groups.length) return true;
-    const mine = groupsOf(u.groups);
-    return a.groups.some((g) => mine.includes(g));
-  });
+  const ex = exclusionsOf(a, opts.submitter, opts.selfApproval);
+  return people.filter(
+    (u) =>
+      mayDecideOwn(a, handoff.assignment, personOf(u), ex, false) ||
+      (handoff.deputies.length > 0 && standsInFor(a, handoff.assignment, u, handoff.deputies, handoff.delegators, ex).length > 0),
+  );
 }
 
 /** The fallback of an escalation: members of the named groups and the people named by email (who may decide approvals). */

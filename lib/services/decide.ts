@@ -5,7 +5,7 @@
 // it happens once however many deciders finish at once), unless its agent opted out (`autoResume: false`)
 // or the run is an external runtime's (its runtime claims the decisions).
 import "server-only";
-import { type Actor, routingGroupsOf } from "../auth/actor.ts";
+import type { Actor } from "../auth/actor.ts";
 import { DecisionConflictError, ForbiddenError, NotFoundError, ValidationError } from "../auth/errors.ts";
 import type { AppContext } from "../context.ts";
 import { argChanges } from "../dto.ts";
@@ -25,6 +25,7 @@ import { getRunRow, lockRun, updateTraceContext } from "../db/runs.ts";
 import { PrismaStore } from "../db/store.ts";
 import { parseOr400 } from "../validation.ts";
 import { authorize } from "./access.ts";
+import { deciderGroupsFor } from "./handoff-access.ts";
 import { assertReadable, onRun, pendingApprovalsOf } from "./run-view.ts";
 import { decisionSchema } from "./schemas.ts";
 import { toRuntimeDecision } from "./runtime-view.ts";
@@ -94,7 +95,11 @@ export async function decide(ctx: AppContext, actor: Actor | null, { approvalId,
           answer: input.answer,
           expectedArgsHash: input.argsHash,
           forbiddenDeciders: rootAgent?.allowSelfApproval || !root.submittedByEmail ? [] : [root.submittedByEmail],
-          deciderGroups: routingGroupsOf(who),
+          // Routing as hand-offs leave it: a reassignment, a delegation to this decider while its reviewer is away.
+          deciderGroups: await deciderGroupsFor(tx, who, before, {
+            submitter: rootAgent?.allowSelfApproval ? null : root.submittedByEmail,
+            selfApproval: !!rootAgent?.allowSelfApproval,
+          }),
         });
       } catch (e) {
         approvalError(e, await getApproval(store, root.threadId, approvalId));

@@ -48,6 +48,7 @@ import { claimsOf, runtimeEvents } from "../db/runtime.ts";
 import { externalConversation, externalTimeline, storedRuntimeEvent } from "./runtime-view.ts";
 import { parseOr400 } from "../validation.ts";
 import { type RunRow, SEES_RUNS, allows, authorize, visibleRun } from "./access.ts";
+import { routingAllows } from "./handoff-access.ts";
 import { confirmOf } from "./confirm.ts";
 import { summarizeValues } from "../display.ts";
 import { runFiltersSchema } from "./schemas.ts";
@@ -102,11 +103,17 @@ export async function getRunView(ctx: AppContext, actor: Actor | null, { runId }
     run: toRunDto(run),
     corruption,
     conversation: read.conversation,
-    approvals: read.approvals.map((a) => ({
-      ...a,
-      canDecide: mayDecide(a, routingGroupsOf(who)),
-      confirm: confirmOf(ctx.agents, a, a.argsSchema),
-    })),
+    approvals: await Promise.all(
+      read.approvals.map(async (a) => ({
+        ...a,
+        // A pending request handed on (reassigned, or its reviewer away) is decided as its hand-offs say.
+        canDecide:
+          a.status === "pending"
+            ? await routingAllows(db, who, a, { submitter: run.submittedByEmail, selfApproval: !!agent?.allowSelfApproval })
+            : mayDecide(a, routingGroupsOf(who)),
+        confirm: confirmOf(ctx.agents, a, a.argsSchema),
+      })),
+    ),
     ...(run.runtimeTokenId
       ? await externalCounts(db, run, read.approvals)
       : { checkpointCount: await countCheckpoints(db, run.threadId, run.id), runtimePickup: null }),

@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { roleSchema, tokenRoleSchema } from "../auth/roles.ts";
 import { RUN_STATES } from "../runner/state.ts";
-import { groupsSchema } from "../auth/groups.ts";
+import { groupNameSchema, groupsSchema } from "../auth/groups.ts";
 import { dateParam, intParam } from "../validation.ts";
 
 // ---- Runs ----
@@ -149,3 +149,25 @@ export const newSavedViewSchema = z.strictObject({
   scope: z.enum(["approvals", "runs"]),
   filters: z.record(z.string().max(60), z.string().max(320)).default({}),
 });
+
+// Hand-offs (lib/services/handoffs.ts): a pending request reassigned to one person or one routing group, a
+// comment on a request, a reviewer's deputy while away.
+export const reassignSchema = z
+  .strictObject({
+    email: z.email("email is a reviewer's email address").max(320).optional(),
+    group: groupNameSchema.optional(),
+    reason: z.string().trim().max(2000, "At most 2,000 characters").optional(),
+  })
+  .refine((b) => !!b.email !== !!b.group, { message: "Name a reviewer (email) or a routing group (group), one of them", path: ["email"] });
+
+export const commentBodySchema = z.strictObject({
+  text: z.string().trim().min(1, "Write a comment").max(2000, "At most 2,000 characters"),
+});
+
+export const delegationBodySchema = z
+  .strictObject({
+    deputy: z.email("deputy is a user's email address").max(320),
+    startsAt: z.iso.datetime({ offset: true, message: "startsAt is an ISO date and time" }),
+    endsAt: z.iso.datetime({ offset: true, message: "endsAt is an ISO date and time" }),
+  })
+  .refine((d) => Date.parse(d.endsAt) > Date.parse(d.startsAt), { message: "The end comes after the start", path: ["endsAt"] });

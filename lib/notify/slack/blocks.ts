@@ -137,6 +137,19 @@ export function deliveryMessage(d: Delivery): { text: string; blocks: KnownBlock
         text: cut(`Escalated: ${d.notice.title}`, TEXT_MAX),
         blocks: requestBlocks(d.notice, `:rotating_light: Escalated from ${mrkdwn(d.from)}: nobody has decided it yet`),
       };
+    case "reassigned":
+      return {
+        text: cut(`Reassigned: ${d.notice.title}`, TEXT_MAX),
+        blocks: requestBlocks(
+          d.notice,
+          `:arrow_right: ${mrkdwn(d.by)} reassigned this request to ${d.to.includes("@") ? "you" : mrkdwn(d.to)}${d.reason ? `: ${mrkdwn(d.reason)}` : ""}`,
+        ),
+      };
+    case "comment":
+      return {
+        text: cut(`Comment from ${d.by}: ${d.notice.title}`, TEXT_MAX),
+        blocks: requestBlocks(d.notice, `:speech_balloon: ${mrkdwn(d.by)} commented: ${mrkdwn(d.text)}`),
+      };
     case "digest":
       return { text: `${d.notices.length} requests wait for you`, blocks: digestBlocks(d.notices) };
   }

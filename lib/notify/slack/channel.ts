@@ -122,6 +122,12 @@ export class SlackChannel implements Channel {
     await this.client.chat.update({ channel: s.c, ts: s.ts, ...outcomeMessage(outcome, { title: s.title, url: s.url, blocks }) });
   }
 
+  /** A reply in the thread of a message sent earlier (a comment on its request), as plain text. */
+  async reply(sent: SentRef, text: string): Promise<void> {
+    const s = readSentRef(sent);
+    await this.client.chat.postMessage({ channel: s.c, thread_ts: s.ts, text, mrkdwn: false, unfurl_links: false, unfurl_media: false });
+  }
+
   private async post(channel: string, delivery: Delivery, key: string): Promise<SentRef> {
     const message = deliveryMessage(delivery);
     const r = await this.client.chat.postMessage({
