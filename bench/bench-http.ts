@@ -252,7 +252,11 @@ async function bench(provider: "sqlite" | "postgresql", pgUrl?: string) {
       // What the inbox page's browser asks for once hydrated (the whole list; no ETag yet on a first open).
       ["page: inbox, its list after hydration (API)", "/api/approvals", { page: true }],
       // The preview pane beside the list: the current request whole, read once the list is there.
-      ["page: inbox, its preview pane (API)", `/api/approvals/${encodeURIComponent(`${real.paused}:2:call_refund`)}/preview`, { page: true }],
+      [
+        "page: inbox, its preview pane (API)",
+        `/api/approvals/${encodeURIComponent(`${real.paused}:2:call_refund`)}/preview`,
+        { page: true },
+      ],
       ["page: runs list /runs", "/runs", { page: true }],
       ["page: runs list, state=paused", "/runs?state=paused", { page: true }],
       ["page: run, paused on approvals", `/runs/${real.paused}`, { page: true }],

@@ -83,6 +83,8 @@ const VOLATILE: [RegExp, string][] = [
   [/\b\d{13}\b/g, "1767268800000"],
   [/\bc[a-z0-9]{24}\b/g, "c000000000000000000000000"],
   [/\bafk_[A-Za-z0-9_-]{4,}/g, "afk_XXXXXXXX"],
+  // How long ago, whichever side of 45 s the page was drawn on.
+  [/\bjust now\b/g, "9 s ago"],
   // A duration, compound ones ("1 min 20 s", "2 h 5 min") as one.
   [/\b\d+(\.\d+)?\s?(h|min|ms|s|d)( \d+(\.\d+)?\s?(min|s))?\b/g, "9 s"],
   [/\b[0-9a-f]{8}\b/g, "00000000"],
