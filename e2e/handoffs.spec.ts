@@ -19,7 +19,7 @@ test("comment on a request and reassign it from its card", async ({ browser }) =
   await reviewer.goto(`/runs/${runId}`);
   const card = reviewer.getByTestId("approval-issue_refund");
   await expect(card.getByRole("button", { name: "Approve", exact: true })).toBeVisible();
-  await card.getByLabel("Comment").fill("Photos show the torn box <b>clearly</b>");
+  await card.getByLabel("Comment", { exact: true }).fill("Photos show the torn box <b>clearly</b>");
   await card.getByRole("button", { name: "Comment" }).click();
   await expect(card.getByTestId("comment")).toContainText("Photos show the torn box <b>clearly</b>");
 
@@ -37,6 +37,6 @@ test("comment on a request and reassign it from its card", async ({ browser }) =
   const theirs = submitter.getByTestId("approval-issue_refund");
   await expect(theirs.getByTestId("comment")).toContainText("Photos show the torn box");
   await expect(theirs.getByTestId("reassigned")).toContainText("admin@example.com");
-  await expect(theirs.getByLabel("Comment")).toHaveCount(0);
+  await expect(theirs.getByLabel("Comment", { exact: true })).toHaveCount(0);
   await expect(theirs.getByRole("button", { name: "Reassign…" })).toHaveCount(0);
 });

@@ -25,7 +25,10 @@ function fingerprint(): string {
       .update(
         q(`SELECT id, role, disabled, sessionVersion FROM User ORDER BY id`) +
           q(`SELECT key, value FROM StateEntry WHERE kind = 'approval' ORDER BY key`) +
-          q(`SELECT count(*) n FROM StateEntry`),
+          q(`SELECT count(*) n FROM StateEntry`) +
+          q(`SELECT (SELECT count(*) FROM SavedView) v, (SELECT count(*) FROM ApprovalAssignment) a,
+                    (SELECT count(*) FROM ApprovalComment) c, (SELECT count(*) FROM Delegation) d,
+                    (SELECT count(*) FROM NotifyPreference) p`),
       )
       .digest("hex");
   } finally {
@@ -74,6 +77,10 @@ type Targets = {
   decision: string;
   token: string;
   user: string;
+  /** A pending request on the submitter's run that only the hand-off cells touch. */
+  pending: string;
+  /** The admin's saved view. */
+  view: string;
 };
 type Case = {
   name: string;
@@ -189,6 +196,41 @@ const CASES: Case[] = [
     allowed: ["admin"],
     call: async (c, t) => (await c.delete(`/api/admin/tokens/${t.token}`)).status(),
   },
+  { name: "GET /api/approvals/{id}/preview", allowed: ["admin", "reviewer"], call: get((t) => `/api/approvals/${t.pending}/preview`) },
+  { name: "GET /api/approvals/{id}/comments", allowed: ROLES, call: get((t) => `/api/approvals/${t.pending}/comments`) },
+  {
+    name: "POST /api/approvals/{id}/comments",
+    allowed: ["admin", "reviewer"],
+    call: post(
+      (t) => `/api/approvals/${t.pending}/comments`,
+      () => ({ text: "matrix" }),
+    ),
+  },
+  {
+    name: "POST /api/approvals/{id}/reassign",
+    allowed: ["admin", "reviewer"],
+    // To the reviewer: an admin's hand-off leaves the reviewer still able to decide (and reassign) it.
+    call: post(
+      (t) => `/api/approvals/${t.pending}/reassign`,
+      () => ({ email: "reviewer@example.com" }),
+    ),
+  },
+  { name: "GET /api/views", allowed: ROLES, call: get(() => "/api/views") },
+  {
+    name: "POST /api/views",
+    allowed: ROLES,
+    call: post(
+      () => "/api/views",
+      (_t, a) => ({ name: uniq(a).slice(0, 60), scope: "runs", filters: { state: "paused" } }),
+    ),
+  },
+  {
+    name: "DELETE /api/views/{admin's}",
+    allowed: ROLES,
+    // Someone else's view is not there for them; the admin deletes their own.
+    special: { reviewer: 404, operator: 404, submitter: 404 },
+    call: async (c, t) => (await c.delete(`/api/views/${t.view}`)).status(),
+  },
   {
     name: "action startRunAction",
     allowed: ["admin", "submitter"],
@@ -271,6 +313,75 @@ const CASES: Case[] = [
     ),
   },
   {
+    name: "action forkPreviewAction",
+    allowed: ["admin", "operator"],
+    call: action(
+      "forkPreviewAction",
+      (t) => `/runs/${t.own}/timeline`,
+      (t) => [t.own, 0],
+    ),
+  },
+  {
+    name: "action handoffsAction",
+    allowed: ROLES,
+    call: action(
+      "handoffsAction",
+      (t) => `/runs/${t.own}`,
+      (t) => [t.pending],
+    ),
+  },
+  {
+    name: "action commentAction",
+    allowed: ["admin", "reviewer"],
+    call: action(
+      "commentAction",
+      (t) => `/runs/${t.own}`,
+      (t) => [t.pending, { text: "matrix" }],
+    ),
+  },
+  {
+    name: "action reassignAction",
+    allowed: ["admin", "reviewer"],
+    call: action(
+      "reassignAction",
+      (t) => `/runs/${t.own}`,
+      (t) => [t.pending, { email: "reviewer@example.com" }],
+    ),
+  },
+  {
+    name: "action saveNotifySettingsAction",
+    allowed: ROLES,
+    call: action(
+      "saveNotifySettingsAction",
+      () => "/settings",
+      () => [{ channels: [], digestMinutes: 0, quietStart: null, quietEnd: null, timeZone: "UTC" }],
+    ),
+  },
+  {
+    name: "action setDelegationAction",
+    allowed: ["admin", "reviewer"],
+    call: action(
+      "setDelegationAction",
+      () => "/settings",
+      (_t, a) => [
+        {
+          deputy: a === "admin" ? "reviewer@example.com" : "admin@example.com",
+          startsAt: new Date(Date.now() + 86_400_000).toISOString(),
+          endsAt: new Date(Date.now() + 2 * 86_400_000).toISOString(),
+        },
+      ],
+    ),
+  },
+  {
+    name: "action clearDelegationAction",
+    allowed: ["admin", "reviewer"],
+    call: action(
+      "clearDelegationAction",
+      () => "/settings",
+      () => [],
+    ),
+  },
+  {
     name: "action updateUserAction",
     allowed: ["admin"],
     call: action(
@@ -343,6 +454,8 @@ test(`role matrix: ${CASES.length} routes and actions × ${ACTORS.length} caller
       data: { email: `matrix-target-${Date.now()}@example.com`, name: "Target", role: "submitter", password: "matrix-password-1" },
     })
   ).json();
+  const handoff = await start(ctx.submitter);
+  const view = await (await admin.post("/api/views", { data: { name: "matrix admin's", scope: "runs", filters: {} } })).json();
   const targets: Targets = {
     own,
     adminRun,
@@ -352,6 +465,8 @@ test(`role matrix: ${CASES.length} routes and actions × ${ACTORS.length} caller
     decision: `${decisionRun}:2:call_deploy`,
     token: tok.id,
     user: target.user.id,
+    pending: `${handoff}:2:call_deploy`,
+    view: view.id,
   };
 
   const failures: string[] = [];
