@@ -361,7 +361,13 @@ export function openApiDocument(serverUrl: string) {
             content: { "application/x-www-form-urlencoded": { schema: { type: "object", properties: { payload: { type: "string" } } } } },
           },
           responses: {
-            200: shaped("Acknowledged (a submission: what the modal does next)", "SlackInteractionAnswer"),
+            200: {
+              description:
+                "Acknowledged. A button click, or a payload the console does not handle: no body (Slack needs only the 200). The reject modal's submission: what the modal does next.",
+              content: {
+                "application/json": { schema: { anyOf: [ref("SlackInteractionAnswer"), { type: "null", description: "no body" }] } },
+              },
+            },
             400: error,
             401: error,
             404: error,

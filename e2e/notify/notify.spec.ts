@@ -16,6 +16,7 @@ import Database from "better-sqlite3";
 import { SlackWire, type WireMessage } from "../../tests/helpers/slack-wire";
 import { smtpServer } from "../../tests/helpers/smtp";
 import { apiSession } from "../helpers";
+import { responseValidator } from "../openapi";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const PORT = Number(process.env.E2E_PORT ?? 3100) + 7;
@@ -109,8 +110,20 @@ function signed(payload: Record<string, unknown>, secret = SECRET, at = Math.flo
     },
   };
 }
-const post = (req: ReturnType<typeof signed>) =>
-  fetch(`${URL}/api/slack/interactions`, { method: "POST", headers: req.headers, body: req.body });
+// Every answer to Slack is checked against the OpenAPI document (the openapi e2e has no Slack app to ask).
+let contract: ReturnType<typeof responseValidator> | null = null;
+const contractProblems: string[] = [];
+async function post(req: ReturnType<typeof signed>) {
+  contract ??= responseValidator(await (await fetch(`${URL}/api/openapi.json`)).json());
+  const res = await fetch(`${URL}/api/slack/interactions`, { method: "POST", headers: req.headers, body: req.body });
+  const body = await res
+    .clone()
+    .json()
+    .catch(() => null);
+  const wrong = contract.check("POST", "/api/slack/interactions", res.status, body);
+  if (wrong) contractProblems.push(wrong);
+  return res;
+}
 
 /** A click on Approve of the item of a message (a request or a digest) that decides this approval. */
 let clicks = 0;
@@ -298,6 +311,7 @@ test("a routed refund reaches the finance reviewer by email and Slack; a kill be
   expect([replayed.status, (await replayed.json()).error]).toEqual([401, "This request was already received"]);
   expect((await runOf(admin, second)).approvals.map((a) => a.status)).toEqual(["pending", "pending"]);
   expect([(await auditOf(admin, first)).length, (await auditOf(admin, second)).length]).toEqual(auditBefore);
+  expect(contractProblems).toEqual([]);
   await submitter.dispose();
   await admin.dispose();
 });
