@@ -88,13 +88,13 @@ export function ApprovalHandoff({ approvalId, pending, onChanged }: { approvalId
             aria-label="Comment"
             placeholder="Comment for the other reviewers"
           />
-          <button type="submit" className="btn" disabled={comment.isPending || !text.trim()}>
+          <button type="submit" className="btn-secondary" disabled={comment.isPending || !text.trim()}>
             Comment
           </button>
         </form>
       )}
       {pending && h.canReassign && !open && (
-        <button type="button" className="btn" onClick={() => setOpen(true)}>
+        <button type="button" className="btn-secondary" onClick={() => setOpen(true)}>
           Reassign…
         </button>
       )}
@@ -124,7 +124,7 @@ export function ApprovalHandoff({ approvalId, pending, onChanged }: { approvalId
           <button type="submit" className="btn-primary" disabled={hand.isPending || !to.trim()}>
             Reassign
           </button>
-          <button type="button" className="btn" onClick={() => setOpen(false)}>
+          <button type="button" className="btn-secondary" onClick={() => setOpen(false)}>
             Cancel
           </button>
         </form>

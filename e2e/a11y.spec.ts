@@ -91,7 +91,7 @@ test("every page has no serious or critical axe violations, light and dark, desk
     await audit(op, label("/runs/[id]/timeline"));
 
     const admin = await as(browser, "admin", variant);
-    for (const p of ["/admin/users", "/admin/tokens", "/audit"]) {
+    for (const p of ["/admin/users", "/admin/tokens", "/admin/notifications", "/settings", "/audit"]) {
       await admin.goto(p);
       await audit(admin, label(p));
     }

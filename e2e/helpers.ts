@@ -164,5 +164,7 @@ export function pagesOf(runs: Runs): Visit[] {
     { path: "/audit", need: "runs:read-all" },
     { path: "/admin/users", need: "users:manage" },
     { path: "/admin/tokens", need: "users:manage" },
+    { path: "/admin/notifications", need: "users:manage" },
+    { path: "/settings" },
   ];
 }

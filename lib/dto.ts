@@ -809,15 +809,13 @@ export const commentDto = named(
 export const commentsDto = named("Comments", z.object({ comments: z.array(commentDto) }));
 export const commentResultDto = named("CommentResult", z.object({ comment: commentDto }));
 export const reassignResultDto = named("ReassignResult", z.object({ assignment: assignmentDto }));
-export const handoffsDto = named(
-  "Handoffs",
-  z.object({
-    assignment: assignmentDto.nullable(),
-    comments: z.array(commentDto),
-    canReassign: z.boolean(),
-    canComment: z.boolean(),
-  }),
-);
+// What the card shows (a server action's answer, not in the REST API, so not a named component).
+export const handoffsDto = z.object({
+  assignment: assignmentDto.nullable(),
+  comments: z.array(commentDto),
+  canReassign: z.boolean(),
+  canComment: z.boolean(),
+});
 export type AssignmentDto = z.infer<typeof assignmentDto>;
 export type CommentDto = z.infer<typeof commentDto>;
 export type HandoffsDto = z.infer<typeof handoffsDto>;
@@ -849,8 +847,11 @@ export const toCommentDto = (c: {
   atMs: c.createdAt.getTime(),
 });
 
-export const delegationDto = named(
-  "Delegation",
-  z.object({ deputy: z.string(), startsAtMs: z.number().int(), endsAtMs: z.number().int(), active: z.boolean() }),
-);
+// The Settings page's (server actions only, like handoffsDto).
+export const delegationDto = z.object({
+  deputy: z.string(),
+  startsAtMs: z.number().int(),
+  endsAtMs: z.number().int(),
+  active: z.boolean(),
+});
 export type DelegationDto = z.infer<typeof delegationDto>;

@@ -252,6 +252,7 @@ export function openApiDocument(serverUrl: string) {
         get: {
           operationId: "listApprovalComments",
           tags: ["Approvals"],
+          description: `The comments on a request, oldest first: each with its author (email and name), its text as written (plain text, to be shown as text) and when. Whoever may see the run may read them; a submitter only on their own runs (404 otherwise).`,
           summary: "A request's comment thread, oldest first",
           parameters: [{ name: "approvalId", in: "path", required: true, schema: { type: "string" } }],
           responses: { 200: shaped("The comments", "Comments"), ...errors },

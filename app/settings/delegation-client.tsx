@@ -94,7 +94,7 @@ export function DelegationClient({ initial }: { initial: DelegationDto | null })
           Save deputy
         </button>
         {current && (
-          <button type="button" className="btn" disabled={clear.isPending} onClick={() => clear.mutate()}>
+          <button type="button" className="btn-secondary" disabled={clear.isPending} onClick={() => clear.mutate()}>
             Remove
           </button>
         )}

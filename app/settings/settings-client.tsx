@@ -127,7 +127,7 @@ export function SettingsClient({ initial }: { initial: NotifySettingsView }) {
         ) : permission === "unsupported" ? (
           "not supported by this browser"
         ) : (
-          <button type="button" className="btn" onClick={() => void Notification.requestPermission().then(setPermission)}>
+          <button type="button" className="btn-secondary" onClick={() => void Notification.requestPermission().then(setPermission)}>
             Allow
           </button>
         )}

@@ -51,7 +51,7 @@ export class Worker {
   readonly instanceId: string;
   // Every run executing here, by id: at most one record per run (a newer claim waits for the older one).
   private readonly runs = new Map<string, Held>();
-  // In-process jobs not yet settled (SQLite, tests): idle() waits for them too.
+  // Jobs not yet settled (either queue), from before their claim: idle() waits for them too.
   private readonly jobs = new Set<Promise<unknown>>();
   private readonly heartbeat: Heartbeat<Held>;
   private readonly leaseMs: number;
@@ -92,8 +92,15 @@ export class Worker {
 
   /** A queue's job: claim the reserved run and execute it; settles when it has paused or ended here. */
   async runJob(runId: string, trace?: JobTrace): Promise<void> {
-    const held = await this.execute(runId, trace);
-    await held?.task;
+    // Tracked from before the claim: a shutdown that begins between the claim and the run's start still
+    // waits for it and hands it back (the run is not in `runs` until it is spawned).
+    const job = this.execute(runId, trace).then((held) => held?.task);
+    this.jobs.add(job);
+    try {
+      await job;
+    } finally {
+      this.jobs.delete(job);
+    }
   }
 
   /** The in-process queue's job (SQLite, tests): runJob without waiting for it; settles when the job has. */

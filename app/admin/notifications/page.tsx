@@ -2,7 +2,9 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { pageActor } from "@/lib/auth/server";
 import { appContext } from "@/lib/context";
-import { fmtTime } from "@/lib/format";
+import { CardRow, CardTable, LabelledCell, LEAD, TAP } from "@/components/card-table";
+import { Empty } from "@/components/ui";
+import { When } from "@/components/when";
 import { listDeliveries } from "@/lib/services/notifications";
 
 export const dynamic = "force-dynamic";
@@ -31,49 +33,54 @@ export default async function NotificationsPage({ searchParams }: { searchParams
           </Link>
         ))}
       </nav>
-      <table className="w-full text-sm" aria-label="Delivery log">
-        <thead>
-          <tr className="text-left">
-            <th>Created</th>
-            <th>Recipient</th>
-            <th>Channel</th>
-            <th>Kind</th>
-            <th>Request</th>
-            <th>Status</th>
-            <th>Attempts</th>
-            <th>Sent</th>
-            <th>Last error</th>
-          </tr>
-        </thead>
-        <tbody>
+      {rows.length === 0 ? (
+        <Empty>No notifications{status && status !== "all" ? ` ${status}` : ""} yet.</Empty>
+      ) : (
+        <CardTable
+          label="Delivery log"
+          head={
+            <>
+              <th>Request</th>
+              <th>Status</th>
+              <th>Recipient</th>
+              <th>Channel</th>
+              <th>Kind</th>
+              <th>Attempts</th>
+              <th>Created</th>
+              <th>Sent</th>
+              <th>Last error</th>
+            </>
+          }
+        >
           {rows.map((r) => (
-            <tr key={r.id} className="border-t border-slate-200 dark:border-slate-700">
-              <td>{fmtTime(r.createdAt)}</td>
-              <td>{r.recipient}</td>
-              <td>{r.channel}</td>
-              <td>{r.kind === "reminder" ? `reminder ${r.seq}` : r.kind}</td>
-              <td>
-                <Link href={`/runs/${encodeURIComponent(r.runId)}`}>
+            <CardRow key={r.id} lead>
+              <td className={`${LEAD[0]} max-sm:font-semibold`}>
+                <Link className={TAP} href={`/runs/${encodeURIComponent(r.runId)}`}>
                   {r.agent} · {r.tool}
                 </Link>
               </td>
-              <td>{r.status}</td>
-              <td>{r.attempts}</td>
-              <td>{r.sentAt ? fmtTime(r.sentAt) : "—"}</td>
-              <td className="max-w-xs truncate" title={r.lastError ?? undefined}>
+              <td className={`${LEAD[1]} max-sm:text-xs`}>
+                <span className="badge">{r.status}</span>
+              </td>
+              <LabelledCell label="To" className="break-all">
+                {r.recipient}
+              </LabelledCell>
+              <LabelledCell label="Channel">{r.channel}</LabelledCell>
+              <LabelledCell label="Kind">{r.kind === "reminder" ? `reminder ${r.seq}` : r.kind}</LabelledCell>
+              <LabelledCell label="Attempts">{r.attempts}</LabelledCell>
+              <LabelledCell label="Created">
+                <When at={r.createdAt} />
+              </LabelledCell>
+              <LabelledCell label="Sent">
+                <When at={r.sentAt} />
+              </LabelledCell>
+              <LabelledCell label="Last error" className="max-w-xs truncate" title={r.lastError ?? undefined}>
                 {r.lastError ?? "—"}
-              </td>
-            </tr>
+              </LabelledCell>
+            </CardRow>
           ))}
-          {!rows.length && (
-            <tr>
-              <td colSpan={9} className="py-4 text-slate-500">
-                Nothing yet.
-              </td>
-            </tr>
-          )}
-        </tbody>
-      </table>
+        </CardTable>
+      )}
     </div>
   );
 }
