@@ -59,11 +59,16 @@ export const rejectionReason = (rec: ApprovalRecord) => rec.decisions.findLast((
 /** Who decided a request. */
 export const decidersOf = (rec: ApprovalRecord) => rec.decisions.map((d) => d.by);
 
+const lastRequestMs = new WeakMap<ExecutionScope, number>();
+
 // Stores the request for a human's decision (idempotent: a request made before a crash is returned as it is).
 async function requestApproval(x: ExecutionScope, req: GateRequest, d: PolicyDecision): Promise<ApprovalRecord> {
   const { rc, agent, init } = x;
   const timeoutS = d.approvalTimeoutS ?? agent.approvalTimeoutS ?? rc.config.approvalTimeoutS;
-  const now = Date.now();
+  // Strictly later than this execution's previous request, so that lists sorted by request time keep the
+  // calls of one step in the model's order (a refund before the message announcing it), not by call id.
+  const now = Math.max(Date.now(), (lastRequestMs.get(x) ?? 0) + 1);
+  lastRequestMs.set(x, now);
   const context = x.state.snap.context;
   const rec = await createApprovalRequest(rc.store, {
     kind: req.kind,
