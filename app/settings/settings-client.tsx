@@ -37,7 +37,7 @@ export function SettingsClient({ initial }: { initial: NotifySettingsView }) {
       <fieldset>
         <legend className="label">Channels</legend>
         {initial.channels.length === 0 && (
-          <p className="text-sm text-slate-500">No channel is configured on this console (see docs/notifications.md).</p>
+          <p className="text-sm text-slate-600 dark:text-slate-400">No channel is configured on this console (see docs/notifications.md).</p>
         )}
         {initial.channels.map((c) => (
           <label key={c} className="mr-4 inline-flex items-center gap-1 text-sm">
