@@ -59,7 +59,10 @@ test("the runs list and the audit log on a phone: cards led by what identifies e
   const event = admin.getByTestId("audit-run.start");
   await cards(admin, "Audit events", event);
   await above(event.getByText("started the run"), event.getByText("admin@example.com"));
-  await above(event.getByText("admin@example.com"), event.getByRole("cell").filter({ has: admin.getByRole("link", { name: id }) }));
+  // The target by name ("order-status run b312c291"), linking to the run.
+  const target = event.getByRole("cell").filter({ has: admin.locator(`a[href="/runs/${id}"]`) });
+  await expect(target).toContainText(`order-status run ${id.slice(0, 8)}`);
+  await above(event.getByText("admin@example.com"), target);
   await event.getByText("before / after").click();
   await expect(event.getByRole("region", { name: "JSON" })).toContainText("order-status");
 });

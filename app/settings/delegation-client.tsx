@@ -3,7 +3,7 @@
 // reviewer's requests and may decide what the reviewer could. The server checks the deputy and the dates and
 // names the field it refuses.
 import { useMutation } from "@tanstack/react-query";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { fromAction } from "@/components/api";
 import { When } from "@/components/when";
 import type { DelegationDto } from "@/lib/dto";
@@ -19,8 +19,15 @@ const iso = (v: string) => (v ? new Date(v).toISOString() : "");
 export function DelegationClient({ initial }: { initial: DelegationDto | null }) {
   const [current, setCurrent] = useState(initial);
   const [deputy, setDeputy] = useState(initial?.deputy ?? "");
-  const [from, setFrom] = useState(initial ? local(initial.startsAtMs) : "");
-  const [to, setTo] = useState(initial ? local(initial.endsAtMs) : "");
+  // In the browser's time zone, which the server does not know: filled in once hydrated (the server's HTML
+  // and the hydrating render leave them empty, so they match).
+  const [from, setFrom] = useState("");
+  const [to, setTo] = useState("");
+  useEffect(() => {
+    if (!initial) return;
+    setFrom(local(initial.startsAtMs));
+    setTo(local(initial.endsAtMs));
+  }, [initial]);
   const [error, setError] = useState<{ field?: string; message: string } | null>(null);
   const fail = (e: Error & { field?: string }) => setError({ field: e.field, message: e.message });
   const save = useMutation({

@@ -2,6 +2,7 @@
 import { useState } from "react";
 import { useMutation } from "@tanstack/react-query";
 import { fromAction } from "@/components/api";
+import { useHydrated } from "@/components/use-hydrated";
 import type { NotifySettingsView } from "@/lib/services/notifications";
 import { saveNotifySettingsAction } from "./actions";
 
@@ -9,7 +10,11 @@ export function SettingsClient({ initial }: { initial: NotifySettingsView }) {
   const [p, setP] = useState(initial.preference);
   const [error, setError] = useState<{ field?: string; message: string } | null>(null);
   const [saved, setSaved] = useState(false);
-  const [permission, setPermission] = useState(() => (typeof Notification === "undefined" ? "unsupported" : Notification.permission));
+  // Only the browser knows its notification permission: the server's HTML and the hydrating render say
+  // nothing of it (they must match), the next render reads it.
+  const hydrated = useHydrated();
+  const [asked, setAsked] = useState<NotificationPermission | null>(null);
+  const permission = !hydrated ? null : (asked ?? (typeof Notification === "undefined" ? "unsupported" : Notification.permission));
   const save = useMutation({
     mutationFn: () => fromAction(saveNotifySettingsAction(p)),
     onSuccess: (s) => {
@@ -37,7 +42,9 @@ export function SettingsClient({ initial }: { initial: NotifySettingsView }) {
       <fieldset>
         <legend className="label">Channels</legend>
         {initial.channels.length === 0 && (
-          <p className="text-sm text-slate-600 dark:text-slate-400">No channel is configured on this console (see docs/notifications.md).</p>
+          <p className="text-sm text-slate-600 dark:text-slate-400">
+            No channel is configured on this console (see docs/notifications.md).
+          </p>
         )}
         {initial.channels.map((c) => (
           <label key={c} className="mr-4 inline-flex items-center gap-1 text-sm">
@@ -122,22 +129,24 @@ export function SettingsClient({ initial }: { initial: NotifySettingsView }) {
       </fieldset>
       <div className="text-sm">
         Desktop notifications while the console is open:{" "}
-        {permission === "granted" ? (
+        {permission === null ? (
+          "…"
+        ) : permission === "granted" ? (
           "on"
         ) : permission === "unsupported" ? (
           "not supported by this browser"
         ) : (
-          <button type="button" className="btn-secondary" onClick={() => void Notification.requestPermission().then(setPermission)}>
+          <button type="button" className="btn-secondary" onClick={() => void Notification.requestPermission().then(setAsked)}>
             Allow
           </button>
         )}
       </div>
       {error && (
-        <p role="alert" className="text-sm text-red-700">
+        <p role="alert" className="text-sm text-red-700 dark:text-rose-300">
           {error.message}
         </p>
       )}
-      {saved && <p className="text-sm text-green-700">Saved.</p>}
+      {saved && <p className="text-sm text-green-700 dark:text-emerald-300">Saved.</p>}
       <button type="submit" className="btn btn-primary" disabled={save.isPending}>
         Save
       </button>
