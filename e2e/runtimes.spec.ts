@@ -65,7 +65,9 @@ test("one inbox decides Agents JS and AI SDK calls and edits a LangGraph call; e
     [graph.runId, "scale_service", ["Approve", "Reject…", "Edit arguments…"]],
   ] as const) {
     await reviewer.goto(`/runs/${runId}`);
-    await expect(reviewer.getByTestId(`approval-${tool}`).first().getByRole("button")).toHaveText([...buttons]);
+    // The decision's buttons (the hand-off's Comment and Reassign… below them are every card's).
+    const decision = reviewer.getByTestId(`approval-${tool}`).first().locator('button:not([data-testid="handoff"] button)');
+    await expect(decision).toHaveText([...buttons]);
   }
 
   await reviewer.goto("/approvals");
