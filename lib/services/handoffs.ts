@@ -53,6 +53,8 @@ export async function reassign(ctx: AppContext, actor: Actor | null, { approvalI
   const who = authorize(actor, "approvals:decide");
   const input = parseOr400(reassignSchema, body);
   const { root, a, submitter, selfApproval } = await requestOf(ctx, who, approvalId);
+  // A decided request is 409 with its state whoever it names (checked again under the run's lock below).
+  if (a.status !== "pending") throw new DecisionConflictError(`This request is already ${a.status}`, a);
   const to: Routing = { toEmail: input.email ? lower(input.email) : null, toGroup: input.group ?? null };
   if (to.toEmail) {
     const user = await userByEmail(ctx.db, to.toEmail);
