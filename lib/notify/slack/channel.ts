@@ -7,6 +7,7 @@ import { z } from "zod";
 import type { Channel, Delivery, Outcome, Recipient, SentRef } from "../channel.ts";
 import { DIGEST_ITEMS, deliveryMessage, outcomeMessage, requestBlocks } from "./blocks.ts";
 import { type SlackConfig, slackConfig } from "./config.ts";
+import { log } from "../../log.ts";
 
 export const SLACK_CHANNEL = "slack";
 
@@ -163,6 +164,12 @@ export function slackChannel(): SlackChannel | null {
   if (shared === undefined) {
     const config = slackConfig();
     shared = config ? new SlackChannel(config) : null;
+    // Said at start-up rather than left to be found: the dispatcher plans per person, so a group's
+    // channel gets nothing yet (docs/slack.md).
+    if (config && Object.keys(config.channels).length)
+      log.warn("AFK_SLACK_CHANNELS is set, but requests are not posted to group channels yet: each reviewer gets a direct message", {
+        groups: Object.keys(config.channels),
+      });
   }
   return shared;
 }
