@@ -1,8 +1,8 @@
 "use client";
 // The hand-offs of one request under its approval card: who it was reassigned to and by whom, its comment
-// thread (plain text), a form to comment, and, for someone who may decide it (or an admin), Reassign. All
-// through server actions that call the same services as the REST API; the server's message is shown under
-// the field it names.
+// thread (plain text), and while it waits a form to comment and, for someone who may decide it (or an
+// admin), Reassign. All through server actions that call the same services as the REST API; the server's
+// message is shown under the field it names.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { commentAction, handoffsAction, reassignAction } from "@/app/approvals/handoff-actions";
@@ -51,7 +51,8 @@ export function ApprovalHandoff({ approvalId, pending, onChanged }: { approvalId
     onError: fail,
   });
   const h = q.data;
-  if (!h) return null;
+  // Loading: nothing to show yet, said to assistive technology and to tests that wait for a page at rest.
+  if (!h) return <div aria-busy="true" />;
   return (
     <div className="mt-3 space-y-2 text-xs" data-testid="handoff">
       {h.assignment && (
@@ -70,7 +71,7 @@ export function ApprovalHandoff({ approvalId, pending, onChanged }: { approvalId
           ))}
         </ul>
       )}
-      {h.canComment && (
+      {pending && h.canComment && (
         <form
           method="post"
           className="flex flex-wrap items-start gap-2"

@@ -410,7 +410,9 @@ async function sessionContext(
 }
 
 async function withHeaders(playwright: typeof import("@playwright/test"), baseURL: string, headers: Record<string, string>) {
-  const c = await playwright.request.newContext({ baseURL, extraHTTPHeaders: headers });
+  // A fresh connection a request: the cells wait for runs to settle between a caller's requests, and a
+  // kept-alive socket the server closes as it idles out met a request once (ECONNRESET).
+  const c = await playwright.request.newContext({ baseURL, extraHTTPHeaders: { ...headers, connection: "close" } });
   headersOf.set(c, headers);
   return c;
 }

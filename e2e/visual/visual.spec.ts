@@ -92,6 +92,8 @@ const VOLATILE: [RegExp, string][] = [
 
 async function steady(page: Page) {
   await page.waitForLoadState("networkidle").catch(() => {});
+  // What a page loads once hydrated (a card's hand-offs) is in before the text is fixed and the shot taken.
+  await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'));
   await page.evaluate(
     async (patterns) => {
       await document.fonts.ready;
