@@ -26,6 +26,7 @@ export function ApprovalCard({
   canDecide,
   selfForbidden,
   onDecided,
+  onHandedOff = onDecided,
   hideReason = false,
   editSignal = 0,
 }: {
@@ -33,6 +34,8 @@ export function ApprovalCard({
   canDecide: boolean;
   selfForbidden: boolean;
   onDecided: () => void;
+  /** A comment or a reassignment was saved: read the request again (the run page reads the run again). */
+  onHandedOff?: () => void;
   /** The policy's reason is said around the card (the inbox's preview pane). */
   hideReason?: boolean;
   /** Opens the editor each time it grows (the inbox's `e`). */
@@ -307,7 +310,7 @@ export function ApprovalCard({
           )}
         </div>
       )}
-      <ApprovalHandoff approvalId={a.id} pending={pending} onChanged={onDecided} />
+      <ApprovalHandoff approvalId={a.id} handoffs={a.handoffs} pending={pending} onChanged={onHandedOff} />
       {unsent && (
         // Decided elsewhere (another tab, another reviewer) while a reason or an answer was being typed: it
         // stays here to copy, and says it was not sent.

@@ -1,20 +1,29 @@
 "use client";
 // The hand-offs of one request under its approval card: who it was reassigned to and by whom, its comment
 // thread (plain text), and while it waits a form to comment and, for someone who may decide it (or an
-// admin), Reassign. All through server actions that call the same services as the REST API; the server's
+// admin), Reassign. They come with the run view (the card's approval); a change goes through server actions
+// that call the same services as the REST API, then the owner of the view reads it again. The server's
 // message is shown under the field it names.
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
-import { commentAction, handoffsAction, reassignAction } from "@/app/approvals/handoff-actions";
+import { commentAction, reassignAction } from "@/app/approvals/handoff-actions";
+import type { HandoffsDto } from "@/lib/dto";
 import { fromAction } from "./api";
 import { When } from "./when";
 
 type Err = { field?: string; message: string } | null;
 
-export function ApprovalHandoff({ approvalId, pending, onChanged }: { approvalId: string; pending: boolean; onChanged?: () => void }) {
-  const qc = useQueryClient();
-  const key = ["handoffs", approvalId];
-  const q = useQuery({ queryKey: key, queryFn: () => fromAction(handoffsAction(approvalId)) });
+export function ApprovalHandoff({
+  approvalId,
+  handoffs: h,
+  pending,
+  onChanged,
+}: {
+  approvalId: string;
+  handoffs: HandoffsDto;
+  pending: boolean;
+  onChanged: () => void;
+}) {
   const [text, setText] = useState("");
   const [open, setOpen] = useState(false);
   const [to, setTo] = useState("");
@@ -22,8 +31,7 @@ export function ApprovalHandoff({ approvalId, pending, onChanged }: { approvalId
   const [err, setErr] = useState<Err>(null);
   const done = () => {
     setErr(null);
-    void qc.invalidateQueries({ queryKey: key });
-    onChanged?.();
+    onChanged();
   };
   const fail = (e: Error & { field?: string }) => setErr({ field: e.field, message: e.message });
   const comment = useMutation({
@@ -50,9 +58,6 @@ export function ApprovalHandoff({ approvalId, pending, onChanged }: { approvalId
     },
     onError: fail,
   });
-  const h = q.data;
-  // Loading: nothing to show yet, said to assistive technology and to tests that wait for a page at rest.
-  if (!h) return <div aria-busy="true" />;
   return (
     <div className="mt-3 space-y-2 text-xs" data-testid="handoff">
       {h.assignment && (

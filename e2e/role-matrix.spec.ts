@@ -322,15 +322,6 @@ const CASES: Case[] = [
     ),
   },
   {
-    name: "action handoffsAction",
-    allowed: ROLES,
-    call: action(
-      "handoffsAction",
-      (t) => `/runs/${t.own}`,
-      (t) => [t.pending],
-    ),
-  },
-  {
     name: "action commentAction",
     allowed: ["admin", "reviewer"],
     call: action(

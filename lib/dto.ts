@@ -373,11 +373,41 @@ export const approvalViewDto = approvalRecordSchema.extend({
   // The MCP server and its own name for the tool, when the tool is an MCP server's
   mcp: z.object({ server: z.string(), tool: z.string() }).nullable(),
 });
-// On the run page each approval also says whether routing lets this reader decide it.
+// ---- Hand-offs: a request's reassignment and comments (lib/services/handoffs.ts) ----
+
+export const assignmentDto = named(
+  "Assignment",
+  z.object({
+    to: z.string().describe("The reviewer's email or the routing group it was reassigned to"),
+    toKind: z.enum(["person", "group"]),
+    by: z.string(),
+    reason: z.string().nullable(),
+    atMs: z.number().int(),
+  }),
+);
+export const commentDto = named(
+  "Comment",
+  z.object({ seq: z.number().int(), by: z.string(), byName: z.string().nullable(), text: z.string(), atMs: z.number().int() }),
+);
+export const commentsDto = named("Comments", z.object({ comments: z.array(commentDto) }));
+export const commentResultDto = named("CommentResult", z.object({ comment: commentDto }));
+export const reassignResultDto = named("ReassignResult", z.object({ assignment: assignmentDto }));
+// What a request's card shows of them (each run page approval carries it).
+export const handoffsDto = z.object({
+  assignment: assignmentDto.nullable(),
+  comments: z.array(commentDto),
+  canReassign: z.boolean(),
+  canComment: z.boolean(),
+});
+export type AssignmentDto = z.infer<typeof assignmentDto>;
+export type CommentDto = z.infer<typeof commentDto>;
+export type HandoffsDto = z.infer<typeof handoffsDto>;
+
+// On the run page each approval also says whether routing lets this reader decide it, and its hand-offs.
 // confirm: what Approve asks to confirm first (a rule's confirmAbove); null: one tap approves.
 export const runApprovalDto = named(
   "RunApproval",
-  approvalViewDto.extend({ canDecide: z.boolean(), confirm: z.string().nullable().default(null) }),
+  approvalViewDto.extend({ canDecide: z.boolean(), confirm: z.string().nullable().default(null), handoffs: handoffsDto }),
 );
 export type RunApproval = z.infer<typeof runApprovalDto>;
 export type ApprovalView = z.infer<typeof approvalViewDto>;
@@ -791,34 +821,6 @@ export const errorDto = named(
 );
 
 // ---- Hand-offs: a request reassigned, its comments, a reviewer's deputy ----
-
-export const assignmentDto = named(
-  "Assignment",
-  z.object({
-    to: z.string().describe("The reviewer's email or the routing group it was reassigned to"),
-    toKind: z.enum(["person", "group"]),
-    by: z.string(),
-    reason: z.string().nullable(),
-    atMs: z.number().int(),
-  }),
-);
-export const commentDto = named(
-  "Comment",
-  z.object({ seq: z.number().int(), by: z.string(), byName: z.string().nullable(), text: z.string(), atMs: z.number().int() }),
-);
-export const commentsDto = named("Comments", z.object({ comments: z.array(commentDto) }));
-export const commentResultDto = named("CommentResult", z.object({ comment: commentDto }));
-export const reassignResultDto = named("ReassignResult", z.object({ assignment: assignmentDto }));
-// What the card shows (a server action's answer, not in the REST API, so not a named component).
-export const handoffsDto = z.object({
-  assignment: assignmentDto.nullable(),
-  comments: z.array(commentDto),
-  canReassign: z.boolean(),
-  canComment: z.boolean(),
-});
-export type AssignmentDto = z.infer<typeof assignmentDto>;
-export type CommentDto = z.infer<typeof commentDto>;
-export type HandoffsDto = z.infer<typeof handoffsDto>;
 
 export const toAssignmentDto = (a: {
   toEmail: string | null;

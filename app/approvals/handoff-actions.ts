@@ -5,12 +5,8 @@
 import { currentActor } from "@/lib/auth/server";
 import { runAction } from "@/lib/http";
 import { appContext } from "@/lib/context";
-import { getHandoffs, postComment, reassign } from "@/lib/services/handoffs";
+import { postComment, reassign } from "@/lib/services/handoffs";
 import { idArg } from "@/lib/validation";
-
-export async function handoffsAction(approvalId: string) {
-  return runAction(async () => getHandoffs(appContext(), await currentActor(), { approvalId: idArg("approvalId", approvalId) }));
-}
 
 export async function reassignAction(approvalId: string, body: unknown) {
   return runAction(async () => reassign(appContext(), await currentActor(), { approvalId: idArg("approvalId", approvalId), body }));

@@ -42,7 +42,7 @@ export function PreviewPane({
   editSignal: number;
   onDecided: (item: InboxRowDto) => void;
 }) {
-  const { data, error } = useQuery({
+  const { data, error, refetch } = useQuery({
     // The arguments' hash in the key: an edit elsewhere is a new request to read.
     queryKey: ["preview", item.id, item.argsHash],
     queryFn: () => api<ApprovalPreviewDto>(`/api/approvals/${encodeURIComponent(item.id)}/preview`),
@@ -119,6 +119,7 @@ export function PreviewPane({
               canDecide
               selfForbidden={data.selfApprovalForbidden}
               onDecided={() => onDecided(item)}
+              onHandedOff={() => void refetch()}
               hideReason
               editSignal={editSignal}
             />

@@ -66,6 +66,19 @@ export async function commentsOf(db: Db, approvalId: string): Promise<Comment[]>
   return rows.map((r) => commentSchema.parse(r));
 }
 
+/** The comments of each of these approvals, oldest first. */
+export async function commentsOfMany(db: Db, approvalIds: string[]): Promise<Map<string, Comment[]>> {
+  const out = new Map<string, Comment[]>();
+  for (let i = 0; i < approvalIds.length; i += 500) {
+    const rows = await db.approvalComment.findMany({
+      where: { approvalId: { in: approvalIds.slice(i, i + 500) } },
+      orderBy: [{ approvalId: "asc" }, { seq: "asc" }],
+    });
+    for (const r of rows) out.set(r.approvalId, [...(out.get(r.approvalId) ?? []), commentSchema.parse(r)]);
+  }
+  return out;
+}
+
 export async function commentBySeq(db: Db, approvalId: string, seq: number): Promise<Comment | null> {
   const row = await db.approvalComment.findUnique({ where: { approvalId_seq: { approvalId, seq } } });
   return row ? commentSchema.parse(row) : null;

@@ -6,11 +6,14 @@ import { type Actor, routingGroupsOf } from "../auth/actor.ts";
 import { ForbiddenError } from "../auth/errors.ts";
 import { storedGroups } from "../auth/groups.ts";
 import type { Db } from "../db/client.ts";
-import { activeDelegations, currentAssignment } from "../db/handoffs.ts";
+import { activeDelegations, commentsOfMany, currentAssignment, currentAssignments } from "../db/handoffs.ts";
 import { activeUsers } from "../db/notifications.ts";
 import { type Person, type Routing, exclusionsOf, reaches, standsInFor } from "../notify/handoff.ts";
+import { type HandoffsDto, toAssignmentDto, toCommentDto } from "../dto.ts";
 import { type ApprovalRecord, mayDecide } from "../runner/index.ts";
-import { allows } from "./access.ts";
+import { type RunRow, allows } from "./access.ts";
+
+type Separation = { submitter: string | null; selfApproval: boolean };
 
 const lower = (s: string) => s.toLowerCase();
 const personOf = (who: Actor): Person => ({ id: who.id, email: who.email, role: who.role, groups: who.groups ?? [] });
@@ -47,16 +50,49 @@ export async function deciderGroupsFor(
   throw new ForbiddenError(`This request was reassigned to ${routingText(assignment)}; only they may decide it`);
 }
 
+/** The run's submitter as separation of duties sees them (selfApproval: the agent lets them decide; never an external run). */
+export function separation(agents: { find(name: string): { allowSelfApproval?: boolean } | undefined }, root: RunRow): Separation {
+  const selfApproval = !root.runtimeTokenId && !!agents.find(root.agentName)?.allowSelfApproval;
+  return { submitter: root.submittedByEmail, selfApproval };
+}
+
+// The actor may decide approvals and is not kept from this run's by separation of duties.
+const decidesHere = (who: Actor, sep: Separation) =>
+  allows(who, "approvals:decide") && !(!sep.selfApproval && sep.submitter && lower(sep.submitter) === lower(who.email));
+
 /** Whether the actor may decide this request now (role, routing and hand-offs; not their own run). */
-export async function mayDecideNow(
+export async function mayDecideNow(db: Db, who: Actor, a: Pick<ApprovalRecord, "id" | "groups" | "decisions">, sep: Separation) {
+  return decidesHere(who, sep) && routingAllows(db, who, a, sep);
+}
+
+/**
+ * What each card of a run shows of its request's hand-offs, read at once for all of them with the run view:
+ * the reassignment that holds, the comments, and whether this reader may comment and reassign (`routed`:
+ * routing, hand-offs applied, lets them decide it, as the run view computed).
+ */
+export async function handoffsOf(
   db: Db,
   who: Actor,
-  a: Pick<ApprovalRecord, "id" | "groups" | "decisions">,
-  sep: { submitter: string | null; selfApproval: boolean },
-) {
-  if (!allows(who, "approvals:decide")) return false;
-  if (!sep.selfApproval && sep.submitter && lower(sep.submitter) === lower(who.email)) return false;
-  return routingAllows(db, who, a, sep);
+  requests: { id: string; pending: boolean; routed: boolean }[],
+  sep: Separation,
+): Promise<Map<string, HandoffsDto>> {
+  const ids = requests.map((r) => r.id);
+  const [assignments, comments] = await Promise.all([currentAssignments(db, ids), commentsOfMany(db, ids)]);
+  const decides = decidesHere(who, sep);
+  return new Map(
+    requests.map((r) => {
+      const assignment = assignments.get(r.id);
+      return [
+        r.id,
+        {
+          assignment: assignment ? toAssignmentDto(assignment) : null,
+          comments: (comments.get(r.id) ?? []).map(toCommentDto),
+          canReassign: r.pending && (who.role === "admin" || (decides && r.routed)),
+          canComment: allows(who, "approvals:decide"),
+        },
+      ];
+    }),
+  );
 }
 
 /** Whether routing, hand-offs applied, lets this reviewer decide it (what the run page's canDecide says). */

@@ -15,12 +15,12 @@ import { addAssignment, addComment, commentsOf, currentAssignment } from "../db/
 import { activeUsers } from "../db/notifications.ts";
 import { lockRun } from "../db/runs.ts";
 import { PrismaStore } from "../db/store.ts";
-import { type HandoffsDto, toAssignmentDto, toCommentDto } from "../dto.ts";
+import { toAssignmentDto, toCommentDto } from "../dto.ts";
 import { type Routing, decidesApprovals, routingOf } from "../notify/handoff.ts";
 import { getApproval, parseApprovalId } from "../runner/index.ts";
 import { parseOr400 } from "../validation.ts";
-import { mayDecideNow, routingText } from "./handoff-access.ts";
-import { type RunRow, SEES_RUNS, allows, authorize, visibleRun } from "./access.ts";
+import { mayDecideNow, routingText, separation } from "./handoff-access.ts";
+import { SEES_RUNS, authorize, visibleRun } from "./access.ts";
 import { onRun } from "./run-view.ts";
 import { commentBodySchema, reassignSchema } from "./schemas.ts";
 
@@ -35,14 +35,7 @@ async function requestOf(ctx: AppContext, who: Actor, approvalId: string) {
   });
   const a = await onRun(ctx.db, root.id, () => getApproval(ctx.store, root.threadId, approvalId));
   if (!a) throw new NotFoundError("No such approval");
-  return { root, a, ...separation(ctx, root) };
-}
-
-/** The run's submitter as separation of duties sees them (null: the agent lets them decide, or nobody submitted it). */
-function separation(ctx: Pick<AppContext, "agents">, root: RunRow) {
-  const external = !!root.runtimeTokenId;
-  const selfApproval = !external && !!ctx.agents.find(root.agentName)?.allowSelfApproval;
-  return { submitter: root.submittedByEmail, selfApproval };
+  return { root, a, ...separation(ctx.agents, root) };
 }
 
 // ---- Reassign ----
@@ -139,20 +132,4 @@ export async function postComment(ctx: AppContext, actor: Actor | null, { approv
   ctx.live.publish({ topic: "run", runId: root.id });
   if (ctx.notifier) void ctx.notifier.commented(approvalId, root.threadId, comment);
   return { comment: toCommentDto(comment) };
-}
-
-// ---- What the card shows ----
-
-export async function getHandoffs(ctx: AppContext, actor: Actor | null, { approvalId }: { approvalId: string }): Promise<HandoffsDto> {
-  const who = authorize(actor, SEES_RUNS);
-  const { a, submitter, selfApproval } = await requestOf(ctx, who, approvalId);
-  const [assignment, comments] = await Promise.all([currentAssignment(ctx.db, approvalId), commentsOf(ctx.db, approvalId)]);
-  const pending = a.status === "pending";
-  const decider = pending && (await mayDecideNow(ctx.db, who, a, { submitter, selfApproval }));
-  return {
-    assignment: assignment ? toAssignmentDto(assignment) : null,
-    comments: comments.map(toCommentDto),
-    canReassign: pending && (who.role === "admin" || decider),
-    canComment: allows(who, "approvals:decide"),
-  };
 }

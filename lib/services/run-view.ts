@@ -13,6 +13,7 @@ import {
   type ApprovalView,
   type ConversationView,
   type CorruptionDto,
+  type HandoffsDto,
   type RunView,
   argChanges,
   jsonSchemaDto,
@@ -48,7 +49,7 @@ import { claimsOf, runtimeEvents } from "../db/runtime.ts";
 import { externalConversation, externalTimeline, storedRuntimeEvent } from "./runtime-view.ts";
 import { parseOr400 } from "../validation.ts";
 import { type RunRow, SEES_RUNS, allows, authorize, visibleRun } from "./access.ts";
-import { routingAllows } from "./handoff-access.ts";
+import { handoffsOf, routingAllows, separation } from "./handoff-access.ts";
 import { confirmOf } from "./confirm.ts";
 import { summarizeValues } from "../display.ts";
 import { runFiltersSchema } from "./schemas.ts";
@@ -99,21 +100,28 @@ export async function getRunView(ctx: AppContext, actor: Actor | null, { runId }
       key: run.corruptKey,
     };
   const agent = ctx.agents.find(run.agentName);
+  const approvals = await Promise.all(
+    read.approvals.map(async (a) => ({
+      ...a,
+      // A pending request handed on (reassigned, or its reviewer away) is decided as its hand-offs say.
+      canDecide:
+        a.status === "pending"
+          ? await routingAllows(db, who, a, { submitter: run.submittedByEmail, selfApproval: !!agent?.allowSelfApproval })
+          : mayDecide(a, routingGroupsOf(who)),
+      confirm: confirmOf(ctx.agents, a, a.argsSchema),
+    })),
+  );
+  const handoffs = await handoffsOf(
+    db,
+    who,
+    approvals.map((a) => ({ id: a.id, pending: a.status === "pending", routed: a.canDecide })),
+    separation(ctx.agents, run),
+  );
   return {
     run: toRunDto(run),
     corruption,
     conversation: read.conversation,
-    approvals: await Promise.all(
-      read.approvals.map(async (a) => ({
-        ...a,
-        // A pending request handed on (reassigned, or its reviewer away) is decided as its hand-offs say.
-        canDecide:
-          a.status === "pending"
-            ? await routingAllows(db, who, a, { submitter: run.submittedByEmail, selfApproval: !!agent?.allowSelfApproval })
-            : mayDecide(a, routingGroupsOf(who)),
-        confirm: confirmOf(ctx.agents, a, a.argsSchema),
-      })),
-    ),
+    approvals: approvals.map((a) => ({ ...a, handoffs: handoffs.get(a.id) as HandoffsDto })),
     ...(run.runtimeTokenId
       ? await externalCounts(db, run, read.approvals)
       : { checkpointCount: await countCheckpoints(db, run.threadId, run.id), runtimePickup: null }),
