@@ -47,17 +47,29 @@ async function audit(page: Page, what: string) {
   if (innerWidth < 640) expect(scrollWidth, `${what}: the page scrolls sideways`).toBeLessThanOrEqual(innerWidth);
 }
 
-test("every page has no serious or critical axe violations, light and dark, desktop and phone", async ({ browser }) => {
-  test.setTimeout(300_000);
+// A paused refund and a paused question, audited in each variant below.
+let refund = "";
+let question = "";
+test.beforeAll(async ({ browser }) => {
+  test.setTimeout(90_000);
   const submitter = await as(browser, "submitter");
-  const refund = await startFromForm(submitter, "refund-desk", { order_id: "ORD-1001", amount_cents: "90.00", reason: "axe check" });
-  const question = await startFromForm(submitter, "account-setup", { company: "Axe Ltd" });
+  refund = await startFromForm(submitter, "refund-desk", { order_id: "ORD-1001", amount_cents: "90.00", reason: "axe check" });
+  question = await startFromForm(submitter, "account-setup", { company: "Axe Ltd" });
   for (const id of [refund, question])
     await expect
       .poll(async () => (await (await submitter.request.get(`/api/runs/${id}`)).json()).run.state, { timeout: 20_000 })
       .toBe("paused");
+  await submitter.context().close();
+});
 
-  for (const variant of [{}, { dark: true }, { width: 390 }] as const) {
+// One test a variant: each walks every page (about a minute on a quiet machine) within its own time.
+for (const [name, variant] of [
+  ["light, desktop", {}],
+  ["dark, desktop", { dark: true }],
+  ["light, phone", { width: 390 }],
+] as const) {
+  test(`every page has no serious or critical axe violations (${name})`, async ({ browser }) => {
+    test.setTimeout(180_000);
     const label = (p: string) => `${p} ${JSON.stringify(variant)}`;
     const anon = await as(browser, null, variant);
     await anon.goto("/login");
@@ -96,8 +108,8 @@ test("every page has no serious or critical axe violations, light and dark, desk
       await audit(admin, label(p));
     }
     for (const p of [anon, sub, rev, op, admin]) await p.context().close();
-  }
-});
+  });
+}
 
 /** Presses Tab until `target` has focus (at most `max` times): proves it is reachable in tab order. */
 async function tabTo(page: Page, target: ReturnType<Page["locator"]>, max = 120) {
