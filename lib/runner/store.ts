@@ -27,7 +27,11 @@ export interface MemoryStore {
    * so a worker that stalled past its lease stops before it executes anything more.
    */
   assertFence?(): Promise<void>;
+  /** Where approval requests live; without one they are values under the runner's approval keys. */
+  approvals?: ApprovalStore;
 }
+
+import type { ApprovalStore } from "./approval-store.ts";
 
 export { checkpointLatestKey, keys, parseKey, type KeyKind, type ParsedKey } from "./keys.ts";
 
