@@ -120,6 +120,17 @@ export type PendingFilter = {
 /** A position in the pending list (oldest first: requested at, then id). */
 export type PendingCursor = { ts: number; id: string };
 
+export const encodePendingCursor = (c: PendingCursor) => Buffer.from(JSON.stringify([c.ts, c.id])).toString("base64url");
+
+/** The position a cursor names; null when it is not one encodePendingCursor wrote. */
+export function decodePendingCursor(cursor: string): PendingCursor | null {
+  try {
+    const v: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+    if (Array.isArray(v) && v.length === 2 && Number.isSafeInteger(v[0]) && typeof v[1] === "string") return { ts: v[0], id: v[1] };
+  } catch {}
+  return null;
+}
+
 function pendingWhere(f: PendingFilter): Prisma.Sql {
   const and: Prisma.Sql[] = [Prisma.sql`"status" = 'pending'`];
   if (f.agent !== undefined) and.push(Prisma.sql`"agentName" = ${f.agent}`);
@@ -141,9 +152,6 @@ function pendingWhere(f: PendingFilter): Prisma.Sql {
 export type PendingRow = { id: string; runId: string; version: number; requestedAtMs: number; text: string };
 
 export type PendingPage = {
-  approvals: ApprovalRecord[];
-  /** Unreadable records: listed apart, never offered for a decision. */
-  corrupt: { key: string; runId: string | null; message: string }[];
   rows: PendingRow[];
   /** Where the next page starts; null: this is the last. */
   next: PendingCursor | null;
@@ -151,13 +159,10 @@ export type PendingPage = {
 
 /**
  * Pending approvals, oldest first (requested at, then id), matching the filter, `take` of them after
- * `after`; one indexed statement. `offset` skips that many first (the inbox's first screen finds where a
- * page ends without reading it).
+ * `after`: one indexed statement. Their records are read by readPending (a poll answered from the rows'
+ * text alone parses none).
  */
-export async function pendingApprovals(
-  db: Db,
-  f: PendingFilter & { after?: PendingCursor | null; take?: number },
-): Promise<PendingPage> {
+export async function pendingApprovals(db: Db, f: PendingFilter & { after?: PendingCursor | null; take?: number }): Promise<PendingPage> {
   const take = f.take ?? 200;
   const after = f.after
     ? Prisma.sql` AND ("requestedAtMs" > CAST(${big(f.after.ts)} AS BIGINT) OR ("requestedAtMs" = CAST(${big(f.after.ts)} AS BIGINT) AND "id" > ${f.after.id}))`
@@ -175,10 +180,17 @@ export async function pendingApprovals(
     requestedAtMs: Number(r.requestedAtMs),
     text: r.record as string,
   }));
-  const { ok, bad } = readApprovals(rows.map((r) => ({ id: r.id, key: approvalName(r.id), text: r.text, runId: r.runId })));
   const last = rows.at(-1);
-  return { approvals: ok, corrupt: bad, rows, next: found.length > take && last ? { ts: last.requestedAtMs, id: last.id } : null };
+  return { rows, next: found.length > take && last ? { ts: last.requestedAtMs, id: last.id } : null };
 }
+
+/** The rows' records through the runner's reader; an unreadable one is set aside (named by key, with its run). */
+export function readPending(rows: PendingRow[]): { approvals: ApprovalRecord[]; corrupt: UnreadableApproval[] } {
+  const { ok, bad } = readApprovals(rows.map((r) => ({ id: r.id, key: approvalName(r.id), text: r.text, runId: r.runId })));
+  return { approvals: ok, corrupt: bad };
+}
+
+export type UnreadableApproval = { key: string; runId: string | null; message: string };
 
 /** How many pending approvals match, and since when the oldest has waited: one statement on the same index. */
 export async function pendingSummary(db: Db, f: PendingFilter = {}): Promise<{ count: number; oldestMs: number | null }> {

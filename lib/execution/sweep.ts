@@ -14,7 +14,8 @@ import { log } from "../log.ts";
 import type { AppContext } from "../context.ts";
 import { pendingApprovalsOf } from "../services/run-view.ts";
 import { getRunRow, markRunCorrupt } from "../db/runs.ts";
-import { pausedRunIds, pendingApprovalRecords, storeFaultRunIds, strandedPendingRunIds } from "../db/maintenance.ts";
+import { pausedRunIds, storeFaultRunIds, strandedPendingRunIds } from "../db/maintenance.ts";
+import { pendingApprovals, readPending } from "../db/approvals.ts";
 import type { UnreadableRow } from "../db/read-models.ts";
 import { toRuntimeDecision } from "../services/runtime-view.ts";
 import { notifyDecided } from "../webhooks/pause.ts";
@@ -45,7 +46,7 @@ export async function sweep(ctx: AppContext, nowMs = Date.now()): Promise<SweepR
   const { db, executor: ex } = ctx;
   const result: SweepResult = { expired: 0, resumed: 0, retried: 0, corrupt: 0 };
   const touched = new Set<string>();
-  const { ok: pending, bad } = await pendingApprovalRecords(db);
+  const { approvals: pending, corrupt: bad } = readPending((await pendingApprovals(db, { take: 5000 })).rows);
   for (const b of bad) await setAside(db, b, result);
   for (const rec of pending) {
     if (rec.deadline_ms === null || nowMs <= rec.deadline_ms) continue;
@@ -82,7 +83,7 @@ export async function sweep(ctx: AppContext, nowMs = Date.now()): Promise<SweepR
       if (run?.state !== "paused" || run.corruptKey || run.runtimeTokenId) return;
       const agent = ctx.agents.find(run.agentName);
       if (!agent || !resumesByItself(agent)) return;
-      if ((await pendingApprovalsOf(ctx.store, run.threadId, runId)).length) return;
+      if ((await pendingApprovalsOf(db, runId)).length) return;
       if (await ex.resumeWithAudit(runId, null, { by: "sweep" })) result.resumed++;
     });
   }

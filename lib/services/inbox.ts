@@ -3,12 +3,9 @@
 // run is marked by the sweep (which reads every pending approval) or by the first decision or page that
 // reads it.
 //
-// Two per-process caches keep the polls cheap. The inbox's ETag is a hash of the stored pending records,
+// The inbox's ETag is a hash of the page's stored records (as text: nothing is parsed to answer a poll),
 // the reviewer and the filters: an unchanged inbox costs one indexed read and a 304, and a changed one is
-// built once per reviewer (the last few are kept), not on every poll. And since the same rows are read on
-// each poll (a 304 needs them for its ETag), a row's stored text is parsed once per process and the
-// result kept frozen, so no reader can change what the next one gets; keyed by the text itself (a row that
-// changes is a new entry), bounded.
+// read and built once per reviewer (the last few answers are kept per process), not on every poll.
 import "server-only";
 import { createHash } from "node:crypto";
 import { type Actor, routingGroupsOf } from "../auth/actor.ts";
@@ -23,20 +20,11 @@ import {
   type InboxRowDto,
   toJsonSchemaDto,
 } from "../dto.ts";
-import {
-  type ApprovalReader,
-  countPendingApprovals,
-  decodeInboxCursor,
-  pendingApprovalPage,
-  pendingApprovalPageEnd,
-  pendingApprovalRows,
-  readAll,
-  runSummaries,
-  type UnreadableRow,
-} from "../db/read-models.ts";
-import { type ApprovalRecord, argsHash, mayDecide, parseApproval, questionOf, rootRunOf } from "../runner/index.ts";
+import { decodePendingCursor, encodePendingCursor, type PendingRow, pendingApprovals, pendingPageEnd, pendingSummary, readPending } from "../db/approvals.ts";
+import type { UnreadableRow } from "../db/read-models.ts";
+import { runSummaries } from "../db/read-models.ts";
+import { type ApprovalRecord, argsHash, mayDecide, questionOf, rootRunOf } from "../runner/index.ts";
 import { parseOr400 } from "../validation.ts";
-import { unfinishedExternalRuns } from "../db/runtime.ts";
 import { authorize } from "./access.ts";
 import { inboxFiltersSchema } from "./schemas.ts";
 
@@ -61,31 +49,24 @@ export async function inboxPage(
 ): Promise<{ etag: string; inbox: InboxDto | null }> {
   const who = authorize(actor, "approvals:decide");
   const f = parseOr400(inboxFiltersSchema, query);
-  const after = f.cursor === undefined ? null : decodeInboxCursor(f.cursor);
+  const after = f.cursor === undefined ? null : decodePendingCursor(f.cursor);
   if (f.cursor !== undefined && !after) throw new ValidationError("cursor", "Not a cursor of this inbox: use the nextCursor of a page");
-  const runs = f.framework === undefined ? undefined : await unfinishedExternalRuns(ctx.db, f.framework);
-  const page = await pendingApprovalPage(ctx.db, {
-    after,
-    take: INBOX_PAGE,
-    agent: f.agent,
-    tool: f.tool,
-    runs,
-    read: cachedApprovalReader,
-  });
+  const page = await pendingApprovals(ctx.db, { after, take: INBOX_PAGE, agent: f.agent, tool: f.tool, framework: f.framework });
+  const nextCursor = page.next && encodePendingCursor(page.next);
   // Routing decides what this reviewer may decide: their groups are part of what the answer depends on.
   const groups = routingGroupsOf(who);
   const h = createHash("sha256").update(`${who.email}\n${JSON.stringify(groups)}\n${JSON.stringify(f)}\n`);
-  // The same bytes as one update per row's key and text each, in one call (800 calls into the hash were a
+  // The same bytes as one update per row's id and text each, in one call (800 calls into the hash were a
   // tenth of the inbox's data work).
-  h.update(page.rows.map((r) => `${r.key}\0${r.value}\0`).join(""));
+  h.update(page.rows.map((r) => `${r.id}\0${r.text}\0`).join(""));
   // Whether a next page exists is part of the answer too: the same 200 rows with one more behind them
   // must not be answered with the copy built when nothing was behind them.
-  h.update(page.nextCursor ?? "-");
+  h.update(nextCursor ?? "-");
   const etag = `"${h.digest("base64url").slice(0, 27)}"`;
   if (ifNoneMatch?.split(/\s*,\s*/).includes(etag)) return { etag, inbox: null };
   let built = builtInboxes.get(etag);
   if (!built) {
-    built = await buildInbox(ctx, who, page);
+    built = await buildInbox(ctx, who, page.rows, nextCursor);
     builtInboxes.set(etag, built);
     if (builtInboxes.size > 16) builtInboxes.delete(builtInboxes.keys().next().value!);
   }
@@ -94,7 +75,7 @@ export async function inboxPage(
 
 export async function pendingCount(ctx: Ctx, actor: Actor | null) {
   authorize(actor, "approvals:decide");
-  return { pending: await countPendingApprovals(ctx.db) };
+  return { pending: (await pendingSummary(ctx.db)).count };
 }
 
 // The JSON schema of a tool's arguments (its display hints); toJsonSchemaDto builds each schema's once.
@@ -114,28 +95,13 @@ function summaryOf(a: ApprovalRecord, hints: unknown): string {
   return summarizeArgs(a.approved_args ?? a.args, hints);
 }
 
-// The parts of an item that cost to work out (the arguments' summary, with their display hints read by zod,
-// and their hash; most of the page's own work on its rows), kept per record read and the hints they were
-// made with. The inbox's records are the frozen ones of the per-process read below (a changed row is a new
-// record), and a tool's hints are its schema's JSON Schema, built once (toJsonSchemaDto).
-const shownParts = new WeakMap<ApprovalRecord, { hints: unknown; summary: string; argsHash: string }>();
-
-function shownOf(ctx: Ctx, a: ApprovalRecord): { summary: string; argsHash: string } {
-  const hints = a.kind === "tool" ? argsSchemaOf(ctx, a) : null;
-  const kept = shownParts.get(a);
-  if (kept && kept.hints === hints) return kept;
-  const made = { hints, summary: summaryOf(a, hints), argsHash: argsHash(a.approved_args ?? a.args) };
-  if (Object.isFrozen(a)) shownParts.set(a, made);
-  return made;
-}
-
 // Each approval as the inbox lists it (its root run's agent and submitter read for all of them at once).
 async function inboxItems(ctx: Ctx, who: Actor, approvals: ApprovalRecord[]): Promise<InboxItemDto[]> {
   const groups = routingGroupsOf(who);
   const roots = await runSummaries(ctx.db, [...new Set(approvals.map((a) => a.root_run_id))]);
   const byId = new Map(roots.map((r) => [r.id, r]));
   return approvals.map((a) => {
-    const shown = shownOf(ctx, a);
+    const hints = a.kind === "tool" ? argsSchemaOf(ctx, a) : null;
     return {
       id: a.id,
       runId: a.root_run_id,
@@ -144,7 +110,7 @@ async function inboxItems(ctx: Ctx, who: Actor, approvals: ApprovalRecord[]): Pr
       rootAgent: byId.get(a.root_run_id)?.agentName ?? a.agent_name,
       tool: a.tool_name,
       kind: a.kind,
-      summary: shown.summary,
+      summary: summaryOf(a, hints),
       reason: a.reason,
       requestedBy: a.requested_by ?? byId.get(a.root_run_id)?.submittedByEmail ?? null,
       requestedAtMs: a.requested_at_ms,
@@ -154,7 +120,7 @@ async function inboxItems(ctx: Ctx, who: Actor, approvals: ApprovalRecord[]): Pr
       canDecide: mayDecide(a, groups),
       approvals: a.decisions.filter((d) => d.decision === "approve").length,
       decidedByMe: a.decisions.some((d) => d.by === who.email),
-      argsHash: shown.argsHash,
+      argsHash: argsHash(a.approved_args ?? a.args),
       version: a.version,
     };
   });
@@ -169,11 +135,8 @@ const corruptItems = (corrupt: UnreadableRow[]): InboxCorruptDto[] =>
     message: c.message,
   }));
 
-async function buildInbox(
-  ctx: Ctx,
-  who: Actor,
-  { approvals, corrupt, nextCursor }: Awaited<ReturnType<typeof pendingApprovalPage>>,
-): Promise<Omit<InboxDto, "asOfMs">> {
+async function buildInbox(ctx: Ctx, who: Actor, rows: PendingRow[], nextCursor: string | null): Promise<Omit<InboxDto, "asOfMs">> {
+  const { approvals, corrupt } = readPending(rows);
   return { approvals: await inboxItems(ctx, who, approvals), corrupt: corruptItems(corrupt), nextCursor };
 }
 
@@ -197,17 +160,17 @@ export async function inboxFirstScreen(ctx: Ctx, actor: Actor | null, rows: numb
   const who = authorize(actor, "approvals:decide");
   const groups = routingGroupsOf(who);
   const asOfMs = Date.now();
-  const head = await pendingApprovalRows(ctx.db, rows + 1);
-  const { ok, bad } = cachedApprovalReader(head);
-  if (head.length <= rows) {
+  const head = await pendingApprovals(ctx.db, { take: rows + 1 });
+  const { approvals: ok, corrupt: bad } = readPending(head.rows);
+  if (head.rows.length <= rows) {
     const approvals = (await inboxItems(ctx, who, ok)).map(toRow);
     return { approvals, corrupt: corruptItems(bad), nextCursor: null, asOfMs };
   }
   const first = ok.filter((a) => mayDecide(a, groups)).slice(0, rows);
   if (first.length === rows && !bad.length) {
-    const end = await pendingApprovalPageEnd(ctx.db, INBOX_PAGE);
+    const end = await pendingPageEnd(ctx.db, INBOX_PAGE);
     const approvals = (await inboxItems(ctx, who, first)).map(toRow);
-    return { approvals, corrupt: [], nextCursor: end.nextCursor, asOfMs, firstScreenOf: end.rows };
+    return { approvals, corrupt: [], nextCursor: end.next && encodePendingCursor(end.next), asOfMs, firstScreenOf: end.rows };
   }
   const whole = await listInbox(ctx, who, { query: {} });
   const approvals = whole.approvals.length > rows ? routed(whole.approvals).slice(0, rows) : whole.approvals;
@@ -215,48 +178,5 @@ export async function inboxFirstScreen(ctx: Ctx, actor: Actor | null, rows: numb
     ...whole,
     approvals: approvals.map(toRow),
     ...(whole.approvals.length > rows ? { firstScreenOf: whole.approvals.length } : {}),
-  };
-}
-
-// ---- The frozen per-process read of approval rows ----
-
-type Read = { ok: ApprovalRecord[]; bad: UnreadableRow[] };
-type StoredRow = { key: string; value: string; runId: string | null };
-
-// Keyed by the row's key, a hit when its run and text are the ones read then (the text compared, not made
-// part of the key: a key of the whole text was a new string of ~1 KB to build and hash per row and request).
-const readRows = new Map<string, { runId: string | null; value: string; read: Read }>();
-
-function readApprovalRow(r: StoredRow): Read {
-  const hit = readRows.get(r.key);
-  if (hit && hit.runId === r.runId && hit.value === r.value) return hit.read;
-  const read = deepFreeze(readAll([r], parseApproval));
-  if (readRows.size >= 4096) readRows.clear();
-  readRows.set(r.key, { runId: r.runId, value: r.value, read });
-  return read;
-}
-
-function deepFreeze<T>(v: T): T {
-  if (v && typeof v === "object" && !Object.isFrozen(v)) {
-    Object.freeze(v);
-    for (const x of Object.values(v)) deepFreeze(x);
-  }
-  return v;
-}
-
-/** The cached reader, in the shape pendingApprovalPage takes. */
-export const cachedApprovalReader: ApprovalReader = (rows) => {
-  const read = rows.map(readApprovalRow);
-  return { ok: read.flatMap((x) => x.ok), bad: read.flatMap((x) => x.bad) };
-};
-
-export function readPendingApprovals(
-  rows: StoredRow[],
-  opts: { agent?: string; tool?: string } = {},
-): { approvals: ApprovalRecord[]; corrupt: UnreadableRow[] } {
-  const { ok, bad } = cachedApprovalReader(rows);
-  return {
-    approvals: ok.filter((a) => (!opts.agent || a.agent_name === opts.agent) && (!opts.tool || a.tool_name === opts.tool)),
-    corrupt: bad,
   };
 }

@@ -33,8 +33,9 @@ import {
   keys,
   listStored,
   loadSnapshot,
+  type ApprovalRecord,
+  listApprovalTree,
   mayDecide,
-  parseApproval,
   readLatestCheckpoint,
   readStored,
   reviewedArgsHash,
@@ -42,6 +43,7 @@ import {
 } from "../runner/index.ts";
 import { lastActorOf } from "../db/audit.ts";
 import { countCheckpoints, webhookDeliveries } from "../db/read-models.ts";
+import { pendingApprovals, readPending } from "../db/approvals.ts";
 import { getRunRow, listRunRows, markRunCorrupt } from "../db/runs.ts";
 import { claimsOf, runtimeEvents } from "../db/runtime.ts";
 import { externalConversation, externalTimeline, storedRuntimeEvent } from "./runtime-view.ts";
@@ -236,9 +238,7 @@ export async function approvalsOf(
   mcpOriginOf: (agentName: string, toolName: string) => McpOrigin | null = () => null,
   positions: Map<string, number> = new Map(),
 ): Promise<ApprovalView[]> {
-  const entries = await listStored(store, threadId, keys.approvalPrefix(runId), "approval record");
-  const children = await listStored(store, threadId, keys.descendantApprovalPrefix(runId), "approval record");
-  const parsed = [...entries, ...children].map((e) => parseApproval(e.value, e.key));
+  const parsed = await listApprovalTree(store, threadId, runId);
   const stepOf = (a: (typeof parsed)[number]) => `${a.run_id} ${a.step}`;
   const stepStart = new Map<string, number>();
   for (const a of parsed) stepStart.set(stepOf(a), Math.min(stepStart.get(stepOf(a)) ?? a.requested_at_ms, a.requested_at_ms));
@@ -276,7 +276,9 @@ export async function approvalsOf(
     });
 }
 
-// The approvals of a run (and its subagents) still waiting for a decision.
-export async function pendingApprovalsOf(store: MemoryStore, threadId: string, runId: string): Promise<ApprovalView[]> {
-  return (await approvalsOf(store, threadId, runId, () => [])).filter((a) => a.status === "pending");
+// The approvals of a run (and its subagents) still waiting for a decision; an unreadable one is corruption.
+export async function pendingApprovalsOf(db: Db, rootRunId: string): Promise<ApprovalRecord[]> {
+  const { approvals, corrupt } = readPending((await pendingApprovals(db, { rootRunId, take: 1000 })).rows);
+  if (corrupt.length) throw new AgentCheckpointCorruptionError(corrupt[0].message, corrupt[0].key);
+  return approvals;
 }

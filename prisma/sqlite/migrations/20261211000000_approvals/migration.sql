@@ -53,7 +53,7 @@ CREATE INDEX "Approval_threadId_runId_step_idx" ON "Approval"("threadId", "runId
 CREATE INDEX "ApprovalGroup_group_approvalId_idx" ON "ApprovalGroup"("group", "approvalId");
 
 -- Move the approval records. A field the record lacks (or holds with the wrong type) falls back to what
--- the key-value row projected or to a neutral value; the record text is kept as it was.
+-- the key-value row projected or to a neutral value, and the record text is kept as it was.
 INSERT INTO "Approval" ("id", "threadId", "runId", "rootRunId", "step", "toolCallId", "kind", "agentName", "toolName", "status",
   "version", "requestedAtMs", "deadlineMs", "decidedAtMs", "decidedBy", "decision", "record")
 SELECT
