@@ -103,7 +103,9 @@ const kv = new WeakMap<MemoryStore, ApprovalStore>();
 /** The approvals port of a store: its own, or its values under the runner's keys. */
 export function approvalStoreOf(store: MemoryStore): ApprovalStore {
   if (store.approvals) return store.approvals;
-  let a = kv.get(store);
-  if (!a) kv.set(store, (a = new KeyValueApprovals(store)));
-  return a;
+  const kept = kv.get(store);
+  if (kept) return kept;
+  const made = new KeyValueApprovals(store);
+  kv.set(store, made);
+  return made;
 }

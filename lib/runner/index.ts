@@ -11,6 +11,7 @@ export * from "./errors.ts";
 export * from "./events.ts";
 export * from "./fork.ts";
 export * from "./ids.ts";
+export * from "./lookups.ts";
 export * from "./messages.ts";
 export * from "./model.ts";
 export * from "./policy.ts";

@@ -33,7 +33,7 @@ export interface MemoryStore {
 
 import type { ApprovalStore } from "./approval-store.ts";
 
-export { checkpointLatestKey, keys, parseKey, type KeyKind, type ParsedKey } from "./keys.ts";
+export { checkpointCursor, checkpointLatestKey, keys, parseKey, type KeyKind, type ParsedKey } from "./keys.ts";
 
 /**
  * Values are stored as JSON text by every real store; the in-memory one keeps the same discipline so that

@@ -20,7 +20,15 @@ import {
   type InboxRowDto,
   toJsonSchemaDto,
 } from "../dto.ts";
-import { decodePendingCursor, encodePendingCursor, type PendingRow, pendingApprovals, pendingPageEnd, pendingSummary, readPending } from "../db/approvals.ts";
+import {
+  decodePendingCursor,
+  encodePendingCursor,
+  type PendingRow,
+  pendingApprovals,
+  pendingPageEnd,
+  pendingSummary,
+  readPending,
+} from "../db/approvals.ts";
 import type { UnreadableRow } from "../db/read-models.ts";
 import { runSummaries } from "../db/read-models.ts";
 import { type ApprovalRecord, argsHash, mayDecide, questionOf, rootRunOf } from "../runner/index.ts";

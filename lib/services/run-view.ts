@@ -25,19 +25,17 @@ import {
   type Agent,
   AgentCheckpointCorruptionError,
   type MemoryStore,
-  checkpointLatestKey,
   childRunId,
   delegateTaskSchema,
+  hasSnapshot,
   isDelegateTool,
   isTerminal,
-  keys,
-  listStored,
   loadSnapshot,
+  noCheckpointError,
   type ApprovalRecord,
   listApprovalTree,
   mayDecide,
   readLatestCheckpoint,
-  readStored,
   reviewedArgsHash,
   validateEffects,
 } from "../runner/index.ts";
@@ -150,7 +148,7 @@ async function readRun(ctx: Pick<AppContext, "db" | "store" | "agents">, run: Ru
   // A running run may have none stored yet at any step: its row's progress comes from the runner's events,
   // ahead of the write-behind queue (and a worker taking it over starts it afresh without one).
   if (!latest && run.state === "running") return { conversation: null, approvals: [] };
-  if (!latest) throw new AgentCheckpointCorruptionError(`No checkpoint for run ${run.id}`, checkpointLatestKey(run.id));
+  if (!latest) throw noCheckpointError(run.id);
   const conversation = await conversationOf(ctx.store, run.threadId, run.id);
   const approvals = await approvalsOf(
     ctx.store,
@@ -197,8 +195,7 @@ export async function conversationOf(store: MemoryStore, threadId: string, runId
       if (m.role !== "assistant") continue;
       for (const c of m.tool_calls.filter((c) => isDelegateTool(c.name))) {
         const childId = childRunId(runId, c.id);
-        if ((await readStored(store, threadId, keys.runtime(childId), "Runtime snapshot")) !== undefined)
-          children[c.id] = await conversationOf(store, threadId, childId, depth + 1);
+        if (await hasSnapshot(store, threadId, childId)) children[c.id] = await conversationOf(store, threadId, childId, depth + 1);
       }
     }
   }

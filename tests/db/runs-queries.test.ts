@@ -4,12 +4,7 @@ import { freshDatabase, providers, type TestDb } from "../helpers/databases";
 import { createRuntime } from "@/lib/runtime";
 import { checkpointLatestKey, keys, listCheckpoints } from "@/lib/runner";
 import { PrismaStore } from "@/lib/db/store";
-import {
-  checkpointBySeq,
-  checkpointsBySeq,
-  checkpointTimeline,
-  countCheckpoints,
-} from "@/lib/db/read-models";
+import { checkpointBySeq, checkpointsBySeq, checkpointTimeline, countCheckpoints } from "@/lib/db/read-models";
 import { type PendingFilter, pendingApprovals, pendingPageEnd, pendingSummary, readPending } from "@/lib/db/approvals";
 import { getRunRow, listRunRows, runCounts, updateRunProgress } from "@/lib/db/runs";
 import { queryRows } from "@/lib/db/client";
