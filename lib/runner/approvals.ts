@@ -1,8 +1,11 @@
+// One file: the approval record's schema and every change of it (request, decision, deadline, cancel,
+// withdrawal) with the reads they rest on, which all turn on the same version compare-and-set.
 // Durable approval requests. A tool call that needs a human is stored here and the run ends its execution
 // in state `paused`; any process later records decisions and resumes the run. The approval binds the
 // arguments: the run executes exactly approved_args, whose hash is stored with every decision.
 import { z } from "zod";
-import { type ApprovalStore, type StoredApproval, approvalKey, approvalName, approvalStoreOf } from "./approval-store.ts";
+import type { ApprovalStore, StoredApproval } from "./approval-port.ts";
+import { approvalKey, approvalName, approvalStoreOf } from "./approval-store.ts";
 import { SCHEMA_VERSIONS, versionField } from "./versions.ts";
 import { hashOf } from "./canonical.ts";
 import { AgentCheckpointCorruptionError, ApprovalDecisionError } from "./errors.ts";

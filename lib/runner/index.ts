@@ -1,6 +1,7 @@
 export * from "./agent.ts";
 export * from "./approvals.ts";
-export { type ApprovalRow, type ApprovalStore, type StoredApproval, approvalName, approvalStoreOf } from "./approval-store.ts";
+export type { ApprovalRow, ApprovalStore, StoredApproval } from "./approval-port.ts";
+export { approvalName, approvalStoreOf } from "./approval-store.ts";
 export * from "./external.ts";
 export * from "./ask.ts";
 export * from "./canonical.ts";

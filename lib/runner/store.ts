@@ -31,7 +31,7 @@ export interface MemoryStore {
   approvals?: ApprovalStore;
 }
 
-import type { ApprovalStore } from "./approval-store.ts";
+import type { ApprovalStore } from "./approval-port.ts";
 
 export { checkpointCursor, checkpointLatestKey, keys, parseKey, type KeyKind, type ParsedKey } from "./keys.ts";
 
