@@ -3,8 +3,7 @@
 // run is marked by the sweep (which reads every pending approval) or by the first decision or page that
 // reads it.
 //
-// The inbox's ETag is a hash of the page's stored records (as text: nothing is parsed to answer a poll),
-// the reviewer and the filters: an unchanged inbox costs one indexed read and a 304, and a changed one is
+// The inbox's ETag is a hash of the page's stored records (as text), the reviewer and the filters: an unchanged inbox costs one indexed read and a 304, and a changed one is
 // read and built once per reviewer (the last few answers are kept per process), not on every poll.
 import "server-only";
 import { createHash } from "node:crypto";
@@ -23,7 +22,6 @@ import {
 import {
   decodePendingCursor,
   encodePendingCursor,
-  type PendingRow,
   pendingApprovals,
   pendingPageEnd,
   pendingSummary,
@@ -59,7 +57,16 @@ export async function inboxPage(
   const f = parseOr400(inboxFiltersSchema, query);
   const after = f.cursor === undefined ? null : decodePendingCursor(f.cursor);
   if (f.cursor !== undefined && !after) throw new ValidationError("cursor", "Not a cursor of this inbox: use the nextCursor of a page");
-  const page = await pendingApprovals(ctx.db, { after, take: INBOX_PAGE, agent: f.agent, tool: f.tool, framework: f.framework });
+  const filter = { agent: f.agent, tool: f.tool, framework: f.framework };
+  const page = await pendingApprovals(ctx.db, { ...filter, after, take: INBOX_PAGE });
+  // A page holds INBOX_PAGE readable approvals: past an unreadable row it reads on.
+  let read = readPending(page.rows);
+  while (page.next && read.approvals.length < INBOX_PAGE) {
+    const more = await pendingApprovals(ctx.db, { ...filter, after: page.next, take: INBOX_PAGE - read.approvals.length });
+    page.rows.push(...more.rows);
+    page.next = more.next;
+    read = readPending(page.rows);
+  }
   const nextCursor = page.next && encodePendingCursor(page.next);
   // Routing decides what this reviewer may decide: their groups are part of what the answer depends on.
   const groups = routingGroupsOf(who);
@@ -74,7 +81,7 @@ export async function inboxPage(
   if (ifNoneMatch?.split(/\s*,\s*/).includes(etag)) return { etag, inbox: null };
   let built = builtInboxes.get(etag);
   if (!built) {
-    built = await buildInbox(ctx, who, page.rows, nextCursor);
+    built = { approvals: await inboxItems(ctx, who, read.approvals), corrupt: corruptItems(read.corrupt), nextCursor };
     builtInboxes.set(etag, built);
     if (builtInboxes.size > 16) builtInboxes.delete(builtInboxes.keys().next().value!);
   }
@@ -142,11 +149,6 @@ const corruptItems = (corrupt: UnreadableRow[]): InboxCorruptDto[] =>
     error: "AgentCheckpointCorruptionError" as const,
     message: c.message,
   }));
-
-async function buildInbox(ctx: Ctx, who: Actor, rows: PendingRow[], nextCursor: string | null): Promise<Omit<InboxDto, "asOfMs">> {
-  const { approvals, corrupt } = readPending(rows);
-  return { approvals: await inboxItems(ctx, who, approvals), corrupt: corruptItems(corrupt), nextCursor };
-}
 
 // ---- The inbox page's first screen ----
 
