@@ -65,13 +65,19 @@ export async function seed(
     const approvals = rows
       .filter((r) => r.state === "paused")
       .map((r, k) => ({
+        id: `${r.id}:2:call_deploy`,
         threadId: r.id,
-        key: keys.approval(r.id, 2, "call_deploy"),
-        kind: "approval",
         runId: r.id,
+        rootRunId: r.id,
+        step: 2,
+        toolCallId: "call_deploy",
+        kind: "tool",
+        agentName: "deploy-bot",
+        toolName: "deploy",
         status: "pending",
-        timestampMs: BigInt(r.createdAt.getTime()),
-        value: JSON.stringify({
+        version: 0,
+        requestedAtMs: BigInt(r.createdAt.getTime()),
+        record: JSON.stringify({
           schema_version: SCHEMA_VERSIONS.approval,
           version: 0,
           id: `${r.id}:2:call_deploy`,
@@ -98,7 +104,7 @@ export async function seed(
           decided_at_ms: null,
         }),
       }));
-    if (approvals.length) await db.stateEntry.createMany({ data: approvals });
+    if (approvals.length) await db.approval.createMany({ data: approvals });
   }
   // One real run, then 10,000 checkpoints in its history (what a long agent loop leaves behind).
   const { id: longRun } = await startRun(ex, submitter, {

@@ -388,8 +388,9 @@ test("one corrupt approval among many: the inbox lists the rest and marks it, it
   const db = new Database(dbFile);
   try {
     expect(
-      db.prepare(`UPDATE StateEntry SET value = ? WHERE threadId = ? AND key = ?`).run('{"schema_version":1,"status":"pending"', bad, key)
-        .changes,
+      db
+        .prepare(`UPDATE Approval SET record = ? WHERE threadId = ? AND id = ?`)
+        .run('{"schema_version":1,"status":"pending"', bad, `${bad}:2:call_deploy`).changes,
     ).toBe(1);
   } finally {
     db.close();

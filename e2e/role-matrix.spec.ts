@@ -24,7 +24,7 @@ function fingerprint(): string {
       )
       .update(
         q(`SELECT id, role, disabled, sessionVersion FROM User ORDER BY id`) +
-          q(`SELECT key, value FROM StateEntry WHERE kind = 'approval' ORDER BY key`) +
+          q(`SELECT id, record FROM Approval ORDER BY id`) +
           q(`SELECT count(*) n FROM StateEntry`) +
           q(`SELECT (SELECT count(*) FROM SavedView) v, (SELECT count(*) FROM ApprovalAssignment) a,
                     (SELECT count(*) FROM ApprovalComment) c, (SELECT count(*) FROM Delegation) d,

@@ -6,18 +6,7 @@ import { agentFiles } from "../agents/index.ts";
 import { loadAgents } from "./agents/load.ts";
 import { McpConnections, type McpServerConfig } from "./agents/mcp.ts";
 import { AgentRegistry } from "./agents/registry.ts";
-import {
-  type Agent,
-  DemoModel,
-  keys,
-  readLatestCheckpoint,
-  readStored,
-  storedSnapshotSchema,
-  type ModelAdapter,
-  type RunEvent,
-  Runner,
-  type RunnerConfig,
-} from "./runner/index.ts";
+import { type Agent, DemoModel, storedAgentName, type ModelAdapter, type RunEvent, Runner, type RunnerConfig } from "./runner/index.ts";
 import { PrismaStore } from "./db/store.ts";
 import { providerAdapters } from "./models/ai-sdk.ts";
 import { env } from "./env.ts";
@@ -56,12 +45,7 @@ export function createRuntime(
   const runner = new Runner(store, traceModels(models), { failpoint: env().AFK_FAILPOINT, ...aroundChild, ...opts.config }, opts.onEvent);
   const agent = (name: string): Agent => agents.get(name);
   // The agent a stored run (or subagent run) was executing, from its validated snapshot or latest record.
-  const agentForRun = async (threadId: string, runId: string): Promise<Agent> => {
-    const snap = await readStored(store, threadId, keys.runtime(runId), "Runtime snapshot");
-    const parsed = snap === undefined ? null : storedSnapshotSchema.safeParse(snap);
-    const latest = await readLatestCheckpoint(store, threadId, runId);
-    return agents.get(String(parsed?.success ? parsed.data.agent_name : (latest?.payload.agent_name ?? "")));
-  };
+  const agentForRun = async (threadId: string, runId: string): Promise<Agent> => agents.get(await storedAgentName(store, threadId, runId));
   return { runner, store, demo, agents, agent, agentForRun };
 }
 

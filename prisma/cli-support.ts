@@ -55,8 +55,24 @@ function poolConfig(url: string, database?: string): pg.PoolConfig {
   };
 }
 
+// The engine aborts (`RuntimeError: unreachable`) reading a CHECK constraint back from PostgreSQL (the
+// Approval table's status, kind and decision have one). A Prisma schema cannot state one, so its diffs
+// never compare them: the CLI reads the database's constraints without them.
+function withoutCheckConstraints<A extends SqlDriverAdapter>(adapter: A): A {
+  const queryRaw = adapter.queryRaw.bind(adapter);
+  adapter.queryRaw = async (q) => {
+    const r = await queryRaw(q);
+    const type = r.columnNames.indexOf("constraint_type");
+    if (type === -1 || !r.columnNames.includes("constraint_definition")) return r;
+    return { ...r, rows: r.rows.filter((row) => row[type] !== "c") };
+  };
+  return adapter;
+}
+
 export function postgresAdapter(url: string): SqlMigrationAwareDriverAdapterFactory {
   const factory = new PrismaPg(poolConfig(url));
+  const connect = factory.connect.bind(factory);
+  factory.connect = async () => withoutCheckConstraints(await connect());
   // #6: create and drop the shadow database ourselves, forcing the drop.
   factory.connectToShadowDb = async () => {
     const name = `afk_shadow_${process.pid}_${Date.now()}`;
@@ -64,7 +80,7 @@ export function postgresAdapter(url: string): SqlMigrationAwareDriverAdapterFact
     await admin.connect();
     await admin.query(`CREATE DATABASE "${name}"`);
     await admin.end();
-    const shadow = await new PrismaPg(poolConfig(url, name)).connect();
+    const shadow = withoutCheckConstraints(await new PrismaPg(poolConfig(url, name)).connect());
     const dispose = shadow.dispose.bind(shadow);
     shadow.dispose = async () => {
       await dispose();

@@ -1,13 +1,6 @@
 // Sweep and retention: the background passes' reads and the checkpoint prune.
 import { RUN, TERMINAL_STATES } from "../runner/index.ts";
 import { type Db, transaction } from "./client.ts";
-import { pendingApprovalPage } from "./read-models.ts";
-
-// The sweep's list of pending approvals (deadlines to apply), oldest first: the inbox's reader, uncached.
-export async function pendingApprovalRecords(db: Db, max = 5000) {
-  const { approvals, corrupt } = await pendingApprovalPage(db, { take: max, maxScan: max });
-  return { ok: approvals, bad: corrupt };
-}
 
 export async function pausedRunIds(db: Db, agentNames: string[]): Promise<string[]> {
   if (!agentNames.length) return [];

@@ -1,13 +1,11 @@
-// The console's reads of runner state: pending approvals (the inbox, its count, the sweep's list), a
-// run's checkpoint timeline and the look-ups of the diff, and a run's webhook deliveries. Rows are read
-// through the runner's validating readers; a row that cannot be read is set aside, never thrown.
+// The console's reads of runner state (pending approvals are lib/db/approvals.ts's): a run's checkpoint
+// timeline and the look-ups of the diff, and a run's webhook deliveries. Rows are read through the runner's
+// validating readers; a row that cannot be read is set aside, never thrown.
 import { Prisma } from "../generated/sqlite/client.ts";
 import {
   AgentCheckpointCorruptionError,
-  type ApprovalRecord,
   type CheckpointRecord,
   normalizeCheckpointRecord,
-  parseApproval,
   parseStoredText,
   SNAPSHOT_PHASES,
   keys,
@@ -42,112 +40,6 @@ export function readAll<T>(
   return { ok, bad };
 }
 
-// Pending approvals: every reader of them (the inbox's pages, its count, the sweep's list) goes through
-// this condition, on the [kind, status, timestampMs] index.
-const PENDING_APPROVAL = Prisma.sql`"kind" = 'approval' AND "status" = 'pending'`;
-
-// Oldest first, one indexed statement per chunk, seeking past `after` (keyset on timestampMs, then key).
-// `value` is the stored text (the inbox's ETag is computed from it).
-export type PendingRow = { key: string; value: string; runId: string | null; timestampMs: number };
-export type InboxCursor = { ts: number; key: string };
-
-/** Rows per statement, at most. */
-const CHUNK = 1001;
-
-export async function pendingApprovalRows(db: Db, take = 200, after: InboxCursor | null = null): Promise<PendingRow[]> {
-  const rows = (await queryRows(
-    db,
-    Prisma.sql`SELECT "key", "value", "runId", "timestampMs" FROM "StateEntry" WHERE ${PENDING_APPROVAL}
-      ${after ? Prisma.sql`AND ("timestampMs" > ${after.ts} OR ("timestampMs" = ${after.ts} AND "key" > ${after.key}))` : Prisma.empty}
-      ORDER BY "timestampMs" ASC, "key" ASC LIMIT ${Math.min(take, CHUNK)}`,
-  )) as { key: string; value: string; runId: string | null; timestampMs: unknown }[];
-  // node-postgres answers BIGINT as text, better-sqlite3 as a number, Prisma as bigint.
-  return rows.map((r) => ({ key: r.key, value: r.value, runId: r.runId, timestampMs: Number(r.timestampMs ?? 0) }));
-}
-
-/** How a page reads its rows' stored text (the inbox passes a per-process cache, lib/services/inbox.ts). */
-export type ApprovalReader = (rows: { key: string; value: string; runId: string | null }[]) => {
-  ok: ApprovalRecord[];
-  bad: UnreadableRow[];
-};
-const readApprovals: ApprovalReader = (rows) => readAll(rows, parseApproval);
-
-export const encodeInboxCursor = (c: InboxCursor) => Buffer.from(JSON.stringify([c.ts, c.key])).toString("base64url");
-
-/** The position an inbox cursor names; null when it is not one this module wrote. */
-export function decodeInboxCursor(cursor: string): InboxCursor | null {
-  try {
-    const v: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-    if (Array.isArray(v) && v.length === 2 && Number.isSafeInteger(v[0]) && typeof v[1] === "string") return { ts: v[0], key: v[1] };
-  } catch {}
-  return null;
-}
-
-// Filters (agent, tool) are in the stored JSON, not in indexed columns, so a filtered page reads chunks until
-// it has `take` matches, at most `maxScan` rows; a page cut short by that bound still gives a cursor.
-export async function pendingApprovalPage(
-  db: Db,
-  opts: {
-    after?: InboxCursor | null;
-    take?: number;
-    agent?: string;
-    tool?: string;
-    /** Only the approvals of these root runs. */
-    runs?: Set<string>;
-    /** Search: only the approvals this accepts (lib/db/search.ts). */
-    match?: (a: ApprovalRecord) => boolean;
-    maxScan?: number;
-    read?: ApprovalReader;
-  },
-): Promise<{ rows: PendingRow[]; approvals: ApprovalRecord[]; corrupt: UnreadableRow[]; nextCursor: string | null }> {
-  const take = opts.take ?? 200;
-  const maxScan = opts.maxScan ?? 5000;
-  const rows: PendingRow[] = [];
-  const approvals: ApprovalRecord[] = [];
-  const corrupt: UnreadableRow[] = [];
-  let after = opts.after ?? null;
-  const read = opts.read ?? readApprovals;
-  const wanted = (a: ApprovalRecord) =>
-    (!opts.agent || a.agent_name === opts.agent) &&
-    (!opts.tool || a.tool_name === opts.tool) &&
-    (!opts.runs || opts.runs.has(a.root_run_id)) &&
-    (!opts.match || opts.match(a));
-  while (rows.length < maxScan) {
-    const limit = Math.min(take + 1, CHUNK);
-    const chunk = await pendingApprovalRows(db, limit, after);
-    for (const r of chunk) {
-      // A row beyond a full page: there is a next page, and it starts after the last row read.
-      if (approvals.length === take) return { rows, approvals, corrupt, nextCursor: after && encodeInboxCursor(after) };
-      const { ok, bad } = read([r]);
-      rows.push(r);
-      approvals.push(...ok.filter(wanted));
-      corrupt.push(...bad);
-      after = { ts: r.timestampMs, key: r.key };
-    }
-    // A short chunk is the end of the list.
-    if (chunk.length < limit) return { rows, approvals, corrupt, nextCursor: null };
-  }
-  return { rows, approvals, corrupt, nextCursor: after && encodeInboxCursor(after) };
-}
-
-/**
- * Where the inbox's first page of `take` approvals ends, without reading its records: how many pending rows
- * it holds and the cursor of the page after it, every row counted as readable (pendingApprovalPage reads
- * past an unreadable one). One indexed statement, two when the inbox is shorter than a page: the inbox
- * page's first screen reads this instead of the page's 200 records.
- */
-export async function pendingApprovalPageEnd(db: Db, take = 200): Promise<{ rows: number; nextCursor: string | null }> {
-  // The page's last row and the one after it, if any.
-  const at = (await queryRows(
-    db,
-    Prisma.sql`SELECT "key", "timestampMs" FROM "StateEntry" WHERE ${PENDING_APPROVAL}
-      ORDER BY "timestampMs" ASC, "key" ASC LIMIT 2 OFFSET ${take - 1}`,
-  )) as { key: string; timestampMs: unknown }[];
-  if (at.length === 2) return { rows: take, nextCursor: encodeInboxCursor({ ts: Number(at[0].timestampMs ?? 0), key: at[0].key }) };
-  if (at.length === 1) return { rows: take, nextCursor: null };
-  return { rows: await countPendingApprovals(db), nextCursor: null };
-}
-
 export type TimelinePage = { checkpoints: CheckpointRecord[]; corrupt: UnreadableRow[]; nextCursor: string | null };
 
 // A run's checkpoints in write order, paginated by key: page N costs the same as page 1.
@@ -166,23 +58,6 @@ export async function checkpointTimeline(
   const { page, nextCursor } = cursorPage(rows, take, (r) => r.key);
   const { ok, bad } = readAll(page, normalizeCheckpointRecord);
   return { checkpoints: ok, corrupt: bad, nextCursor };
-}
-
-// The navigation badge every reviewer's browser polls: one count on the [kind, status, timestampMs] index.
-export async function countPendingApprovals(db: Db): Promise<number> {
-  const [r] = await queryRows(db, Prisma.sql`SELECT COUNT(*) AS "n" FROM "StateEntry" WHERE ${PENDING_APPROVAL}`);
-  return Number(r?.n ?? 0);
-}
-
-// The metrics' pending gauges: how many wait and since when the oldest has waited (its requested_at_ms),
-// one statement on the same index.
-export async function pendingApprovalStats(db: Db): Promise<{ count: number; oldestMs: number | null }> {
-  const [r] = await queryRows(
-    db,
-    Prisma.sql`SELECT COUNT(*) AS "n", MIN("timestampMs") AS "oldest" FROM "StateEntry" WHERE ${PENDING_APPROVAL}`,
-  );
-  const oldest = r?.oldest;
-  return { count: Number(r?.n ?? 0), oldestMs: oldest === null || oldest === undefined ? null : Number(oldest) };
 }
 
 // ---- Timeline ----
@@ -260,14 +135,6 @@ export async function webhookDeliveries(db: Db, runId: string) {
 export async function checkpointTimestamp(db: Db, threadId: string, key: string): Promise<number | null> {
   const row = await db.stateEntry.findUnique({ where: { threadId_key: { threadId, key } }, select: { timestampMs: true } });
   return row?.timestampMs != null ? Number(row.timestampMs) : null;
-}
-
-export async function pendingApprovals(
-  db: Db,
-  opts: { agent?: string; tool?: string; take?: number } = {},
-): Promise<{ approvals: ApprovalRecord[]; corrupt: UnreadableRow[] }> {
-  const { approvals, corrupt } = await pendingApprovalPage(db, opts);
-  return { approvals, corrupt };
 }
 
 // The inbox's root runs: agent and submitter. Through the driver (Prisma's engine compiles each statement

@@ -2,6 +2,7 @@
 // process executes a run: reserve, claim, take over, renew, release, and the epoch-fenced row writes.
 import { Prisma, type Run as PrismaRun } from "../generated/sqlite/client.ts";
 import { RUN, type RunState } from "../runner/index.ts";
+import { NOTHING_PENDING_IN_TREE } from "./approvals.ts";
 import { type Db, executeSql, queryRows } from "./client.ts";
 import { bigintOf, boolOf, dateOf, type Row } from "./driver.ts";
 import { cursorPage } from "./pagination.ts";
@@ -247,13 +248,10 @@ export async function requestCancel(db: Db, id: string): Promise<boolean> {
 export const READY_STATE = "ready";
 
 // Ready to resume: a paused run of the console's own (an external runtime resumes its runs), readable, with
-// no request of it or of its subagents pending (an approval row's runId is its run's, a subagent's
-// `<root>.<call>`). Paused runs of agents that resume by themselves are ready only for the moment between
-// a decision and its resume; those of agents that opted out wait here for someone to press Resume. One
-// probe of the run's thread on the primary key.
-const READY = Prisma.sql`("Run"."state" = ${literal(RUN.paused)} AND "Run"."runtimeTokenId" IS NULL AND "Run"."corruptKey" IS NULL AND NOT EXISTS (
-  SELECT 1 FROM "StateEntry" AS "s" WHERE "s"."threadId" = "Run"."threadId" AND "s"."kind" = 'approval' AND "s"."status" = 'pending'
-    AND ("s"."runId" = "Run"."id" OR substr("s"."runId", 1, length("Run"."id") + 1) = "Run"."id" || '.')))`;
+// no request of it or of its subagents pending. Paused runs of agents that resume by themselves are ready
+// only for the moment between a decision and its resume; those of agents that opted out wait here for
+// someone to press Resume. One probe of the approvals' [rootRunId, status] index.
+const READY = Prisma.sql`("Run"."state" = ${literal(RUN.paused)} AND "Run"."runtimeTokenId" IS NULL AND "Run"."corruptKey" IS NULL AND ${NOTHING_PENDING_IN_TREE})`;
 
 export type RunFilters = {
   state?: RunState | typeof READY_STATE;

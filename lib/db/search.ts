@@ -1,6 +1,7 @@
 // Search: what a reviewer types ("ORD-1001", a customer's email) matched against runs and approvals. Each
-// match is one small function so the store behind it can change (approvals move to a typed table) without
-// touching the services or the pages that use them.
+// match is one small function so the store behind it can change without touching the services or the pages
+// that use them. An approval's arguments are in its record only, so its text is matched on the record read;
+// its routed group is a filter of the pending query (`group` in lib/db/approvals.ts).
 import { Prisma } from "../generated/sqlite/client.ts";
 import type { ApprovalRecord } from "../runner/index.ts";
 
@@ -18,6 +19,3 @@ export function approvalMatchesText(a: ApprovalRecord, q: string): boolean {
   const text = `${a.tool_name}\n${a.agent_name}\n${JSON.stringify(a.args)}\n${a.approved_args ? JSON.stringify(a.approved_args) : ""}`;
   return text.toLowerCase().includes(t);
 }
-
-/** An approval routed to `group` (only its members decide it). */
-export const approvalInGroup = (a: ApprovalRecord, group: string) => a.groups.includes(group);

@@ -4,7 +4,8 @@ import "server-only";
 import { Prisma } from "../generated/sqlite/client.ts";
 import { type Db, driverOf, providerOf, queryRows } from "./client.ts";
 import { LeaseLostError, type MemoryStore, type StateEntry, parseKey, parseStoredText } from "../runner/index.ts";
-import { type ApprovalLabels, approvalClosed, approvalRequested, type ClosedApproval, timedCheckpointWrite } from "../metrics.ts";
+import { timedCheckpointWrite } from "../metrics.ts";
+import { PrismaApprovals } from "./approvals.ts";
 
 type Projection = {
   kind: string;
@@ -32,13 +33,6 @@ export function project(key: string, value: unknown): Projection {
       return { ...base, step: k.step, phase: k.phase, timestampMs: ts(v.timestamp_ms) };
     case "effect":
       return { ...base, step: k.step, timestampMs: ts(v.timestamp_ms) };
-    case "approval":
-      return {
-        ...base,
-        step: typeof v.step === "number" ? v.step : null,
-        status: typeof v.status === "string" ? v.status : null,
-        timestampMs: ts(v.requested_at_ms),
-      };
     default:
       return base;
   }
@@ -48,12 +42,14 @@ export function project(key: string, value: unknown): Projection {
 export type Fence = { runId: string; epoch: number };
 
 // Requests for a human are counted where they are written: every request is created and closed (by a
-// reviewer, a deadline, a cancel) through compareAndPut, once. A store on a transaction client is made with
-// countApprovals false and its caller counts after the commit (a rolled-back decision closed nothing).
+// reviewer, a deadline, a cancel) through the approvals port, once. A store on a transaction client is made
+// with countApprovals false and its caller counts after the commit (a rolled-back decision closed nothing).
 export type StoreOptions = { countApprovals?: boolean };
 
 export class PrismaStore implements MemoryStore {
   private readonly countApprovals: boolean;
+  /** Approval requests: their own table (lib/db/approvals.ts), on this store's client and claim. */
+  readonly approvals: PrismaApprovals;
 
   constructor(
     private readonly db: Db,
@@ -62,6 +58,7 @@ export class PrismaStore implements MemoryStore {
     opts: StoreOptions = {},
   ) {
     this.countApprovals = opts.countApprovals ?? true;
+    this.approvals = new PrismaApprovals(db, { held: this.held(), assertFence: () => this.assertFence(), count: this.countApprovals });
   }
 
   // This store as seen by the execution that claimed `fence`.
@@ -148,19 +145,16 @@ export class PrismaStore implements MemoryStore {
         SELECT ${threadId}, ${key}, ${text}, ${p.kind}, ${p.runId}, CAST(${p.step} AS INTEGER), ${p.phase}, ${p.status}, CAST(${p.timestampMs} AS BIGINT) WHERE ${this.held()}
         ON CONFLICT ("threadId", "key") DO NOTHING`;
       if (n === 0) await this.assertFence();
-      if (n === 1 && p.kind === "approval" && this.countApprovals) approvalRequested(value as ApprovalLabels);
       return n === 1;
     }
     const stored = await this.storedText(threadId, key);
-    const before = stored === undefined ? undefined : (parseStoredText(stored, key) as { version?: number; status?: unknown });
+    const before = stored === undefined ? undefined : (parseStoredText(stored, key) as { version?: number });
     if (before === undefined || before.version !== expectedVersion) return false;
     // One autocommit statement: no read-then-write transaction for SQLite to deadlock on between instances.
     const n = await this.db
       .$executeRaw`UPDATE "StateEntry" SET "value" = ${text}, "status" = ${p.status}, "step" = ${p.step}, "timestampMs" = ${p.timestampMs}
       WHERE "threadId" = ${threadId} AND "key" = ${key} AND "value" = ${stored} AND ${this.held()}`;
     if (n === 0) await this.assertFence();
-    if (n === 1 && p.kind === "approval" && this.countApprovals && before.status === "pending" && p.status !== "pending")
-      approvalClosed(value as ClosedApproval);
     return n === 1;
   }
 }

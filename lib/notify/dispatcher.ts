@@ -93,7 +93,7 @@ export class Notifier {
   /** A run paused: plan its pending requests' messages and send what is due (never throws). */
   async paused(runId: string): Promise<void> {
     try {
-      await this.plan(await approvalReads.pendingOfRun(this.db, this.store, runId));
+      await this.plan(await approvalReads.pendingOfRun(this.db, runId));
       this.kick();
     } catch (e) {
       log.warn("notification planning failed", { run_id: runId, error: String(e) });

@@ -6,7 +6,7 @@ import "server-only";
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { AppContext } from "../context.ts";
 import { queueJobsByState, runsByState } from "../db/ops.ts";
-import { pendingApprovalStats } from "../db/read-models.ts";
+import { pendingSummary } from "../db/approvals.ts";
 import { QUEUE_SCHEMA, RUN_QUEUE } from "../execution/queue.ts";
 import { log } from "../log.ts";
 import { metrics, renderMetrics } from "../metrics.ts";
@@ -23,7 +23,7 @@ export async function scrapeMetrics(
   try {
     const [states, pending, jobs] = await Promise.all([
       runsByState(ctx.db),
-      pendingApprovalStats(ctx.db),
+      pendingSummary(ctx.db),
       ctx.queue ? queueJobsByState(ctx.db, QUEUE_SCHEMA, RUN_QUEUE) : Promise.resolve({} as Record<string, number>),
     ]);
     for (const [state, n] of Object.entries(states)) m.runs.set({ state }, n);

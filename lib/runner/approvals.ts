@@ -1,13 +1,16 @@
+// One file: the approval record's schema and every change of it (request, decision, deadline, cancel,
+// withdrawal) with the reads they rest on, which all turn on the same version compare-and-set.
 // Durable approval requests. A tool call that needs a human is stored here and the run ends its execution
 // in state `paused`; any process later records decisions and resumes the run. The approval binds the
 // arguments: the run executes exactly approved_args, whose hash is stored with every decision.
-import { listStored, readStored } from "./read.ts";
 import { z } from "zod";
+import type { ApprovalStore, StoredApproval } from "./approval-port.ts";
+import { approvalKey, approvalName, approvalStoreOf } from "./approval-store.ts";
 import { SCHEMA_VERSIONS, versionField } from "./versions.ts";
 import { hashOf } from "./canonical.ts";
 import { AgentCheckpointCorruptionError, ApprovalDecisionError } from "./errors.ts";
-import { type MemoryStore, keys } from "./store.ts";
-import { RUN_ENDED_DECIDER, approvalId, parseApprovalId } from "./ids.ts";
+import type { MemoryStore } from "./store.ts";
+import { RUN_ENDED_DECIDER, approvalId } from "./ids.ts";
 import type { Tool } from "./tools.ts";
 import { delegateTaskSchema } from "./agent.ts";
 import { assertOffered, externalInterruptSchema, externalTool } from "./external.ts";
@@ -85,23 +88,54 @@ export function parseApproval(raw: unknown, key: string): ApprovalRecord {
   return p.data;
 }
 
-/** The store key of an approval id (ids without a step are the legacy format). */
-export function approvalKey(id: string): string | null {
-  const p = parseApprovalId(id);
-  if (!p) return null;
-  return p.step === null ? keys.legacyApproval(p.runId, p.toolCallId) : keys.approval(p.runId, p.step, p.toolCallId);
+export { approvalKey };
+
+/** A stored approval's text read as a record; anything unreadable is corruption naming its key. */
+export function readApproval(s: StoredApproval, what = "Approval record"): ApprovalRecord {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(s.text);
+  } catch {
+    throw new AgentCheckpointCorruptionError(`${what} is not valid JSON`, s.key);
+  }
+  return parseApproval(raw, s.key);
 }
 
-const keyOfRecord = (rec: ApprovalRecord) => approvalKey(rec.id) ?? keys.approval(rec.run_id, rec.step, rec.tool_call_id);
+/** Reads stored approvals, setting the unreadable apart (named by key, with the run they belong to). */
+export function readApprovals(stored: (StoredApproval & { runId?: string | null })[]): {
+  ok: ApprovalRecord[];
+  bad: { key: string; runId: string | null; message: string }[];
+} {
+  const ok: ApprovalRecord[] = [];
+  const bad: { key: string; runId: string | null; message: string }[] = [];
+  for (const s of stored) {
+    try {
+      ok.push(readApproval(s));
+    } catch (e) {
+      if (!(e instanceof AgentCheckpointCorruptionError)) throw e;
+      bad.push({ key: s.key, runId: s.runId ?? null, message: e.message });
+    }
+  }
+  return { ok, bad };
+}
+
+// A value the store could not parse is corruption of the record it names.
+function corrupt(e: unknown, what: string, key: string): never {
+  if (e instanceof SyntaxError) throw new AgentCheckpointCorruptionError(`${what} is not valid JSON`, (e as { key?: string }).key ?? key);
+  throw e;
+}
 
 /** Reads one approval by its id; null when there is none. An unreadable record is corruption. */
 export async function getApproval(store: MemoryStore, threadId: string, id: string): Promise<ApprovalRecord | null> {
-  const key = approvalKey(id);
-  if (!key) return null;
-  const raw = await readStored(store, threadId, key, "Approval record");
-  if (raw === undefined) return null;
-  const rec = parseApproval(raw, key);
-  if (rec.id !== id) throw new AgentCheckpointCorruptionError(`Approval record names ${rec.id}, not ${id}`, key);
+  let stored: StoredApproval | undefined;
+  try {
+    stored = await approvalStoreOf(store).get(threadId, id);
+  } catch (e) {
+    corrupt(e, "Approval record", approvalName(id));
+  }
+  if (!stored) return null;
+  const rec = readApproval(stored);
+  if (rec.id !== id) throw new AgentCheckpointCorruptionError(`Approval record names ${rec.id}, not ${id}`, stored.key);
   return rec;
 }
 
@@ -119,17 +153,28 @@ export async function findApproval(
   return legacy && legacy.step === step ? legacy : null;
 }
 
-/** Every approval request of one run (not its subagents), validated, in key order. */
+/** Every approval request of one run (not its subagents), validated, by step. */
 export async function listApprovals(store: MemoryStore, threadId: string, runId: string): Promise<ApprovalRecord[]> {
-  const entries = await listStored(store, threadId, keys.approvalPrefix(runId), "approval record");
-  return entries.map((e) => parseApproval(e.value, e.key));
+  try {
+    return (await approvalStoreOf(store).list(threadId, runId, "run")).map((s) => readApproval(s, "An approval record"));
+  } catch (e) {
+    return corrupt(e, "An approval record", `approval:${runId}:`);
+  }
+}
+
+/** Every approval request of a run and of its subagent runs at any depth, validated. */
+export async function listApprovalTree(store: MemoryStore, threadId: string, runId: string): Promise<ApprovalRecord[]> {
+  try {
+    return (await approvalStoreOf(store).list(threadId, runId, "tree")).map((s) => readApproval(s, "An approval record"));
+  } catch (e) {
+    return corrupt(e, "An approval record", `approval:${runId}:`);
+  }
 }
 
 async function save(store: MemoryStore, rec: ApprovalRecord, expectedVersion: number | undefined): Promise<boolean> {
-  const key = keyOfRecord(rec);
-  if (store.compareAndPut) return store.compareAndPut(rec.thread_id, key, expectedVersion, rec);
-  await store.putState(rec.thread_id, key, rec);
-  return true;
+  const port: ApprovalStore = approvalStoreOf(store);
+  const text = JSON.stringify(rec);
+  return expectedVersion === undefined ? port.create(rec, text) : port.compareAndSet(rec, text, expectedVersion);
 }
 
 /** Stores a new pending approval request for a tool call (idempotent: an existing request is returned as is). */
@@ -368,10 +413,8 @@ export async function closePendingApprovals(
   nowMs: number,
   reason: string,
 ): Promise<number> {
-  const own = await listApprovals(store, threadId, runId);
-  const children = await listStored(store, threadId, keys.descendantApprovalPrefix(runId), "approval record");
   let closed = 0;
-  for (const rec of [...own, ...children.map((e) => parseApproval(e.value, e.key))]) {
+  for (const rec of await listApprovalTree(store, threadId, runId)) {
     if (rec.status !== "pending") continue;
     if (await save(store, systemDecided(rec, RUN_ENDED_DECIDER, false, reason, nowMs), rec.version)) closed++;
   }

@@ -1,5 +1,7 @@
 export * from "./agent.ts";
 export * from "./approvals.ts";
+export type { ApprovalRow, ApprovalStore, StoredApproval } from "./approval-port.ts";
+export { approvalName, approvalStoreOf } from "./approval-store.ts";
 export * from "./external.ts";
 export * from "./ask.ts";
 export * from "./canonical.ts";
@@ -10,6 +12,7 @@ export * from "./errors.ts";
 export * from "./events.ts";
 export * from "./fork.ts";
 export * from "./ids.ts";
+export * from "./lookups.ts";
 export * from "./messages.ts";
 export * from "./model.ts";
 export * from "./policy.ts";

@@ -71,3 +71,7 @@ export function parseKey(key: string): ParsedKey {
       return { kind: "other", runId: null, step: null, phase: null };
   }
 }
+
+/** A checkpoint record's position in its run's timeline (a page's cursor): its key, which sorts in write order. */
+export const checkpointCursor = (runId: string, c: { step: number; seq: number; phase: string }) =>
+  keys.checkpoint(runId, c.step, c.seq, c.phase);

@@ -27,9 +27,13 @@ export interface MemoryStore {
    * so a worker that stalled past its lease stops before it executes anything more.
    */
   assertFence?(): Promise<void>;
+  /** Where approval requests live; without one they are values under the runner's approval keys. */
+  approvals?: ApprovalStore;
 }
 
-export { checkpointLatestKey, keys, parseKey, type KeyKind, type ParsedKey } from "./keys.ts";
+import type { ApprovalStore } from "./approval-port.ts";
+
+export { checkpointCursor, checkpointLatestKey, keys, parseKey, type KeyKind, type ParsedKey } from "./keys.ts";
 
 /**
  * Values are stored as JSON text by every real store; the in-memory one keeps the same discipline so that

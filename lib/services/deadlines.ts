@@ -10,9 +10,10 @@
 // One unreadable record breaks only its own run: the sweep marks that run corrupt (so nothing claims it
 // again), logs the key once per process, and goes on with the rest.
 import type { AppContext } from "../context.ts";
+import { pendingApprovals, readPending } from "../db/approvals.ts";
 import { appendAudit } from "../db/audit.ts";
 import { type Db, transaction } from "../db/client.ts";
-import { pausedRunIds, pendingApprovalRecords, storeFaultRunIds, strandedPendingRunIds } from "../db/maintenance.ts";
+import { pausedRunIds, storeFaultRunIds, strandedPendingRunIds } from "../db/maintenance.ts";
 import type { UnreadableRow } from "../db/read-models.ts";
 import { getRunRow, lockRun, markRunCorrupt } from "../db/runs.ts";
 import { PrismaStore } from "../db/store.ts";
@@ -47,7 +48,7 @@ export async function sweep(ctx: AppContext, nowMs = Date.now()): Promise<SweepR
   const { db, executor: ex } = ctx;
   const result: SweepResult = { expired: 0, resumed: 0, retried: 0, corrupt: 0 };
   const expired = new Set<string>();
-  const { ok: pending, bad } = await pendingApprovalRecords(db);
+  const { approvals: pending, corrupt: bad } = readPending((await pendingApprovals(db, { take: 5000 })).rows);
   for (const b of bad) await setAside(db, b, result);
   for (const rec of pending) {
     if (rec.deadline_ms === null || nowMs <= rec.deadline_ms) continue;
@@ -89,7 +90,7 @@ export async function sweep(ctx: AppContext, nowMs = Date.now()): Promise<SweepR
       if (run?.state !== RUN.paused || run.corruptKey || run.runtimeTokenId) return;
       const agent = ctx.agents.find(run.agentName);
       if (!agent || !resumesByItself(agent)) return;
-      if ((await pendingApprovalsOf(ctx.store, run.threadId, runId)).length) return;
+      if ((await pendingApprovalsOf(db, runId)).length) return;
       if (await ex.resumeWithAudit(runId, null, { by: "sweep" })) result.resumed++;
     });
   }

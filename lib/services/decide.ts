@@ -129,7 +129,7 @@ export async function decide(ctx: AppContext, actor: Actor | null, { approvalId,
       // The run's state as of the lock (it may have paused since it was read above); the reservation is a
       // compare-and-set on it anyway. A quorum's request stays pending until its last required vote.
       if (rootAgent && resumesByItself(rootAgent) && after.status !== "pending" && (await getRunRow(tx, root.id))?.state === RUN.paused) {
-        const pending = await pendingApprovalsOf(store, root.threadId, root.id);
+        const pending = await pendingApprovalsOf(tx, root.id);
         reserved =
           !pending.length &&
           (await submit(root.id, RUN.paused, {

@@ -3,12 +3,9 @@
 // run is marked by the sweep (which reads every pending approval) or by the first decision or page that
 // reads it.
 //
-// Two per-process caches keep the polls cheap. The inbox's ETag is a hash of the stored pending records,
-// the reviewer and the filters: an unchanged inbox costs one indexed read and a 304, and a changed one is
-// built once per reviewer (the last few are kept), not on every poll. And since the same rows are read on
-// each poll (a 304 needs them for its ETag), a row's stored text is parsed once per process and the
-// result kept frozen, so no reader can change what the next one gets; keyed by the text itself (a row that
-// changes is a new entry), bounded.
+// The inbox's ETag is a hash of the page's stored records (as text), the reviewer and the filters: an
+// unchanged inbox costs one indexed read and a 304, and a changed one is read and built once per reviewer
+// (the last few answers are kept per process), not on every poll.
 import "server-only";
 import { createHash } from "node:crypto";
 import { type Actor, routingGroupsOf } from "../auth/actor.ts";
@@ -25,20 +22,20 @@ import {
   toJsonSchemaDto,
 } from "../dto.ts";
 import {
-  type ApprovalReader,
-  countPendingApprovals,
-  decodeInboxCursor,
-  pendingApprovalPage,
-  pendingApprovalPageEnd,
-  pendingApprovalRows,
-  readAll,
-  runSummaries,
-  type UnreadableRow,
-} from "../db/read-models.ts";
-import { type ApprovalRecord, argsHash, mayDecide, parseApproval, questionOf, rootRunOf } from "../runner/index.ts";
+  decodePendingCursor,
+  encodePendingCursor,
+  type PendingCursor,
+  type PendingRow,
+  pendingApprovals,
+  pendingPageEnd,
+  pendingSummary,
+  readPending,
+} from "../db/approvals.ts";
+import type { UnreadableRow } from "../db/read-models.ts";
+import { runSummaries } from "../db/read-models.ts";
+import { approvalMatchesText } from "../db/search.ts";
+import { type ApprovalRecord, argsHash, mayDecide, questionOf, rootRunOf } from "../runner/index.ts";
 import { parseOr400 } from "../validation.ts";
-import { unfinishedExternalRuns } from "../db/runtime.ts";
-import { approvalInGroup, approvalMatchesText } from "../db/search.ts";
 import { authorize } from "./access.ts";
 import { confirmOf } from "./confirm.ts";
 import { inboxFiltersSchema } from "./schemas.ts";
@@ -47,15 +44,20 @@ import { inboxFiltersSchema } from "./schemas.ts";
 type Ctx = Pick<AppContext, "db"> & Partial<Pick<AppContext, "agents">>;
 type InboxInput = { query: unknown; ifNoneMatch?: string | null };
 
-/** The search filters as one test of a record (none: undefined, nothing to test). */
-export function approvalSearch(f: { q?: string; group?: string }): ((a: ApprovalRecord) => boolean) | undefined {
-  const { q, group } = f;
-  if (q === undefined && group === undefined) return undefined;
-  return (a) => (q === undefined || approvalMatchesText(a, q)) && (group === undefined || approvalInGroup(a, group));
+/**
+ * The text search as a test of a record (none: undefined, nothing to test). It reads the arguments, which
+ * are in the record only; the other filters, a routed group's included, are the query's (lib/db/approvals.ts).
+ */
+export function approvalSearch(f: { q?: string }): ((a: ApprovalRecord) => boolean) | undefined {
+  const { q } = f;
+  return q === undefined ? undefined : (a) => approvalMatchesText(a, q);
 }
 
 /** Approvals per inbox page; the rest are on the pages its nextCursor leads to. */
 export const INBOX_PAGE = 200;
+
+/** Rows a page reads at most to fill itself when a search matches few of them; its nextCursor goes on from there. */
+const MAX_SCAN = 5000;
 
 const builtInboxes = new Map<string, Omit<InboxDto, "asOfMs">>();
 
@@ -71,32 +73,38 @@ export async function inboxPage(
 ): Promise<{ etag: string; inbox: InboxDto | null }> {
   const who = authorize(actor, "approvals:decide");
   const f = parseOr400(inboxFiltersSchema, query);
-  const after = f.cursor === undefined ? null : decodeInboxCursor(f.cursor);
+  const after = f.cursor === undefined ? null : decodePendingCursor(f.cursor);
   if (f.cursor !== undefined && !after) throw new ValidationError("cursor", "Not a cursor of this inbox: use the nextCursor of a page");
-  const runs = f.framework === undefined ? undefined : await unfinishedExternalRuns(ctx.db, f.framework);
-  const page = await pendingApprovalPage(ctx.db, {
-    after,
-    take: INBOX_PAGE,
-    agent: f.agent,
-    tool: f.tool,
-    runs,
-    match: approvalSearch(f),
-    read: cachedApprovalReader,
-  });
+  const filter = { agent: f.agent, tool: f.tool, framework: f.framework, group: f.group };
+  const match = approvalSearch(f);
+  // A page holds INBOX_PAGE readable approvals that the search matches: past an unreadable row, or a row the
+  // search does not match, it reads on (a search at most MAX_SCAN rows). Each row is read once.
+  const rows: PendingRow[] = [];
+  const read: { approvals: ApprovalRecord[]; corrupt: UnreadableRow[] } = { approvals: [], corrupt: [] };
+  let next: PendingCursor | null = after;
+  do {
+    const page = await pendingApprovals(ctx.db, { ...filter, after: next, take: INBOX_PAGE - read.approvals.length });
+    const { approvals, corrupt } = readPending(page.rows);
+    rows.push(...page.rows);
+    read.approvals.push(...(match ? approvals.filter(match) : approvals));
+    read.corrupt.push(...corrupt);
+    next = page.next;
+  } while (next && read.approvals.length < INBOX_PAGE && rows.length < MAX_SCAN);
+  const nextCursor = next && encodePendingCursor(next);
   // Routing decides what this reviewer may decide: their groups are part of what the answer depends on.
   const groups = routingGroupsOf(who);
   const h = createHash("sha256").update(`${who.email}\n${JSON.stringify(groups)}\n${JSON.stringify(f)}\n`);
-  // The same bytes as one update per row's key and text each, in one call (800 calls into the hash were a
+  // The same bytes as one update per row's id and text each, in one call (800 calls into the hash were a
   // tenth of the inbox's data work).
-  h.update(page.rows.map((r) => `${r.key}\0${r.value}\0`).join(""));
+  h.update(rows.map((r) => `${r.id}\0${r.text}\0`).join(""));
   // Whether a next page exists is part of the answer too: the same 200 rows with one more behind them
   // must not be answered with the copy built when nothing was behind them.
-  h.update(page.nextCursor ?? "-");
+  h.update(nextCursor ?? "-");
   const etag = `"${h.digest("base64url").slice(0, 27)}"`;
   if (ifNoneMatch?.split(/\s*,\s*/).includes(etag)) return { etag, inbox: null };
   let built = builtInboxes.get(etag);
   if (!built) {
-    built = await buildInbox(ctx, who, page);
+    built = { approvals: await inboxItems(ctx, who, read.approvals), corrupt: corruptItems(read.corrupt), nextCursor };
     builtInboxes.set(etag, built);
     if (builtInboxes.size > 16) builtInboxes.delete(builtInboxes.keys().next().value!);
   }
@@ -105,7 +113,7 @@ export async function inboxPage(
 
 export async function pendingCount(ctx: Ctx, actor: Actor | null) {
   authorize(actor, "approvals:decide");
-  return { pending: await countPendingApprovals(ctx.db) };
+  return { pending: (await pendingSummary(ctx.db)).count };
 }
 
 // The JSON schema of a tool's arguments (its display hints); toJsonSchemaDto builds each schema's once.
@@ -125,28 +133,13 @@ function summaryOf(a: ApprovalRecord, hints: unknown): string {
   return summarizeArgs(a.approved_args ?? a.args, hints);
 }
 
-// The parts of an item that cost to work out (the arguments' summary, with their display hints read by zod,
-// and their hash; most of the page's own work on its rows), kept per record read and the hints they were
-// made with. The inbox's records are the frozen ones of the per-process read below (a changed row is a new
-// record), and a tool's hints are its schema's JSON Schema, built once (toJsonSchemaDto).
-const shownParts = new WeakMap<ApprovalRecord, { hints: unknown; summary: string; argsHash: string }>();
-
-function shownOf(ctx: Ctx, a: ApprovalRecord): { summary: string; argsHash: string } {
-  const hints = a.kind === "tool" ? argsSchemaOf(ctx, a) : null;
-  const kept = shownParts.get(a);
-  if (kept && kept.hints === hints) return kept;
-  const made = { hints, summary: summaryOf(a, hints), argsHash: argsHash(a.approved_args ?? a.args) };
-  if (Object.isFrozen(a)) shownParts.set(a, made);
-  return made;
-}
-
 // Each approval as the inbox lists it (its root run's agent and submitter read for all of them at once).
 async function inboxItems(ctx: Ctx, who: Actor, approvals: ApprovalRecord[]): Promise<InboxItemDto[]> {
   const groups = routingGroupsOf(who);
   const roots = await runSummaries(ctx.db, [...new Set(approvals.map((a) => a.root_run_id))]);
   const byId = new Map(roots.map((r) => [r.id, r]));
   return approvals.map((a) => {
-    const shown = shownOf(ctx, a);
+    const hints = a.kind === "tool" ? argsSchemaOf(ctx, a) : null;
     return {
       id: a.id,
       runId: a.root_run_id,
@@ -157,7 +150,7 @@ async function inboxItems(ctx: Ctx, who: Actor, approvals: ApprovalRecord[]): Pr
       confirm: a.kind === "tool" ? confirmOf(ctx.agents, a, argsSchemaOf(ctx, a)) : null,
       tool: a.tool_name,
       kind: a.kind,
-      summary: shown.summary,
+      summary: summaryOf(a, hints),
       reason: a.reason,
       requestedBy: a.requested_by ?? byId.get(a.root_run_id)?.submittedByEmail ?? null,
       requestedAtMs: a.requested_at_ms,
@@ -167,7 +160,7 @@ async function inboxItems(ctx: Ctx, who: Actor, approvals: ApprovalRecord[]): Pr
       canDecide: mayDecide(a, groups),
       approvals: a.decisions.filter((d) => d.decision === "approve").length,
       decidedByMe: a.decisions.some((d) => d.by === who.email),
-      argsHash: shown.argsHash,
+      argsHash: argsHash(a.approved_args ?? a.args),
       version: a.version,
     };
   });
@@ -182,14 +175,6 @@ const corruptItems = (corrupt: UnreadableRow[]): InboxCorruptDto[] =>
     message: c.message,
   }));
 
-async function buildInbox(
-  ctx: Ctx,
-  who: Actor,
-  { approvals, corrupt, nextCursor }: Awaited<ReturnType<typeof pendingApprovalPage>>,
-): Promise<Omit<InboxDto, "asOfMs">> {
-  return { approvals: await inboxItems(ctx, who, approvals), corrupt: corruptItems(corrupt), nextCursor };
-}
-
 // ---- The inbox page's first screen ----
 
 const toRow = ({ reason: _reason, version: _version, ...row }: InboxItemDto): InboxRowDto => row;
@@ -201,7 +186,7 @@ const routed = <T extends { canDecide: boolean }>(all: T[]): T[] => [...all.filt
  * shows them (routed), the page's count and next cursor; the whole page when it has no more rows than that
  * (nothing to load after hydration). It reads and parses only the first rows: when `rows` approvals this
  * reviewer may decide are among the first `rows` + 1 pending rows (the usual inbox), the page's count and
- * cursor come from one indexed statement that reads no record (pendingApprovalPageEnd), and an unreadable
+ * cursor come from one indexed statement that reads no record (pendingPageEnd), and an unreadable
  * record past the rows read is listed once the browser has the whole page; otherwise (routing puts other
  * rows first, or unreadable records are among them) it is the first screen of the whole page, read as
  * /api/approvals reads it.
@@ -210,17 +195,17 @@ export async function inboxFirstScreen(ctx: Ctx, actor: Actor | null, rows: numb
   const who = authorize(actor, "approvals:decide");
   const groups = routingGroupsOf(who);
   const asOfMs = Date.now();
-  const head = await pendingApprovalRows(ctx.db, rows + 1);
-  const { ok, bad } = cachedApprovalReader(head);
-  if (head.length <= rows) {
+  const head = await pendingApprovals(ctx.db, { take: rows + 1 });
+  const { approvals: ok, corrupt: bad } = readPending(head.rows);
+  if (head.rows.length <= rows) {
     const approvals = (await inboxItems(ctx, who, ok)).map(toRow);
     return { approvals, corrupt: corruptItems(bad), nextCursor: null, asOfMs };
   }
   const first = ok.filter((a) => mayDecide(a, groups)).slice(0, rows);
   if (first.length === rows && !bad.length) {
-    const end = await pendingApprovalPageEnd(ctx.db, INBOX_PAGE);
+    const end = await pendingPageEnd(ctx.db, INBOX_PAGE);
     const approvals = (await inboxItems(ctx, who, first)).map(toRow);
-    return { approvals, corrupt: [], nextCursor: end.nextCursor, asOfMs, firstScreenOf: end.rows };
+    return { approvals, corrupt: [], nextCursor: end.next && encodePendingCursor(end.next), asOfMs, firstScreenOf: end.rows };
   }
   const whole = await listInbox(ctx, who, { query: {} });
   const approvals = whole.approvals.length > rows ? routed(whole.approvals).slice(0, rows) : whole.approvals;
@@ -228,48 +213,5 @@ export async function inboxFirstScreen(ctx: Ctx, actor: Actor | null, rows: numb
     ...whole,
     approvals: approvals.map(toRow),
     ...(whole.approvals.length > rows ? { firstScreenOf: whole.approvals.length } : {}),
-  };
-}
-
-// ---- The frozen per-process read of approval rows ----
-
-type Read = { ok: ApprovalRecord[]; bad: UnreadableRow[] };
-type StoredRow = { key: string; value: string; runId: string | null };
-
-// Keyed by the row's key, a hit when its run and text are the ones read then (the text compared, not made
-// part of the key: a key of the whole text was a new string of ~1 KB to build and hash per row and request).
-const readRows = new Map<string, { runId: string | null; value: string; read: Read }>();
-
-function readApprovalRow(r: StoredRow): Read {
-  const hit = readRows.get(r.key);
-  if (hit && hit.runId === r.runId && hit.value === r.value) return hit.read;
-  const read = deepFreeze(readAll([r], parseApproval));
-  if (readRows.size >= 4096) readRows.clear();
-  readRows.set(r.key, { runId: r.runId, value: r.value, read });
-  return read;
-}
-
-function deepFreeze<T>(v: T): T {
-  if (v && typeof v === "object" && !Object.isFrozen(v)) {
-    Object.freeze(v);
-    for (const x of Object.values(v)) deepFreeze(x);
-  }
-  return v;
-}
-
-/** The cached reader, in the shape pendingApprovalPage takes. */
-export const cachedApprovalReader: ApprovalReader = (rows) => {
-  const read = rows.map(readApprovalRow);
-  return { ok: read.flatMap((x) => x.ok), bad: read.flatMap((x) => x.bad) };
-};
-
-export function readPendingApprovals(
-  rows: StoredRow[],
-  opts: { agent?: string; tool?: string } = {},
-): { approvals: ApprovalRecord[]; corrupt: UnreadableRow[] } {
-  const { ok, bad } = cachedApprovalReader(rows);
-  return {
-    approvals: ok.filter((a) => (!opts.agent || a.agent_name === opts.agent) && (!opts.tool || a.tool_name === opts.tool)),
-    corrupt: bad,
   };
 }

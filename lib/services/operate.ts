@@ -31,7 +31,7 @@ export async function resumeRun(ctx: AppContext, actor: Actor | null, { runId }:
   externalRefused(run, "resumed");
   await assertReadable(ctx, run);
   if (run.state !== RUN.paused) throw new ConflictError(`Run is ${run.state}, not paused`);
-  const pending = await onRun(db, run.id, () => pendingApprovalsOf(ctx.store, run.threadId, run.id));
+  const pending = await onRun(db, run.id, () => pendingApprovalsOf(db, run.id));
   if (pending.length) throw new ConflictError(`${pending.length} approval(s) still pending`);
   if (!(await ex.resumeWithAudit(run.id, who))) throw new ConflictError("Run was resumed by someone else");
   return { id: run.id, resumed: true as const };

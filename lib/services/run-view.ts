@@ -26,24 +26,24 @@ import {
   type Agent,
   AgentCheckpointCorruptionError,
   type MemoryStore,
-  checkpointLatestKey,
   childRunId,
   delegateTaskSchema,
+  hasSnapshot,
   isDelegateTool,
   isTerminal,
-  keys,
-  listStored,
   loadSnapshot,
+  noCheckpointError,
+  type ApprovalRecord,
+  listApprovalTree,
   mayDecide,
-  parseApproval,
   readLatestCheckpoint,
-  readStored,
   reviewedArgsHash,
   validateEffects,
   RUN,
 } from "../runner/index.ts";
 import { lastActorOf } from "../db/audit.ts";
 import { countCheckpoints, webhookDeliveries } from "../db/read-models.ts";
+import { pendingApprovals, readPending } from "../db/approvals.ts";
 import { getRunRow, listRunRows, markRunCorrupt } from "../db/runs.ts";
 import { claimsOf, runtimeEvents } from "../db/runtime.ts";
 import { externalConversation, externalTimeline, storedRuntimeEvent } from "./runtime-view.ts";
@@ -184,7 +184,7 @@ async function readRun(ctx: Pick<AppContext, "db" | "store" | "agents">, run: Ru
   // A running run may have none stored yet at any step: its row's progress comes from the runner's events,
   // ahead of the write-behind queue (and a worker taking it over starts it afresh without one).
   if (!latest && run.state === RUN.running) return { conversation: null, approvals: [] };
-  if (!latest) throw new AgentCheckpointCorruptionError(`No checkpoint for run ${run.id}`, checkpointLatestKey(run.id));
+  if (!latest) throw noCheckpointError(run.id);
   const conversation = await conversationOf(ctx.store, run.threadId, run.id);
   const approvals = await approvalsOf(
     ctx.store,
@@ -231,8 +231,7 @@ export async function conversationOf(store: MemoryStore, threadId: string, runId
       if (m.role !== "assistant") continue;
       for (const c of m.tool_calls.filter((c) => isDelegateTool(c.name))) {
         const childId = childRunId(runId, c.id);
-        if ((await readStored(store, threadId, keys.runtime(childId), "Runtime snapshot")) !== undefined)
-          children[c.id] = await conversationOf(store, threadId, childId, depth + 1);
+        if (await hasSnapshot(store, threadId, childId)) children[c.id] = await conversationOf(store, threadId, childId, depth + 1);
       }
     }
   }
@@ -272,9 +271,7 @@ export async function approvalsOf(
   mcpOriginOf: (agentName: string, toolName: string) => McpOrigin | null = () => null,
   positions: Map<string, number> = new Map(),
 ): Promise<ApprovalView[]> {
-  const entries = await listStored(store, threadId, keys.approvalPrefix(runId), "approval record");
-  const children = await listStored(store, threadId, keys.descendantApprovalPrefix(runId), "approval record");
-  const parsed = [...entries, ...children].map((e) => parseApproval(e.value, e.key));
+  const parsed = await listApprovalTree(store, threadId, runId);
   const stepOf = (a: (typeof parsed)[number]) => `${a.run_id} ${a.step}`;
   const stepStart = new Map<string, number>();
   for (const a of parsed) stepStart.set(stepOf(a), Math.min(stepStart.get(stepOf(a)) ?? a.requested_at_ms, a.requested_at_ms));
@@ -312,7 +309,9 @@ export async function approvalsOf(
     });
 }
 
-// The approvals of a run (and its subagents) still waiting for a decision.
-export async function pendingApprovalsOf(store: MemoryStore, threadId: string, runId: string): Promise<ApprovalView[]> {
-  return (await approvalsOf(store, threadId, runId, () => [])).filter((a) => a.status === "pending");
+// The approvals of a run (and its subagents) still waiting for a decision; an unreadable one is corruption.
+export async function pendingApprovalsOf(db: Db, rootRunId: string): Promise<ApprovalRecord[]> {
+  const { approvals, corrupt } = readPending((await pendingApprovals(db, { rootRunId, take: 1000 })).rows);
+  if (corrupt.length) throw new AgentCheckpointCorruptionError(corrupt[0].message, corrupt[0].key);
+  return approvals;
 }

@@ -8,15 +8,7 @@ import { ValidationError } from "../auth/errors.ts";
 import type { AppContext } from "../context.ts";
 import type { Db } from "../db/client.ts";
 import { type DiffDto, type SnapshotSummary, toTimelineRunDto } from "../dto.ts";
-import {
-  AgentCheckpointCorruptionError,
-  type CheckpointRecord,
-  type Message,
-  keys,
-  listStored,
-  messageSchema,
-  storedSnapshotSchema,
-} from "../runner/index.ts";
+import { type CheckpointRecord, type Message, checkpointCursor, readMessages, storedSnapshotSchema } from "../runner/index.ts";
 import { checkpointTimeline, checkpointTimestamp, checkpointsBySeq, snapshotCheckpointAtOrBefore } from "../db/read-models.ts";
 import { markRunCorrupt } from "../db/runs.ts";
 import { parseOr400 } from "../validation.ts";
@@ -89,12 +81,7 @@ async function diffOf(ctx: Pick<AppContext, "db" | "store">, run: RunRow, a: num
   const [sa, sb] = await Promise.all([summaryAt(db, run, ca), summaryAt(db, run, cb)]);
   let added: Message[] = [];
   if (sa.messageCount !== null && sb.messageCount !== null && sb.messageCount > sa.messageCount) {
-    const entries = await listStored(ctx.store, run.threadId, keys.messagePrefix(run.id), "message");
-    added = entries.slice(sa.messageCount, sb.messageCount).map((e) => {
-      const m = messageSchema.safeParse(e.value);
-      if (!m.success) throw new AgentCheckpointCorruptionError(`Message log entry is malformed (key ${e.key})`, e.key);
-      return m.data;
-    });
+    added = await readMessages(ctx.store, run.threadId, run.id, sa.messageCount, sb.messageCount);
   }
   return { from: sa, to: sb, messagesAdded: added, payloadKeys: { from: Object.keys(ca.payload), to: Object.keys(cb.payload) } };
 }
@@ -103,7 +90,7 @@ async function diffOf(ctx: Pick<AppContext, "db" | "store">, run: RunRow, a: num
 const runStateOf = (v: unknown): RunState | null => ((RUN_STATES as readonly unknown[]).includes(v) ? (v as RunState) : null);
 
 async function summaryAt(db: Db, run: RunRow, cp: CheckpointRecord): Promise<SnapshotSummary> {
-  const key = keys.checkpoint(run.id, cp.step, cp.seq, cp.phase);
+  const key = checkpointCursor(run.id, cp);
   const withSnap = cp.payload.runtime_snapshot !== undefined ? cp : await snapshotCheckpointAtOrBefore(db, run.threadId, run.id, key);
   const parsed = withSnap ? storedSnapshotSchema.safeParse(withSnap.payload.runtime_snapshot) : null;
   const s = parsed?.success ? parsed.data : null;

@@ -49,8 +49,13 @@ describe.each(providers)("Prisma store on %s", (provider) => {
     });
     expect(r1.state).toBe("paused");
     expect(r1.pendingApprovals).toEqual(["pr1:2:call_refund", "pr1:2:call_notify"]);
-    const pending = await t.db.stateEntry.findMany({ where: { kind: "approval", status: "pending" }, orderBy: { timestampMs: "asc" } });
-    expect(pending.map((p) => p.key)).toEqual(["approval:pr1:000002:call_refund", "approval:pr1:000002:call_notify"]);
+    const pending = await t.db.approval.findMany({ where: { status: "pending" }, orderBy: { toolCallId: "desc" } });
+    expect(pending.map((p) => [p.id, p.runId, p.rootRunId, p.step, p.kind, p.agentName, p.toolName, p.version, p.decidedBy])).toEqual([
+      ["pr1:2:call_refund", "pr1", "pr1", 2, "tool", "refund-desk", "issue_refund", 0, null],
+      ["pr1:2:call_notify", "pr1", "pr1", 2, "tool", "refund-desk", "notify_customer", 0, null],
+    ]);
+    expect(pending.every((p) => Number(p.requestedAtMs) === JSON.parse(p.record).requested_at_ms)).toBe(true);
+    expect(await t.db.stateEntry.count({ where: { kind: "approval" } })).toBe(0);
     const timeline = await t.db.stateEntry.findMany({ where: { runId: "pr1", kind: "checkpoint" }, orderBy: { key: "asc" } });
     expect(timeline.map((c) => c.phase)).toEqual((await listCheckpoints(rt.store, "pr1", "pr1")).map((c) => c.phase));
     expect(timeline.every((c) => typeof c.timestampMs === "bigint" && c.step !== null)).toBe(true);
@@ -68,7 +73,13 @@ describe.each(providers)("Prisma store on %s", (provider) => {
       decision: "reject",
       reason: "we call them instead",
     });
-    expect(await t.db.stateEntry.count({ where: { kind: "approval", status: "pending" } })).toBe(0);
+    expect(await t.db.approval.count({ where: { status: "pending" } })).toBe(0);
+    // The closing decision is in its columns: by whom, what, when.
+    const closed = await t.db.approval.findMany({ orderBy: { toolCallId: "desc" } });
+    expect(closed.map((c) => [c.status, c.version, c.decidedBy, c.decision, c.decidedAtMs !== null])).toEqual([
+      ["approved", 1, "rev@example.com", "approve", true],
+      ["rejected", 1, "rev@example.com", "reject", true],
+    ]);
     const r2 = await rt.runner.resume(agent, { runId: "pr1", threadId: "pr1" });
     expect(r2.state).toBe("completed");
     expect(r2.finalText).toBe("Refunded 80.00 for ORD-777.");
@@ -85,8 +96,9 @@ describe.each(providers)("Prisma store on %s", (provider) => {
     const agent = rt.agent("release-coordinator");
     const r1 = await rt.runner.run(agent, { userMessage: JSON.stringify({ service: "web", version: "1.2.3" }), runId: "rel1" });
     expect(r1.state).toBe("paused");
-    const approval = await t.db.stateEntry.findFirstOrThrow({ where: { kind: "approval", status: "pending", threadId: "rel1" } });
-    const rec = JSON.parse(approval.value);
+    const approval = await t.db.approval.findFirstOrThrow({ where: { status: "pending", threadId: "rel1" } });
+    expect(approval).toMatchObject({ runId: "rel1.call_ship", rootRunId: "rel1" });
+    const rec = JSON.parse(approval.record);
     expect(rec).toMatchObject({
       run_id: "rel1.call_ship",
       root_run_id: "rel1",

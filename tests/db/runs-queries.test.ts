@@ -4,23 +4,13 @@ import { freshDatabase, providers, type TestDb } from "../helpers/databases";
 import { createRuntime } from "@/lib/runtime";
 import { checkpointLatestKey, keys, listCheckpoints } from "@/lib/runner";
 import { PrismaStore } from "@/lib/db/store";
-import {
-  checkpointBySeq,
-  checkpointsBySeq,
-  checkpointTimeline,
-  countCheckpoints,
-  countPendingApprovals,
-  decodeInboxCursor,
-  pendingApprovalPage,
-  pendingApprovalPageEnd,
-  pendingApprovalRows,
-  pendingApprovals,
-} from "@/lib/db/read-models";
+import { checkpointBySeq, checkpointsBySeq, checkpointTimeline, countCheckpoints } from "@/lib/db/read-models";
+import { type PendingFilter, pendingApprovals, pendingPageEnd, pendingSummary, readPending } from "@/lib/db/approvals";
 import { getRunRow, listRunRows, runCounts, updateRunProgress } from "@/lib/db/runs";
 import { queryRows } from "@/lib/db/client";
 import { Prisma } from "@/lib/generated/sqlite/client";
-import { pendingApprovalRecords } from "@/lib/db/maintenance";
-import { readPendingApprovals } from "@/lib/services/inbox";
+
+const read = async (db: TestDb["db"], f: PendingFilter & { take?: number } = {}) => readPending((await pendingApprovals(db, f)).rows);
 
 describe.each(providers)("console queries on %s", (provider) => {
   let t: TestDb;
@@ -32,32 +22,38 @@ describe.each(providers)("console queries on %s", (provider) => {
   it("lists pending approvals oldest first, filtered by agent and tool, and pages a timeline by cursor", async () => {
     const rt = createRuntime(t.db);
     await rt.runner.run(rt.agent("refund-desk"), {
-      userMessage: JSON.stringify({ order_id: "ORD-100", amount_cents: 9000, reason: "x" }),
+      userMessage: JSON.stringify({ order_id: "ORD-100", amount_cents: 200_000, reason: "x" }),
       runId: "q1",
     });
     await rt.runner.run(rt.agent("deploy-bot"), {
       userMessage: JSON.stringify({ service: "web", version: "1.0.0", environment: "production" }),
       runId: "q2",
     });
-    const { approvals: all } = await pendingApprovals(t.db);
+    const { approvals: all } = await read(t.db);
     // Oldest first; the two approvals of q1's step may share a millisecond, so their mutual order is free.
     expect(all.map((a) => a.id).sort()).toEqual(["q1:2:call_notify", "q1:2:call_refund", "q2:2:call_deploy"]);
     expect(all.map((a) => a.requested_at_ms)).toEqual(all.map((a) => a.requested_at_ms).sort((x, y) => x - y));
     expect(all.at(-1)?.id).toBe("q2:2:call_deploy");
-    expect((await pendingApprovals(t.db, { agent: "deploy-bot" })).approvals.map((a) => a.id)).toEqual(["q2:2:call_deploy"]);
-    expect((await pendingApprovals(t.db, { tool: "notify_customer" })).approvals.map((a) => a.id)).toEqual(["q1:2:call_notify"]);
-    expect(await countPendingApprovals(t.db)).toBe(3);
+    expect((await read(t.db, { agent: "deploy-bot" })).approvals.map((a) => a.id)).toEqual(["q2:2:call_deploy"]);
+    expect((await read(t.db, { tool: "notify_customer" })).approvals.map((a) => a.id)).toEqual(["q1:2:call_notify"]);
+    expect((await read(t.db, { rootRunId: "q1" })).approvals.map((a) => a.id).sort()).toEqual(["q1:2:call_notify", "q1:2:call_refund"]);
+    expect((await pendingSummary(t.db)).count).toBe(3);
+    expect((await pendingSummary(t.db, { agent: "refund-desk" })).count).toBe(2);
+    // Routing: refund-desk's refund is routed to finance; an unrouted request is anyone's.
+    const routed = (await read(t.db)).approvals.filter((a) => a.groups.length).map((a) => a.id);
+    const groups = [...new Set((await read(t.db)).approvals.flatMap((a) => a.groups))];
+    const unrouted = (await read(t.db)).approvals.filter((a) => !a.groups.length).map((a) => a.id);
+    expect(routed).toEqual(["q1:2:call_refund"]);
+    expect((await read(t.db, { decidableBy: [] })).approvals.map((a) => a.id)).toEqual(unrouted);
+    expect((await read(t.db, { decidableBy: ["ops"] })).approvals.map((a) => a.id)).toEqual(unrouted);
+    expect((await read(t.db, { decidableBy: groups })).approvals.map((a) => a.id).sort()).toEqual([...routed, ...unrouted].sort());
 
-    // A polled row is read once per process: the same text gives the same frozen record; changed text
-    // (another status) is read anew; a corrupt text stays corrupt.
-    const [row] = await pendingApprovalRows(t.db, 1);
-    const first = readPendingApprovals([row]).approvals[0];
-    expect(readPendingApprovals([{ ...row }]).approvals[0]).toBe(first);
-    expect(Object.isFrozen(first) && Object.isFrozen(first.args)).toBe(true);
-    const edited = { ...row, value: JSON.stringify({ ...JSON.parse(row.value), reason: "changed" }) };
-    expect(readPendingApprovals([edited]).approvals[0].reason).toBe("changed");
-    expect(readPendingApprovals([row]).approvals[0].reason).toBe(first.reason);
-    for (let i = 0; i < 2; i++) expect(readPendingApprovals([{ ...row, value: "{oops" }]).corrupt).toHaveLength(1);
+    // A record whose text cannot be read is set aside, named by its key, with its run.
+    const [row] = (await pendingApprovals(t.db, { take: 1 })).rows;
+    expect(readPending([{ ...row, text: "{oops" }])).toMatchObject({
+      approvals: [],
+      corrupt: [{ key: expect.stringMatching(/^approval:q1:000002:call_/), runId: "q1" }],
+    });
 
     const full = await listCheckpoints(rt.store, "q1", "q1");
     const seen = [];
@@ -251,36 +247,36 @@ describe.each(providers)("the one reader of pending approvals on %s", (provider)
   });
   afterAll(() => t?.drop());
 
-  it("reads past a statement's chunk: the sweep's list, a long page and the count agree", async () => {
+  it("reads past a long list: the sweep's list, a long page and the count agree", async () => {
     const rt = createRuntime(t.db);
     await rt.runner.run(rt.agent("deploy-bot"), {
       userMessage: JSON.stringify({ service: "web", version: "1.0.0", environment: "production" }),
       runId: "one",
     });
-    const [row] = await pendingApprovalRows(t.db, 1);
-    const rec = JSON.parse(row.value);
-    // 1,200 more pending approvals, more than one statement reads (1,001 rows), some sharing a millisecond.
+    const [row] = (await pendingApprovals(t.db, { take: 1 })).rows;
+    const rec = JSON.parse(row.text);
+    // 1,200 more pending approvals, some sharing a millisecond.
     const n = 1200;
     await putApprovalCopies(t.db, rec, n, (k) => ({ runId: `bulk${k}`, requested_at_ms: rec.requested_at_ms + Math.floor(k / 3) }));
-    expect(await countPendingApprovals(t.db)).toBe(n + 1);
-    const sweep = await pendingApprovalRecords(t.db);
-    expect(sweep.bad).toEqual([]);
-    expect(new Set(sweep.ok.map((a) => a.id)).size).toBe(n + 1);
-    expect(sweep.ok.map((a) => a.requested_at_ms)).toEqual(sweep.ok.map((a) => a.requested_at_ms).sort((x, y) => x - y));
-    const page = await pendingApprovalPage(t.db, { take: 1500 });
-    expect(page.approvals.map((a) => a.id)).toEqual(sweep.ok.map((a) => a.id));
-    expect(page.nextCursor).toBeNull();
+    expect((await pendingSummary(t.db)).count).toBe(n + 1);
+    const sweep = await read(t.db, { take: 5000 });
+    expect(sweep.corrupt).toEqual([]);
+    expect(new Set(sweep.approvals.map((a) => a.id)).size).toBe(n + 1);
+    expect(sweep.approvals.map((a) => a.requested_at_ms)).toEqual(sweep.approvals.map((a) => a.requested_at_ms).sort((x, y) => x - y));
+    const page = await pendingApprovals(t.db, { take: 1500 });
+    expect(readPending(page.rows).approvals.map((a) => a.id)).toEqual(sweep.approvals.map((a) => a.id));
+    expect(page.next).toBeNull();
     // A page of 1,100 of them says where the next one starts, and that one holds the rest.
-    const first = await pendingApprovalPage(t.db, { take: 1100 });
-    expect(first.approvals).toHaveLength(1100);
-    const rest = await pendingApprovalPage(t.db, { take: 1100, after: decodeInboxCursor(first.nextCursor ?? "") });
-    expect([...first.approvals, ...rest.approvals].map((a) => a.id)).toEqual(sweep.ok.map((a) => a.id));
-    expect(rest.nextCursor).toBeNull();
+    const first = await pendingApprovals(t.db, { take: 1100 });
+    expect(first.rows).toHaveLength(1100);
+    const rest = await pendingApprovals(t.db, { take: 1100, after: first.next });
+    expect([...first.rows, ...rest.rows].map((a) => a.id)).toEqual(sweep.approvals.map((a) => a.id));
+    expect(rest.next).toBeNull();
     // Where a page ends, without reading its records: the same count and cursor as reading it.
-    expect(await pendingApprovalPageEnd(t.db, 1100)).toEqual({ rows: 1100, nextCursor: first.nextCursor });
+    expect(await pendingPageEnd(t.db, 1100)).toEqual({ rows: 1100, next: first.next });
     for (const take of [1, 2, 200, n, n + 1, 1500]) {
-      const read = await pendingApprovalPage(t.db, { take });
-      expect(await pendingApprovalPageEnd(t.db, take)).toEqual({ rows: read.approvals.length, nextCursor: read.nextCursor });
+      const p = await pendingApprovals(t.db, { take });
+      expect(await pendingPageEnd(t.db, take)).toEqual({ rows: p.rows.length, next: p.next });
     }
   });
 });

@@ -37,7 +37,8 @@ async function fingerprint() {
     await d.auditEvent.count(),
     await d.stateEntry.count(),
     await d.refund.count(),
-    (await d.stateEntry.findMany({ where: { kind: "approval" }, select: { value: true } })).map((r) => r.value),
+    await d.approval.count(),
+    (await d.approval.findMany({ select: { record: true }, orderBy: { id: "asc" } })).map((r) => r.record),
   ]);
 }
 

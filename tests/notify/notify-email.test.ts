@@ -186,12 +186,12 @@ describe.each(providers)("email notifications on %s", (provider) => {
     const ctx = context({ gatherMs: 60_000 });
     const { id } = await refund(ctx, "ORD-3001");
     await ctx.worker.idle();
-    const template = (await t.db.stateEntry.findMany({ where: { runId: id, kind: "approval" } }))
-      .map((e) => JSON.parse(e.value) as Record<string, unknown>)
-      .find((v) => v.tool_name === "issue_refund")!;
+    const own = await t.db.approval.findMany({ where: { rootRunId: id } });
+    const template = own.map((a) => JSON.parse(a.record) as Record<string, unknown>).find((v) => v.tool_name === "issue_refund")!;
     // The template's own request is decided away; 200 copies wait, each in a run of its own.
     await t.db.notification.deleteMany({ where: { runId: id } });
-    await t.db.stateEntry.deleteMany({ where: { runId: id, kind: "approval" } });
+    await t.db.approvalGroup.deleteMany({ where: { approvalId: { in: own.map((a) => a.id) } } });
+    await t.db.approval.deleteMany({ where: { rootRunId: id } });
     await putApprovalCopies(t.db, template, 200, (k) => ({
       runId: `burst-${k}`,
       thread_id: "copies0",

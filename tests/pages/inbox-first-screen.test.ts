@@ -9,7 +9,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FIRST_ROWS, packFirstScreen, routed, unpackFirstScreen } from "@/app/approvals/first-screen";
 import type { Actor } from "@/lib/auth/actor";
-import { pendingApprovalRows } from "@/lib/db/read-models";
+import { pendingApprovals } from "@/lib/db/approvals";
+import { approvalName } from "@/lib/runner";
 import type { InboxDto, InboxFirstScreenDto } from "@/lib/dto";
 import { createRuntime } from "@/lib/runtime";
 import { inboxFirstScreen, listInbox } from "@/lib/services/inbox";
@@ -39,15 +40,16 @@ describe.each(providers)("the inbox page's first screen on %s", (provider) => {
       userMessage: JSON.stringify({ service: "web", version: "1.0.0", environment: "production" }),
       runId: "model",
     });
-    const [row] = await pendingApprovalRows(t.db, 1);
-    rec = JSON.parse(row.value);
+    const [row] = (await pendingApprovals(t.db, { take: 1 })).rows;
+    rec = JSON.parse(row.text);
   });
   afterAll(() => t?.drop());
 
   // n pending approvals (rows sharing a millisecond three by three), the first `routedAway` of them routed to
   // a group the finance reviewer is not in.
   async function inbox(n: number, { routedAway = 0 } = {}) {
-    await t.db.stateEntry.deleteMany({ where: { kind: "approval" } });
+    await t.db.approvalGroup.deleteMany();
+    await t.db.approval.deleteMany();
     await putApprovalCopies(t.db, rec, n, (k) => ({
       runId: `fs${String(k).padStart(4, "0")}`,
       args: { service: `svc-${k}`, version: "1.0.0", environment: "production" },
@@ -106,10 +108,10 @@ describe.each(providers)("the inbox page's first screen on %s", (provider) => {
 
   it("lists an unreadable record among its first rows apart, and counts only the readable ones", async () => {
     await inbox(205);
-    const [, second] = await pendingApprovalRows(t.db, 2);
-    await t.db.stateEntry.updateMany({ where: { key: second.key }, data: { value: "{not json" } });
+    const [, second] = (await pendingApprovals(t.db, { take: 2 })).rows;
+    await t.db.approval.update({ where: { id: second.id }, data: { record: "{not json" } });
     const first = await check(rev);
-    expect(first.corrupt).toEqual([expect.objectContaining({ key: second.key, error: "AgentCheckpointCorruptionError" })]);
+    expect(first.corrupt).toEqual([expect.objectContaining({ key: approvalName(second.id), error: "AgentCheckpointCorruptionError" })]);
     expect(first.approvals.map((a) => a.id)).not.toContain("fs0001:2:call_deploy");
     expect(first.firstScreenOf).toBe(200);
   });

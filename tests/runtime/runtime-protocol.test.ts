@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signature } from "@/lib/webhooks/pause";
 import { PrismaStore } from "@/lib/db/store";
-import { getApproval, keys } from "@/lib/runner";
+import { getApproval } from "@/lib/runner";
 import type { Actor } from "@/lib/auth/actor";
 import type { HttpError } from "@/lib/auth/errors";
 import type { AppContext } from "@/lib/context";
@@ -356,7 +356,7 @@ describe.each(providers)("runtime protocol on %s", (provider) => {
     for (const p of parked.interrupts) {
       const rec = (await getApproval(store, run.id, p.approvalId))!;
       const broken = { ...rec, external: { ...rec.external!, args_schema: { type: "object", properties: { x: { type: "frobnicate" } } } } };
-      await store.putState(run.id, keys.approval(run.id, rec.step, rec.tool_call_id), broken);
+      await h.t.db.approval.update({ where: { id: rec.id }, data: { record: JSON.stringify(broken) } });
     }
     const [o1, o2] = parked.interrupts.map((p) => p.approvalId);
     const edit = await failure(decide(h.ctx, rev, { approvalId: o1, body: { decision: "approve", args: { x: 1 } } }));

@@ -22,6 +22,7 @@ import { sweep } from "@/lib/services/deadlines";
 import { errorResponse } from "@/lib/http";
 import { pruneCheckpoints } from "@/lib/execution/retention";
 import { op, rev, sub } from "../helpers/actors";
+import { approvalName } from "@/lib/runner";
 
 const KINDS = ["latest", "checkpoint", "runtime", "message", "toolexec", "approval", "effect"] as const;
 const MUTATIONS = ["truncated-json", "null", "array", "drop-field", "wrong-type", "bad-version", "tamper-content"] as const;
@@ -88,13 +89,23 @@ describe.each(providers)("console under one corrupt record (%s)", (provider) => 
         if (!victim) return;
         report.cases++;
         report.byKind[kind] = (report.byKind[kind] ?? 0) + 1;
-        const rows = await t.db.stateEntry.findMany({ where: { threadId: victim, kind }, orderBy: { key: "asc" } });
+        // Approvals are rows of their own table, named in errors by their key as every other record.
+        const rows =
+          kind === "approval"
+            ? (await t.db.approval.findMany({ where: { threadId: victim }, orderBy: { id: "asc" } })).map((a) => ({
+                key: approvalName(a.id),
+                value: a.record,
+                id: a.id,
+              }))
+            : (await t.db.stateEntry.findMany({ where: { threadId: victim, kind }, orderBy: { key: "asc" } })).map((e) => ({
+                ...e,
+                id: null,
+              }));
         expect(rows.length).toBeGreaterThan(0);
         const row = rows[pick % rows.length];
-        await t.db.stateEntry.update({
-          where: { threadId_key: { threadId: victim, key: row.key } },
-          data: { value: mutate(row.value, mutation, pick) },
-        });
+        const text = mutate(row.value, mutation, pick);
+        if (row.id !== null) await t.db.approval.update({ where: { id: row.id }, data: { record: text } });
+        else await t.db.stateEntry.update({ where: { threadId_key: { threadId: victim, key: row.key } }, data: { value: text } });
         const refundsBefore = await t.db.refund.count();
 
         const named = (key: string | null | undefined) => !!key && (key === row.key || row.key.startsWith(key));

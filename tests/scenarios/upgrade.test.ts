@@ -119,6 +119,13 @@ describe.each(providers)("a database of the version before the redesign, on %s",
     (await t.db.auditEvent.findMany({ where: { targetId: ids[scenario] }, orderBy: { at: "asc" } })).map((a) => [a.action, a.actorEmail]);
 
   it("lists every run with its state and every pending item in the inbox", async () => {
+    // The approvals migration (20261214000000_approvals) moved this version's approvals into their table.
+    const applied = await t.db.$queryRawUnsafe<{ migration_name: string }[]>(
+      `SELECT "migration_name" FROM "_prisma_migrations" WHERE "finished_at" IS NOT NULL AND "rolled_back_at" IS NULL`,
+    );
+    expect(applied.map((m) => m.migration_name)).toContain("20261214000000_approvals");
+    expect(await t.db.stateEntry.count({ where: { kind: "approval" } })).toBe(0);
+    expect(await t.db.approval.count()).toBeGreaterThan(0);
     const { runs } = await listRuns({ db: t.db }, who.operator, { query: {} });
     const stateOf = Object.fromEntries(runs.map((r) => [r.id, r.state]));
     expect(Object.fromEntries(Object.entries(ids).map(([s, id]) => [s, stateOf[id]]))).toEqual({

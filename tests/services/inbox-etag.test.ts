@@ -8,6 +8,7 @@ import { inboxPage } from "@/lib/services/inbox";
 import { getRunView } from "@/lib/services/run-view";
 import { startRun } from "@/lib/services/start";
 import { sweep } from "@/lib/services/deadlines";
+import { approvalName } from "@/lib/runner";
 import type { Actor } from "@/lib/auth/actor";
 import { rev, sub } from "../helpers/actors";
 
@@ -44,8 +45,11 @@ describe.each(providers)("an unreadable approval in the inbox on %s", (provider)
       body: { agent: "deploy-bot", input: { service: "gamma", version: "1.0.0", environment: "staging" } },
     });
     await ctx.worker.idle();
-    const [row] = await t.db.stateEntry.findMany({ where: { threadId: id, kind: "approval", status: "pending" } });
-    await t.db.stateEntry.update({ where: { threadId_key: { threadId: id, key: row.key } }, data: { value: "{not json" } });
+    const [found] = await t.db.approval.findMany({ where: { threadId: id, status: "pending" } });
+    await t.db.approval.update({ where: { id: found.id }, data: { record: "{not json" } });
+    // Named as it always was: by its key in the runner's key contract.
+    const row = { key: approvalName(found.id) };
+    expect(row.key).toBe(`approval:${id}:000002:call_deploy`);
     const updatedAt = (await t.db.run.findUniqueOrThrow({ where: { id } })).updatedAt;
     const { inbox } = await inboxPage({ db: t.db }, rev, { query: {} });
     expect(inbox!.approvals.filter((a) => a.runId === id)).toEqual([]);

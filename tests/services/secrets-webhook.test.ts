@@ -103,6 +103,7 @@ describe("secrets and the pause webhook", () => {
       const dump = JSON.stringify(
         await Promise.all([
           t.db.stateEntry.findMany(),
+          t.db.approval.findMany(),
           t.db.run.findMany(),
           t.db.auditEvent.findMany(),
           t.db.webhookDelivery.findMany(),

@@ -4,7 +4,7 @@
 // "Next page" link goes on from the last row shown instead. Imported by the page (a server component) and
 // the rows (a client one): not a "use client" module, whose exports a server component only sees as
 // references.
-import { keys } from "@/lib/runner/keys";
+import { checkpointCursor } from "@/lib/runner/keys";
 import type { TimelinePoint } from "@/lib/timeline";
 
 /** The rows the server's HTML carries: a screenful below the picture, at a desk (1280 × 800 shows 7–10 of
@@ -14,7 +14,7 @@ export const FIRST_ROWS = 12;
 /** The cursor of the page that starts after `p`: an external run's is a seq (lib/services/timeline.ts), a
  * checkpoint's is its key. */
 export const cursorAfter = (runId: string, p: TimelinePoint, external: boolean): string =>
-  external ? String(p.seq) : keys.checkpoint(runId, p.step, p.seq, p.phase);
+  external ? String(p.seq) : checkpointCursor(runId, p);
 
 /** The cursor that goes on after the first screen's last row, when the page has more rows than that. */
 export const afterFirstScreen = (runId: string, points: TimelinePoint[], external: boolean): string | null =>
