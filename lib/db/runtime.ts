@@ -181,13 +181,3 @@ export async function externalAgents(db: Db): Promise<{ agent: string; framework
   )) as { agentName: string; framework: string | null }[];
   return rows.map((r) => ({ agent: r.agentName, framework: r.framework ?? "" }));
 }
-
-/** The ids of the unfinished external runs of one framework (their approvals may be pending). */
-export async function unfinishedExternalRuns(db: Db, framework: string): Promise<Set<string>> {
-  const rows = await db.run.findMany({
-    where: { framework, runtimeTokenId: { not: null }, state: { in: [...LIVE_STATES] } },
-    select: { id: true },
-    take: 10_000,
-  });
-  return new Set(rows.map((r) => r.id));
-}
