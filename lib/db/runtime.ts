@@ -8,7 +8,7 @@ import { type AuditInput, appendAudit } from "./audit.ts";
 import { type Db, queryRows, transaction } from "./client.ts";
 import { dateOf } from "./driver.ts";
 import { type Run, runFromRow } from "./runs.ts";
-import { LIVE_STATES, moveTo, targetOf } from "./run-moves.ts";
+import { moveTo, targetOf } from "./run-moves.ts";
 
 export type ExternalRunInput = {
   id: string;
