@@ -55,10 +55,13 @@ const e2eEnv = {
   AFK_METRICS_TOKEN: "e2e-metrics-token-0123456789",
 };
 
-// A production server of the console on a fresh database (reset before it starts).
+// A production server of the console on a fresh database (reset before it starts). Its idle keep-alive
+// sockets live 75 s, not Node's 5: the tests' request contexts keep sockets across the pauses between their
+// calls, and one sent as the server closed it at 5 s idle was an ECONNRESET (as behind any proxy whose
+// idle timeout is longer than the server's).
 function consoleServer(port: number, url: string, env: Record<string, string>) {
   return {
-    command: `node scripts/db.mjs reset && node_modules/.bin/next start -p ${port}`,
+    command: `node scripts/db.mjs reset && node_modules/.bin/next start -p ${port} --keepAliveTimeout 75000`,
     url: `${url}/api/health`,
     timeout: 120_000,
     reuseExistingServer: false,
