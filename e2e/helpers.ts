@@ -26,7 +26,8 @@ export async function startFromForm(page: Page, agent: string, fields: Record<st
     else await input.fill(value);
   }
   await page.getByRole("button", { name: "Start run" }).click();
-  await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);
+  // The start, then the run page's server render: past 5 s in CI beside the other lane (not a speed check).
+  await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/, { timeout: 20_000 });
   return page.url().split("/runs/")[1];
 }
 
