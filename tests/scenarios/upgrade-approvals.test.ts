@@ -1,21 +1,9 @@
-// Upgrade in place (issue 40): databases written by d9e30e8, the last version that kept approvals as JSON
-// in the key-value table, keep every paused run decidable once the migrations move them into their own
-// table. The fixtures (tests/fixtures/d9e30e8, written by its make.sh with that version's code) hold runs
-// paused on tool approvals, a question, a subagent gate, a model-call gate, a 2-of-2 quorum with one
-// decision made, and an external runtime's two parked interrupts (one decided, not yet claimed, one
-// pending). This migrates a copy as the app does at start, decides and resumes each with the current code,
-// and has the runtime read and claim its decisions. (tests/scenarios/upgrade.test.ts does the same for the
-// e77a41f fixtures, whose approvals the same migration moves.)
-import { execFileSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Actor } from "@/lib/auth/actor";
-import { HttpError } from "@/lib/auth/errors";
 import { runtimeFromToken } from "@/lib/auth/tokens";
-import { createDb, type Db } from "@/lib/db/client";
+import type { Db } from "@/lib/db/client";
 import type { AppContext } from "@/lib/context";
 import { decide } from "@/lib/services/decide";
 import { listInbox, pendingCount } from "@/lib/services/inbox";
@@ -25,6 +13,7 @@ import { claimDecision } from "@/lib/services/runtime-claim";
 import { listDecisions } from "@/lib/services/runtime-protocol";
 import { testContext } from "../helpers/context";
 import { providers } from "../helpers/databases";
+import { fromFixture, status } from "../helpers/upgrade";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const fixtures = path.join(root, "tests/fixtures/d9e30e8");
@@ -39,71 +28,13 @@ const migrationsOf = (provider: "sqlite" | "postgresql") =>
     .filter((n) => /^\d{14}_/.test(n))
     .sort();
 
-function migrate(url: string, config: string) {
-  execFileSync(path.join(root, "node_modules/.bin/prisma"), ["migrate", "deploy", "--config", config], {
-    cwd: root,
-    env: { ...process.env, DATABASE_URL: url },
-    stdio: "pipe",
-  });
-}
-
-async function admin(sql: string) {
-  const c = new pg.Client({ connectionString: process.env.TEST_POSTGRES_URL });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
-
-/** A scratch copy of the fixture for the provider, migrated to the current schema. */
-async function fromFixture(provider: "sqlite" | "postgresql"): Promise<{ db: Db; drop: () => Promise<void> }> {
-  const id = randomBytes(5).toString("hex");
-  if (provider === "sqlite") {
-    mkdirSync(path.join(root, "data/test"), { recursive: true });
-    const rel = `./data/test/upgrade-d9-${id}.db`;
-    copyFileSync(path.join(fixtures, "sqlite.db"), path.join(root, rel));
-    migrate(`file:${rel}`, "prisma.config.ts");
-    const db = createDb(`file:${rel}`);
-    return {
-      db,
-      drop: async () => {
-        await db.$disconnect();
-        for (const s of ["", "-wal", "-shm", "-journal"]) rmSync(path.join(root, rel + s), { force: true });
-      },
-    };
-  }
-  const name = `afk_upgrade_d9_${id}`;
-  await admin(`CREATE DATABASE ${name}`);
-  const u = new URL(process.env.TEST_POSTGRES_URL!);
-  u.pathname = `/${name}`;
-  const url = u.toString();
-  execFileSync("psql", ["-q", "-v", "ON_ERROR_STOP=1", "-d", url, "-f", path.join(fixtures, "postgres.sql")], { stdio: "pipe" });
-  migrate(url, "prisma.postgres.config.ts");
-  const db = createDb(url);
-  return {
-    db,
-    drop: async () => {
-      await db.$disconnect();
-      await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    },
-  };
-}
-
-const status = (p: Promise<unknown>) =>
-  p.then(
-    () => 200,
-    (e: unknown) => (e instanceof HttpError ? e.status : String(e)),
-  );
-
 describe.each(providers)("a database written by d9e30e8 (approvals in the key-value table), on %s", (provider) => {
   const { runs: ids, runtimeToken } = written[provider];
   let t: { db: Db; drop: () => Promise<void> };
   let ctx: AppContext;
   const who: Record<string, Actor> = {};
   beforeAll(async () => {
-    t = await fromFixture(provider);
+    t = await fromFixture(fixtures, "upgrade-d9", provider);
     ctx = testContext(t.db);
     for (const u of await t.db.user.findMany())
       who[u.email.split("@")[0]] = { id: u.id, email: u.email, name: u.name, role: u.role as Actor["role"], groups: JSON.parse(u.groups) };

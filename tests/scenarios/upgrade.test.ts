@@ -1,18 +1,8 @@
-// Upgrade: a database written by the version before the redesign (issue 24) keeps working. The fixtures in
-// tests/fixtures/pre-redesign hold runs paused by that version (a tool approval, a question, a subagent gate,
-// a model-call gate, a 2-of-2 quorum with one decision made, a subagent's approval) and ended ones
-// (completed, failed, cancelled). This loads each into a scratch database, applies the newer migrations
-// as the app does at start, and with the current code lists them, decides every pending item, resumes
-// and checks each run completes with its effects executed once.
-import { execFileSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { copyFileSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Actor } from "@/lib/auth/actor";
-import { HttpError } from "@/lib/auth/errors";
-import { createDb, type Db } from "@/lib/db/client";
+import type { Db } from "@/lib/db/client";
 import { testContext } from "../helpers/context";
 import type { AppContext } from "@/lib/context";
 import { decide } from "@/lib/services/decide";
@@ -20,6 +10,7 @@ import { listInbox, pendingCount } from "@/lib/services/inbox";
 import { resumeRun } from "@/lib/services/operate";
 import { getRunView, listRuns } from "@/lib/services/run-view";
 import { providers } from "../helpers/databases";
+import { fromFixture, status } from "../helpers/upgrade";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const fixtures = path.join(root, "tests/fixtures/pre-redesign");
@@ -37,71 +28,13 @@ const runIds: Record<"sqlite" | "postgresql", Record<Scenario, string>> = JSON.p
   readFileSync(path.join(fixtures, "runs.json"), "utf8"),
 );
 
-function migrate(url: string, config: string) {
-  execFileSync(path.join(root, "node_modules/.bin/prisma"), ["migrate", "deploy", "--config", config], {
-    cwd: root,
-    env: { ...process.env, DATABASE_URL: url },
-    stdio: "pipe",
-  });
-}
-
-async function admin(sql: string) {
-  const c = new pg.Client({ connectionString: process.env.TEST_POSTGRES_URL });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
-
-/** A scratch copy of the fixture for the provider, migrated to the current schema. */
-async function fromFixture(provider: "sqlite" | "postgresql"): Promise<{ db: Db; drop: () => Promise<void> }> {
-  const id = randomBytes(5).toString("hex");
-  if (provider === "sqlite") {
-    mkdirSync(path.join(root, "data/test"), { recursive: true });
-    const rel = `./data/test/upgrade-${id}.db`;
-    copyFileSync(path.join(fixtures, "sqlite.db"), path.join(root, rel));
-    migrate(`file:${rel}`, "prisma.config.ts");
-    const db = createDb(`file:${rel}`);
-    return {
-      db,
-      drop: async () => {
-        await db.$disconnect();
-        for (const s of ["", "-wal", "-shm", "-journal"]) rmSync(path.join(root, rel + s), { force: true });
-      },
-    };
-  }
-  const name = `afk_upgrade_${id}`;
-  await admin(`CREATE DATABASE ${name}`);
-  const u = new URL(process.env.TEST_POSTGRES_URL!);
-  u.pathname = `/${name}`;
-  const url = u.toString();
-  execFileSync("psql", ["-q", "-v", "ON_ERROR_STOP=1", "-d", url, "-f", path.join(fixtures, "postgres.sql")], { stdio: "pipe" });
-  migrate(url, "prisma.postgres.config.ts");
-  const db = createDb(url);
-  return {
-    db,
-    drop: async () => {
-      await db.$disconnect();
-      await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    },
-  };
-}
-
-const status = (p: Promise<unknown>) =>
-  p.then(
-    () => 200,
-    (e: unknown) => (e instanceof HttpError ? e.status : String(e)),
-  );
-
 describe.each(providers)("a database of the version before the redesign, on %s", (provider) => {
   const ids = runIds[provider];
   let t: { db: Db; drop: () => Promise<void> };
   let ctx: AppContext;
   const who: Record<string, Actor> = {};
   beforeAll(async () => {
-    t = await fromFixture(provider);
+    t = await fromFixture(fixtures, "upgrade", provider);
     ctx = testContext(t.db);
     // The actors are the fixture's own users, read as a session reads them.
     for (const u of await t.db.user.findMany())
