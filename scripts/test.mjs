@@ -66,7 +66,8 @@ const steps = [
     "e2e (playwright)",
     bin("playwright"),
     ["test", "--project=console", "--project=latency", "--project=sso"],
-    /\d+ (passed|failed|flaky|skipped)/,
+    // The counts, and the titles Playwright lists under "failed" and "flaky", so the summary names them.
+    /\d+ (passed|failed|flaky|skipped)|^\[[\w-]+\] › /,
     {},
     [
       "own servers",
