@@ -3,6 +3,7 @@
 // rendered as text nodes only (whitespace kept), never as HTML or markdown-to-HTML.
 import { readableText } from "@/lib/display";
 import type { ShownApproval, ShownConversation } from "@/lib/dto";
+import { approvalAnchor } from "@/lib/runner/ids";
 import { JsonView, StateBadge } from "./ui";
 import { ApprovalCard } from "./approval-card";
 import { GateView } from "./call-view";
@@ -14,8 +15,12 @@ type Props = {
   canDecide: boolean;
   selfForbidden: boolean;
   onDecided: () => void;
+  /** Requests whose cards the page shows above the conversation (those waiting for this reader). */
+  atTop?: ReadonlySet<string>;
   depth?: number;
 };
+
+type CardProps = { canDecide: boolean; selfForbidden: boolean; onDecided: () => void };
 
 // What the result under a call is, in words: a rejected or expired call did not run, and what the model got
 // is the reviewer's feedback, not a tool failure.
@@ -41,7 +46,66 @@ const Text = ({ children, testId }: { children: string; testId?: string }) => (
   </p>
 );
 
-export function Conversation({ conv, approvals, canDecide, selfForbidden, onDecided, depth = 0 }: Props) {
+/** Where a card shown at the top of the page sat in the conversation: a link up to it. */
+const ShownAbove = ({ approval }: { approval: ShownApproval }) => (
+  <p className="mt-2 text-sm" data-testid="card-above">
+    Waits for your decision:{" "}
+    <a className="text-indigo-700 underline dark:text-indigo-300" href={`#${approvalAnchor(approval.id)}`}>
+      its card is at the top of the page
+    </a>
+  </p>
+);
+
+/** The run (or subagent run) a request belongs to, for the words around its card. */
+function conversationOf(conv: ShownConversation, runId: string): ShownConversation | null {
+  if (conv.runId === runId) return conv;
+  for (const child of Object.values(conv.children)) {
+    const found = conversationOf(child, runId);
+    if (found) return found;
+  }
+  return null;
+}
+
+function callOf(conv: ShownConversation | null, toolCallId: string | null) {
+  for (const m of conv?.messages ?? []) if (m.role === "assistant") for (const c of m.tool_calls) if (c.id === toolCallId) return c;
+  return null;
+}
+
+/**
+ * The requests waiting for this reader, first on the page (on a phone the conversation puts them screens
+ * down): each card with the words that say where it comes from; the conversation links up to them.
+ */
+export function PendingForYou({ conv, approvals, ...card }: { conv: ShownConversation; approvals: ShownApproval[] } & CardProps) {
+  if (approvals.length === 0) return null;
+  return (
+    <section className="space-y-3" aria-label="Waiting for your decision" data-testid="pending-for-you">
+      {approvals.map((a) => {
+        const own = conversationOf(conv, a.run_id);
+        const agent = own?.agent ?? conv.agent;
+        const call = callOf(own, a.tool_call_id);
+        return (
+          <div key={a.id} data-testid={a.kind === "llm" ? `model-call-gate-${a.step}` : undefined}>
+            <p className="mb-1 text-xs text-slate-600 dark:text-slate-400">
+              {a.kind === "llm" ? (
+                `Before the model call of step ${a.step}`
+              ) : (
+                <>
+                  {a.kind === "question" ? "Question" : "Tool call"} <span className="font-mono">{call?.name ?? a.tool_name}</span> · step{" "}
+                  {a.step}
+                </>
+              )}{" "}
+              · {agent}
+            </p>
+            {a.kind === "llm" && <GateView args={a.args} lastMessage={own ? lastMessageOf(own) : null} />}
+            {a.kind === "question" ? <QuestionCard approval={a} {...card} /> : <ApprovalCard approval={a} {...card} />}
+          </div>
+        );
+      })}
+    </section>
+  );
+}
+
+export function Conversation({ conv, approvals, canDecide, selfForbidden, onDecided, atTop, depth = 0 }: Props) {
   const results = new Map(conv.messages.filter((m) => m.role === "tool").map((m) => [m.tool_call_id, m]));
   const called = new Set(conv.messages.flatMap((m) => (m.role === "assistant" ? m.tool_calls.map((c) => c.id) : [])));
   return (
@@ -82,17 +146,21 @@ export function Conversation({ conv, approvals, canDecide, selfForbidden, onDeci
                   const result = results.get(c.id);
                   const approval = approvals.find((a) => a.run_id === conv.runId && a.tool_call_id === c.id);
                   const child = conv.children[c.id];
+                  const above = approval && atTop?.has(approval.id);
                   return (
                     <li key={c.id} className="call-box" data-testid={`tool-call-${c.name}`}>
                       <p className="text-sm font-medium">
                         Tool call <span className="font-mono">{c.name}</span> <span className="call-id">{c.id}</span>
                       </p>
                       {/* A call a reviewer decides is shown by its card (what will run, edits applied); others as they were made. */}
-                      {!(approval && approval.kind !== "question") && <JsonView value={c.args} label={`Arguments of ${c.name}`} />}
-                      {approval?.kind === "question" && (
+                      {above && <ShownAbove approval={approval} />}
+                      {!above && !(approval && approval.kind !== "question") && (
+                        <JsonView value={c.args} label={`Arguments of ${c.name}`} />
+                      )}
+                      {!above && approval?.kind === "question" && (
                         <QuestionCard approval={approval} canDecide={canDecide} selfForbidden={selfForbidden} onDecided={onDecided} />
                       )}
-                      {approval && approval.kind !== "question" && (
+                      {!above && approval && approval.kind !== "question" && (
                         <ApprovalCard approval={approval} canDecide={canDecide} selfForbidden={selfForbidden} onDecided={onDecided} />
                       )}
                       {child && (
@@ -109,6 +177,7 @@ export function Conversation({ conv, approvals, canDecide, selfForbidden, onDeci
                             canDecide={canDecide}
                             selfForbidden={selfForbidden}
                             onDecided={onDecided}
+                            atTop={atTop}
                             depth={depth + 1}
                           />
                         </section>
@@ -133,12 +202,22 @@ export function Conversation({ conv, approvals, canDecide, selfForbidden, onDeci
         .filter((a) => a.run_id === conv.runId && a.kind === "llm")
         .map((a) => (
           // A gate before a model call belongs to no tool call: it comes after the conversation so far.
-          <li key={a.id} className="card border-l-4 border-l-amber-400" data-testid={`model-call-gate-${a.step}`}>
+          <li
+            key={a.id}
+            className="card border-l-4 border-l-amber-400"
+            data-testid={atTop?.has(a.id) ? undefined : `model-call-gate-${a.step}`}
+          >
             <p className="msg-label">
               Before the model call of step {a.step} · {conv.agent}
             </p>
-            <GateView args={a.args} lastMessage={lastMessageOf(conv)} />
-            <ApprovalCard approval={a} canDecide={canDecide} selfForbidden={selfForbidden} onDecided={onDecided} />
+            {atTop?.has(a.id) ? (
+              <ShownAbove approval={a} />
+            ) : (
+              <>
+                <GateView args={a.args} lastMessage={lastMessageOf(conv)} />
+                <ApprovalCard approval={a} canDecide={canDecide} selfForbidden={selfForbidden} onDecided={onDecided} />
+              </>
+            )}
           </li>
         ))}
     </ol>

@@ -9,7 +9,7 @@ import { ErrorBox, Field, JsonView, StateBadge } from "@/components/ui";
 import { api, fromAction } from "@/components/api";
 import { cancelRunAction, resumeRunAction, retryRunAction } from "./actions";
 import { useLive } from "@/components/live";
-import { Conversation } from "@/components/conversation";
+import { Conversation, PendingForYou } from "@/components/conversation";
 import { READY_TO_RESUME, fmtCost, fmtDuration, phaseWords, plural, runStateWords } from "@/lib/format";
 import { FinalAnswer, useFocusFragment, WaitingSummary } from "./waiting-summary";
 import { isTerminal } from "@/lib/runner/state";
@@ -80,6 +80,9 @@ export function RunDetail({ initial }: { initial: View }) {
   useFocusFragment();
   const canDecide = view.permissions.decide && !view.corruption;
   const pending = view.approvals.filter((a) => a.status === "pending");
+  // What this reader may decide comes first, above the run's facts and its conversation.
+  const mine = pending.filter((a) => canDecide && a.canDecide && !view.selfApprovalForbidden);
+  const atTop = new Set(view.conversation ? mine.map((a) => a.id) : []);
   const end = r.finishedAt ? new Date(r.finishedAt).getTime() : Math.max(view.asOfMs, r.state === "paused" ? 0 : (tick ?? 0));
 
   return (
@@ -157,6 +160,15 @@ export function RunDetail({ initial }: { initial: View }) {
       {error && <ErrorBox title="Live refresh failed">{error.message}</ErrorBox>}
 
       <WaitingSummary approvals={view.approvals} canDecide={canDecide} selfForbidden={view.selfApprovalForbidden} />
+      {view.conversation && (
+        <PendingForYou
+          conv={view.conversation}
+          approvals={mine}
+          canDecide={canDecide}
+          selfForbidden={view.selfApprovalForbidden}
+          onDecided={refresh}
+        />
+      )}
       {r.state === "completed" && view.conversation && <FinalAnswer conv={view.conversation} />}
 
       <dl className="card grid grid-cols-2 gap-4 md:grid-cols-5">
@@ -219,6 +231,7 @@ export function RunDetail({ initial }: { initial: View }) {
           canDecide={canDecide}
           selfForbidden={view.selfApprovalForbidden}
           onDecided={refresh}
+          atTop={atTop}
         />
       ) : (
         !view.corruption && <p className="card text-sm text-slate-500 dark:text-slate-400">The run is starting…</p>
