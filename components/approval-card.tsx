@@ -21,8 +21,10 @@ import { approvalAnchor } from "@/lib/runner/ids";
 
 type Body = { decision: "approve" | "reject" | "respond"; reason?: string; args?: Values; argsHash?: string };
 
+type Decided = Pick<ShownApproval, "status" | "decisions" | "approved_args" | "decided_at_ms">;
+
 export function ApprovalCard({
-  approval: a,
+  approval: given,
   canDecide,
   selfForbidden,
   onDecided,
@@ -41,6 +43,11 @@ export function ApprovalCard({
   /** Opens the editor each time it grows (the inbox's `e`). */
   editSignal?: number;
 }) {
+  // What this card's own decision answered, shown at once: the run is read again after it, which on a busy
+  // server takes seconds. The request as read wins once it knows of as many decisions.
+  const [answered, setAnswered] = useState<Decided | null>(null);
+  const newer = answered && given.status === "pending" && answered.decisions.length > given.decisions.length;
+  const a: ShownApproval = newer ? { ...given, ...answered } : given;
   const [mode, setMode] = useState<"idle" | "reject" | "edit" | "respond">("idle");
   const [reason, setReason] = useState("");
   const [answer, setAnswer] = useState("");
@@ -53,9 +60,11 @@ export function ApprovalCard({
   const m = useMutation({
     // Every decision says which arguments it was made on: edited by someone else meanwhile, it is a 409.
     mutationFn: (body: Body) => fromAction(decideAction(a.id, { ...body, argsHash: a.argsHash })),
-    onSuccess: () => {
+    onSuccess: ({ approval: r }) => {
       setErr(null);
       setMode("idle");
+      // A quorum's first vote leaves the request pending; the votes so far are shown all the same.
+      setAnswered({ status: r.status, decisions: r.decisions, approved_args: r.approved_args, decided_at_ms: r.decided_at_ms });
       onDecided();
     },
     onError: (e: Error & { field?: string }) => setErr({ field: e.field, message: e.message }),

@@ -49,7 +49,7 @@ const Text = ({ children, testId }: { children: string; testId?: string }) => (
 /** Where a card shown at the top of the page sat in the conversation: a link up to it. */
 const ShownAbove = ({ approval }: { approval: ShownApproval }) => (
   <p className="mt-2 text-sm" data-testid="card-above">
-    Waits for your decision:{" "}
+    {approval.status === "pending" ? "Waits for your decision" : "Decided"}:{" "}
     <a className="text-indigo-700 underline dark:text-indigo-300" href={`#${approvalAnchor(approval.id)}`}>
       its card is at the top of the page
     </a>
@@ -72,13 +72,13 @@ function callOf(conv: ShownConversation | null, toolCallId: string | null) {
 }
 
 /**
- * The requests waiting for this reader, first on the page (on a phone the conversation puts them screens
- * down): each card with the words that say where it comes from; the conversation links up to them.
+ * The requests for this reader's decision, first on the page (on a phone the conversation puts them
+ * screens down): each card with the words that say where it comes from; the conversation links up to them.
  */
-export function PendingForYou({ conv, approvals, ...card }: { conv: ShownConversation; approvals: ShownApproval[] } & CardProps) {
+export function ForYourDecision({ conv, approvals, ...card }: { conv: ShownConversation; approvals: ShownApproval[] } & CardProps) {
   if (approvals.length === 0) return null;
   return (
-    <section className="space-y-3" aria-label="Waiting for your decision" data-testid="pending-for-you">
+    <section className="space-y-3" aria-label="For your decision" data-testid="for-your-decision">
       {approvals.map((a) => {
         const own = conversationOf(conv, a.run_id);
         const agent = own?.agent ?? conv.agent;

@@ -234,13 +234,17 @@ test("a routed refund reaches the finance reviewer by email and Slack; a kill be
   expect(JSON.stringify(dm.args.blocks)).toContain("€2,500.00");
 
   // 4. A second refund right after: its messages wait for the burst window. The server dies (SIGKILL) with
-  // them planned and unsent, and comes back on the same database.
-  const second = await refund("ORD-1002");
-  let killedAt = 0;
+  // them planned and unsent, and comes back on the same database. The first run's other messages (the
+  // admin's, for the customer message) are sent first: one still in flight at the kill is sent again only
+  // once its claim lapses (60 s), which is not what this step is about.
   const db = new Database(path.join(root, DB_FILE), { readonly: true, fileMustExist: true });
   const rowsOf = (runId: string) =>
     db.prepare("SELECT status, channel FROM Notification WHERE runId = ?").all(runId) as { status: string; channel: string }[];
+  let killedAt = 0;
+  let second = "";
   try {
+    await expect.poll(() => rowsOf(first).filter((r) => r.status !== "sent").length, { timeout: 15_000 }).toBe(0);
+    second = await refund("ORD-1002");
     await expect.poll(() => rowsOf(second).length, { timeout: 10_000 }).toBeGreaterThan(0);
     await killServer("SIGKILL");
     killedAt = Date.now();

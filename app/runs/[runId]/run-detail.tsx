@@ -2,14 +2,14 @@
 import { When } from "@/components/when";
 import Link from "next/link";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import type { RunPageView } from "@/lib/dto";
 import type { ActionResult } from "@/lib/http";
 import { ErrorBox, Field, JsonView, StateBadge } from "@/components/ui";
 import { api, fromAction } from "@/components/api";
 import { cancelRunAction, resumeRunAction, retryRunAction } from "./actions";
 import { useLive } from "@/components/live";
-import { Conversation, PendingForYou } from "@/components/conversation";
+import { Conversation, ForYourDecision } from "@/components/conversation";
 import { READY_TO_RESUME, fmtCost, fmtDuration, phaseWords, plural, runStateWords } from "@/lib/format";
 import { FinalAnswer, useFocusFragment, WaitingSummary } from "./waiting-summary";
 import { isTerminal } from "@/lib/runner/state";
@@ -80,9 +80,12 @@ export function RunDetail({ initial }: { initial: View }) {
   useFocusFragment();
   const canDecide = view.permissions.decide && !view.corruption;
   const pending = view.approvals.filter((a) => a.status === "pending");
-  // What this reader may decide comes first, above the run's facts and its conversation.
-  const mine = pending.filter((a) => canDecide && a.canDecide && !view.selfApprovalForbidden);
-  const atTop = new Set(view.conversation ? mine.map((a) => a.id) : []);
+  // What this reader may decide comes first, above the run's facts and its conversation. A card stays
+  // there once decided (here or in another tab) until the page is left: moved, it would lose what the
+  // reader had typed in it and jump away from under their eyes.
+  const atTop = useRef(new Set<string>()).current;
+  if (view.conversation) for (const a of pending) if (canDecide && a.canDecide && !view.selfApprovalForbidden) atTop.add(a.id);
+  const shownFirst = view.approvals.filter((a) => atTop.has(a.id));
   const end = r.finishedAt ? new Date(r.finishedAt).getTime() : Math.max(view.asOfMs, r.state === "paused" ? 0 : (tick ?? 0));
 
   return (
@@ -161,9 +164,9 @@ export function RunDetail({ initial }: { initial: View }) {
 
       <WaitingSummary approvals={view.approvals} canDecide={canDecide} selfForbidden={view.selfApprovalForbidden} />
       {view.conversation && (
-        <PendingForYou
+        <ForYourDecision
           conv={view.conversation}
-          approvals={mine}
+          approvals={shownFirst}
           canDecide={canDecide}
           selfForbidden={view.selfApprovalForbidden}
           onDecided={refresh}
