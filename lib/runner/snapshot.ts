@@ -9,7 +9,7 @@ import { AgentCheckpointCorruptionError } from "./errors.ts";
 import { llmResponseSchema, messageSchema, usageSchema } from "./messages.ts";
 import { RUN_STATES } from "./state.ts";
 import { canonicalJson, sha256 } from "./canonical.ts";
-import { type MemoryStore, keys } from "./store.ts";
+import { type MemoryStore, type StateEntry, keys } from "./store.ts";
 
 export const SNAPSHOT_SCHEMA_VERSION = SCHEMA_VERSIONS.snapshot;
 
@@ -129,26 +129,54 @@ export async function loadLog<T>(
   schema: z.ZodType<T>,
   what: string,
 ): Promise<AppendLog<T>> {
-  const entries = await listStored(store, threadId, prefix, `${what} entry`);
-  if (entries.length < ref.count) {
-    throw new AgentCheckpointCorruptionError(`Snapshot names ${ref.count} ${what} entries but ${entries.length} are stored`, prefix);
+  const stored = store.listTexts
+    ? await logTexts(store, threadId, prefix, ref.count, what)
+    : fromEntries(await listStored(store, threadId, prefix, `${what} entry`), ref.count);
+  if (stored.values.length < ref.count) {
+    throw new AgentCheckpointCorruptionError(`Snapshot names ${ref.count} ${what} entries but ${stored.values.length} are stored`, prefix);
   }
-  const head = entries.slice(0, ref.count);
-  const items: T[] = [];
-  for (const e of head) {
-    const parsed = schema.safeParse(e.value);
-    if (!parsed.success) throw new AgentCheckpointCorruptionError(`Malformed ${what} entry`, e.key);
-    items.push(parsed.data);
+  const items: T[] = new Array(ref.count);
+  for (let i = 0; i < ref.count; i++) {
+    const parsed = schema.safeParse(stored.values[i]);
+    if (!parsed.success) throw new AgentCheckpointCorruptionError(`Malformed ${what} entry`, stored.keyOf(i));
+    items[i] = parsed.data;
   }
-  if (head.every((e) => e.text !== undefined)) {
+  const texts = stored.texts;
+  if (texts) {
     const log = new AppendLog<T>();
-    for (let i = 0; i < items.length; i++) log.append(items[i], head[i].text);
+    for (let i = 0; i < items.length; i++) log.append(items[i], texts[i]);
     if (log.digest === ref.digest) return log;
   }
   const log = new AppendLog<T>();
   for (const item of items) log.append(item);
   if (log.digest !== ref.digest) throw new AgentCheckpointCorruptionError(`The ${what} log does not match the snapshot's digest`, prefix);
   return log;
+}
+
+/** A log's first entries as read: values, their stored texts (when every one has its text) and keys. */
+type StoredLog = { values: unknown[]; texts: string[] | null; keyOf: (i: number) => string };
+
+function fromEntries(entries: StateEntry[], count: number): StoredLog {
+  const head = entries.slice(0, count);
+  const texts = head.every((e) => e.text !== undefined) ? head.map((e) => e.text as string) : null;
+  return { values: head.map((e) => e.value), texts, keyOf: (i) => head[i].key };
+}
+
+// A log's first `count` entries through the store's listTexts: no keys read (the i-th entry's is
+// keys.logEntry(prefix, i), made only to name a bad one; the digest chain finds an entry missing or out of
+// place).
+async function logTexts(store: MemoryStore, threadId: string, prefix: string, count: number, what: string): Promise<StoredLog> {
+  const texts = await store.listTexts!(threadId, prefix, count);
+  const keyOf = (i: number) => keys.logEntry(prefix, i);
+  const values: unknown[] = new Array(texts.length);
+  for (let i = 0; i < texts.length; i++) {
+    try {
+      values[i] = JSON.parse(texts[i]);
+    } catch {
+      throw new AgentCheckpointCorruptionError(`${/^[aeiou]/i.test(what) ? "An" : "A"} ${what} entry is not valid JSON`, keyOf(i));
+    }
+  }
+  return { values, texts, keyOf };
 }
 
 export type LoadedSnapshot = {
