@@ -10,8 +10,9 @@
 //    in SNAPSHOT_FIELDS, a pending LLM response as its changes since the window's previous one;
 //  - usage and log references are stored as tuples, a log digest as base64url (43 characters, not 64);
 //  - a payload field of more than COMPRESS_AT bytes of JSON (the terminal result) is stored deflated;
-//  - the latest pointer (checkpoint:{run}:latest) is always whole: a resume reads it alone; so is a
-//    run_terminal record, which retention keeps when it deletes a finished run's other records.
+//  - the latest pointer (checkpoint:{run}:latest) is always whole: a resume reads it alone (plain, but a
+//    run_terminal one, which stays); so is a run_terminal record, which retention keeps when it deletes a
+//    finished run's other records.
 // Reading (record-read.ts) walks a window forward once: listCheckpoints reads a run's records in one pass;
 // a console page reads from the start of the window of its first record (checkpointWindowStart). The
 // encoding is done by the store when it serializes the value (toJSON), so a store that keeps no text
@@ -58,11 +59,9 @@ export const SNAPSHOT_FIELDS = [
   "tool_executions",
   "subagent_executions",
 ] as const;
-const SNAPSHOT_SIGNATURE = SNAPSHOT_FIELDS.join(",");
 export const USAGE = 9;
 export const PENDING = 13;
 export const REFS = new Set([20, 21, 22]);
-const USAGE_SIGNATURE = "input_tokens,output_tokens,total_tokens";
 
 /** A checkpoint record as checkpoint-schema.md has it (checkpoint.ts validates it). */
 export type PlainCheckpoint = {
@@ -116,25 +115,47 @@ export const LATEST_KEY = /^checkpoint:([^:]+):latest$/;
 
 // ---- Writing ----
 
-// A value's comparison form: numbers, booleans and null as they are, anything else as its JSON text
-// (undefined for a value JSON leaves out). Equal forms store equal JSON.
-const formOf = (v: unknown): unknown => (v === null || typeof v === "number" || typeof v === "boolean" ? v : JSON.stringify(v));
+// An object's JSON text, as a comparison form (a string value is its own form: the two never compare equal).
+class JsonText {
+  constructor(readonly text: string) {}
+}
 
-type Fields = { signature: string; forms: Map<string, unknown> };
+// A value's comparison form: null, numbers, booleans and strings as they are, anything else as its JSON
+// text; undefined for a value JSON leaves out. Equal forms store equal JSON (same()).
+function formOf(v: unknown): unknown {
+  if (v === null || typeof v === "number" || typeof v === "boolean" || typeof v === "string") return v;
+  const text = JSON.stringify(v);
+  return text === undefined ? undefined : new JsonText(text);
+}
 
-// The fields JSON keeps (undefined values are left out), with their comparison forms.
-function fieldsOf(o: Record<string, unknown>, skip?: string): Fields & { names: string[] } {
+const same = (a: unknown, b: unknown) => a === b || (a instanceof JsonText && b instanceof JsonText && a.text === b.text);
+
+/** An object's fields as JSON keeps them (undefined values left out), in order, with their forms. */
+type Fields = { names: string[]; forms: unknown[] };
+
+function fieldsOf(o: Record<string, unknown>, skip?: string): Fields {
   const names: string[] = [];
-  const forms = new Map<string, unknown>();
+  const forms: unknown[] = [];
   for (const k in o) {
     if (k === skip) continue;
     const f = formOf(o[k]);
     if (f === undefined) continue;
     names.push(k);
-    forms.set(k, f);
+    forms.push(f);
   }
-  return { signature: names.join(","), forms, names };
+  return { names, forms };
 }
+
+const sameTuple = (a: readonly unknown[], b: readonly unknown[]) => {
+  for (let i = 0; i < b.length; i++) if (a[i] !== b[i]) return false;
+  return a.length === b.length;
+};
+
+const sameNames = (a: readonly string[], b: readonly string[]) => {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+};
 
 /** What a reader knows after a record of the window: what the next record is stored against. */
 type Seen = {
@@ -159,29 +180,33 @@ function deflate(value: object, text: string): string {
 
 const b64 = (hex: string) => (hex === "" ? "" : Buffer.from(hex, "hex").toString("base64url"));
 const HEX64 = /^[0-9a-f]{64}$/;
+const USAGE_FIELDS = ["input_tokens", "output_tokens", "total_tokens"];
+const REF_FIELDS = ["count", "digest"];
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 
-// A snapshot field's stored form at its position, or undefined when it does not fit there (the snapshot
-// is then stored whole by name).
-function storedField(i: number, v: unknown, pending: Fields | null): unknown {
+// Usage as [input, output, total] and a log reference as [count, digest (hex)], or undefined when the
+// value is not one (the snapshot is then stored whole by name).
+function tupleOf(i: number, v: unknown): unknown[] | undefined {
   if (i === USAGE) {
-    const u = v as Record<string, unknown>;
-    if (u === null || typeof u !== "object" || Object.keys(u).join(",") !== USAGE_SIGNATURE) return undefined;
-    const t = [u.input_tokens, u.output_tokens, u.total_tokens];
-    return t.every((n) => typeof n === "number") ? t : undefined;
+    if (!isObject(v) || !sameNames(Object.keys(v), USAGE_FIELDS)) return undefined;
+    const t = [v.input_tokens, v.output_tokens, v.total_tokens];
+    return typeof t[0] === "number" && typeof t[1] === "number" && typeof t[2] === "number" ? t : undefined;
   }
-  if (REFS.has(i)) {
-    const r = v as Record<string, unknown>;
-    if (r === null || typeof r !== "object" || Object.keys(r).join(",") !== "count,digest") return undefined;
-    if (typeof r.count !== "number" || typeof r.digest !== "string" || (r.digest !== "" && !HEX64.test(r.digest))) return undefined;
-    return [r.count, b64(r.digest)];
-  }
+  if (!isObject(v) || !sameNames(Object.keys(v), REF_FIELDS)) return undefined;
+  if (typeof v.count !== "number" || typeof v.digest !== "string" || (v.digest !== "" && !HEX64.test(v.digest))) return undefined;
+  return [v.count, v.digest];
+}
+
+// Any other snapshot field's stored form at its position (a pending response as its changes since the
+// window's previous one), or undefined when it does not fit there.
+function storedField(i: number, v: unknown, pending: Fields | null): unknown {
   if (i === PENDING) {
     if (v === null) return null;
-    if (typeof v !== "object" || Array.isArray(v)) return undefined;
-    const now = fieldsOf(v as Record<string, unknown>);
-    if (!pending || pending.signature !== now.signature) return { "=": v };
+    if (!isObject(v)) return undefined;
+    const now = fieldsOf(v);
+    if (!pending || !sameNames(pending.names, now.names)) return { "=": v };
     const changed: Record<string, unknown> = {};
-    for (const k of now.names) if (now.forms.get(k) !== pending.forms.get(k)) changed[k] = (v as Record<string, unknown>)[k];
+    for (let k = 0; k < now.names.length; k++) if (!same(now.forms[k], pending.forms[k])) changed[now.names[k]] = v[now.names[k]];
     return { "~": changed };
   }
   return v;
@@ -200,23 +225,25 @@ function encode(r: PlainCheckpoint, seen: Seen | null, at: boolean): { body: Sto
   const snapshot = payload.runtime_snapshot;
   const now = fieldsOf(payload, "runtime_snapshot");
   const base = seen?.payloads.get(r.phase);
-  const delta = base !== undefined && base.signature === now.signature;
+  const delta = base !== undefined && sameNames(base.names, now.names);
   const fields: Record<string, unknown> = {};
-  const z: Record<string, string> = {};
-  let zipped = false;
-  for (const k of now.names) {
-    const form = now.forms.get(k);
-    if (delta && form === base.forms.get(k)) continue;
+  let changed = 0;
+  let z: Record<string, string> | null = null;
+  for (let i = 0; i < now.names.length; i++) {
+    const form = now.forms[i];
+    if (delta && same(form, base.forms[i])) continue;
+    const k = now.names[i];
     const v = payload[k];
-    if (typeof form === "string" && form.length > COMPRESS_AT && typeof v === "object" && v !== null) {
-      z[k] = deflate(v, form);
-      zipped = true;
+    changed++;
+    if (form instanceof JsonText && form.text.length > COMPRESS_AT) {
+      z ??= {};
+      z[k] = deflate(v as object, form.text);
       fields[k] = null;
     } else fields[k] = v;
   }
   if (base !== undefined && !delta) body.P = fields;
-  else if (now.names.length && (!delta || Object.keys(fields).length)) body.p = fields;
-  if (zipped) body.z = z;
+  else if (changed) body.p = fields;
+  if (z) body.z = z;
   const payloads = new Map(seen?.payloads);
   payloads.set(r.phase, now);
   const next: Seen = { t: r.timestamp_ms, thread: r.thread_id, payloads, snapshot: seen?.snapshot ?? null, pending: seen?.pending ?? null };
@@ -227,29 +254,37 @@ function encode(r: PlainCheckpoint, seen: Seen | null, at: boolean): { body: Sto
 // The runtime snapshot into body.s (by position; only the changed fields after the window's first) or
 // body.S (whole, by name: fields or values the positions cannot hold).
 function encodeSnapshot(snapshot: unknown, body: Stored, seen: Seen) {
-  const s = snapshot as Record<string, unknown>;
   const whole = () => {
-    body.S = s;
+    body.S = snapshot as Record<string, unknown>;
     seen.snapshot = null;
     seen.pending = null;
   };
-  if (s === null || typeof s !== "object" || Array.isArray(s) || Object.keys(s).join(",") !== SNAPSHOT_SIGNATURE) return whole();
-  const forms: unknown[] = [];
+  if (!isObject(snapshot) || !sameNames(Object.keys(snapshot), SNAPSHOT_FIELDS)) return whole();
+  const forms: unknown[] = new Array(SNAPSHOT_FIELDS.length);
   const out: Record<string, unknown> = {};
+  const before = seen.snapshot;
   for (let i = 0; i < SNAPSHOT_FIELDS.length; i++) {
-    const v = s[SNAPSHOT_FIELDS[i]];
+    const v = snapshot[SNAPSHOT_FIELDS[i]];
+    if (i === USAGE || REFS.has(i)) {
+      // Usage and log references are compared as tuples of their numbers and strings.
+      const tuple = tupleOf(i, v);
+      if (tuple === undefined) return whole();
+      forms[i] = tuple;
+      if (!before || !sameTuple(before[i] as unknown[], tuple)) out[i] = i === USAGE ? tuple : [tuple[0], b64(tuple[1] as string)];
+      continue;
+    }
     const form = formOf(v);
     if (form === undefined) return whole();
-    forms.push(form);
-    if (seen.snapshot && seen.snapshot[i] === form) continue;
+    forms[i] = form;
+    if (before && same(before[i], form)) continue;
     const stored = storedField(i, v, seen.pending);
     if (stored === undefined) return whole();
     out[i] = stored;
   }
   body.s = out;
   seen.snapshot = forms;
-  const pending = s.pending_llm_response;
-  if (pending !== null) seen.pending = fieldsOf(pending as Record<string, unknown>);
+  const pending = snapshot.pending_llm_response;
+  if (isObject(pending)) seen.pending = fieldsOf(pending);
 }
 
 /**
@@ -320,9 +355,13 @@ export class CheckpointChain {
     return stored;
   }
 
-  /** The value of the latest pointer for record `r`: whole, with its step, seq and phase. */
+  /**
+   * The value of the latest pointer for record `r`: plain (it is one row, rewritten at every record), but
+   * a run_terminal record's, which stays: whole in storage v2, with its step, seq and phase, its terminal
+   * result deflated.
+   */
   latest(key: string, r: PlainCheckpoint): StoredCheckpoint | PlainCheckpoint {
-    return LATEST_KEY.exec(key)?.[1] === r.run_id && describes(r) ? new StoredCheckpoint(r, null, true) : r;
+    return r.phase === "run_terminal" && LATEST_KEY.exec(key)?.[1] === r.run_id && describes(r) ? new StoredCheckpoint(r, null, true) : r;
   }
 }
 
