@@ -134,8 +134,8 @@ export class PrismaStore implements MemoryStore {
   }
 
   // The same range, the value column alone: a resume reads a run's logs through this (their keys only count).
-  async listTexts(threadId: string, prefix: string, limit: number): Promise<string[]> {
-    const q = Prisma.sql`SELECT "value" FROM "StateEntry" WHERE "threadId" = ${threadId} AND "key" >= ${prefix} AND "key" < ${`${prefix}\u{10FFFF}`} ORDER BY "key" ASC LIMIT ${limit}`;
+  async listTexts(threadId: string, prefix: string, limit?: number): Promise<string[]> {
+    const q = Prisma.sql`SELECT "value" FROM "StateEntry" WHERE "threadId" = ${threadId} AND "key" >= ${prefix} AND "key" < ${`${prefix}\u{10FFFF}`} ORDER BY "key" ASC${limit === undefined ? Prisma.empty : Prisma.sql` LIMIT ${limit}`}`;
     const d = driverOf(this.db);
     if (d) return (await d.column(q)) as string[];
     return (await queryRows(this.db, q)).map((r) => r.value as string);

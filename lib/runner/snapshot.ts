@@ -129,9 +129,17 @@ export async function loadLog<T>(
   schema: z.ZodType<T>,
   what: string,
 ): Promise<AppendLog<T>> {
-  const stored = store.listTexts
-    ? await logTexts(store, threadId, prefix, ref.count, what)
-    : fromEntries(await listStored(store, threadId, prefix, `${what} entry`), ref.count);
+  return checkLog(await readLog(store, threadId, prefix, what, ref.count), prefix, ref, schema, what);
+}
+
+/** A log's entries as stored (the first `count` when given). */
+function readLog(store: MemoryStore, threadId: string, prefix: string, what: string, count?: number): Promise<StoredLog> {
+  if (store.listTexts) return logTexts(store, threadId, prefix, count, what);
+  return listStored(store, threadId, prefix, `${what} entry`).then((entries) => fromEntries(entries, count ?? entries.length));
+}
+
+/** The log a snapshot's reference names, from its entries as read: validated, its digest chain checked. */
+function checkLog<T>(stored: StoredLog, prefix: string, ref: LogRef, schema: z.ZodType<T>, what: string): AppendLog<T> {
   if (stored.values.length < ref.count) {
     throw new AgentCheckpointCorruptionError(`Snapshot names ${ref.count} ${what} entries but ${stored.values.length} are stored`, prefix);
   }
@@ -165,7 +173,7 @@ function fromEntries(entries: StateEntry[], count: number): StoredLog {
 // A log's first `count` entries through the store's listTexts: no keys read (the i-th entry's is
 // keys.logEntry(prefix, i), made only to name a bad one; the digest chain finds an entry missing or out of
 // place).
-async function logTexts(store: MemoryStore, threadId: string, prefix: string, count: number, what: string): Promise<StoredLog> {
+async function logTexts(store: MemoryStore, threadId: string, prefix: string, count: number | undefined, what: string): Promise<StoredLog> {
   const texts = await store.listTexts!(threadId, prefix, count);
   const keyOf = (i: number) => keys.logEntry(prefix, i);
   const values: unknown[] = new Array(texts.length);
@@ -190,6 +198,16 @@ export type LoadedSnapshot = {
 /** Loads a run's runtime snapshot with its logs, validated (checkpoint-schema.md, runtime snapshot). */
 export async function loadSnapshot(store: MemoryStore, threadId: string, runId: string): Promise<LoadedSnapshot> {
   const key = keys.runtime(runId);
+  // The logs are read at once with the snapshot (on a networked database their round trips overlap), all
+  // their entries (the snapshot names how many count), and checked once it is read.
+  const prefixes = [keys.messagePrefix(runId), keys.toolExecutionPrefix(runId), keys.subagentExecutionPrefix(runId)] as const;
+  const reads = [
+    readLog(store, threadId, prefixes[0], "message"),
+    readLog(store, threadId, prefixes[1], "tool execution"),
+    readLog(store, threadId, prefixes[2], "subagent execution"),
+  ];
+  // An unreadable snapshot is the error reported; the logs' reads go on unheard.
+  for (const r of reads) r.catch(() => undefined);
   const raw = await readStored(store, threadId, key, "Runtime snapshot");
   if (raw === undefined) throw new AgentCheckpointCorruptionError("Runtime snapshot is missing", key);
   const parsed = storedSnapshotSchema.safeParse(raw);
@@ -209,9 +227,9 @@ export async function loadSnapshot(store: MemoryStore, threadId: string, runId: 
   }
   const { messages, tool_executions, subagent_executions, pending_llm_response: _p, ...scalars } = s;
   const [m, t, sub] = await readAll([
-    loadLog(store, threadId, keys.messagePrefix(runId), messages, messageSchema, "message"),
-    loadLog(store, threadId, keys.toolExecutionPrefix(runId), tool_executions, toolExecutionSchema, "tool execution"),
-    loadLog(store, threadId, keys.subagentExecutionPrefix(runId), subagent_executions, subagentExecutionSchema, "subagent execution"),
+    reads[0].then((r) => checkLog(r, prefixes[0], messages, messageSchema, "message")),
+    reads[1].then((r) => checkLog(r, prefixes[1], tool_executions, toolExecutionSchema, "tool execution")),
+    reads[2].then((r) => checkLog(r, prefixes[2], subagent_executions, subagentExecutionSchema, "subagent execution")),
   ]);
   return { snapshot: scalars, pending, messages: m, toolExecutions: t, subagentExecutions: sub };
 }
