@@ -10,6 +10,7 @@ import { failpointArmed, fire } from "./failpoints.ts";
 import type { Message } from "./messages.ts";
 import type { ResolvedModel } from "./model.ts";
 import type { ExecutionState } from "./run-state.ts";
+import { CheckpointChain } from "./record-codec.ts";
 import type { AppendLog } from "./snapshot.ts";
 import { checkpointLatestKey, keys } from "./store.ts";
 import { CheckpointWriter } from "./writer.ts";
@@ -33,6 +34,8 @@ export class ExecutionScope {
   readonly abort = new AbortController();
   cancelRequested = false;
   abandoned = false;
+  /** This execution's records as stored: windows of deltas (record-codec.ts). */
+  private readonly chain = new CheckpointChain();
 
   constructor(
     readonly rc: RunnerContext,
@@ -103,8 +106,10 @@ export class ExecutionScope {
       record.payload = withKeys(payload, { runtime_snapshot: snap });
       entries.push({ key: keys.runtime(this.runId), value: snap, coalescable: true });
     }
-    entries.push({ key: keys.checkpoint(this.runId, record.step, record.seq, phase), value: record });
-    entries.push({ key: checkpointLatestKey(this.runId), value: record });
+    const key = keys.checkpoint(this.runId, record.step, record.seq, phase);
+    const latest = checkpointLatestKey(this.runId);
+    entries.push({ key, value: this.chain.record(key, record) });
+    entries.push({ key: latest, value: this.chain.latest(latest, record) });
     const wait = this.writer.enqueueAll(entries);
     if (wait) await wait;
     const fp = this.rc.config.failpoint;

@@ -28,6 +28,8 @@ export {
 } from "./runner.ts";
 export type { AroundChild, ChildExecution } from "./config.ts";
 export * from "./snapshot.ts";
+export { WINDOW_STEPS } from "./record-codec.ts";
+export { windowsToRead } from "./record-read.ts";
 export * from "./state.ts";
 export * from "./store.ts";
 export * from "./tools.ts";

@@ -4,7 +4,7 @@
 import type { Agent } from "./agent.ts";
 import { type ApprovalRecord, findApproval } from "./approvals.ts";
 import type { ExecutionScope } from "./checkpointing.ts";
-import { findReplayableEffect, makeEffect } from "./effects.ts";
+import { findReplayableEffect, makeEffect, storedEffect } from "./effects.ts";
 import { AgentEffectIntegrityError, AgentRunnerError, CheckpointWriteError, LeaseLostError } from "./errors.ts";
 import { failpointArmed, fire } from "./failpoints.ts";
 import { type GateRequest, decidersOf, rejectionReason, resolveGate } from "./gates.ts";
@@ -195,7 +195,8 @@ async function executeTool(
       success,
       timestamp_ms: Date.now(),
     });
-    const queued = x.writer.enqueue(keys.effect(x.runId, snap.step, c.id), effect);
+    const key = keys.effect(x.runId, snap.step, c.id);
+    const queued = x.writer.enqueue(key, storedEffect(key, effect));
     if (queued) await queued;
     await x.writer.flush();
   }

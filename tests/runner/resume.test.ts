@@ -13,8 +13,9 @@ import {
   listCheckpoints,
   InvalidStateTransitionError,
   transition,
-  effectRecordSchema,
+  loadLatestCheckpoint,
   loadSnapshot,
+  validateEffects,
 } from "@/lib/runner";
 import { canonicalJson } from "@/lib/runner/canonical";
 import { z } from "zod";
@@ -53,7 +54,7 @@ describe("resume behavior", () => {
 
   it("normalizes legacy records (camelCase, data, version)", async () => {
     const { w, r } = await completedRun();
-    const latest = (await w.store.getState(T, checkpointLatestKey("r"))) as Record<string, unknown>;
+    const latest = await loadLatestCheckpoint(w.store, T, "r");
     w.store.putRaw(
       T,
       checkpointLatestKey("r"),
@@ -83,7 +84,7 @@ describe("resume behavior", () => {
 
   it("run_terminal without a readable terminal_result is corruption", async () => {
     const { w } = await completedRun();
-    const latest = (await w.store.getState(T, checkpointLatestKey("r"))) as { payload: Record<string, unknown> };
+    const latest = await loadLatestCheckpoint(w.store, T, "r");
     latest.payload.terminal_result = { runId: 5 };
     await w.store.putState(T, checkpointLatestKey("r"), latest);
     await expect(w.runner.resume(w.agent, { runId: "r", threadId: T })).rejects.toBeInstanceOf(AgentCheckpointCorruptionError);
@@ -122,7 +123,7 @@ describe("resume behavior", () => {
     const w = makeWorld({ threshold: 1_000_000, config: { failpoint: { at: "post_llm", step: 2, action: "throw" } } });
     await expect(w.runner.run(w.agent, { userMessage: "buy", runId: "r", threadId: T })).rejects.toBeInstanceOf(FailpointError);
     expect(w.model.calls).toBe(2);
-    const latest = (await w.store.getState(T, checkpointLatestKey("r"))) as { phase: string };
+    const latest = await loadLatestCheckpoint(w.store, T, "r");
     expect(latest.phase).toBe("post_llm");
     const w2runner = w.restarted();
     const r = await w2runner.resume(w.agent, { runId: "r", threadId: T });
@@ -288,7 +289,7 @@ describe("checkpoints", () => {
     expect(r.state).toBe("failed");
     expect(r.error).toMatch(/CheckpointWriteError: Checkpoint write failed: disk full/);
     expect(events.some((e) => e.startsWith("warning:checkpoint write failed"))).toBe(true);
-    const latest = (await w.store.getState(T, checkpointLatestKey("r"))) as { phase: string };
+    const latest = await loadLatestCheckpoint(w.store, T, "r");
     expect(latest.phase).not.toBe("run_terminal");
     // Nothing of step 2 beyond its start was saved, and no charge ran.
     expect(w.effects.filter((e) => e.tool === "charge")).toHaveLength(0);
@@ -305,10 +306,13 @@ describe("effect replay", () => {
   it("stores input/output hashes per executed call and replays a matching one", async () => {
     const w = makeWorld({ threshold: 1_000_000, config: { failpoint: { at: "post_tool_batch", step: 2, action: "throw" } } });
     await expect(w.runner.run(w.agent, { userMessage: "buy", runId: "r", threadId: T })).rejects.toBeInstanceOf(FailpointError);
-    const effects = await w.store.listState(T, keys.effectPrefix("r"));
-    expect(effects.map((e) => e.key)).toEqual(["effect:r:000001:c1", "effect:r:000002:c2", "effect:r:000002:c3"]);
-    for (const e of effects)
-      expect(effectRecordSchema.parse(e.value)).toMatchObject({ success: true, input_hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    const effects = await validateEffects(w.store, T, "r");
+    expect(effects.map((e) => keys.effect(e.run_id, e.step, e.tool_call_id))).toEqual([
+      "effect:r:000001:c1",
+      "effect:r:000002:c2",
+      "effect:r:000002:c3",
+    ]);
+    for (const e of effects) expect(e).toMatchObject({ success: true, input_hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
     // The crash hit after post_tool_batch was written but the runtime snapshot is the one from before.
     const runner2 = w.restarted();
     const r = await runner2.resume(w.agent, { runId: "r", threadId: T });
