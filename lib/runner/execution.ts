@@ -1,12 +1,12 @@
 // One run's execution: step → model call → tools, a checkpoint at every phase boundary, durable pauses.
 // The loop asks each pass for a NextStep (next-step.ts); the phases it calls live in gates.ts (the gate
 // before a model call), tool-batch.ts and subagents.ts (a response's calls); what they share, the state and
-// the one write path, in run-state.ts and checkpointing.ts.
+// the one write path, in execution-state.ts and execution-scope.ts.
 import { z } from "zod";
 import { agentFingerprint, delegateToolName, instructionsFor } from "./agent.ts";
 import { argsHash, closePendingApprovals, listApprovals } from "./approvals.ts";
 import type { CheckpointRecord } from "./checkpoint.ts";
-import { ExecutionScope } from "./checkpointing.ts";
+import { ExecutionScope } from "./execution-scope.ts";
 import type { ExecutionInit, RunnerContext } from "./config.ts";
 import { AgentCheckpointCorruptionError, AgentRunnerError, CheckpointWriteError, LeaseLostError } from "./errors.ts";
 import type { RunEvent } from "./events.ts";
@@ -16,8 +16,8 @@ import { type LlmResponse, type ToolCall, addUsage } from "./messages.ts";
 import { type ToolSpec, callWithFallback, costUsd, resolveModel } from "./model.ts";
 import { type NextStep, RUN_AGAIN } from "./next-step.ts";
 import type { AgentResult } from "./result.ts";
-import { ExecutionState } from "./run-state.ts";
-import { isTerminal } from "./state.ts";
+import { ExecutionState } from "./execution-state.ts";
+import { isTerminal } from "./run-states.ts";
 import { runSubagentCalls } from "./subagents.ts";
 import { type CallOutcome, type CallResult, runToolBatch } from "./tool-batch.ts";
 

@@ -3,7 +3,7 @@
 // turn a rejection into an execution); without one, the policy allows, denies, or makes a request, which
 // is stored durably before the run pauses on it.
 import { type ApprovalRecord, createApprovalRequest, expireIfDue, findApproval } from "./approvals.ts";
-import { type ExecutionScope, withKeys } from "./checkpointing.ts";
+import { type ExecutionScope, withKeys } from "./execution-scope.ts";
 import { effectInputHash } from "./effects.ts";
 import { AgentRunnerError } from "./errors.ts";
 import { LLM_GATE_CALL_ID } from "./ids.ts";

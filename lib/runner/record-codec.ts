@@ -30,7 +30,7 @@ export const COMPRESS_AT = 1024;
 export const VERSION = 2;
 
 /**
- * The runtime snapshot's fields in the order the runner writes them (run-state.ts): a stored snapshot names
+ * The runtime snapshot's fields in the order the runner writes them (execution-state.ts): a stored snapshot names
  * a field by its position here. A snapshot with other fields, or in another order, is stored whole by name.
  * Part of storage v2: a change here is a new storage version.
  */

@@ -8,7 +8,7 @@ import { RunExecution } from "./execution.ts";
 import type { ModelAdapter } from "./model.ts";
 import type { AgentResult } from "./result.ts";
 import { loadLatestCheckpoint, terminalResultOf } from "./resume.ts";
-import { loadSnapshot } from "./snapshot.ts";
+import { loadSnapshot } from "./runtime-snapshot.ts";
 import { listApprovals } from "./approvals.ts";
 import { validateEffects } from "./effects.ts";
 import { listStored, readAll } from "./read.ts";

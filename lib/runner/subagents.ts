@@ -1,10 +1,10 @@
 // A response's delegations: each one gated like a tool call (a reviewer may edit the task or answer in the
 // subagent's place), then run as a child run in the same thread, whose pause pauses the parent.
 import { type Agent, delegateTaskSchema } from "./agent.ts";
-import type { ExecutionScope } from "./checkpointing.ts";
+import type { ExecutionScope } from "./execution-scope.ts";
 import { addUsage, type ToolCall } from "./messages.ts";
 import { evaluatePolicy, hasGate } from "./policy.ts";
-import type { SubagentExecution } from "./snapshot.ts";
+import type { SubagentExecution } from "./runtime-snapshot.ts";
 import { keys } from "./store.ts";
 import { type CallOutcome, gateCall, toolMessage } from "./tool-batch.ts";
 

@@ -3,14 +3,14 @@
 // reviewer) is recorded once, by recordToolExecution, in the run's tool-execution log.
 import type { Agent } from "./agent.ts";
 import { type ApprovalRecord, findApproval } from "./approvals.ts";
-import type { ExecutionScope } from "./checkpointing.ts";
+import type { ExecutionScope } from "./execution-scope.ts";
 import { findReplayableEffect, makeEffect, storedEffect } from "./effects.ts";
 import { AgentEffectIntegrityError, AgentRunnerError, CheckpointWriteError, LeaseLostError } from "./errors.ts";
 import { failpointArmed, fire } from "./failpoints.ts";
 import { type GateRequest, decidersOf, rejectionReason, resolveGate } from "./gates.ts";
 import type { Message, ToolCall } from "./messages.ts";
 import { type PolicyDecision, evaluatePolicy } from "./policy.ts";
-import type { ToolExecution } from "./snapshot.ts";
+import type { ToolExecution } from "./runtime-snapshot.ts";
 import { keys } from "./store.ts";
 import { renderToolOutput, toolIdempotencyKey } from "./tools.ts";
 

@@ -9,9 +9,9 @@ import { EVENT_SCHEMA_VERSION, type RunEvent, type RunEventType } from "./events
 import { failpointArmed, fire } from "./failpoints.ts";
 import type { Message } from "./messages.ts";
 import type { ResolvedModel } from "./model.ts";
-import type { ExecutionState } from "./run-state.ts";
+import type { ExecutionState } from "./execution-state.ts";
 import { CheckpointChain } from "./record-codec.ts";
-import type { AppendLog } from "./snapshot.ts";
+import type { AppendLog } from "./runtime-snapshot.ts";
 import { checkpointLatestKey, keys } from "./store.ts";
 import { CheckpointWriter } from "./writer.ts";
 

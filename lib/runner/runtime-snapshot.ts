@@ -7,7 +7,7 @@ import { z } from "zod";
 import { SCHEMA_VERSIONS, versionField } from "./versions.ts";
 import { AgentCheckpointCorruptionError } from "./errors.ts";
 import { llmResponseSchema, messageSchema, usageSchema } from "./messages.ts";
-import { RUN_STATES } from "./state.ts";
+import { RUN_STATES } from "./run-states.ts";
 import { canonicalJson, sha256 } from "./canonical.ts";
 import { type MemoryStore, type StateEntry, keys } from "./store.ts";
 
