@@ -28,7 +28,8 @@ export class ExecutionScope {
   readonly agent: Agent;
   readonly runId: string;
   readonly threadId: string;
-  readonly fs: FailSafe;
+  /** The agent's fail-safe limits, defaults filled in (steps, calls, parallel tools, failure and denial policies). */
+  readonly limits: FailSafe;
   readonly writer: CheckpointWriter;
   /** Aborted on cancel and on abandon; the model call and tools get its signal. */
   readonly abort = new AbortController();
@@ -38,7 +39,8 @@ export class ExecutionScope {
   private readonly chain = new CheckpointChain();
 
   constructor(
-    readonly rc: RunnerContext,
+    /** What every execution of the runner shares: its store, models, config, and how to run a child. */
+    readonly runner: RunnerContext,
     readonly init: ExecutionInit,
     readonly model: ResolvedModel,
     readonly state: ExecutionState,
@@ -47,9 +49,9 @@ export class ExecutionScope {
     this.agent = init.agent;
     this.runId = init.runId;
     this.threadId = init.threadId;
-    this.fs = failSafeOf(init.agent);
-    const c = rc.config;
-    this.writer = new CheckpointWriter(rc.store, init.threadId, {
+    this.limits = failSafeOf(init.agent);
+    const c = runner.config;
+    this.writer = new CheckpointWriter(runner.store, init.threadId, {
       async: c.checkpointAsyncWrites,
       maxQueue: c.checkpointQueueMaxsize,
       coalesce: c.checkpointCoalesceRuntimeState,
@@ -112,7 +114,7 @@ export class ExecutionScope {
     entries.push({ key: latest, value: this.chain.latest(latest, record) });
     const wait = this.writer.enqueueAll(entries);
     if (wait) await wait;
-    const fp = this.rc.config.failpoint;
+    const fp = this.runner.config.failpoint;
     const hit = failpointArmed(fp, phase, record.step, this.agent.name);
     if (opts.durable || hit) await this.writer.flush();
     this.event("checkpoint", phase, { phase, seq: record.seq, durable: !!(opts.durable || hit) });
