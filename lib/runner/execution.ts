@@ -19,7 +19,7 @@ import type { AgentResult } from "./result.ts";
 import { ExecutionState } from "./execution-state.ts";
 import { isTerminal } from "./run-states.ts";
 import { runSubagentCalls } from "./subagents.ts";
-import { type CallOutcome, type CallResult, runToolBatch } from "./tool-batch.ts";
+import { type CallOutcome, runToolBatch } from "./tool-batch.ts";
 
 const CANCELLED: NextStep = { type: "finish", state: "cancelled" };
 
@@ -277,10 +277,11 @@ export class RunExecution {
     if (subCalls.length) await runSubagentCalls(exec, subCalls, subs, outcomes);
     if (toolCalls.length) await runToolBatch(exec, toolCalls, outcomes);
 
-    const waiting = calls.map((c) => outcomes.get(c.id)!).filter((o): o is { waiting: string } => "waiting" in o);
-    if (waiting.length) return { type: "pause", approvalIds: waiting.map((w) => w.waiting) };
+    const all = calls.map((c) => outcomes.get(c.id)!);
+    const waiting = all.filter((o) => o.type === "waiting");
+    if (waiting.length) return { type: "pause", approvalIds: waiting.map((w) => w.approvalId) };
 
-    const results = calls.map((c) => outcomes.get(c.id) as CallResult);
+    const results = all.filter((o) => o.type === "result");
     const failures = results.filter((r) => r.failed).length;
     for (const r of results) {
       const queued = exec.appendMessage(r.message);

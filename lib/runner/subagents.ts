@@ -27,7 +27,7 @@ export async function runSubagentCalls(
   }
   await exec.checkpoint("post_subagent_batch", {
     subagent_count: calls.length,
-    waiting: [...outcomes.values()].filter((o) => "waiting" in o).length,
+    waiting: [...outcomes.values()].filter((o) => o.type === "waiting").length,
   });
 }
 
@@ -41,7 +41,7 @@ async function gatedSubagent(exec: ExecutionScope, sub: Agent, c: ToolCall): Pro
     policy: () => (hasGate(rules, "subagent") ? evaluatePolicy(rules, sub.name, { task }, exec.state.snap.context, "subagent") : null),
     about: { gate: "subagent", tool_call_id: c.id, tool_name: c.name },
   });
-  if (!g.proceed) return g.outcome;
+  if (g.type === "settled") return g.outcome;
   const approved = delegateTaskSchema.safeParse(g.args);
   return runSubagent(exec, sub, c, approved.success ? approved.data.task : task);
 }
@@ -69,7 +69,7 @@ async function runSubagent(exec: ExecutionScope, sub: Agent, c: ToolCall, task: 
     agentPath: `${exec.init.agentPath}/${sub.name}`,
     rootRunId: exec.init.rootRunId,
   });
-  if (child.state === "paused") return { waiting: child.pendingApprovals[0] ?? childId };
+  if (child.state === "paused") return { type: "waiting", approvalId: child.pendingApprovals[0] ?? childId };
   const rec: SubagentExecution = {
     subagent: sub.name,
     run_id: childId,

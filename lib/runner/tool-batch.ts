@@ -15,12 +15,17 @@ import { keys } from "./store.ts";
 import { renderToolOutput, toolIdempotencyKey } from "./tools.ts";
 
 /** A call's result for the model, or the approval request (or subagent's) it waits for. */
-export type CallOutcome = CallResult | { waiting: string };
-export type CallResult = { message: Extract<Message, { role: "tool" }>; failed: boolean };
+export type CallOutcome = CallResult | { type: "waiting"; approvalId: string };
+/** The tool message the model gets for a call, and whether the call failed. Only `message` is stored. */
+export type CallResult = { type: "result"; message: Extract<Message, { role: "tool" }>; failed: boolean };
 
 export function toolMessage(exec: ExecutionScope, c: ToolCall, success: boolean, payload: unknown): CallResult {
   const content = renderToolOutput(payload, exec.runner.config.toolOutputMaxChars);
-  return { message: { role: "tool", tool_call_id: c.id, name: c.name, content, success, untrusted: true }, failed: !success };
+  return {
+    type: "result",
+    message: { role: "tool", tool_call_id: c.id, name: c.name, content, success, untrusted: true },
+    failed: !success,
+  };
 }
 
 type Recorded = Pick<ToolExecution, "success" | "output" | "error"> &
@@ -57,8 +62,8 @@ export async function recordToolExecution(
 const skipped = (exec: ExecutionScope, c: ToolCall, error: string, by: string[] = []) =>
   recordToolExecution(exec, c, { success: false, output: null, error, approved_by: by }, error);
 
-/** A gated call either proceeds (with the arguments a reviewer approved, and who did) or has its outcome. */
-export type CallGate = { proceed: true; args: Record<string, unknown>; by: string[] } | { proceed: false; outcome: CallOutcome };
+/** A gated call either runs (with the arguments a reviewer approved, and who did) or is settled: it has its outcome. */
+export type CallGate = { type: "run"; args: Record<string, unknown>; by: string[] } | { type: "settled"; outcome: CallOutcome };
 
 /**
  * The gate of a tool call or a delegation. A call that was ever put to a human is decided by that request:
@@ -76,12 +81,12 @@ export async function gateCall(exec: ExecutionScope, c: ToolCall, req: Omit<Gate
     about,
     reportAllow,
   });
-  const done = (outcome: CallOutcome): CallGate => ({ proceed: false, outcome });
+  const done = (outcome: CallOutcome): CallGate => ({ type: "settled", outcome });
   switch (o.type) {
     case "allowed":
-      return { proceed: true, args, by: [] };
+      return { type: "run", args, by: [] };
     case "waiting":
-      return done({ waiting: o.approvalId });
+      return done({ type: "waiting", approvalId: o.approvalId });
     case "denied":
       return done(await skipped(exec, c, `Denied by policy: ${o.reason}`));
     case "decided": {
@@ -100,7 +105,7 @@ export async function gateCall(exec: ExecutionScope, c: ToolCall, req: Omit<Gate
         if (exec.limits.approvalDenialPolicy === "fail_run") throw new AgentRunnerError(`Approval denied for ${c.name}: ${why}`);
         return done(await skipped(exec, c, `Approval denied: ${why}`, by));
       }
-      return { proceed: true, args: rec.approved_args ?? rec.args, by };
+      return { type: "run", args: rec.approved_args ?? rec.args, by };
     }
   }
 }
@@ -143,7 +148,7 @@ async function runTool(exec: ExecutionScope, c: ToolCall): Promise<CallOutcome> 
     about: { tool_call_id: c.id, tool_name: c.name },
     reportAllow: true,
   });
-  return g.proceed ? executeTool(exec, c, tool, g.args, g.by) : g.outcome;
+  return g.type === "run" ? executeTool(exec, c, tool, g.args, g.by) : g.outcome;
 }
 
 // Replays the call's stored effect when there is one; otherwise executes the tool and journals the effect
