@@ -106,9 +106,4 @@ export class InMemoryStore implements MemoryStore {
     await this.putState(threadId, key, value);
     return true;
   }
-
-  /** Test helper: raw access to the stored text, to corrupt records on purpose. */
-  putRaw(threadId: string, key: string, text: string) {
-    this.thread(threadId).set(key, text);
-  }
 }

@@ -20,6 +20,7 @@ import {
 import { canonicalJson } from "@/lib/runner/canonical";
 import { z } from "zod";
 import { type Agent, DemoModel, type DemoScript, InMemoryStore, LeaseLostError, Runner, defineTool } from "@/lib/runner";
+import { putRaw } from "../helpers/raw-store";
 import { makeWorld } from "./fixtures";
 
 const T = "t1";
@@ -46,7 +47,7 @@ describe("resume behavior", () => {
     ["truncated JSON", '{"schema_version":"v1","run_id":"r"'],
   ])("a malformed latest record (%s) is corruption", async (_n, text) => {
     const { w } = await completedRun();
-    w.store.putRaw(T, checkpointLatestKey("r"), text);
+    await putRaw(w.store, T, checkpointLatestKey("r"), text);
     const calls = w.model.calls;
     await expect(w.runner.resume(w.agent, { runId: "r", threadId: T })).rejects.toBeInstanceOf(AgentCheckpointCorruptionError);
     expect(w.model.calls).toBe(calls);
@@ -55,7 +56,8 @@ describe("resume behavior", () => {
   it("normalizes legacy records (camelCase, data, version)", async () => {
     const { w, r } = await completedRun();
     const latest = await loadLatestCheckpoint(w.store, T, "r");
-    w.store.putRaw(
+    await putRaw(
+      w.store,
       T,
       checkpointLatestKey("r"),
       JSON.stringify({
@@ -433,8 +435,7 @@ describe("effects read on resume", () => {
   async function crashed() {
     const w = makeWorld({ threshold: 1_000_000, config: { failpoint: { at: "post_tool_batch", step: 2, action: "throw" } } });
     await expect(w.runner.run(w.agent, { userMessage: "buy", runId: "r", threadId: T })).rejects.toBeInstanceOf(FailpointError);
-    const putRaw = (key: string, text: string) =>
-      (w.store as unknown as { putRaw(t: string, k: string, s: string): void }).putRaw(T, key, text);
+    const plant = (key: string, text: string) => putRaw(w.store, T, key, text);
     let writes = 0;
     const put = w.store.putState.bind(w.store);
     w.store.putState = (...a) => {
@@ -446,20 +447,20 @@ describe("effects read on resume", () => {
       writes++;
       return putMany(...a);
     };
-    return { w, putRaw, writes: () => writes };
+    return { w, plant, writes: () => writes };
   }
 
   it("a malformed effect of the step resume re-enters stops it before any write or tool call", async () => {
-    const { w, putRaw, writes } = await crashed();
-    putRaw(keys.effect("r", 2, "c2"), '{"schema_version":"v1","run_id":"r"}');
+    const { w, plant, writes } = await crashed();
+    await plant(keys.effect("r", 2, "c2"), '{"schema_version":"v1","run_id":"r"}');
     await expect(w.restarted().resume(w.agent, { runId: "r", threadId: T })).rejects.toBeInstanceOf(AgentCheckpointCorruptionError);
     expect(writes()).toBe(0);
     expect(w.effects.filter((e) => e.tool === "charge")).toHaveLength(2);
   });
 
   it("an effect of an earlier step is not read: resume of a long run validates one step's effects, not all", async () => {
-    const { w, putRaw } = await crashed();
-    putRaw(keys.effect("r", 1, "c1"), '{"schema_version":"v1","run_id":"r"}');
+    const { w, plant } = await crashed();
+    await plant(keys.effect("r", 1, "c1"), '{"schema_version":"v1","run_id":"r"}');
     const r = await w.restarted().resume(w.agent, { runId: "r", threadId: T });
     expect(r.state).toBe("completed");
     // Nothing ran twice: step 2's charges replayed from their effects.

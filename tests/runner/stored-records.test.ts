@@ -23,6 +23,7 @@ import {
 } from "@/lib/runner";
 import { StoredCheckpoint } from "@/lib/runner/record-codec";
 import { countingAgent, countingModel } from "../../bench/bench-agent";
+import { putRaw } from "../helpers/raw-store";
 
 /** A store that keeps the JSON of each record as the runner handed it, before its storage encoding. */
 function recording(store = new InMemoryStore()) {
@@ -146,7 +147,7 @@ describe("stored checkpoint records", () => {
     await expect(crashing.run(agent, { userMessage: "go", runId: "r" })).rejects.toBeInstanceOf(FailpointError);
     // Every record rewritten plain, as an earlier version stored them.
     for (const e of await r.store.listState("r", ""))
-      if (/^(checkpoint|effect):/.test(e.key)) r.store.putRaw("r", e.key, r.written.get(e.key)!);
+      if (/^(checkpoint|effect):/.test(e.key)) await putRaw(r.store, "r", e.key, r.written.get(e.key)!);
     expect((await r.store.listState("r", "checkpoint:")).every((e) => (e.value as { v?: number }).v === undefined)).toBe(true);
     expect((await new Runner(r.wrapped, { demo: countingModel(8) }).resume(agent, { runId: "r", threadId: "r" })).state).toBe("completed");
     const cps = await expectAsWritten(r.store, r.written, "r", "r");
@@ -169,8 +170,8 @@ describe("stored checkpoint records", () => {
       for (const pick of [/:000000:\d+:run_started$/, /:000007:\d+:post_tool_batch$/]) {
         const victim = stored.find((e) => pick.test(e.key))!;
         const copy = new InMemoryStore();
-        for (const e of await store.listState("r", "")) copy.putRaw("r", e.key, e.text!);
-        copy.putRaw("r", victim.key, damage(victim.text!));
+        for (const e of await store.listState("r", "")) await putRaw(copy, "r", e.key, e.text!);
+        await putRaw(copy, "r", victim.key, damage(victim.text!));
         const err = await listCheckpoints(copy, "r", "r").catch((e) => e);
         expect(err, `${what} ${victim.key}`).toBeInstanceOf(AgentCheckpointCorruptionError);
         expect((err as AgentCheckpointCorruptionError).key, what).toBe(victim.key);
