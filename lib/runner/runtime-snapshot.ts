@@ -107,14 +107,6 @@ export class AppendLog<T> {
   }
 }
 
-/** The stored form of a runtime snapshot: scalar fields plus {count, digest} references to its logs. */
-export function encodeSnapshot(
-  s: Omit<RuntimeSnapshot, "messages" | "tool_executions" | "subagent_executions">,
-  refs: { messages: LogRef; tool_executions: LogRef; subagent_executions: LogRef },
-): StoredSnapshot {
-  return { ...s, ...refs };
-}
-
 /**
  * Reads the first `ref.count` entries of a log, validates each and checks the digest chain; any mismatch is corruption.
  * The chain is first checked over the stored texts, which the runner writes in canonical form, so that a
