@@ -2,10 +2,12 @@
 // step) with no store, in memory, on SQLite and on PostgreSQL (BENCH_POSTGRES_URL or TEST_POSTGRES_URL);
 // bytes stored, time to resume, and time to list the whole history; tracing's overhead per step
 // (bench-traces.ts). Prints a table.
+import path from "node:path";
 import { type Db, driverOf } from "../lib/db/client.ts";
 import { scratchDatabase } from "../tests/helpers/scratch.ts";
 import { benchWorkers } from "./bench-workers.ts";
 import { benchTraces } from "./bench-traces.ts";
+import { runnerAgainst } from "./bench-runner-side.ts";
 import { countingAgent, countingModel } from "./bench-agent.ts";
 import { PrismaStore } from "../lib/db/store.ts";
 import {
@@ -230,7 +232,8 @@ async function main() {
   targets.push({ what: "SQLite, per step at 200 steps", value: s200.msPerStep, target: 0.8, unit: "ms" });
   const p200 = at("postgresql");
   if (p200) targets.push({ what: `PostgreSQL (fsync ${fsync}), per step at 200 steps`, value: p200.msPerStep, target: 1.5, unit: "ms" });
-  targets.push({ what: "stored at 200 steps (SQLite)", value: s200.bytes! / 1048576, target: 0.5, unit: "MB" });
+  targets.push({ what: "stored at 200 steps (SQLite)", value: s200.bytes! / 1048576, target: 0.35, unit: "MB" });
+  if (p200) targets.push({ what: "stored at 200 steps (PostgreSQL)", value: p200.bytes! / 1048576, target: 0.35, unit: "MB" });
   targets.push({ what: "full history at 200 steps (SQLite)", value: s200.historyMs!, target: 10, unit: "ms" });
   if (p200) targets.push({ what: "full history at 200 steps (PostgreSQL)", value: p200.historyMs!, target: 10, unit: "ms" });
   for (const [k, v] of Object.entries(resume))
@@ -251,8 +254,21 @@ async function main() {
   if (pgUrl && !process.argv.includes("--runner")) await benchWorkers(pgUrl);
 }
 
+// BENCH_AGAINST=<dir>: the runner's rows of this checkout and of <dir> (a worktree of the code before a
+// change) instead, interleaved in one process (bench-runner-side.ts), BENCH_TURNS repetitions (default 5).
+async function benchAgainst(dir: string) {
+  const pgUrl = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL;
+  const rows = await runnerAgainst(dir, Number(process.env.BENCH_TURNS ?? 5), pgUrl);
+  console.log(`\nthis checkout against ${path.resolve(dir)}: medians, and this / that`);
+  console.log(`${"measure".padEnd(44)} ${"this".padStart(10)} ${"against".padStart(10)}  ratio`);
+  for (const r of rows) {
+    const f = (v: number) => `${v.toFixed(3)} ${r.unit}`;
+    console.log(`${r.measure.padEnd(44)} ${f(r.this).padStart(10)} ${f(r.against).padStart(10)}  ${(r.this / r.against).toFixed(2)}`);
+  }
+}
+
 process.env.LOG_LEVEL ??= "warn";
-main().then(
+(process.env.BENCH_AGAINST ? benchAgainst(process.env.BENCH_AGAINST) : main()).then(
   () => process.exit(0),
   (e) => {
     console.error(e);

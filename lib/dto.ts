@@ -23,7 +23,7 @@ export const named = <T extends z.ZodType>(id: string, schema: T): T => {
 };
 
 export const iso = z.string().describe("ISO 8601 time");
-/** A run's state, one of the runner's (lib/runner/state.ts): every shape that has one says which. */
+/** A run's state, one of the runner's (lib/runner/run-states.ts): every shape that has one says which. */
 export const runStateSchema = named("RunState", z.enum(RUN_STATES));
 const isoOrNull = iso.nullable();
 const toIso = (d: Date | null | undefined) => (d ? d.toISOString() : null);

@@ -1,5 +1,5 @@
 // Display formatting shared by server and client components.
-import { RUN } from "./runner/state.ts";
+import { RUN } from "./runner/run-states.ts";
 
 export const fmtTime = (v: string | number | Date | null | undefined) =>
   v == null ? "—" : `${new Date(v).toISOString().replace("T", " ").slice(0, 19)}Z`;

@@ -3,7 +3,7 @@
 // component's markup travels twice (the HTML and the Flight payload inlined in the page), a client
 // component's as HTML and its props. Applies as it changes (AutoFilterForm), and without JavaScript too.
 import Link from "next/link";
-import { RUN_STATES } from "@/lib/runner/state";
+import { RUN_STATES } from "@/lib/runner/run-states";
 import { AutoFilterForm } from "@/components/auto-filter-form";
 import { FilterInput, FilterSelect } from "@/components/filter-fields";
 import { SaveView } from "@/components/saved-views";

@@ -3,7 +3,7 @@
 // response shapes (lib/dto.ts), so the commands and their printing do not know which one they talk to.
 import type { z } from "zod";
 import { type ErrorBody, errorText } from "../dto-shared.ts";
-import { isTerminal, RUN } from "../runner/state.ts";
+import { isTerminal, RUN } from "../runner/run-states.ts";
 import type {
   InboxDto,
   RunView,

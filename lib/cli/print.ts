@@ -2,7 +2,7 @@
 // the API's answer instead; see lib/cli/main.ts.)
 import type { InboxDto, RunApproval, RunView } from "../dto.ts";
 import { fmtCost, plural } from "../format.ts";
-import { RUN } from "../runner/state.ts";
+import { RUN } from "../runner/run-states.ts";
 import type { DecisionResult, RunList, TimelinePage } from "./backend.ts";
 
 const iso = (v: string | number | null | undefined) => (v == null ? "—" : new Date(v).toISOString());

@@ -5,10 +5,11 @@ import { Prisma } from "../generated/sqlite/client.ts";
 import {
   AgentCheckpointCorruptionError,
   type CheckpointRecord,
-  normalizeCheckpointRecord,
   parseStoredText,
+  readCheckpoints,
   SNAPSHOT_PHASES,
   keys,
+  windowsToRead,
 } from "../runner/index.ts";
 import { type Db, queryRows } from "./client.ts";
 import { dateOf } from "./driver.ts";
@@ -56,8 +57,58 @@ export async function checkpointTimeline(
       ${opts.cursor ? Prisma.sql`AND "key" > ${opts.cursor}` : Prisma.empty} ORDER BY "key" ASC LIMIT ${take + 1}`,
   )) as { key: string; value: string }[];
   const { page, nextCursor } = cursorPage(rows, take, (r) => r.key);
-  const { ok, bad } = readAll(page, normalizeCheckpointRecord);
+  const { ok, bad } = await readRecords(db, threadId, runId, page);
   return { checkpoints: ok, corrupt: bad, nextCursor };
+}
+
+// Checkpoint rows of a run, each read with the records before it in its window when it is stored as a
+// change to them (lib/runner/record-codec.ts): those the rows lack are read in one range per window. A
+// row that cannot be read is set aside, never thrown, so one corrupt record cannot hide the good ones.
+async function readRecords(
+  db: Db,
+  threadId: string,
+  runId: string,
+  rows: { key: string; value: string }[],
+): Promise<{ ok: CheckpointRecord[]; bad: UnreadableRow[] }> {
+  const bad: UnreadableRow[] = [];
+  const entries: { key: string; value: unknown }[] = [];
+  for (const r of rows) {
+    try {
+      entries.push({ key: r.key, value: parseStoredText(r.value, r.key) });
+    } catch {
+      bad.push({ key: r.key, runId: null, message: `Record is not valid JSON (key ${r.key})` });
+    }
+  }
+  const windows = windowsToRead(entries);
+  const before: { key: string; value: unknown }[] = [];
+  if (windows.length) {
+    const have = new Set(entries.map((e) => e.key));
+    const read = await Promise.all(
+      windows.map(
+        (w) =>
+          queryRows(
+            db,
+            Prisma.sql`SELECT "key", "value" FROM "StateEntry" WHERE ${checkpointRange(threadId, runId)} AND "key" >= ${w.from} AND "key" < ${w.to}`,
+          ) as Promise<{ key: string; value: string }[]>,
+      ),
+    );
+    for (const r of read.flat()) {
+      if (have.has(r.key)) continue;
+      have.add(r.key);
+      try {
+        before.push({ key: r.key, value: parseStoredText(r.value, r.key) });
+      } catch {
+        // Left out: the records read from it are reported unreadable, by their keys.
+      }
+    }
+  }
+  const records = readCheckpoints([...before, ...entries]).slice(before.length);
+  const ok: CheckpointRecord[] = [];
+  records.forEach((r, i) => {
+    if (r instanceof AgentCheckpointCorruptionError) bad.push({ key: entries[i].key, runId: null, message: r.message });
+    else ok.push(r);
+  });
+  return { ok, bad };
 }
 
 // ---- Timeline ----
@@ -82,11 +133,10 @@ export async function checkpointsBySeq(db: Db, threadId: string, runId: string, 
     db,
     Prisma.sql`SELECT "key", "value" FROM "StateEntry" WHERE ${checkpointRange(threadId, runId)} AND (${Prisma.join(match, " OR ")})`,
   )) as { key: string; value: string }[];
+  const { ok, bad } = await readRecords(db, threadId, runId, rows);
+  if (bad.length) throw new AgentCheckpointCorruptionError(bad[0].message, bad[0].key);
   const found = new Map<number, CheckpointRecord>();
-  for (const r of rows) {
-    const c = normalizeCheckpointRecord(parseStoredText(r.value, r.key), r.key);
-    if (seqs.includes(c.seq)) found.set(c.seq, c);
-  }
+  for (const c of ok) if (seqs.includes(c.seq)) found.set(c.seq, c);
   return found;
 }
 
@@ -101,7 +151,10 @@ export async function snapshotCheckpointAtOrBefore(db: Db, threadId: string, run
     Prisma.sql`SELECT "key", "value" FROM "StateEntry" WHERE ${checkpointRange(threadId, runId)}
       AND "key" <= ${key} AND "phase" IN (${Prisma.join([...SNAPSHOT_PHASES])}) ORDER BY "key" DESC LIMIT 1`,
   )) as { key: string; value: string }[];
-  return row ? normalizeCheckpointRecord(parseStoredText(row.value, row.key), row.key) : null;
+  if (!row) return null;
+  const { ok, bad } = await readRecords(db, threadId, runId, [row]);
+  if (bad.length) throw new AgentCheckpointCorruptionError(bad[0].message, bad[0].key);
+  return ok[0];
 }
 
 export async function countCheckpoints(db: Db, threadId: string, runId: string): Promise<number> {

@@ -1,5 +1,5 @@
 // The Run row's moves between states: the one table the lease SQL (lib/db/runs.ts) is built from. The
-// states themselves and the moves a run makes while it executes are the runner's (lib/runner/state.ts:
+// states themselves and the moves a run makes while it executes are the runner's (lib/runner/run-states.ts:
 // RUN_STATES, RUN, transition()); this is the row's side. Every move is a compare-and-set on the row's
 // state, so of two processes making one, exactly one wins. Outside this table and the runner, code names a
 // state (RUN.paused) and never spells it (tests/meta/run-states.test.ts). No server-only imports.

@@ -130,6 +130,14 @@ export class PrismaStore implements MemoryStore {
     return rows.map((r) => ({ key: r.key as string, value: parseStoredText(r.value as string, r.key as string), text: r.value as string }));
   }
 
+  // The same range, the value column alone: a resume reads a run's logs through this (their keys only count).
+  async listTexts(threadId: string, prefix: string, limit?: number): Promise<string[]> {
+    const q = Prisma.sql`SELECT "value" FROM "StateEntry" WHERE "threadId" = ${threadId} AND "key" >= ${prefix} AND "key" < ${`${prefix}\u{10FFFF}`} ORDER BY "key" ASC${limit === undefined ? Prisma.empty : Prisma.sql` LIMIT ${limit}`}`;
+    const d = driverOf(this.db);
+    if (d) return (await d.column(q)) as string[];
+    return (await queryRows(this.db, q)).map((r) => r.value as string);
+  }
+
   async deleteState(threadId: string, key: string) {
     await this.assertFence();
     await this.db.stateEntry.deleteMany({ where: { threadId, key } });

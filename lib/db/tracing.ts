@@ -90,10 +90,12 @@ const writesRecords = (sql: string): boolean => /^\s*(INSERT INTO|UPDATE|DELETE 
 export function tracedDriver(d: Driver): Driver {
   const all = (q: Prisma.Sql) => d.all(q);
   const run = (q: Prisma.Sql) => d.run(q);
+  const column = (q: Prisma.Sql) => d.column(q);
   return {
     provider: d.provider,
     all: (q: Prisma.Sql) => statementSpan(d.provider, q.sql, all, q),
     run: (q: Prisma.Sql) => statementSpan(d.provider, q.sql, run, q),
+    column: (q: Prisma.Sql) => statementSpan(d.provider, q.sql, column, q),
   };
 }
 

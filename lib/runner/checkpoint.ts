@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { AgentCheckpointCorruptionError } from "./errors.ts";
-
+import { isStoredV2 } from "./record-codec.ts";
+import { decodeCheckpointEntries, decodeStandalone } from "./record-read.ts";
 import { SCHEMA_VERSIONS, isReadableVersion } from "./versions.ts";
 
 export const CHECKPOINT_SCHEMA_VERSION = SCHEMA_VERSIONS.checkpoint;
@@ -37,10 +38,13 @@ export const checkpointRecordSchema = z.object({
 export type CheckpointRecord = z.infer<typeof checkpointRecordSchema>;
 
 /**
- * Legacy formats: camelCase keys, `data` for payload, `version`/`schemaVersion` for schema_version
- * (missing means v1). Anything but a plain object is corruption; an unknown version is corruption.
+ * A stored record read alone: storage v2 (record-codec.ts) when stored whole (the latest pointer, a
+ * window's first record; a delta is read with its window, readCheckpoints), else a plain object. Legacy
+ * formats: camelCase keys, `data` for payload, `version`/`schemaVersion` for schema_version (missing means
+ * v1). Anything but a plain object is corruption; an unknown version is corruption.
  */
-export function normalizeCheckpointRecord(raw: unknown, key?: string): CheckpointRecord {
+export function normalizeCheckpointRecord(stored: unknown, key?: string): CheckpointRecord {
+  const raw = isStoredV2(stored) ? decodeStandalone(stored, key) : stored;
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
     throw new AgentCheckpointCorruptionError("Checkpoint record is not an object", key);
   }
@@ -68,4 +72,33 @@ export function normalizeCheckpointRecord(raw: unknown, key?: string): Checkpoin
     throw new AgentCheckpointCorruptionError(`Checkpoint field ${issue.path.join(".") || "record"} is invalid: ${issue.message}`, key);
   }
   return parsed.data;
+}
+
+const PHASE_SET = new Set<string>(PHASES);
+
+/**
+ * Stored records of one run (parsed JSON), each validated, in the order given; the storage v2 deltas among
+ * them are read from the records before them in their window, which must be among the entries. A record
+ * that cannot be read (or whose window cannot) is an AgentCheckpointCorruptionError naming its key.
+ */
+export function readCheckpoints(
+  entries: readonly { key: string; value: unknown }[],
+): (CheckpointRecord | AgentCheckpointCorruptionError)[] {
+  const decoded = entries.some((e) => isStoredV2(e.value)) ? decodeCheckpointEntries(entries) : null;
+  return entries.map((e, i) => {
+    const d = decoded?.[i];
+    if (d instanceof AgentCheckpointCorruptionError) return d;
+    // A storage v2 record was validated as stored (record-read.ts): its run, step, seq and phase come from
+    // its key, its time and payload from the checked body; what remains is the phase's name.
+    if (d !== undefined)
+      return PHASE_SET.has(d.phase)
+        ? (d as CheckpointRecord)
+        : new AgentCheckpointCorruptionError(`Checkpoint field phase is invalid: ${d.phase}`, e.key);
+    try {
+      return normalizeCheckpointRecord(e.value, e.key);
+    } catch (err) {
+      if (err instanceof AgentCheckpointCorruptionError) return err;
+      throw err;
+    }
+  });
 }

@@ -6,7 +6,7 @@ import type { Failpoint } from "./failpoints.ts";
 import type { LlmResponse, Message } from "./messages.ts";
 import type { ModelAdapter, RetryOptions } from "./model.ts";
 import type { AgentResult } from "./result.ts";
-import type { AppendLog, StoredSnapshot, SubagentExecution, ToolExecution } from "./snapshot.ts";
+import type { AppendLog, StoredSnapshot, SubagentExecution, ToolExecution } from "./runtime-snapshot.ts";
 import type { MemoryStore } from "./store.ts";
 
 /**

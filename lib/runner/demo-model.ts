@@ -52,9 +52,5 @@ export class DemoModel implements ModelAdapter {
   }
 }
 
-/** Helpers for scripts. */
-export const lastMessage = (messages: Message[]) => messages[messages.length - 1];
-/** The tool results in a conversation, oldest first. */
+/** A helper for scripts: the tool results in a conversation, oldest first. */
 export const toolResults = (messages: Message[]) => messages.filter((m): m is Extract<Message, { role: "tool" }> => m.role === "tool");
-/** The model's turns in a conversation, oldest first. */
-export const assistantTurns = (messages: Message[]) => messages.filter((m) => m.role === "assistant").length;

@@ -1,5 +1,5 @@
 import { SCHEMA_VERSIONS, type SchemaVersion } from "./versions.ts";
-import type { RunState } from "./state.ts";
+import type { RunState } from "./run-states.ts";
 
 export const EVENT_SCHEMA_VERSION = SCHEMA_VERSIONS.event;
 

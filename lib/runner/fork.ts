@@ -17,7 +17,7 @@ import {
   storedSnapshotSchema,
   subagentExecutionSchema,
   toolExecutionSchema,
-} from "./snapshot.ts";
+} from "./runtime-snapshot.ts";
 import { type MemoryStore, type StateEntry, checkpointLatestKey, keys } from "./store.ts";
 
 // The last checkpoint at or before `seq` that carries a full runtime snapshot.

@@ -3,7 +3,7 @@
 // turn a rejection into an execution); without one, the policy allows, denies, or makes a request, which
 // is stored durably before the run pauses on it.
 import { type ApprovalRecord, createApprovalRequest, expireIfDue, findApproval } from "./approvals.ts";
-import { type ExecutionScope, withKeys } from "./checkpointing.ts";
+import { type ExecutionScope, withKeys } from "./execution-scope.ts";
 import { effectInputHash } from "./effects.ts";
 import { AgentRunnerError } from "./errors.ts";
 import { LLM_GATE_CALL_ID } from "./ids.ts";
@@ -36,19 +36,19 @@ export type GateOutcome =
   /** A human decided (or the deadline did): approved, rejected, responded, a question answered or not. */
   | { type: "decided"; record: ApprovalRecord };
 
-export async function resolveGate(x: ExecutionScope, req: GateRequest): Promise<GateOutcome> {
-  const snap = x.state.snap;
-  let rec = req.lookup ? await findApproval(x.rc.store, x.threadId, x.runId, snap.step, req.callId) : null;
+export async function resolveGate(exec: ExecutionScope, req: GateRequest): Promise<GateOutcome> {
+  const snap = exec.state.snap;
+  let rec = req.lookup ? await findApproval(exec.runner.store, exec.threadId, exec.runId, snap.step, req.callId) : null;
   if (!rec) {
     const d = req.policy();
     if (!d) return { type: "allowed" };
     if (d.action !== "allow" || req.reportAllow)
-      x.event("policy_decision", d.action, withKeys(req.about, { rule_id: d.ruleId, reason: d.reason }));
+      exec.event("policy_decision", d.action, withKeys(req.about, { rule_id: d.ruleId, reason: d.reason }));
     if (d.action === "allow") return { type: "allowed" };
     if (d.action === "deny") return { type: "denied", reason: d.reason };
-    rec = await requestApproval(x, req, d);
+    rec = await requestApproval(exec, req, d);
   }
-  rec = await expireIfDue(x.rc.store, rec, Date.now());
+  rec = await expireIfDue(exec.runner.store, rec, Date.now());
   if (rec.status === "pending") return { type: "waiting", approvalId: rec.id };
   return { type: "decided", record: rec };
 }
@@ -62,20 +62,20 @@ export const decidersOf = (rec: ApprovalRecord) => rec.decisions.map((d) => d.by
 const lastRequestMs = new WeakMap<ExecutionScope, number>();
 
 // Stores the request for a human's decision (idempotent: a request made before a crash is returned as it is).
-async function requestApproval(x: ExecutionScope, req: GateRequest, d: PolicyDecision): Promise<ApprovalRecord> {
-  const { rc, agent, init } = x;
-  const timeoutS = d.approvalTimeoutS ?? agent.approvalTimeoutS ?? rc.config.approvalTimeoutS;
+async function requestApproval(exec: ExecutionScope, req: GateRequest, d: PolicyDecision): Promise<ApprovalRecord> {
+  const { runner, agent, init } = exec;
+  const timeoutS = d.approvalTimeoutS ?? agent.approvalTimeoutS ?? runner.config.approvalTimeoutS;
   // Strictly later than this execution's previous request, so that lists sorted by request time keep the
   // calls of one step in the model's order (a refund before the message announcing it), not by call id.
-  const now = Math.max(Date.now(), (lastRequestMs.get(x) ?? 0) + 1);
-  lastRequestMs.set(x, now);
-  const context = x.state.snap.context;
-  const rec = await createApprovalRequest(rc.store, {
+  const now = Math.max(Date.now(), (lastRequestMs.get(exec) ?? 0) + 1);
+  lastRequestMs.set(exec, now);
+  const context = exec.state.snap.context;
+  const rec = await createApprovalRequest(runner.store, {
     kind: req.kind,
-    run_id: x.runId,
+    run_id: exec.runId,
     root_run_id: init.rootRunId,
-    thread_id: x.threadId,
-    step: x.state.snap.step,
+    thread_id: exec.threadId,
+    step: exec.state.snap.step,
     tool_call_id: req.callId,
     tool_name: req.name,
     agent_name: agent.name,
@@ -88,10 +88,10 @@ async function requestApproval(x: ExecutionScope, req: GateRequest, d: PolicyDec
     groups: d.groups,
     requested_at_ms: now,
     deadline_ms: timeoutS > 0 ? now + timeoutS * 1000 : null,
-    fallback: req.kind === "question" ? "deny" : (agent.approvalFallback ?? rc.config.approvalFallback),
+    fallback: req.kind === "question" ? "deny" : (agent.approvalFallback ?? runner.config.approvalFallback),
     requested_by: typeof context.submitted_by === "string" ? context.submitted_by : null,
   });
-  x.event("tool_deferred", `${req.name} needs approval`, { approval_id: rec.id, tool_call_id: req.callId, kind: req.kind });
+  exec.event("tool_deferred", `${req.name} needs approval`, { approval_id: rec.id, tool_call_id: req.callId, kind: req.kind });
   return rec;
 }
 
@@ -100,25 +100,25 @@ async function requestApproval(x: ExecutionScope, req: GateRequest, d: PolicyDec
  * re-entered; with no model-call rule and no request, nothing is read. Approved or allowed, the step goes
  * on; pending, the run pauses; denied or rejected, the run fails.
  */
-export async function modelCallGate(x: ExecutionScope, reentered: boolean): Promise<NextStep> {
-  const rules = x.agent.policy ?? [];
+export async function modelCallGate(exec: ExecutionScope, reentered: boolean): Promise<NextStep> {
+  const rules = exec.agent.policy ?? [];
   if (!reentered && !hasGate(rules, "llm")) return RUN_AGAIN;
-  const snap = x.state.snap;
+  const snap = exec.state.snap;
   const facts: LlmGateFacts = {
-    model: x.model.normalized,
+    model: exec.model.normalized,
     step: snap.step,
     llm_calls: snap.llm_calls,
     total_cost_usd: snap.total_cost_usd,
     total_tokens: snap.usage.total_tokens,
-    message_count: x.state.messages.items.length,
+    message_count: exec.state.messages.items.length,
   };
-  const o = await resolveGate(x, {
+  const o = await resolveGate(exec, {
     kind: "llm",
     callId: LLM_GATE_CALL_ID,
     name: "llm_call",
     args: facts,
     lookup: reentered,
-    policy: () => evaluatePolicy(rules, x.model.normalized, facts, snap.context, "llm"),
+    policy: () => evaluatePolicy(rules, exec.model.normalized, facts, snap.context, "llm"),
     about: { gate: "llm" },
   });
   switch (o.type) {

@@ -27,8 +27,10 @@ export {
   type ResumeOptions,
 } from "./runner.ts";
 export type { AroundChild, ChildExecution } from "./config.ts";
-export * from "./snapshot.ts";
-export * from "./state.ts";
+export * from "./runtime-snapshot.ts";
+export { WINDOW_STEPS } from "./record-codec.ts";
+export { windowsToRead } from "./record-read.ts";
+export * from "./run-states.ts";
 export * from "./store.ts";
 export * from "./tools.ts";
 export * from "./versions.ts";

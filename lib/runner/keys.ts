@@ -22,6 +22,8 @@ export const keys = {
    */
   checkpointSeqAt: (runId: string, seq: number) => ({ offset: `checkpoint:${runId}:${pad(0)}:`.length + 1, text: `${pad(seq, 4)}:` }),
   runtime: (runId: string) => `runtime:${runId}`,
+  /** The i-th entry of the log whose entries are keyed under `prefix` (messagePrefix, toolExecutionPrefix, …). */
+  logEntry: (prefix: string, index: number) => `${prefix}${pad(index, 7)}`,
   message: (runId: string, index: number) => `message:${runId}:${pad(index, 7)}`,
   messagePrefix: (runId: string) => `message:${runId}:`,
   toolExecution: (runId: string, index: number) => `toolexec:${runId}:${pad(index, 7)}`,

@@ -4,7 +4,7 @@ import { AgentCheckpointCorruptionError } from "./errors.ts";
 import { type Message, messageSchema } from "./messages.ts";
 import { listStored, readStored } from "./read.ts";
 import { readLatestCheckpoint } from "./resume.ts";
-import { storedSnapshotSchema } from "./snapshot.ts";
+import { storedSnapshotSchema } from "./runtime-snapshot.ts";
 import { type MemoryStore, checkpointLatestKey, keys } from "./store.ts";
 
 /** True when a run (a subagent's included) has stored a runtime snapshot. */

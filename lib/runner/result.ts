@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { RUN_STATES } from "./state.ts";
+import { RUN_STATES } from "./run-states.ts";
 
 export const agentResultSchema = z.object({
   runId: z.string(),

@@ -1,7 +1,7 @@
 // Reading a run back: the latest checkpoint, validated; a stored terminal result; the runtime snapshot.
 import { listStored, readStored } from "./read.ts";
 import { AgentCheckpointCorruptionError } from "./errors.ts";
-import { type CheckpointRecord, normalizeCheckpointRecord } from "./checkpoint.ts";
+import { type CheckpointRecord, normalizeCheckpointRecord, readCheckpoints } from "./checkpoint.ts";
 import { type AgentResult, agentResultSchema } from "./result.ts";
 import { type MemoryStore, checkpointLatestKey, keys } from "./store.ts";
 
@@ -35,8 +35,11 @@ export function terminalResultOf(rec: CheckpointRecord): AgentResult | null {
   return parsed.data;
 }
 
-/** Every checkpoint record of a run, in write order, validated. */
+/** Every checkpoint record of a run, in write order, validated; an unreadable one throws (the first in key order). */
 export async function listCheckpoints(store: MemoryStore, threadId: string, runId: string): Promise<CheckpointRecord[]> {
   const entries = await listStored(store, threadId, keys.checkpointPrefix(runId), "checkpoint record");
-  return entries.filter((e) => !e.key.endsWith(":latest")).map((e) => normalizeCheckpointRecord(e.value, e.key));
+  return readCheckpoints(entries.filter((e) => !e.key.endsWith(":latest"))).map((r) => {
+    if (r instanceof AgentCheckpointCorruptionError) throw r;
+    return r;
+  });
 }

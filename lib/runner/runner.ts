@@ -8,12 +8,12 @@ import { RunExecution } from "./execution.ts";
 import type { ModelAdapter } from "./model.ts";
 import type { AgentResult } from "./result.ts";
 import { loadLatestCheckpoint, terminalResultOf } from "./resume.ts";
-import { loadSnapshot } from "./snapshot.ts";
+import { loadSnapshot } from "./runtime-snapshot.ts";
 import { listApprovals } from "./approvals.ts";
 import { validateEffects } from "./effects.ts";
 import { listStored, readAll } from "./read.ts";
 import { type MemoryStore, checkpointLatestKey, keys } from "./store.ts";
-import { normalizeCheckpointRecord } from "./checkpoint.ts";
+import { readCheckpoints } from "./checkpoint.ts";
 
 export { DEFAULT_RUNNER_CONFIG, type RunnerConfig, type RunnerContext } from "./config.ts";
 
@@ -174,8 +174,12 @@ export class Runner {
 // The first run_started record (step 0) says which agent, at which path, started the run.
 async function runStartedPayload(store: MemoryStore, threadId: string, runId: string): Promise<Record<string, unknown> | null> {
   const entries = await listStored(store, threadId, `${keys.checkpointPrefix(runId)}000000:`, "checkpoint record");
-  const first = entries.find((e) => e.key.endsWith(":run_started"));
-  return first ? normalizeCheckpointRecord(first.value, first.key).payload : null;
+  const first = entries.findIndex((e) => e.key.endsWith(":run_started"));
+  if (first < 0) return null;
+  // Stored whole (the first record of its window), else with the records of step 0 before it.
+  const record = readCheckpoints(entries.slice(0, first + 1))[first];
+  if (record instanceof Error) throw record;
+  return record.payload;
 }
 
 function checkAgent(agent: Agent, storedName: string, storedFingerprint: string | null) {

@@ -17,6 +17,12 @@ export interface MemoryStore {
   deleteState(threadId: string, key: string): Promise<void>;
   putStates?(threadId: string, entries: StateEntry[]): Promise<void>;
   /**
+   * The stored texts of the entries under a prefix (the first `limit` when given), in key order, without
+   * their keys: what a resume reads of a run's logs (3,000 entries for 1,000 steps), whose keys only
+   * count. Optional: readers fall back to listState.
+   */
+  listTexts?(threadId: string, prefix: string, limit?: number): Promise<string[]>;
+  /**
    * Writes value only when the stored value's `version` field equals expectedVersion (undefined = absent).
    * Returns false when another writer got there first. Used for approval decisions.
    */
@@ -79,6 +85,16 @@ export class InMemoryStore implements MemoryStore {
       .map(([key, text]) => ({ key, value: JSON.parse(text) as unknown, text }));
   }
 
+  async listTexts(threadId: string, prefix: string, limit?: number) {
+    const t = this.data.get(threadId);
+    if (!t) return [];
+    return [...t.entries()]
+      .filter(([k]) => k.startsWith(prefix))
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .slice(0, limit)
+      .map(([, text]) => text);
+  }
+
   async deleteState(threadId: string, key: string) {
     this.data.get(threadId)?.delete(key);
   }
@@ -89,10 +105,5 @@ export class InMemoryStore implements MemoryStore {
     if (version !== expectedVersion) return false;
     await this.putState(threadId, key, value);
     return true;
-  }
-
-  /** Test helper: raw access to the stored text, to corrupt records on purpose. */
-  putRaw(threadId: string, key: string, text: string) {
-    this.thread(threadId).set(key, text);
   }
 }

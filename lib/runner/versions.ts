@@ -22,6 +22,10 @@
 //   read with no groups: anyone who may decide approvals decides them, as before.
 // - approval v6 (2026-12-05): `external`, an interrupt parked by an external runtime (the runtime
 //   protocol): its own id, batch, the decisions it can apply, its schemas. v1–v5 records read with none.
+// - storage v2 of checkpoint and effect records (2026-12-07): stored as `{"v":2,…}` bodies that leave
+//   out what their key says, checkpoint records in windows of deltas (record-codec.ts, effects.ts). They
+//   read back as the same checkpoint v1 and effect v1 records; records stored plain (every earlier
+//   version) read as before.
 import { z } from "zod";
 
 export type SchemaVersion = `v${number}`;

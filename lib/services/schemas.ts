@@ -3,7 +3,7 @@
 // share them.
 import { z } from "zod";
 import { roleSchema, tokenRoleSchema } from "../auth/roles.ts";
-import { RUN_STATES } from "../runner/state.ts";
+import { RUN_STATES } from "../runner/run-states.ts";
 import { groupNameSchema, groupsSchema } from "../auth/groups.ts";
 import { dateParam, intParam } from "../validation.ts";
 

@@ -10,7 +10,7 @@ import { scriptedModel } from "../helpers/scripted-model";
 import { createDb, type Db } from "@/lib/db/client";
 import { testContext } from "../helpers/context";
 import { startRun } from "@/lib/services/start";
-import { type Agent, checkpointLatestKey, defineTool, listCheckpoints } from "@/lib/runner";
+import { type Agent, checkpointLatestKey, defineTool, listCheckpoints, normalizeCheckpointRecord } from "@/lib/runner";
 import { sub } from "../helpers/actors";
 
 function world() {
@@ -89,7 +89,7 @@ describe.each(providers)("fencing on %s", (provider) => {
     });
     expect(latestAfter.value).toBe(latestBefore.value);
     expect(latestAfter.phase).toBe("run_terminal");
-    expect(JSON.parse(latestAfter.value).payload.state).toBe("completed");
+    expect(normalizeCheckpointRecord(JSON.parse(latestAfter.value), latestAfter.key).payload.state).toBe("completed");
     // The run row is B's outcome, untouched by A.
     const final = await t.db.run.findUniqueOrThrow({ where: { id } });
     expect([final.state, final.error, final.leaseEpoch]).toEqual(["completed", null, 2]);

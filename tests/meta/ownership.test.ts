@@ -98,6 +98,7 @@ const DB_DIRS: Record<string, string> = {
 const DB_SCRIPTS: Record<string, string> = {
   "scripts/seed.ts": "creates the demo users and runs",
   "bench/bench.ts": "measures the store (Prisma vs driver) and reads PostgreSQL's fsync setting",
+  "bench/bench-runner-side.ts": "measures the bytes a run stored, with the code of the checkout it measures",
   "bench/bench-console.ts": "bulk-seeds 100,000 runs",
   "bench/bench-notify.ts": "creates the benchmark's reviewers and reads when each request was made",
   "bench/bench-http.ts": "creates the benchmark's admin, token and runs",

@@ -1,4 +1,4 @@
-// States as types (issue 40): outside the runner's definition (lib/runner/state.ts: RUN_STATES, RUN,
+// States as types (issue 40): outside the runner's definition (lib/runner/run-states.ts: RUN_STATES, RUN,
 // transition()) and the Run row's moves (lib/db/run-moves.ts), no code in lib/ spells a run state or the
 // placeholder lease owner: it names them (RUN.paused, ROW_MOVES.reserve, QUEUED), so the compiler sees
 // every use and the lease SQL is built from the table. A run state is recognised where it meets a state:
@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { RUN_STATES } from "@/lib/runner/state";
+import { RUN_STATES } from "@/lib/runner/run-states";
 import { ROW_MOVES, moveTo, movesFrom } from "@/lib/db/run-moves";
 import { root, sourceFiles } from "../helpers/sources";
 

@@ -2,7 +2,7 @@
 // as a reader says them, never a raw identifier where a sentence belongs.
 import { describe, expect, it } from "vitest";
 import { PHASES } from "@/lib/runner/checkpoint";
-import { RUN_STATES } from "@/lib/runner/state";
+import { RUN_STATES } from "@/lib/runner/run-states";
 import {
   AUDIT_ACTIONS,
   approvalStatusWords,

@@ -14,6 +14,7 @@ import {
   approvalIdOf,
   decideApproval,
 } from "@/lib/runner";
+import { putRaw } from "../helpers/raw-store";
 import { makeWorld } from "./fixtures";
 
 type Scenario = "paused" | "pending_response" | "completed" | "mid_step";
@@ -154,7 +155,7 @@ describe("corrupt records on resume", () => {
         const text = mutate(base.texts.get(key)!, m);
         fc.pre(text !== null && text !== base.texts.get(key));
         const { w, runId } = await build(scenario);
-        (w.store as unknown as { putRaw(t: string, k: string, s: string): void }).putRaw(threadId, key, text!);
+        await putRaw(w.store, threadId, key, text!);
         let calls = 0;
         const demo = w.model as ModelAdapter;
         const model: ModelAdapter = {

@@ -11,6 +11,7 @@ import {
   defineTool,
   resolveModel,
   keys,
+  loadLatestCheckpoint,
   listCheckpoints,
 } from "@/lib/runner";
 
@@ -140,7 +141,7 @@ describe("models", () => {
     const r = await handle.awaitResult();
     expect(r.state).toBe("cancelled");
     expect(r.stateSnapshot.step).toBe(1);
-    const latest = (await store.getState("c1", "checkpoint:c1:latest")) as { phase: string };
+    const latest = await loadLatestCheckpoint(store, "c1", "c1");
     expect(latest.phase).toBe("run_terminal");
     expect(await store.getState("c1", keys.runtime("c1"))).toMatchObject({ state: "cancelled" });
   });

@@ -13,12 +13,14 @@ import {
   listCheckpoints,
   InvalidStateTransitionError,
   transition,
-  effectRecordSchema,
+  loadLatestCheckpoint,
   loadSnapshot,
+  validateEffects,
 } from "@/lib/runner";
 import { canonicalJson } from "@/lib/runner/canonical";
 import { z } from "zod";
 import { type Agent, DemoModel, type DemoScript, InMemoryStore, LeaseLostError, Runner, defineTool } from "@/lib/runner";
+import { putRaw } from "../helpers/raw-store";
 import { makeWorld } from "./fixtures";
 
 const T = "t1";
@@ -45,7 +47,7 @@ describe("resume behavior", () => {
     ["truncated JSON", '{"schema_version":"v1","run_id":"r"'],
   ])("a malformed latest record (%s) is corruption", async (_n, text) => {
     const { w } = await completedRun();
-    w.store.putRaw(T, checkpointLatestKey("r"), text);
+    await putRaw(w.store, T, checkpointLatestKey("r"), text);
     const calls = w.model.calls;
     await expect(w.runner.resume(w.agent, { runId: "r", threadId: T })).rejects.toBeInstanceOf(AgentCheckpointCorruptionError);
     expect(w.model.calls).toBe(calls);
@@ -53,8 +55,9 @@ describe("resume behavior", () => {
 
   it("normalizes legacy records (camelCase, data, version)", async () => {
     const { w, r } = await completedRun();
-    const latest = (await w.store.getState(T, checkpointLatestKey("r"))) as Record<string, unknown>;
-    w.store.putRaw(
+    const latest = await loadLatestCheckpoint(w.store, T, "r");
+    await putRaw(
+      w.store,
       T,
       checkpointLatestKey("r"),
       JSON.stringify({
@@ -83,7 +86,7 @@ describe("resume behavior", () => {
 
   it("run_terminal without a readable terminal_result is corruption", async () => {
     const { w } = await completedRun();
-    const latest = (await w.store.getState(T, checkpointLatestKey("r"))) as { payload: Record<string, unknown> };
+    const latest = await loadLatestCheckpoint(w.store, T, "r");
     latest.payload.terminal_result = { runId: 5 };
     await w.store.putState(T, checkpointLatestKey("r"), latest);
     await expect(w.runner.resume(w.agent, { runId: "r", threadId: T })).rejects.toBeInstanceOf(AgentCheckpointCorruptionError);
@@ -122,7 +125,7 @@ describe("resume behavior", () => {
     const w = makeWorld({ threshold: 1_000_000, config: { failpoint: { at: "post_llm", step: 2, action: "throw" } } });
     await expect(w.runner.run(w.agent, { userMessage: "buy", runId: "r", threadId: T })).rejects.toBeInstanceOf(FailpointError);
     expect(w.model.calls).toBe(2);
-    const latest = (await w.store.getState(T, checkpointLatestKey("r"))) as { phase: string };
+    const latest = await loadLatestCheckpoint(w.store, T, "r");
     expect(latest.phase).toBe("post_llm");
     const w2runner = w.restarted();
     const r = await w2runner.resume(w.agent, { runId: "r", threadId: T });
@@ -288,7 +291,7 @@ describe("checkpoints", () => {
     expect(r.state).toBe("failed");
     expect(r.error).toMatch(/CheckpointWriteError: Checkpoint write failed: disk full/);
     expect(events.some((e) => e.startsWith("warning:checkpoint write failed"))).toBe(true);
-    const latest = (await w.store.getState(T, checkpointLatestKey("r"))) as { phase: string };
+    const latest = await loadLatestCheckpoint(w.store, T, "r");
     expect(latest.phase).not.toBe("run_terminal");
     // Nothing of step 2 beyond its start was saved, and no charge ran.
     expect(w.effects.filter((e) => e.tool === "charge")).toHaveLength(0);
@@ -305,10 +308,13 @@ describe("effect replay", () => {
   it("stores input/output hashes per executed call and replays a matching one", async () => {
     const w = makeWorld({ threshold: 1_000_000, config: { failpoint: { at: "post_tool_batch", step: 2, action: "throw" } } });
     await expect(w.runner.run(w.agent, { userMessage: "buy", runId: "r", threadId: T })).rejects.toBeInstanceOf(FailpointError);
-    const effects = await w.store.listState(T, keys.effectPrefix("r"));
-    expect(effects.map((e) => e.key)).toEqual(["effect:r:000001:c1", "effect:r:000002:c2", "effect:r:000002:c3"]);
-    for (const e of effects)
-      expect(effectRecordSchema.parse(e.value)).toMatchObject({ success: true, input_hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    const effects = await validateEffects(w.store, T, "r");
+    expect(effects.map((e) => keys.effect(e.run_id, e.step, e.tool_call_id))).toEqual([
+      "effect:r:000001:c1",
+      "effect:r:000002:c2",
+      "effect:r:000002:c3",
+    ]);
+    for (const e of effects) expect(e).toMatchObject({ success: true, input_hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
     // The crash hit after post_tool_batch was written but the runtime snapshot is the one from before.
     const runner2 = w.restarted();
     const r = await runner2.resume(w.agent, { runId: "r", threadId: T });
@@ -429,8 +435,7 @@ describe("effects read on resume", () => {
   async function crashed() {
     const w = makeWorld({ threshold: 1_000_000, config: { failpoint: { at: "post_tool_batch", step: 2, action: "throw" } } });
     await expect(w.runner.run(w.agent, { userMessage: "buy", runId: "r", threadId: T })).rejects.toBeInstanceOf(FailpointError);
-    const putRaw = (key: string, text: string) =>
-      (w.store as unknown as { putRaw(t: string, k: string, s: string): void }).putRaw(T, key, text);
+    const plant = (key: string, text: string) => putRaw(w.store, T, key, text);
     let writes = 0;
     const put = w.store.putState.bind(w.store);
     w.store.putState = (...a) => {
@@ -442,20 +447,20 @@ describe("effects read on resume", () => {
       writes++;
       return putMany(...a);
     };
-    return { w, putRaw, writes: () => writes };
+    return { w, plant, writes: () => writes };
   }
 
   it("a malformed effect of the step resume re-enters stops it before any write or tool call", async () => {
-    const { w, putRaw, writes } = await crashed();
-    putRaw(keys.effect("r", 2, "c2"), '{"schema_version":"v1","run_id":"r"}');
+    const { w, plant, writes } = await crashed();
+    await plant(keys.effect("r", 2, "c2"), '{"schema_version":"v1","run_id":"r"}');
     await expect(w.restarted().resume(w.agent, { runId: "r", threadId: T })).rejects.toBeInstanceOf(AgentCheckpointCorruptionError);
     expect(writes()).toBe(0);
     expect(w.effects.filter((e) => e.tool === "charge")).toHaveLength(2);
   });
 
   it("an effect of an earlier step is not read: resume of a long run validates one step's effects, not all", async () => {
-    const { w, putRaw } = await crashed();
-    putRaw(keys.effect("r", 1, "c1"), '{"schema_version":"v1","run_id":"r"}');
+    const { w, plant } = await crashed();
+    await plant(keys.effect("r", 1, "c1"), '{"schema_version":"v1","run_id":"r"}');
     const r = await w.restarted().resume(w.agent, { runId: "r", threadId: T });
     expect(r.state).toBe("completed");
     // Nothing ran twice: step 2's charges replayed from their effects.

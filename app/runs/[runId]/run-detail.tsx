@@ -12,7 +12,7 @@ import { useLive } from "@/components/live";
 import { Conversation, ForYourDecision } from "@/components/conversation";
 import { READY_TO_RESUME, fmtCost, fmtDuration, phaseWords, plural, runStateWords } from "@/lib/format";
 import { FinalAnswer, useFocusFragment, WaitingSummary } from "./waiting-summary";
-import { isTerminal } from "@/lib/runner/state";
+import { isTerminal } from "@/lib/runner/run-states";
 
 type View = RunPageView;
 

@@ -9,8 +9,9 @@ import { EVENT_SCHEMA_VERSION, type RunEvent, type RunEventType } from "./events
 import { failpointArmed, fire } from "./failpoints.ts";
 import type { Message } from "./messages.ts";
 import type { ResolvedModel } from "./model.ts";
-import type { ExecutionState } from "./run-state.ts";
-import type { AppendLog } from "./snapshot.ts";
+import type { ExecutionState } from "./execution-state.ts";
+import { CheckpointChain } from "./record-codec.ts";
+import type { AppendLog } from "./runtime-snapshot.ts";
 import { checkpointLatestKey, keys } from "./store.ts";
 import { CheckpointWriter } from "./writer.ts";
 
@@ -27,15 +28,19 @@ export class ExecutionScope {
   readonly agent: Agent;
   readonly runId: string;
   readonly threadId: string;
-  readonly fs: FailSafe;
+  /** The agent's fail-safe limits, defaults filled in (steps, calls, parallel tools, failure and denial policies). */
+  readonly limits: FailSafe;
   readonly writer: CheckpointWriter;
   /** Aborted on cancel and on abandon; the model call and tools get its signal. */
   readonly abort = new AbortController();
   cancelRequested = false;
   abandoned = false;
+  /** This execution's records as stored: windows of deltas (record-codec.ts). */
+  private readonly chain = new CheckpointChain();
 
   constructor(
-    readonly rc: RunnerContext,
+    /** What every execution of the runner shares: its store, models, config, and how to run a child. */
+    readonly runner: RunnerContext,
     readonly init: ExecutionInit,
     readonly model: ResolvedModel,
     readonly state: ExecutionState,
@@ -44,9 +49,9 @@ export class ExecutionScope {
     this.agent = init.agent;
     this.runId = init.runId;
     this.threadId = init.threadId;
-    this.fs = failSafeOf(init.agent);
-    const c = rc.config;
-    this.writer = new CheckpointWriter(rc.store, init.threadId, {
+    this.limits = failSafeOf(init.agent);
+    const c = runner.config;
+    this.writer = new CheckpointWriter(runner.store, init.threadId, {
       async: c.checkpointAsyncWrites,
       maxQueue: c.checkpointQueueMaxsize,
       coalesce: c.checkpointCoalesceRuntimeState,
@@ -103,11 +108,13 @@ export class ExecutionScope {
       record.payload = withKeys(payload, { runtime_snapshot: snap });
       entries.push({ key: keys.runtime(this.runId), value: snap, coalescable: true });
     }
-    entries.push({ key: keys.checkpoint(this.runId, record.step, record.seq, phase), value: record });
-    entries.push({ key: checkpointLatestKey(this.runId), value: record });
+    const key = keys.checkpoint(this.runId, record.step, record.seq, phase);
+    const latest = checkpointLatestKey(this.runId);
+    entries.push({ key, value: this.chain.record(key, record) });
+    entries.push({ key: latest, value: this.chain.latest(latest, record) });
     const wait = this.writer.enqueueAll(entries);
     if (wait) await wait;
-    const fp = this.rc.config.failpoint;
+    const fp = this.runner.config.failpoint;
     const hit = failpointArmed(fp, phase, record.step, this.agent.name);
     if (opts.durable || hit) await this.writer.flush();
     this.event("checkpoint", phase, { phase, seq: record.seq, durable: !!(opts.durable || hit) });

@@ -7,9 +7,9 @@ import { z } from "zod";
 import { SCHEMA_VERSIONS, versionField } from "./versions.ts";
 import { AgentCheckpointCorruptionError } from "./errors.ts";
 import { llmResponseSchema, messageSchema, usageSchema } from "./messages.ts";
-import { RUN_STATES } from "./state.ts";
+import { RUN_STATES } from "./run-states.ts";
 import { canonicalJson, sha256 } from "./canonical.ts";
-import { type MemoryStore, keys } from "./store.ts";
+import { type MemoryStore, type StateEntry, keys } from "./store.ts";
 
 export const SNAPSHOT_SCHEMA_VERSION = SCHEMA_VERSIONS.snapshot;
 
@@ -107,14 +107,6 @@ export class AppendLog<T> {
   }
 }
 
-/** The stored form of a runtime snapshot: scalar fields plus {count, digest} references to its logs. */
-export function encodeSnapshot(
-  s: Omit<RuntimeSnapshot, "messages" | "tool_executions" | "subagent_executions">,
-  refs: { messages: LogRef; tool_executions: LogRef; subagent_executions: LogRef },
-): StoredSnapshot {
-  return { ...s, ...refs };
-}
-
 /**
  * Reads the first `ref.count` entries of a log, validates each and checks the digest chain; any mismatch is corruption.
  * The chain is first checked over the stored texts, which the runner writes in canonical form, so that a
@@ -129,26 +121,62 @@ export async function loadLog<T>(
   schema: z.ZodType<T>,
   what: string,
 ): Promise<AppendLog<T>> {
-  const entries = await listStored(store, threadId, prefix, `${what} entry`);
-  if (entries.length < ref.count) {
-    throw new AgentCheckpointCorruptionError(`Snapshot names ${ref.count} ${what} entries but ${entries.length} are stored`, prefix);
+  return checkLog(await readLog(store, threadId, prefix, what, ref.count), prefix, ref, schema, what);
+}
+
+/** A log's entries as stored (the first `count` when given). */
+function readLog(store: MemoryStore, threadId: string, prefix: string, what: string, count?: number): Promise<StoredLog> {
+  if (store.listTexts) return logTexts(store, threadId, prefix, count, what);
+  return listStored(store, threadId, prefix, `${what} entry`).then((entries) => fromEntries(entries, count ?? entries.length));
+}
+
+/** The log a snapshot's reference names, from its entries as read: validated, its digest chain checked. */
+function checkLog<T>(stored: StoredLog, prefix: string, ref: LogRef, schema: z.ZodType<T>, what: string): AppendLog<T> {
+  if (stored.values.length < ref.count) {
+    throw new AgentCheckpointCorruptionError(`Snapshot names ${ref.count} ${what} entries but ${stored.values.length} are stored`, prefix);
   }
-  const head = entries.slice(0, ref.count);
-  const items: T[] = [];
-  for (const e of head) {
-    const parsed = schema.safeParse(e.value);
-    if (!parsed.success) throw new AgentCheckpointCorruptionError(`Malformed ${what} entry`, e.key);
-    items.push(parsed.data);
+  const items: T[] = new Array(ref.count);
+  for (let i = 0; i < ref.count; i++) {
+    const parsed = schema.safeParse(stored.values[i]);
+    if (!parsed.success) throw new AgentCheckpointCorruptionError(`Malformed ${what} entry`, stored.keyOf(i));
+    items[i] = parsed.data;
   }
-  if (head.every((e) => e.text !== undefined)) {
+  const texts = stored.texts;
+  if (texts) {
     const log = new AppendLog<T>();
-    for (let i = 0; i < items.length; i++) log.append(items[i], head[i].text);
+    for (let i = 0; i < items.length; i++) log.append(items[i], texts[i]);
     if (log.digest === ref.digest) return log;
   }
   const log = new AppendLog<T>();
   for (const item of items) log.append(item);
   if (log.digest !== ref.digest) throw new AgentCheckpointCorruptionError(`The ${what} log does not match the snapshot's digest`, prefix);
   return log;
+}
+
+/** A log's first entries as read: values, their stored texts (when every one has its text) and keys. */
+type StoredLog = { values: unknown[]; texts: string[] | null; keyOf: (i: number) => string };
+
+function fromEntries(entries: StateEntry[], count: number): StoredLog {
+  const head = entries.slice(0, count);
+  const texts = head.every((e) => e.text !== undefined) ? head.map((e) => e.text as string) : null;
+  return { values: head.map((e) => e.value), texts, keyOf: (i) => head[i].key };
+}
+
+// A log's first `count` entries through the store's listTexts: no keys read (the i-th entry's is
+// keys.logEntry(prefix, i), made only to name a bad one; the digest chain finds an entry missing or out of
+// place).
+async function logTexts(store: MemoryStore, threadId: string, prefix: string, count: number | undefined, what: string): Promise<StoredLog> {
+  const texts = await store.listTexts!(threadId, prefix, count);
+  const keyOf = (i: number) => keys.logEntry(prefix, i);
+  const values: unknown[] = new Array(texts.length);
+  for (let i = 0; i < texts.length; i++) {
+    try {
+      values[i] = JSON.parse(texts[i]);
+    } catch {
+      throw new AgentCheckpointCorruptionError(`${/^[aeiou]/i.test(what) ? "An" : "A"} ${what} entry is not valid JSON`, keyOf(i));
+    }
+  }
+  return { values, texts, keyOf };
 }
 
 export type LoadedSnapshot = {
@@ -162,6 +190,16 @@ export type LoadedSnapshot = {
 /** Loads a run's runtime snapshot with its logs, validated (checkpoint-schema.md, runtime snapshot). */
 export async function loadSnapshot(store: MemoryStore, threadId: string, runId: string): Promise<LoadedSnapshot> {
   const key = keys.runtime(runId);
+  // The logs are read at once with the snapshot (on a networked database their round trips overlap), all
+  // their entries (the snapshot names how many count), and checked once it is read.
+  const prefixes = [keys.messagePrefix(runId), keys.toolExecutionPrefix(runId), keys.subagentExecutionPrefix(runId)] as const;
+  const reads = [
+    readLog(store, threadId, prefixes[0], "message"),
+    readLog(store, threadId, prefixes[1], "tool execution"),
+    readLog(store, threadId, prefixes[2], "subagent execution"),
+  ];
+  // An unreadable snapshot is the error reported; the logs' reads go on unheard.
+  for (const r of reads) r.catch(() => undefined);
   const raw = await readStored(store, threadId, key, "Runtime snapshot");
   if (raw === undefined) throw new AgentCheckpointCorruptionError("Runtime snapshot is missing", key);
   const parsed = storedSnapshotSchema.safeParse(raw);
@@ -181,9 +219,9 @@ export async function loadSnapshot(store: MemoryStore, threadId: string, runId: 
   }
   const { messages, tool_executions, subagent_executions, pending_llm_response: _p, ...scalars } = s;
   const [m, t, sub] = await readAll([
-    loadLog(store, threadId, keys.messagePrefix(runId), messages, messageSchema, "message"),
-    loadLog(store, threadId, keys.toolExecutionPrefix(runId), tool_executions, toolExecutionSchema, "tool execution"),
-    loadLog(store, threadId, keys.subagentExecutionPrefix(runId), subagent_executions, subagentExecutionSchema, "subagent execution"),
+    reads[0].then((r) => checkLog(r, prefixes[0], messages, messageSchema, "message")),
+    reads[1].then((r) => checkLog(r, prefixes[1], tool_executions, toolExecutionSchema, "tool execution")),
+    reads[2].then((r) => checkLog(r, prefixes[2], subagent_executions, subagentExecutionSchema, "subagent execution")),
   ]);
   return { snapshot: scalars, pending, messages: m, toolExecutions: t, subagentExecutions: sub };
 }

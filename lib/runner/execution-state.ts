@@ -13,8 +13,8 @@ import {
   type StoredSnapshot,
   type SubagentExecution,
   type ToolExecution,
-} from "./snapshot.ts";
-import { transition, type RunState } from "./state.ts";
+} from "./runtime-snapshot.ts";
+import { transition, type RunState } from "./run-states.ts";
 
 /** The stored runtime snapshot, its pending model response typed: what an execution holds. */
 export type SnapshotFields = Omit<StoredSnapshot, "pending_llm_response"> & { pending_llm_response: LlmResponse | null };
