@@ -81,9 +81,11 @@ export function RunDetail({ initial }: { initial: View }) {
   const canDecide = view.permissions.decide && !view.corruption;
   const pending = view.approvals.filter((a) => a.status === "pending");
   // What this reader may decide comes first, above the run's facts and its conversation. A card stays
-  // there once decided (here or in another tab) until the page is left: moved, it would lose what the
-  // reader had typed in it and jump away from under their eyes.
+  // there once decided (here or in another tab) while the run waits: moved, it would lose what the reader
+  // had typed in it and jump away from under their eyes. Once the run goes on, the cards go back under
+  // their calls and the run's answer comes first.
   const atTop = useRef(new Set<string>()).current;
+  if (r.state !== "paused") atTop.clear();
   if (view.conversation) for (const a of pending) if (canDecide && a.canDecide && !view.selfApprovalForbidden) atTop.add(a.id);
   const shownFirst = view.approvals.filter((a) => atTop.has(a.id));
   const end = r.finishedAt ? new Date(r.finishedAt).getTime() : Math.max(view.asOfMs, r.state === "paused" ? 0 : (tick ?? 0));
