@@ -19,7 +19,7 @@ import type { AgentResult } from "./result.ts";
 import { ExecutionState } from "./execution-state.ts";
 import { isTerminal } from "./run-states.ts";
 import { runSubagentCalls } from "./subagents.ts";
-import { type CallOutcome, runToolBatch } from "./tool-batch.ts";
+import { type ToolCallOutcome, runToolBatch } from "./tool-batch.ts";
 
 const CANCELLED: NextStep = { type: "finish", state: "cancelled" };
 
@@ -273,7 +273,7 @@ export class RunExecution {
     const subs = new Map((exec.agent.subagents ?? []).map((s) => [delegateToolName(s), s]));
     const subCalls = calls.filter((c) => subs.has(c.name));
     const toolCalls = calls.filter((c) => !subs.has(c.name));
-    const outcomes = new Map<string, CallOutcome>();
+    const outcomes = new Map<string, ToolCallOutcome>();
     if (subCalls.length) await runSubagentCalls(exec, subCalls, subs, outcomes);
     if (toolCalls.length) await runToolBatch(exec, toolCalls, outcomes);
 

@@ -71,7 +71,7 @@ export function costUsd(normalizedModel: string, inputTokens: number, outputToke
 
 export type RetryOptions = { maxRetries: number; baseDelayMs: number; sleep?: (ms: number) => Promise<void> };
 
-export type CallOutcome = { response: LlmResponse; resolved: ResolvedModel; attempts: number; errors: string[] };
+export type ModelCallOutcome = { response: LlmResponse; resolved: ResolvedModel; attempts: number; errors: string[] };
 
 /**
  * Tries the model, retrying retryable errors with exponential backoff, then each fallback model in turn.
@@ -83,7 +83,7 @@ export async function callWithFallback(
   chain: string[],
   req: Omit<LlmRequest, "model">,
   retry: RetryOptions,
-): Promise<CallOutcome> {
+): Promise<ModelCallOutcome> {
   const sleep = retry.sleep ?? ((ms: number) => abortableSleep(ms, req.signal));
   const errors: string[] = [];
   let attempts = 0;

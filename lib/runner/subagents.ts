@@ -6,14 +6,14 @@ import { addUsage, type ToolCall } from "./messages.ts";
 import { evaluatePolicy, hasGate } from "./policy.ts";
 import type { SubagentExecution } from "./runtime-snapshot.ts";
 import { keys } from "./store.ts";
-import { type CallOutcome, gateCall, toolMessage } from "./tool-batch.ts";
+import { type ToolCallOutcome, gateCall, toolMessage } from "./tool-batch.ts";
 
 /** Runs a response's delegations in order (within the depth and fan-out limits), setting each one's outcome. */
 export async function runSubagentCalls(
   exec: ExecutionScope,
   calls: ToolCall[],
   subs: Map<string, Agent>,
-  outcomes: Map<string, CallOutcome>,
+  outcomes: Map<string, ToolCallOutcome>,
 ) {
   await exec.checkpoint("pre_subagent_batch", { subagent_count: calls.length, subagents: calls.map((c) => c.name) });
   const allowed = exec.init.depth < exec.limits.maxSubagentDepth;
@@ -31,7 +31,7 @@ export async function runSubagentCalls(
   });
 }
 
-async function gatedSubagent(exec: ExecutionScope, sub: Agent, c: ToolCall): Promise<CallOutcome> {
+async function gatedSubagent(exec: ExecutionScope, sub: Agent, c: ToolCall): Promise<ToolCallOutcome> {
   const task = typeof c.args.task === "string" ? c.args.task : JSON.stringify(c.args);
   if (exec.state.subagentExecutions.items.some((s) => s.tool_call_id === c.id)) return runSubagent(exec, sub, c, task);
   const rules = exec.agent.policy ?? [];
@@ -46,7 +46,7 @@ async function gatedSubagent(exec: ExecutionScope, sub: Agent, c: ToolCall): Pro
   return runSubagent(exec, sub, c, approved.success ? approved.data.task : task);
 }
 
-async function runSubagent(exec: ExecutionScope, sub: Agent, c: ToolCall, task: string): Promise<CallOutcome> {
+async function runSubagent(exec: ExecutionScope, sub: Agent, c: ToolCall, task: string): Promise<ToolCallOutcome> {
   const childId = `${exec.runId}.${c.id}`;
   // A subagent that finished before the parent paused is not counted again when the batch is re-entered.
   const done = exec.state.subagentExecutions.items.find((s) => s.tool_call_id === c.id);

@@ -15,7 +15,7 @@ import { keys } from "./store.ts";
 import { renderToolOutput, toolIdempotencyKey } from "./tools.ts";
 
 /** A call's result for the model, or the approval request (or subagent's) it waits for. */
-export type CallOutcome = CallResult | { type: "waiting"; approvalId: string };
+export type ToolCallOutcome = CallResult | { type: "waiting"; approvalId: string };
 /** The tool message the model gets for a call, and whether the call failed. Only `message` is stored. */
 export type CallResult = { type: "result"; message: Extract<Message, { role: "tool" }>; failed: boolean };
 
@@ -63,7 +63,7 @@ const skipped = (exec: ExecutionScope, c: ToolCall, error: string, by: string[] 
   recordToolExecution(exec, c, { success: false, output: null, error, approved_by: by }, error);
 
 /** A gated call either runs (with the arguments a reviewer approved, and who did) or is settled: it has its outcome. */
-export type CallGate = { type: "run"; args: Record<string, unknown>; by: string[] } | { type: "settled"; outcome: CallOutcome };
+export type CallGate = { type: "run"; args: Record<string, unknown>; by: string[] } | { type: "settled"; outcome: ToolCallOutcome };
 
 /**
  * The gate of a tool call or a delegation. A call that was ever put to a human is decided by that request:
@@ -81,7 +81,7 @@ export async function gateCall(exec: ExecutionScope, c: ToolCall, req: Omit<Gate
     about,
     reportAllow,
   });
-  const done = (outcome: CallOutcome): CallGate => ({ type: "settled", outcome });
+  const done = (outcome: ToolCallOutcome): CallGate => ({ type: "settled", outcome });
   switch (o.type) {
     case "allowed":
       return { type: "run", args, by: [] };
@@ -132,7 +132,7 @@ const asksReviewer = (tool: Agent["tools"][number]): PolicyDecision => ({
   groups: tool.asksHuman?.groups ?? [],
 });
 
-async function runTool(exec: ExecutionScope, c: ToolCall): Promise<CallOutcome> {
+async function runTool(exec: ExecutionScope, c: ToolCall): Promise<ToolCallOutcome> {
   const tool = exec.agent.tools.find((t) => t.name === c.name);
   if (!tool) return toolMessage(exec, c, false, { success: false, error: `Unknown tool ${c.name}` });
   const parsed = tool.schema.safeParse(c.args);
@@ -234,7 +234,7 @@ async function checkBatchIntegrity(exec: ExecutionScope, calls: ToolCall[]) {
 }
 
 /** Runs a response's tool calls (its delegations apart), setting each call's outcome. */
-export async function runToolBatch(exec: ExecutionScope, calls: ToolCall[], outcomes: Map<string, CallOutcome>) {
+export async function runToolBatch(exec: ExecutionScope, calls: ToolCall[], outcomes: Map<string, ToolCallOutcome>) {
   if (!exec.state.freshResponse) await checkBatchIntegrity(exec, calls);
   await exec.checkpoint("pre_tool_batch", { tool_call_count: calls.length });
   exec.event("tool_batch_started", `${calls.length} tool calls`);
