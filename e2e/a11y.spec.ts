@@ -4,7 +4,9 @@
 // violations; the report names each rule and the elements it found.
 import { AxeBuilder } from "@axe-core/playwright";
 import { type Browser, type BrowserContext, type Page, expect, test } from "@playwright/test";
-import { signInAs, startFromForm } from "./helpers";
+import { signInAs, startFromForm, closeContextsAfterEach } from "./helpers";
+
+closeContextsAfterEach();
 
 // Each role signs in through the form once; its other pages (each colour and width is a context of its own)
 // start from that session's cookies instead of signing in again a dozen times. audit() checks that each

@@ -1,5 +1,7 @@
 import { expect, test } from "@playwright/test";
-import { signIn, signInAs } from "./helpers";
+import { signIn, signInAs, closeContextsAfterEach } from "./helpers";
+
+closeContextsAfterEach();
 
 const landing: Record<string, { path: string; heading: string }> = {
   admin: { path: "/admin/users", heading: "Users" },

@@ -4,7 +4,9 @@
 // one line with a non-zero exit.
 import { execFile } from "node:child_process";
 import { type Page, expect, test } from "@playwright/test";
-import { signInAs } from "./helpers";
+import { signInAs, closeContextsAfterEach } from "./helpers";
+
+closeContextsAfterEach();
 
 type Out = { code: number; out: string; err: string };
 

@@ -6,7 +6,9 @@ import Database from "better-sqlite3";
 import { type Browser, type BrowserContext, type Page, expect, test } from "@playwright/test";
 import { keys } from "../lib/runner/keys";
 import { toolIdempotencyKey } from "../lib/runner/tools";
-import { apiSession, signInAs, startFromForm, wholePageShot } from "./helpers";
+import { apiSession, signInAs, startFromForm, wholePageShot, closeContextsAfterEach } from "./helpers";
+
+closeContextsAfterEach();
 
 const shots = path.resolve("public/screenshots");
 mkdirSync(shots, { recursive: true });

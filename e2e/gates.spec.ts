@@ -7,7 +7,9 @@ import path from "node:path";
 import { type Browser, type Page, expect, test } from "@playwright/test";
 import { delegateToolName } from "../lib/runner/agent";
 import { LLM_GATE_CALL_ID, approvalId } from "../lib/runner/ids";
-import { signInAs, startFromForm } from "./helpers";
+import { signInAs, startFromForm, closeContextsAfterEach } from "./helpers";
+
+closeContextsAfterEach();
 
 const delegation = delegateToolName({ name: "changelog-writer" });
 

@@ -2,7 +2,9 @@
 // request and reassigns it to the admin; the card shows the comment and "Reassigned to … by …", and the
 // reviewer no longer decides it; the submitter sees the thread but neither form.
 import { type Browser, type Page, expect, test } from "@playwright/test";
-import { signInAs, startFromForm } from "./helpers";
+import { signInAs, startFromForm, closeContextsAfterEach } from "./helpers";
+
+closeContextsAfterEach();
 
 async function as(browser: Browser, role: string): Promise<Page> {
   const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();

@@ -1,4 +1,4 @@
-import { type APIRequestContext, type Page, expect, request } from "@playwright/test";
+import { type APIRequestContext, type Page, expect, request, test } from "@playwright/test";
 import { type Permission, type Role, can } from "../lib/auth/roles";
 import { LLM_GATE_CALL_ID, approvalId } from "../lib/runner/ids";
 
@@ -168,4 +168,15 @@ export function pagesOf(runs: Runs): Visit[] {
     { path: "/admin/notifications", need: "users:manage" },
     { path: "/settings" },
   ];
+}
+
+/**
+ * Closes every browser context a test opened, after it. The browser lives for the worker, so a page left
+ * open kept polling and following the live stream for the rest of the run: by the 50th test one decision
+ * sent the server dozens of refetches from earlier tests' pages, and a busy CI server answered in seconds.
+ */
+export function closeContextsAfterEach() {
+  test.afterEach(async ({ browser }) => {
+    await Promise.all(browser.contexts().map((c) => c.close()));
+  });
 }

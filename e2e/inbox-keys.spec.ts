@@ -4,7 +4,9 @@
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { type Browser, type Page, expect, test } from "@playwright/test";
-import { signInAs } from "./helpers";
+import { signInAs, closeContextsAfterEach } from "./helpers";
+
+closeContextsAfterEach();
 
 const shots = path.resolve(import.meta.dirname, "../public/screenshots");
 

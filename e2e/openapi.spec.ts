@@ -5,8 +5,10 @@
 import path from "node:path";
 import Database from "better-sqlite3";
 import { type APIRequestContext, type Browser, expect, test } from "@playwright/test";
-import { signInAs } from "./helpers";
+import { signInAs, closeContextsAfterEach } from "./helpers";
 import { responseValidator } from "./openapi";
+
+closeContextsAfterEach();
 
 const dbFile = path.resolve((process.env.E2E_DATABASE_URL ?? "file:./data/e2e.db").replace(/^file:/, ""));
 

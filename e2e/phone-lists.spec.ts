@@ -4,7 +4,9 @@
 // hits (40 px tall) inside the page.
 import { randomBytes } from "node:crypto";
 import { type Browser, type Locator, type Page, expect, test } from "@playwright/test";
-import { signInAs } from "./helpers";
+import { signInAs, closeContextsAfterEach } from "./helpers";
+
+closeContextsAfterEach();
 
 async function phone(browser: Browser, role: string, dark = false): Promise<Page> {
   const ctx = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: dark ? "dark" : "light" });

@@ -7,7 +7,9 @@
 import { randomBytes } from "node:crypto";
 import { AxeBuilder } from "@axe-core/playwright";
 import { type Browser, type Page, expect, test } from "@playwright/test";
-import { signIn } from "./helpers";
+import { signIn, closeContextsAfterEach } from "./helpers";
+
+closeContextsAfterEach();
 
 type Viewport = { width: number; height: number };
 

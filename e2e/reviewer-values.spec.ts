@@ -3,7 +3,9 @@
 // once, and opening on the agent this person last started.
 import { randomBytes } from "node:crypto";
 import { type Browser, type Page, expect, test } from "@playwright/test";
-import { signInAs } from "./helpers";
+import { signInAs, closeContextsAfterEach } from "./helpers";
+
+closeContextsAfterEach();
 
 async function as(browser: Browser, role: string, width = 1280, dark = false): Promise<Page> {
   const ctx = await browser.newContext({ viewport: { width, height: 900 }, colorScheme: dark ? "dark" : "light" });

@@ -6,7 +6,9 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { type APIRequestContext, type Browser, expect, test } from "@playwright/test";
-import { signIn, signInAs } from "./helpers";
+import { signIn, signInAs, closeContextsAfterEach } from "./helpers";
+
+closeContextsAfterEach();
 
 const dbFile = path.resolve((process.env.E2E_DATABASE_URL ?? "file:./data/e2e.db").replace(/^file:/, ""));
 

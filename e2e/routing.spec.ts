@@ -7,7 +7,9 @@ import path from "node:path";
 import { type Browser, type Page, expect, test } from "@playwright/test";
 import { FIRST_ROWS } from "../app/approvals/first-screen";
 import { approvalAnchor, approvalId } from "../lib/runner/ids";
-import { DEMO_PASSWORD, apiSession, signIn, signInAs, startFromForm } from "./helpers";
+import { DEMO_PASSWORD, apiSession, signIn, signInAs, startFromForm, closeContextsAfterEach } from "./helpers";
+
+closeContextsAfterEach();
 
 const shots = path.resolve(import.meta.dirname, "../public/screenshots");
 

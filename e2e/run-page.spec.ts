@@ -3,7 +3,9 @@
 // unlike pending ones, the reject form has no Approve beside it, a finished run's answer is at the top and
 // its phase is said in words, a rejected call is labelled as rejected; the timeline fits a phone.
 import { type Browser, type Locator, type Page, expect, request, test } from "@playwright/test";
-import { signInAs, startFromForm } from "./helpers";
+import { signInAs, startFromForm, closeContextsAfterEach } from "./helpers";
+
+closeContextsAfterEach();
 
 async function as(browser: Browser, role: string, opts: { width?: number; dark?: boolean } = {}): Promise<Page> {
   const ctx = await browser.newContext({

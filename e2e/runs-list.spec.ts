@@ -1,7 +1,9 @@
 // The runs list pages by 25 runs (app/runs/page.tsx) and works without JavaScript as a plain page: the
 // filter form is a GET form, "Next page →" a link whose cursor keeps the filters, and no run shows twice.
 import { expect, test } from "@playwright/test";
-import { apiSession } from "./helpers";
+import { apiSession, closeContextsAfterEach } from "./helpers";
+
+closeContextsAfterEach();
 
 test("the runs list pages by 25 without JavaScript: the filters kept, the next page's runs all new", async ({ browser, baseURL }) => {
   const api = await apiSession(baseURL!, "admin");

@@ -12,7 +12,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { type Browser, expect, type Page, test } from "@playwright/test";
 import { executionsIn, runRuntime } from "../tests/helpers/runtime-process";
-import { signInAs } from "./helpers";
+import { signInAs, closeContextsAfterEach } from "./helpers";
+
+closeContextsAfterEach();
 
 async function as(browser: Browser, role: string): Promise<Page> {
   const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();

@@ -4,7 +4,9 @@
 // console errors.
 import { AxeBuilder } from "@axe-core/playwright";
 import { type Browser, type Page, expect, test } from "@playwright/test";
-import { apiSession, signIn } from "./helpers";
+import { apiSession, signIn, closeContextsAfterEach } from "./helpers";
+
+closeContextsAfterEach();
 
 async function as(browser: Browser, role: string, opts: { width?: number; dark?: boolean } = {}): Promise<Page> {
   const ctx = await browser.newContext({ viewport: { width: opts.width ?? 1280, height: 900 }, colorScheme: opts.dark ? "dark" : "light" });

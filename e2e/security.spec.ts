@@ -1,7 +1,9 @@
 // Web hardening and hostile content against the production build: headers, cookies, sign-out, lockout,
 // cross-origin refusal, and a corpus of XSS payloads through every place the console shows run data.
 import { type Browser, type Page, expect, test } from "@playwright/test";
-import { DEMO_PASSWORD, signIn, signInAs } from "./helpers";
+import { DEMO_PASSWORD, signIn, signInAs, closeContextsAfterEach } from "./helpers";
+
+closeContextsAfterEach();
 
 async function as(browser: Browser, role: string): Promise<Page> {
   const page = await (await browser.newContext()).newPage();

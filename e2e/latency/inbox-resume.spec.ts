@@ -5,7 +5,9 @@
 import path from "node:path";
 import Database from "better-sqlite3";
 import { expect, test } from "@playwright/test";
-import { signInAs } from "../helpers";
+import { signInAs, closeContextsAfterEach } from "../helpers";
+
+closeContextsAfterEach();
 
 const dbFile = path.resolve("data/e2e-slow.db");
 

@@ -4,7 +4,9 @@
 // to completed, at desktop and phone width, and asserts zero 5xx answers and zero browser console errors
 // (hydration mismatches included) in every context.
 import { type Browser, type BrowserContext, type Page, expect, test } from "@playwright/test";
-import { signInAs } from "../helpers";
+import { signInAs, closeContextsAfterEach } from "../helpers";
+
+closeContextsAfterEach();
 
 type Watch = { problems: string[]; fiveXx: string[]; apiRunningSeen: number };
 

@@ -5,7 +5,9 @@
 import path from "node:path";
 import Database from "better-sqlite3";
 import { type Browser, type Page, expect, test } from "@playwright/test";
-import { signInAs, startFromForm } from "../helpers";
+import { signInAs, startFromForm, closeContextsAfterEach } from "../helpers";
+
+closeContextsAfterEach();
 
 const modelServer = `http://127.0.0.1:${Number(process.env.E2E_PORT ?? 3100) + 99}`;
 const dbFile = path.resolve("data/e2e-slow.db");

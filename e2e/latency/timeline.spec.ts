@@ -5,7 +5,9 @@
 import path from "node:path";
 import { type Browser, type Page, expect, test } from "@playwright/test";
 import { approvalId } from "../../lib/runner/ids";
-import { signInAs, wholePageShot } from "../helpers";
+import { signInAs, wholePageShot, closeContextsAfterEach } from "../helpers";
+
+closeContextsAfterEach();
 
 const shots = path.resolve(import.meta.dirname, "../../public/screenshots");
 

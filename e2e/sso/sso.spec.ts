@@ -5,9 +5,11 @@
 // applies at the next sign-in.
 import { expect, test } from "@playwright/test";
 import { approvalId } from "../../lib/runner/ids";
-import { DEMO_PASSWORD, signIn } from "../helpers";
+import { DEMO_PASSWORD, signIn, closeContextsAfterEach } from "../helpers";
 import { IDP_NAME } from "./config";
 import { consoleURL, emailOf, setIdpGroups, signedIn, ssoSignIn, userByEmail } from "./helpers";
+
+closeContextsAfterEach();
 
 test("the sign-in page offers only the IdP; a password sign-in is refused", async ({ page }) => {
   await page.goto("/login");
