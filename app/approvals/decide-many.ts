@@ -5,14 +5,18 @@ import { fromAction } from "@/components/api";
 import { decideAction } from "./actions";
 import type { InboxRowDto } from "@/lib/dto";
 
-export type ManyResult = { decided: string[]; failed: { id: string; tool: string; message: string }[] };
+// closed: those the decision ended (a quorum's first vote leaves its request waiting for the others).
+export type ManyResult = { decided: string[]; closed: string[]; failed: { id: string; tool: string; message: string }[] };
 
 export async function decideMany(items: InboxRowDto[], decision: "approve" | "reject", reason?: string): Promise<ManyResult> {
-  const out: ManyResult = { decided: [], failed: [] };
+  const out: ManyResult = { decided: [], closed: [], failed: [] };
   for (const a of items) {
     try {
-      await fromAction(decideAction(a.id, { decision, argsHash: a.argsHash, ...(decision === "reject" ? { reason } : {}) }));
+      const { approval } = await fromAction(
+        decideAction(a.id, { decision, argsHash: a.argsHash, ...(decision === "reject" ? { reason } : {}) }),
+      );
       out.decided.push(a.id);
+      if (approval.status !== "pending") out.closed.push(a.id);
     } catch (e) {
       out.failed.push({ id: a.id, tool: a.tool, message: e instanceof Error ? e.message : String(e) });
     }

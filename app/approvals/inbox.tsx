@@ -122,6 +122,11 @@ export function Inbox({
     setNotice(null);
     setReason("");
     setSelected([]);
+    // What was decided leaves the list as soon as its decisions are answered, not once the list is read
+    // again (seconds on a busy server); the read that follows confirms it.
+    qc.setQueriesData<InboxData>({ queryKey: ["inbox"] }, (d) =>
+      d && Array.isArray(d.approvals) ? { ...d, approvals: d.approvals.filter((a) => !r.closed.includes(a.id)) } : d,
+    );
     await qc.invalidateQueries({ queryKey: ["inbox"] });
   };
   // A request whose rule sets confirmAbove is approved only after the reviewer says yes to it.
