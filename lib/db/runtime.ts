@@ -173,11 +173,17 @@ export async function claimsOf(db: Db, runId: string): Promise<Map<string, Claim
   return new Map(rows.map((r) => [r.approvalId, { claimedAt: r.claimedAt, claimant: r.claimant, leaseUntil: r.leaseUntil }]));
 }
 
-/** The agents and frameworks external runtimes registered runs of (for the inbox's and runs list's filters). */
+/**
+ * The agents and frameworks external runtimes registered runs of (for the inbox's and runs list's filters).
+ * A range on the (runtimeTokenId, externalId) index, sorted here: with `IS NOT NULL` and `ORDER BY` SQLite
+ * walked the agentName index over every run (30 ms a page at 100,000 runs, on every inbox and runs page).
+ */
 export async function externalAgents(db: Db): Promise<{ agent: string; framework: string }[]> {
   const rows = (await queryRows(
     db,
-    Prisma.sql`SELECT DISTINCT "agentName", "framework" FROM "Run" WHERE "runtimeTokenId" IS NOT NULL ORDER BY "agentName" LIMIT 500`,
+    Prisma.sql`SELECT DISTINCT "agentName", "framework" FROM "Run" WHERE "runtimeTokenId" >= '' LIMIT 500`,
   )) as { agentName: string; framework: string | null }[];
-  return rows.map((r) => ({ agent: r.agentName, framework: r.framework ?? "" }));
+  return rows
+    .map((r) => ({ agent: r.agentName, framework: r.framework ?? "" }))
+    .sort((a, b) => (a.agent < b.agent ? -1 : a.agent > b.agent ? 1 : 0));
 }
