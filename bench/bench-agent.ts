@@ -1,7 +1,7 @@
 // The benchmarks' workload: an agent that counts, one model call and one tool call a step, for `steps`
 // steps, then answers (the deterministic demo model; the tool does nothing a step could wait on).
 import { z } from "zod";
-import { type Agent, DemoModel, defineTool } from "../lib/runner/index.ts";
+import { type Agent, DemoModel, type MemoryStore, defineTool } from "../lib/runner/index.ts";
 
 export const tick = defineTool({
   name: "tick",
@@ -34,3 +34,16 @@ export const countingModel = (steps: number) =>
 /** The run bench-traces measures (and probe-promises counts): started from a form with no fields. */
 export const tracedAgent = (steps: number) =>
   countingAgent("bench-traced", steps, { inputSchema: z.object({}), toUserMessage: () => "go" });
+
+/** A store that keeps nothing: the runner's own cost, without storage. */
+export class NullStore implements MemoryStore {
+  async getState() {
+    return undefined;
+  }
+  async putState() {}
+  async putStates() {}
+  async listState() {
+    return [];
+  }
+  async deleteState() {}
+}

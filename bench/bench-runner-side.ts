@@ -8,6 +8,7 @@ import { type ChildProcess, fork } from "node:child_process";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { MemoryStore } from "../lib/runner/index.ts";
+import { NullStore } from "./bench-agent.ts";
 
 type Kind = "none" | "sqlite" | "postgresql";
 type Sample = { ms: number; cpu: number };
@@ -30,18 +31,6 @@ const timed = async (f: () => Promise<unknown>): Promise<Sample> => {
   await f();
   return { ms: performance.now() - t0, cpu: cpu() - c0 };
 };
-
-class NullStore {
-  async getState() {
-    return undefined;
-  }
-  async putState() {}
-  async putStates() {}
-  async listState() {
-    return [];
-  }
-  async deleteState() {}
-}
 
 // ---- A side: this file run with --side <checkout>, answering the parent's operations one at a time ----
 
@@ -66,7 +55,7 @@ async function serve(root: string) {
   const handle = async (m: Op): Promise<unknown> => {
     switch (m.op) {
       case "open": {
-        if (m.kind === "none") stores.set("none", { store: new NullStore() as MemoryStore });
+        if (m.kind === "none") stores.set("none", { store: new NullStore() });
         else {
           const s = await scratchDatabase(m.kind, m.url, "afk_bench");
           stores.set(m.kind, { store: new PrismaStore(s.db), db: s.db, drop: s.drop });

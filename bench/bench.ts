@@ -8,7 +8,7 @@ import { scratchDatabase } from "../tests/helpers/scratch.ts";
 import { benchWorkers } from "./bench-workers.ts";
 import { benchTraces } from "./bench-traces.ts";
 import { runnerAgainst } from "./bench-runner-side.ts";
-import { countingAgent, countingModel } from "./bench-agent.ts";
+import { NullStore, countingAgent, countingModel } from "./bench-agent.ts";
 import { PrismaStore } from "../lib/db/store.ts";
 import {
   FailpointError,
@@ -20,18 +20,6 @@ import {
   loadLatestCheckpoint,
   loadSnapshot,
 } from "../lib/runner/index.ts";
-
-class NullStore implements MemoryStore {
-  async getState() {
-    return undefined;
-  }
-  async putState() {}
-  async putStates() {}
-  async listState() {
-    return [];
-  }
-  async deleteState() {}
-}
 
 const benchAgent = (steps: number) => countingAgent("bench", steps);
 const model = countingModel;
