@@ -3,6 +3,7 @@
 // rendered as text nodes only (whitespace kept), never as HTML or markdown-to-HTML.
 import { readableText } from "@/lib/display";
 import type { ShownApproval, ShownConversation } from "@/lib/dto";
+import { conversationOfRun } from "@/lib/dto-shared";
 import { approvalAnchor } from "@/lib/runner/ids";
 import { JsonView, StateBadge } from "./ui";
 import { ApprovalCard } from "./approval-card";
@@ -56,21 +57,6 @@ const ShownAbove = ({ approval }: { approval: ShownApproval }) => (
   </p>
 );
 
-/** The run (or subagent run) a request belongs to, for the words around its card. */
-function conversationOf(conv: ShownConversation, runId: string): ShownConversation | null {
-  if (conv.runId === runId) return conv;
-  for (const child of Object.values(conv.children)) {
-    const found = conversationOf(child, runId);
-    if (found) return found;
-  }
-  return null;
-}
-
-function callOf(conv: ShownConversation | null, toolCallId: string | null) {
-  for (const m of conv?.messages ?? []) if (m.role === "assistant") for (const c of m.tool_calls) if (c.id === toolCallId) return c;
-  return null;
-}
-
 /**
  * The requests for this reader's decision, first on the page (on a phone the conversation puts them
  * screens down): each card with the words that say where it comes from; the conversation links up to them.
@@ -80,9 +66,8 @@ export function ForYourDecision({ conv, approvals, ...card }: { conv: ShownConve
   return (
     <section className="space-y-3" aria-label="For your decision" data-testid="for-your-decision">
       {approvals.map((a) => {
-        const own = conversationOf(conv, a.run_id);
+        const own = conversationOfRun(conv, a.run_id);
         const agent = own?.agent ?? conv.agent;
-        const call = callOf(own, a.tool_call_id);
         return (
           <div key={a.id} data-testid={a.kind === "llm" ? `model-call-gate-${a.step}` : undefined}>
             <p className="mb-1 text-xs text-slate-600 dark:text-slate-400">
@@ -90,8 +75,7 @@ export function ForYourDecision({ conv, approvals, ...card }: { conv: ShownConve
                 `Before the model call of step ${a.step}`
               ) : (
                 <>
-                  {a.kind === "question" ? "Question" : "Tool call"} <span className="font-mono">{call?.name ?? a.tool_name}</span> · step{" "}
-                  {a.step}
+                  {a.kind === "question" ? "Question" : "Tool call"} <span className="font-mono">{a.tool_name}</span> · step {a.step}
                 </>
               )}{" "}
               · {agent}

@@ -20,3 +20,14 @@ export type ErrorBody = { error: string; field?: string; message?: string; key?:
 
 /** The one line a person reads for an error: the message, or the error's kind and its message. */
 export const errorText = (e: ErrorBody): string => (e.message ? `${e.error}: ${e.message}` : e.error);
+
+/** The conversation of the run a request belongs to: the root's, or a subagent's under its delegating call. */
+export function conversationOfRun<C extends { runId: string; children: Record<string, C> }>(conv: C | null, runId: string): C | null {
+  if (!conv) return null;
+  if (conv.runId === runId) return conv;
+  for (const child of Object.values(conv.children)) {
+    const found = conversationOfRun(child, runId);
+    if (found) return found;
+  }
+  return null;
+}

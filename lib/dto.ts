@@ -359,7 +359,7 @@ function deepFreeze<T>(v: T): T {
 // ---- Run page ----
 
 export const argChangeDto = z.object({ field: z.string(), before: z.unknown(), after: z.unknown() }) satisfies z.ZodType<ArgChange>;
-export { type ArgChange, argChanges, type ErrorBody, errorText } from "./dto-shared.ts";
+export { type ArgChange, argChanges, conversationOfRun, type ErrorBody, errorText } from "./dto-shared.ts";
 
 // An approval as a reviewer sees it: the stored record plus what changed, the arguments' JSON schema
 // (for the edit form) and the hash a decision sends back.

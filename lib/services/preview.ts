@@ -7,7 +7,7 @@ import type { Actor } from "../auth/actor.ts";
 import { NotFoundError } from "../auth/errors.ts";
 import type { AppContext } from "../context.ts";
 import { type RelatedResult, requestChecks, resultFields } from "../display-call.ts";
-import { type ApprovalPreviewDto, type ConversationView, type PreviewMessage, approvalPreviewDto } from "../dto.ts";
+import { type ApprovalPreviewDto, type PreviewMessage, approvalPreviewDto, conversationOfRun } from "../dto.ts";
 import { parseApprovalId } from "../runner/index.ts";
 import { authorize } from "./access.ts";
 import { getRunView } from "./run-view.ts";
@@ -17,17 +17,6 @@ export const EXCERPT_MESSAGES = 6;
 export const EXCERPT_CHARS = 1200;
 /** Earlier results shown beside a request. */
 const RELATED_RESULTS = 3;
-
-// The conversation of the run that asked (a subagent's is under its parent's delegating call).
-function conversationOfRun(conv: ConversationView | null, runId: string): ConversationView | null {
-  if (!conv) return null;
-  if (conv.runId === runId) return conv;
-  for (const child of Object.values(conv.children)) {
-    const found = conversationOfRun(child, runId);
-    if (found) return found;
-  }
-  return null;
-}
 
 const cut = (text: string): Pick<PreviewMessage, "text" | "cut"> =>
   text.length > EXCERPT_CHARS ? { text: `${text.slice(0, EXCERPT_CHARS - 1)}…`, cut: true } : { text, cut: false };
