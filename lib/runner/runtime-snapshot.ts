@@ -187,11 +187,17 @@ export type LoadedSnapshot = {
   subagentExecutions: AppendLog<SubagentExecution>;
 };
 
-/** Loads a run's runtime snapshot with its logs, validated (checkpoint-schema.md, runtime snapshot). */
+/**
+ * Loads a run's runtime snapshot with its logs, validated (checkpoint-schema.md, runtime snapshot).
+ *
+ * The logs are read at once with the snapshot (on a networked database their round trips overlap). Those
+ * reads are not one transaction: a log read may see the store from before a step its writer committed
+ * since, and the snapshot after it (it names entries the log read did not see). The writer stores a
+ * step's log entries before, or with, the snapshot that counts them, and never changes an entry a stored
+ * snapshot counts; so when the logs do not match, they are read again after the snapshot, and only what
+ * still does not match is corruption. A reader that follows a running run must not mark it corrupt.
+ */
 export async function loadSnapshot(store: MemoryStore, threadId: string, runId: string): Promise<LoadedSnapshot> {
-  const key = keys.runtime(runId);
-  // The logs are read at once with the snapshot (on a networked database their round trips overlap), all
-  // their entries (the snapshot names how many count), and checked once it is read.
   const prefixes = [keys.messagePrefix(runId), keys.toolExecutionPrefix(runId), keys.subagentExecutionPrefix(runId)] as const;
   const reads = [
     readLog(store, threadId, prefixes[0], "message"),
@@ -200,6 +206,25 @@ export async function loadSnapshot(store: MemoryStore, threadId: string, runId: 
   ];
   // An unreadable snapshot is the error reported; the logs' reads go on unheard.
   for (const r of reads) r.catch(() => undefined);
+  const s = await readSnapshot(store, threadId, runId);
+  try {
+    return await checkLogs(s, reads, prefixes);
+  } catch (e) {
+    if (!(e instanceof AgentCheckpointCorruptionError)) throw e;
+  }
+  const again = await readSnapshot(store, threadId, runId);
+  const ordered = [
+    readLog(store, threadId, prefixes[0], "message", again.raw.messages.count),
+    readLog(store, threadId, prefixes[1], "tool execution", again.raw.tool_executions.count),
+    readLog(store, threadId, prefixes[2], "subagent execution", again.raw.subagent_executions.count),
+  ];
+  return checkLogs(again, ordered, prefixes);
+}
+
+type ReadSnapshot = { raw: StoredSnapshot; pending: RuntimeSnapshot["pending_llm_response"] };
+
+async function readSnapshot(store: MemoryStore, threadId: string, runId: string): Promise<ReadSnapshot> {
+  const key = keys.runtime(runId);
   const raw = await readStored(store, threadId, key, "Runtime snapshot");
   if (raw === undefined) throw new AgentCheckpointCorruptionError("Runtime snapshot is missing", key);
   const parsed = storedSnapshotSchema.safeParse(raw);
@@ -217,11 +242,19 @@ export async function loadSnapshot(store: MemoryStore, threadId: string, runId: 
     if (!p.success) throw new AgentCheckpointCorruptionError("pending_llm_response cannot be deserialized", key);
     pending = p.data;
   }
-  const { messages, tool_executions, subagent_executions, pending_llm_response: _p, ...scalars } = s;
+  return { raw: s, pending };
+}
+
+async function checkLogs(
+  s: ReadSnapshot,
+  reads: Promise<StoredLog>[],
+  prefixes: readonly [string, string, string],
+): Promise<LoadedSnapshot> {
+  const { messages, tool_executions, subagent_executions, pending_llm_response: _p, ...scalars } = s.raw;
   const [m, t, sub] = await readAll([
     reads[0].then((r) => checkLog(r, prefixes[0], messages, messageSchema, "message")),
     reads[1].then((r) => checkLog(r, prefixes[1], tool_executions, toolExecutionSchema, "tool execution")),
     reads[2].then((r) => checkLog(r, prefixes[2], subagent_executions, subagentExecutionSchema, "subagent execution")),
   ]);
-  return { snapshot: scalars, pending, messages: m, toolExecutions: t, subagentExecutions: sub };
+  return { snapshot: scalars, pending: s.pending, messages: m, toolExecutions: t, subagentExecutions: sub };
 }
