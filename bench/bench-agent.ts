@@ -22,14 +22,19 @@ export const countingAgent = (name: string, steps: number, extra: Partial<Agent>
   ...extra,
 });
 
-/** The demo model behind "demo:bench": a tool call a turn for `steps` turns, then "done". */
-export const countingModel = (steps: number) =>
-  new DemoModel({
-    bench: (messages) => {
-      const turn = messages.filter((m) => m.role === "assistant").length + 1;
-      return turn <= steps ? { text: `step ${turn}`, toolCalls: [{ id: `t${turn}`, name: "tick", args: { n: turn } }] } : { text: "done" };
+/** The demo model behind "demo:bench": a tool call a turn for `steps` turns, then "done"; each turn takes latencyMs. */
+export const countingModel = (steps: number, latencyMs = 0) =>
+  new DemoModel(
+    {
+      bench: (messages) => {
+        const turn = messages.filter((m) => m.role === "assistant").length + 1;
+        return turn <= steps
+          ? { text: `step ${turn}`, toolCalls: [{ id: `t${turn}`, name: "tick", args: { n: turn } }] }
+          : { text: "done" };
+      },
     },
-  });
+    latencyMs,
+  );
 
 /** The run bench-traces measures (and probe-promises counts): started from a form with no fields. */
 export const tracedAgent = (steps: number) =>

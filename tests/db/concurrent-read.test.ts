@@ -3,7 +3,8 @@
 // order in which those statements see the store, the reader gets a consistent snapshot, never a corruption
 // error: the console marks a run with an unreadable record as corrupt for good, so a false alarm here
 // would stop a healthy run. The snapshot's read is issued a few milliseconds late, as on a busy network,
-// so that the logs are read before steps the snapshot then counts.
+// so that the logs are read before steps the snapshot then counts; each model call takes 2 ms, so that the
+// run lasts long enough, on a loaded machine too, to be read at many steps.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, providers, type TestDb } from "../helpers/databases";
 import { PrismaStore } from "@/lib/db/store";
@@ -27,7 +28,7 @@ function lateSnapshotReads<S extends MemoryStore>(store: S): S {
 }
 
 async function followWhileRunning(writer: MemoryStore, reader: MemoryStore, runId: string) {
-  const run = new Runner(writer, { demo: countingModel(STEPS) }).run(countingAgent("follow", STEPS), { userMessage: "go", runId });
+  const run = new Runner(writer, { demo: countingModel(STEPS, 2) }).run(countingAgent("follow", STEPS), { userMessage: "go", runId });
   let done = false;
   void run.finally(() => {
     done = true;
