@@ -192,10 +192,58 @@ export async function pendingApprovals(db: Db, f: PendingFilter & { after?: Pend
   return { rows, next: found.length > take && last ? { ts: last.requestedAtMs, id: last.id } : null };
 }
 
-/** The rows' records through the runner's reader; an unreadable one is set aside (named by key, with its run). */
+/**
+ * The rows' records through the runner's reader; an unreadable one is set aside (named by key, with its run).
+ * A record is read once per stored text in this process: every reviewer's browser polls the same pending
+ * rows, and validating 200 records was most of an inbox answer. A cached record is frozen, so that no
+ * caller can change what the next one reads; a row whose text changed (a decision, a hand edit) is read again.
+ */
 export function readPending(rows: PendingRow[]): { approvals: ApprovalRecord[]; corrupt: UnreadableApproval[] } {
-  const { ok, bad } = readApprovals(rows.map((r) => ({ id: r.id, key: approvalName(r.id), text: r.text, runId: r.runId })));
-  return { approvals: ok, corrupt: bad };
+  const found = new Map<string, ReadRecord>();
+  const unread: PendingRow[] = [];
+  for (const r of rows) {
+    const hit = readRecords.get(r.id);
+    if (hit?.text === r.text) found.set(r.id, hit);
+    else unread.push(r);
+  }
+  if (unread.length) {
+    const { ok, bad } = readApprovals(unread.map((r) => ({ id: r.id, key: approvalName(r.id), text: r.text, runId: r.runId })));
+    const okById = new Map(ok.map((a) => [a.id, a]));
+    const badByKey = new Map(bad.map((b) => [b.key, b]));
+    for (const r of unread) {
+      const a = okById.get(r.id);
+      found.set(r.id, remember(r, a ? { ok: deepFreeze(a) } : { bad: badByKey.get(approvalName(r.id))! }));
+    }
+  }
+  const approvals: ApprovalRecord[] = [];
+  const corrupt: UnreadableApproval[] = [];
+  for (const r of rows) {
+    const read = found.get(r.id)!;
+    if ("ok" in read) approvals.push(read.ok);
+    else corrupt.push(read.bad);
+  }
+  return { approvals, corrupt };
+}
+
+type ReadRecord = { text: string } & ({ ok: ApprovalRecord } | { bad: UnreadableApproval });
+const readRecords = new Map<string, ReadRecord>();
+/** Records kept read: a sweep's 5,000 pending rows, the inbox's 200 among them. */
+const READ_RECORDS = 5000;
+
+function remember(r: PendingRow, read: { ok: ApprovalRecord } | { bad: UnreadableApproval }): ReadRecord {
+  const entry = { text: r.text, ...read };
+  readRecords.delete(r.id);
+  readRecords.set(r.id, entry);
+  if (readRecords.size > READ_RECORDS) readRecords.delete(readRecords.keys().next().value!);
+  return entry;
+}
+
+function deepFreeze<T>(v: T): T {
+  if (v && typeof v === "object" && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const x of Object.values(v)) deepFreeze(x);
+  }
+  return v;
 }
 
 export type UnreadableApproval = { key: string; runId: string | null; message: string };

@@ -46,6 +46,9 @@ describe.each(providers)("an unreadable approval in the inbox on %s", (provider)
     });
     await ctx.worker.idle();
     const [found] = await t.db.approval.findMany({ where: { threadId: id, status: "pending" } });
+    // Read once while it is sound (this process keeps records it has read): the damage is seen all the same.
+    const before = await inboxPage({ db: t.db }, rev, { query: {} });
+    expect(before.inbox!.approvals.map((a) => a.id)).toContain(found.id);
     await t.db.approval.update({ where: { id: found.id }, data: { record: "{not json" } });
     // Named as it always was: by its key in the runner's key contract.
     const row = { key: approvalName(found.id) };
