@@ -125,14 +125,20 @@ export class RunExecution {
             edited: a.approved_args !== null && argsHash(a.approved_args) !== argsHash(a.args),
           }))
       : [];
-    await exec.checkpoint(wasPaused ? "resumed" : "run_started", {
-      agent_name: exec.agent.name,
-      resumed: true,
-      from_phase: from.phase,
-      from_seq: from.seq,
-      instance: exec.runner.config.instanceId ?? null,
-      ...(wasPaused ? { decisions } : {}),
-    });
+    // Durable before the re-entered step's work: the run's page and a process taking over see at once that
+    // it went on, and who decided what (batched, it waited behind the step's model and tool calls).
+    await exec.checkpoint(
+      wasPaused ? "resumed" : "run_started",
+      {
+        agent_name: exec.agent.name,
+        resumed: true,
+        from_phase: from.phase,
+        from_seq: from.seq,
+        instance: exec.runner.config.instanceId ?? null,
+        ...(wasPaused ? { decisions } : {}),
+      },
+      { durable: true },
+    );
     exec.event(wasPaused ? "run_resumed" : "run_started", `run ${exec.runId} resumed from ${from.phase}`);
   }
 

@@ -14,6 +14,8 @@ import {
   InvalidStateTransitionError,
   transition,
   loadLatestCheckpoint,
+  legacyChainDigest,
+  listApprovals,
   loadSnapshot,
   validateEffects,
 } from "@/lib/runner";
@@ -183,6 +185,41 @@ describe("resume behavior", () => {
     expect(after.messages.digest).toBe(before.messages.digest);
     expect(after.toolExecutions.digest).toBe(before.toolExecutions.digest);
     // A tampered entry is still caught when the texts are not canonical.
+    await w.store.putState(T, keys.message("r", 0), { content: "something else", role: "user" });
+    await expect(loadSnapshot(w.store, T, "r")).rejects.toThrow(/message log does not match/);
+  });
+
+  it("a log whose digest is a chain (stored before the running hash) loads, resumes, and is checked as strictly", async () => {
+    const w = makeWorld();
+    const paused = await w.runner.run(w.agent, { userMessage: "buy", runId: "r", threadId: T });
+    expect(paused.state).toBe("paused");
+    const key = keys.runtime("r");
+    const snap = (await w.store.getState(T, key)) as Record<string, { count: number; digest: string }>;
+    const texts = async (prefix: string) => (await w.store.listState(T, prefix)).map((e) => e.text as string);
+    const chained = {
+      ...snap,
+      messages: { ...snap.messages, digest: legacyChainDigest((await texts(keys.messagePrefix("r"))).slice(0, snap.messages.count)) },
+      tool_executions: {
+        ...snap.tool_executions,
+        digest: legacyChainDigest((await texts(keys.toolExecutionPrefix("r"))).slice(0, snap.tool_executions.count)),
+      },
+    };
+    expect(chained.messages.digest).not.toBe(snap.messages.digest);
+    await w.store.putState(T, key, chained);
+    const loaded = await loadSnapshot(w.store, T, "r");
+    // Read back with the running hash: the next snapshot written names the digest of today's form.
+    expect(loaded.messages.digest).toBe(snap.messages.digest);
+    for (const a of await listApprovals(w.store, T, "r"))
+      await decideApproval(
+        w.store,
+        T,
+        a.id,
+        w.agent.tools.find((t) => t.name === a.tool_name),
+        { decision: "approve", by: "rev" },
+      );
+    expect((await w.restarted().resume(w.agent, { runId: "r", threadId: T })).state).toBe("completed");
+    // An altered entry under a chained digest is corruption as before.
+    await w.store.putState(T, key, chained);
     await w.store.putState(T, keys.message("r", 0), { content: "something else", role: "user" });
     await expect(loadSnapshot(w.store, T, "r")).rejects.toThrow(/message log does not match/);
   });
