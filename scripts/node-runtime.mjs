@@ -53,11 +53,14 @@ export function betterSqliteFor({ node, home }) {
   const work = mkdtempSync(path.join(os.tmpdir(), "afk-bsq-"));
   try {
     cpSync(src, work, { recursive: true, filter: (p) => path.relative(src, p).split(path.sep)[0] !== "build" });
-    run(node, [gyp, "rebuild", "--release", `--nodedir=${home}`, `--jobs=${os.availableParallelism()}`], {
-      cwd: work,
-      env: { ...process.env, PATH: `${path.dirname(node)}:${process.env.PATH}` },
-    });
-    cpSync(path.join(work, "build", "Release", "better_sqlite3.node"), built);
+    // npm passes its config to scripts as npm_config_*: a machine's `nodedir` (here /usr, the system Node's
+    // headers, for offline installs) would win over --nodedir and build for the wrong Node.
+    const env = { ...process.env, PATH: `${path.dirname(node)}:${process.env.PATH}`, npm_config_nodedir: home };
+    run(node, [gyp, "rebuild", "--release", `--nodedir=${home}`, `--jobs=${os.availableParallelism()}`], { cwd: work, env });
+    const out = path.join(work, "build", "Release", "better_sqlite3.node");
+    // Only a binary that target Node loads is kept: a wrong one in the cache would fail every later run.
+    run(node, ["-e", `require(${JSON.stringify(out)})`]);
+    cpSync(out, built);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
