@@ -12,7 +12,7 @@ import { z } from "zod";
 import type { Run } from "./db/runs.ts";
 import { storedGroups } from "./auth/groups.ts";
 import type { ArgChange, ErrorBody } from "./dto-shared.ts";
-import { APPROVAL_KINDS, RUN_STATES, approvalRecordSchema, messageSchema, toolExecutionSchema } from "./runner/index.ts";
+import { APPROVAL_KINDS, RUN_STATES, approvalRecordSchema, deepFreeze, messageSchema, toolExecutionSchema } from "./runner/index.ts";
 
 /** Every response shape by the name the OpenAPI document gives it. */
 export const apiSchemas = z.registry<{ id: string }>();
@@ -347,14 +347,6 @@ export function toJsonSchemaDto(schema: z.ZodType): JsonSchemaDto {
   return dto;
 }
 const jsonSchemas = new WeakMap<z.ZodType, JsonSchemaDto>();
-
-function deepFreeze<T>(v: T): T {
-  if (v && typeof v === "object" && !Object.isFrozen(v)) {
-    Object.freeze(v);
-    for (const x of Object.values(v)) deepFreeze(x);
-  }
-  return v;
-}
 
 // ---- Run page ----
 

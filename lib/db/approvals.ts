@@ -11,6 +11,7 @@ import {
   type ApprovalStore,
   type StoredApproval,
   approvalName,
+  deepFreeze,
   readApprovals,
 } from "../runner/index.ts";
 import { type ApprovalLabels, approvalClosed, approvalRequested, type ClosedApproval } from "../metrics.ts";
@@ -199,26 +200,11 @@ export async function pendingApprovals(db: Db, f: PendingFilter & { after?: Pend
  * caller can change what the next one reads; a row whose text changed (a decision, a hand edit) is read again.
  */
 export function readPending(rows: PendingRow[]): { approvals: ApprovalRecord[]; corrupt: UnreadableApproval[] } {
-  const found = new Map<string, ReadRecord>();
-  const unread: PendingRow[] = [];
-  for (const r of rows) {
-    const hit = readRecords.get(r.id);
-    if (hit?.text === r.text) found.set(r.id, hit);
-    else unread.push(r);
-  }
-  if (unread.length) {
-    const { ok, bad } = readApprovals(unread.map((r) => ({ id: r.id, key: approvalName(r.id), text: r.text, runId: r.runId })));
-    const okById = new Map(ok.map((a) => [a.id, a]));
-    const badByKey = new Map(bad.map((b) => [b.key, b]));
-    for (const r of unread) {
-      const a = okById.get(r.id);
-      found.set(r.id, remember(r, a ? { ok: deepFreeze(a) } : { bad: badByKey.get(approvalName(r.id))! }));
-    }
-  }
   const approvals: ApprovalRecord[] = [];
   const corrupt: UnreadableApproval[] = [];
   for (const r of rows) {
-    const read = found.get(r.id)!;
+    const kept = readRecords.get(r.id);
+    const read = kept?.text === r.text ? kept : readRow(r);
     if ("ok" in read) approvals.push(read.ok);
     else corrupt.push(read.bad);
   }
@@ -230,20 +216,13 @@ const readRecords = new Map<string, ReadRecord>();
 /** Records kept read: a sweep's 5,000 pending rows, the inbox's 200 among them. */
 const READ_RECORDS = 5000;
 
-function remember(r: PendingRow, read: { ok: ApprovalRecord } | { bad: UnreadableApproval }): ReadRecord {
-  const entry = { text: r.text, ...read };
+function readRow(r: PendingRow): ReadRecord {
+  const { ok, bad } = readApprovals([{ id: r.id, key: approvalName(r.id), text: r.text, runId: r.runId }]);
+  const entry: ReadRecord = ok.length ? { text: r.text, ok: deepFreeze(ok[0]) } : { text: r.text, bad: bad[0] };
   readRecords.delete(r.id);
   readRecords.set(r.id, entry);
   if (readRecords.size > READ_RECORDS) readRecords.delete(readRecords.keys().next().value!);
   return entry;
-}
-
-function deepFreeze<T>(v: T): T {
-  if (v && typeof v === "object" && !Object.isFrozen(v)) {
-    Object.freeze(v);
-    for (const x of Object.values(v)) deepFreeze(x);
-  }
-  return v;
 }
 
 export type UnreadableApproval = { key: string; runId: string | null; message: string };

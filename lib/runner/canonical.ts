@@ -36,3 +36,12 @@ export function sha256(text: string): string {
 export function hashOf(value: unknown): string {
   return sha256(canonicalJson(value));
 }
+
+/** A JSON value frozen through and through: kept and shared by a cache, no reader can change what the next one gets. */
+export function deepFreeze<T>(v: T): T {
+  if (v && typeof v === "object" && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const x of Object.values(v)) deepFreeze(x);
+  }
+  return v;
+}
