@@ -125,8 +125,8 @@ export function legacyChainDigest(texts: string[]): string {
 }
 
 /**
- * Reads the first `ref.count` entries of a log, validates each and checks the digest chain; any mismatch is corruption.
- * The chain is first checked over the stored texts, which the runner writes in canonical form, so that a
+ * Reads the first `ref.count` entries of a log, validates each and checks the digest; any mismatch is corruption.
+ * The digest is first checked over the stored texts, which the runner writes in canonical form, so that a
  * 1,000-step resume does not serialize 3,000 entries again; only when that does not match (text stored by
  * an older version, or by hand, in another key order) is it recomputed from the parsed entries.
  */
@@ -218,11 +218,11 @@ export type LoadedSnapshot = {
  */
 export async function loadSnapshot(store: MemoryStore, threadId: string, runId: string): Promise<LoadedSnapshot> {
   const prefixes = [keys.messagePrefix(runId), keys.toolExecutionPrefix(runId), keys.subagentExecutionPrefix(runId)] as const;
-  const reads = [
-    readLog(store, threadId, prefixes[0], "message"),
-    readLog(store, threadId, prefixes[1], "tool execution"),
-    readLog(store, threadId, prefixes[2], "subagent execution"),
-  ];
+  const readLogs = (s?: ReadSnapshot) =>
+    [s?.raw.messages, s?.raw.tool_executions, s?.raw.subagent_executions].map((ref, i) =>
+      readLog(store, threadId, prefixes[i], LOG_NAMES[i], ref?.count),
+    );
+  const reads = readLogs();
   // An unreadable snapshot is the error reported; the logs' reads go on unheard.
   for (const r of reads) r.catch(() => undefined);
   const s = await readSnapshot(store, threadId, runId);
@@ -232,13 +232,10 @@ export async function loadSnapshot(store: MemoryStore, threadId: string, runId: 
     if (!(e instanceof AgentCheckpointCorruptionError)) throw e;
   }
   const again = await readSnapshot(store, threadId, runId);
-  const ordered = [
-    readLog(store, threadId, prefixes[0], "message", again.raw.messages.count),
-    readLog(store, threadId, prefixes[1], "tool execution", again.raw.tool_executions.count),
-    readLog(store, threadId, prefixes[2], "subagent execution", again.raw.subagent_executions.count),
-  ];
-  return checkLogs(again, ordered, prefixes);
+  return checkLogs(again, readLogs(again), prefixes);
 }
+
+const LOG_NAMES = ["message", "tool execution", "subagent execution"] as const;
 
 type ReadSnapshot = { raw: StoredSnapshot; pending: RuntimeSnapshot["pending_llm_response"] };
 
@@ -271,9 +268,9 @@ async function checkLogs(
 ): Promise<LoadedSnapshot> {
   const { messages, tool_executions, subagent_executions, pending_llm_response: _p, ...scalars } = s.raw;
   const [m, t, sub] = await readAll([
-    reads[0].then((r) => checkLog(r, prefixes[0], messages, messageSchema, "message")),
-    reads[1].then((r) => checkLog(r, prefixes[1], tool_executions, toolExecutionSchema, "tool execution")),
-    reads[2].then((r) => checkLog(r, prefixes[2], subagent_executions, subagentExecutionSchema, "subagent execution")),
+    reads[0].then((r) => checkLog(r, prefixes[0], messages, messageSchema, LOG_NAMES[0])),
+    reads[1].then((r) => checkLog(r, prefixes[1], tool_executions, toolExecutionSchema, LOG_NAMES[1])),
+    reads[2].then((r) => checkLog(r, prefixes[2], subagent_executions, subagentExecutionSchema, LOG_NAMES[2])),
   ]);
   return { snapshot: scalars, pending: s.pending, messages: m, toolExecutions: t, subagentExecutions: sub };
 }
