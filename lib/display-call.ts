@@ -100,7 +100,6 @@ const MAX_FIELDS = 12;
 const MAX_TEXT = 200;
 
 const cut = (s: string, max = MAX_TEXT) => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
-const humanKey = (k: string) => k.replace(/[_-]+/g, " ").replace(/^./, (c) => c.toUpperCase());
 
 /** A money field of the request's schema (display: money), to read an earlier result's amounts of the same unit. */
 function moneyFields(schema: unknown): [string, Record<string, unknown>][] {
@@ -110,7 +109,9 @@ function moneyFields(schema: unknown): [string, Record<string, unknown>][] {
 
 // An amount's unit as its key says it ("amount_cents", "total_cents" → "cents"); money fields and result
 // fields are compared, and formatted alike, only when their keys end in the same unit.
-const unitSuffix = (key: string) => /_(cents|minor|pence|units)$/.exec(key)?.[1] ?? null;
+const UNIT_SUFFIX = /_(cents|minor|pence|units)$/;
+const unitSuffix = (key: string) => UNIT_SUFFIX.exec(key)?.[1] ?? null;
+const withoutUnit = (key: string) => key.replace(UNIT_SUFFIX, "");
 
 /** A tool result (untrusted text) read as the flat fields of a JSON object, cut; null when it is not one. */
 export function resultFields(content: string, schema: unknown): RelatedField[] | null {
@@ -127,8 +128,9 @@ export function resultFields(content: string, schema: unknown): RelatedField[] |
     .slice(0, MAX_FIELDS)
     .map(([key, x]) => {
       // An amount in the unit of one of the request's money fields reads as that money.
+      // Its label then drops the unit the money already says ("total_cents" → "Total", €79.19).
       const like = money.find(([k]) => unitSuffix(k) !== null && unitSuffix(k) === unitSuffix(key));
-      return { key: cut(key, 60), label: cut(humanKey(key), 60), text: cut(formatValue(x, like?.[1])) };
+      return { key: cut(key, 60), label: cut(fieldLabel(like ? withoutUnit(key) : key), 60), text: cut(formatValue(x, like?.[1])) };
     });
 }
 
@@ -160,7 +162,7 @@ export function requestChecks(
         if (total === null || !/total/i.test(rk) || unitSuffix(rk) !== unit || asked <= total) continue;
         out.push({
           field: key,
-          message: `${fieldLabel(key, prop)} ${formatValue(asked, prop)} is more than the ${humanKey(rk.replace(/_(cents|minor|pence|units)$/, "")).toLowerCase()} ${formatValue(total, prop)} that ${cut(r.tool, 60)} returned`,
+          message: `${fieldLabel(key, prop)} ${formatValue(asked, prop)} is more than the ${fieldLabel(withoutUnit(rk)).toLowerCase()} ${formatValue(total, prop)} that ${cut(r.tool, 60)} returned`,
         });
       }
     }

@@ -55,10 +55,12 @@ describe("words of a request", () => {
     const fields = resultFields(result, refundSchema);
     expect(fields?.map((f) => [f.label, f.text])).toEqual([
       ["Order id", "ORD-1"],
-      ["Total cents", "€233.98"],
+      ["Total", "€233.98"],
       ["Status", "delivered"],
       ["Note", `${"x".repeat(199)}…`],
     ]);
+    // Not read as money (no money field of that unit): the key says its unit.
+    expect(resultFields(result, { properties: { amount_cents: { type: "integer" } } })?.[1].label).toBe("Total cents");
     expect(resultFields("not json", refundSchema)).toBeNull();
     expect(requestChecks({ amount_cents: 150000 }, refundSchema, [{ tool: "lookup_order", content: result }])).toEqual([
       { field: "amount_cents", message: "Amount €1,500.00 is more than the total €233.98 that lookup_order returned" },
@@ -97,7 +99,7 @@ describe("the preview of a request", () => {
     // ORD-1001's total is €79.19 (lib/agents/orders.ts).
     expect(p.related).toHaveLength(1);
     expect(p.related[0].tool).toBe("lookup_order");
-    expect(p.related[0].fields).toContainEqual({ key: "total_cents", label: "Total cents", text: "€79.19" });
+    expect(p.related[0].fields).toContainEqual({ key: "total_cents", label: "Total", text: "€79.19" });
     expect(p.checks).toEqual([
       { field: "amount_cents", message: "Amount €90.00 is more than the total €79.19 that lookup_order returned" },
     ]);
