@@ -1,5 +1,6 @@
 // The CLI's readable output: tables with a header row, ISO 8601 times, states in words. (`--json` prints
 // the API's answer instead; see lib/cli/main.ts.)
+import { summarizeArgs } from "../display.ts";
 import type { InboxDto, RunApproval, RunView } from "../dto.ts";
 import { fmtCost, plural } from "../format.ts";
 import { RUN } from "../runner/run-states.ts";
@@ -21,11 +22,6 @@ export function table(header: string[], rows: string[][]): string {
       .trimEnd();
   return [line(header), ...rows.map(line)].join("\n");
 }
-
-const args = (a: Record<string, unknown>) =>
-  Object.entries(a)
-    .map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`)
-    .join(" · ");
 
 /** The run's state as a sentence: what it is doing or waiting for. */
 export function stateInWords(v: RunView): string {
@@ -63,7 +59,8 @@ function approvalRows(approvals: RunApproval[]) {
       ? `pending (${a.decisions.filter((d) => d.decision === "approve").length} of ${a.quorum})`
       : a.status,
     iso(a.requested_at_ms),
-    oneLine(a.kind === "question" ? String(a.args.question ?? "") : args(a.approved_args ?? a.args)),
+    // As the console's cards read them: labels and values formatted from the schema (€60.00, not 6000).
+    a.kind === "question" ? oneLine(String(a.args.question ?? "")) : summarizeArgs(a.approved_args ?? a.args, a.argsSchema, 80),
   ]);
 }
 

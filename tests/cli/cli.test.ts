@@ -109,6 +109,8 @@ describe.each(providers)("the CLI on %s", (provider) => {
     const shown = await run(["show", id, "--as", "reviewer@example.com"]);
     expect(shown.out).toMatch(/state\s+paused: waiting for 2 decisions/);
     expect(shown.out).not.toMatch(/finalText|_ms"/);
+    // Each approval's arguments as the console's cards read them.
+    expect(shown.out).toMatch(/issue_refund\s+tool\s+pending\s+\S+\s+Order id: ORD-\d+ · Amount: €[\d,]+\.\d\d · Reason: /);
   });
 
   it("decides through the services: checked, audited under the reviewer", async () => {
