@@ -18,8 +18,7 @@ type Op =
   | { op: "bytes"; kind: Kind; runId: string }
   | { op: "history"; kind: Kind; runId: string }
   | { op: "crash"; kind: Kind; steps: number }
-  // read: the run is read first as its page reads it (its snapshot and logs), as before a decision in the console
-  | { op: "resume"; kind: Kind; steps: number; runId: string; read?: boolean }
+  | { op: "resume"; kind: Kind; steps: number; runId: string }
   | { op: "close" };
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -37,7 +36,7 @@ const timed = async (f: () => Promise<unknown>): Promise<Sample> => {
 
 async function serve(root: string) {
   const from = (rel: string) => import(pathToFileURL(path.join(root, rel)).href);
-  const { Runner, FailpointError, listCheckpoints, loadSnapshot } = await from("lib/runner/index.ts");
+  const { Runner, FailpointError, listCheckpoints } = await from("lib/runner/index.ts");
   const { PrismaStore } = await from("lib/db/store.ts");
   const { scratchDatabase } = await from("tests/helpers/scratch.ts");
   const { countingAgent, countingModel } = await from("bench/bench-agent.ts");
@@ -98,7 +97,6 @@ async function serve(root: string) {
       case "resume": {
         // To the first record the resumed execution has written durably.
         const store = stores.get(m.kind)!.store;
-        if (m.read) await loadSnapshot(store, m.runId, m.runId);
         let first: Sample | null = null;
         const watched: MemoryStore = Object.create(store);
         const [t0, c0] = [performance.now(), cpu()];
@@ -185,13 +183,6 @@ export async function runnerAgainst(dir: string, reps: number, pgUrl?: string): 
     await both(
       `${kind}: resume of a 1,000-step run`,
       (ask, k) => ask({ op: "resume", kind, steps: 1000, runId: crashed[k].pop()! }) as Promise<Sample>,
-      reps + 1,
-    );
-    for (let i = 0; i < reps + 1; i++)
-      for (let k = 0; k < 2; k++) crashed[k].push((await sides[k]({ op: "crash", kind, steps: 1000 })) as string);
-    await both(
-      `${kind}: the same, its run read first (a run page)`,
-      (ask, k) => ask({ op: "resume", kind, steps: 1000, runId: crashed[k].pop()!, read: true }) as Promise<Sample>,
       reps + 1,
     );
   }

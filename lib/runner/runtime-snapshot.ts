@@ -9,7 +9,7 @@ import { SCHEMA_VERSIONS, versionField } from "./versions.ts";
 import { AgentCheckpointCorruptionError } from "./errors.ts";
 import { llmResponseSchema, messageSchema, usageSchema } from "./messages.ts";
 import { RUN_STATES } from "./run-states.ts";
-import { canonicalJson, deepFreeze, sha256 } from "./canonical.ts";
+import { canonicalJson, sha256 } from "./canonical.ts";
 import { type MemoryStore, type StateEntry, keys } from "./store.ts";
 
 export const SNAPSHOT_SCHEMA_VERSION = SCHEMA_VERSIONS.snapshot;
@@ -143,28 +143,20 @@ export async function loadLog<T>(
 
 /** A log's entries as stored (the first `count` when given). */
 function readLog(store: MemoryStore, threadId: string, prefix: string, what: string, count?: number): Promise<StoredLog> {
-  if (store.listTexts) return logTexts(store, threadId, prefix, count);
+  if (store.listTexts) return logTexts(store, threadId, prefix, count, what);
   return listStored(store, threadId, prefix, `${what} entry`).then((entries) => fromEntries(entries, count ?? entries.length));
 }
 
 /** The log a snapshot's reference names, from its entries as read: validated, its digest chain checked. */
 function checkLog<T>(stored: StoredLog, prefix: string, ref: LogRef, schema: z.ZodType<T>, what: string): AppendLog<T> {
-  if (stored.length < ref.count) {
-    throw new AgentCheckpointCorruptionError(`Snapshot names ${ref.count} ${what} entries but ${stored.length} are stored`, prefix);
+  if (stored.values.length < ref.count) {
+    throw new AgentCheckpointCorruptionError(`Snapshot names ${ref.count} ${what} entries but ${stored.values.length} are stored`, prefix);
   }
   const items: T[] = new Array(ref.count);
-  const known = entriesRead(schema);
   for (let i = 0; i < ref.count; i++) {
-    const text = stored.texts?.[i];
-    const kept = text === undefined ? undefined : known.get(text);
-    if (kept !== undefined) {
-      items[i] = kept as T;
-      continue;
-    }
-    const parsed = schema.safeParse(text === undefined ? stored.values![i] : parseEntry(text, stored.keyOf(i), what));
+    const parsed = schema.safeParse(stored.values[i]);
     if (!parsed.success) throw new AgentCheckpointCorruptionError(`Malformed ${what} entry`, stored.keyOf(i));
     items[i] = parsed.data;
-    if (text !== undefined) known.set(text, deepFreeze(parsed.data));
   }
   // A log whose digest is a chain (stored before the running hash) loads, and goes on with a running hash.
   const matches = (log: AppendLog<T>) => log.digest === ref.digest || legacyChainDigest(log.texts) === ref.digest;
@@ -180,66 +172,30 @@ function checkLog<T>(stored: StoredLog, prefix: string, ref: LogRef, schema: z.Z
   return log;
 }
 
-/**
- * A log's first entries as read: their stored texts (when every one has its text; each is parsed when it is
- * checked, unless it was read before), else their values as the store parsed them; and their keys.
- */
-type StoredLog = { length: number; texts: string[] | null; values: unknown[] | null; keyOf: (i: number) => string };
+/** A log's first entries as read: values, their stored texts (when every one has its text) and keys. */
+type StoredLog = { values: unknown[]; texts: string[] | null; keyOf: (i: number) => string };
 
 function fromEntries(entries: StateEntry[], count: number): StoredLog {
   const head = entries.slice(0, count);
   const texts = head.every((e) => e.text !== undefined) ? head.map((e) => e.text as string) : null;
-  return { length: head.length, texts, values: texts ? null : head.map((e) => e.value), keyOf: (i) => head[i].key };
-}
-
-function parseEntry(text: string, key: string, what: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new AgentCheckpointCorruptionError(`${/^[aeiou]/i.test(what) ? "An" : "A"} ${what} entry is not valid JSON`, key);
-  }
-}
-
-/**
- * Log entries this process has read and validated, by their stored text, per schema: a run page read again
- * (or polled while its run runs), and a resume after the page was read, find a long run's entries here
- * instead of parsing and validating each again. Every entry is still read from the store, and only the
- * exact text read before is taken, so a changed entry is parsed and validated like any other. Frozen:
- * every load that reads the text shares the one value. Bounded by the texts' length (the oldest go first).
- */
-class EntriesRead {
-  private readonly byText = new Map<string, unknown>();
-  private chars = 0;
-  constructor(private readonly maxChars: number) {}
-  get(text: string): unknown {
-    return this.byText.get(text);
-  }
-  set(text: string, value: unknown): void {
-    if (text.length > this.maxChars / 100 || this.byText.has(text)) return;
-    this.byText.set(text, value);
-    this.chars += text.length;
-    for (const oldest of this.byText.keys()) {
-      if (this.chars <= this.maxChars) break;
-      this.byText.delete(oldest);
-      this.chars -= oldest.length;
-    }
-  }
-}
-
-const ENTRIES_READ_CHARS = 16 * 1024 * 1024;
-const entriesReadBySchema = new WeakMap<z.ZodType, EntriesRead>();
-function entriesRead(schema: z.ZodType): EntriesRead {
-  const known = entriesReadBySchema.get(schema) ?? new EntriesRead(ENTRIES_READ_CHARS);
-  entriesReadBySchema.set(schema, known);
-  return known;
+  return { values: head.map((e) => e.value), texts, keyOf: (i) => head[i].key };
 }
 
 // A log's first `count` entries through the store's listTexts: no keys read (the i-th entry's is
 // keys.logEntry(prefix, i), made only to name a bad one; the digest chain finds an entry missing or out of
 // place).
-async function logTexts(store: MemoryStore, threadId: string, prefix: string, count: number | undefined): Promise<StoredLog> {
+async function logTexts(store: MemoryStore, threadId: string, prefix: string, count: number | undefined, what: string): Promise<StoredLog> {
   const texts = await store.listTexts!(threadId, prefix, count);
-  return { length: texts.length, texts, values: null, keyOf: (i: number) => keys.logEntry(prefix, i) };
+  const keyOf = (i: number) => keys.logEntry(prefix, i);
+  const values: unknown[] = new Array(texts.length);
+  for (let i = 0; i < texts.length; i++) {
+    try {
+      values[i] = JSON.parse(texts[i]);
+    } catch {
+      throw new AgentCheckpointCorruptionError(`${/^[aeiou]/i.test(what) ? "An" : "A"} ${what} entry is not valid JSON`, keyOf(i));
+    }
+  }
+  return { values, texts, keyOf };
 }
 
 export type LoadedSnapshot = {
