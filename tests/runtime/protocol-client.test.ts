@@ -50,6 +50,18 @@ describe("the OpenAPI document for generators", () => {
   });
 });
 
+describe("the client's options", () => {
+  it("a client made without its options names the one missing", () => {
+    expect(() => new RuntimeClient({ url: "http://localhost:3000", token: "afk_x" } as never)).toThrow(
+      "RuntimeClient: option baseUrl is required (a string)",
+    );
+    expect(() => new RuntimeClient({ baseUrl: "http://localhost:3000" } as never)).toThrow(
+      "RuntimeClient: option token is required (a string)",
+    );
+    expect(() => new RuntimeClient(undefined as never)).toThrow(/option baseUrl is required/);
+  });
+});
+
 describe("claimants kept with the runtime's own state", () => {
   it("LangGraph's thread config and Agents JS's serialized state each keep one claimant, made once", () => {
     const config = graphClaimant.withClaimant({ configurable: { thread_id: "t-1" } });

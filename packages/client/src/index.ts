@@ -109,6 +109,9 @@ export class RuntimeClient {
   private readonly fetcher: typeof fetch;
 
   constructor(opts: ClientOptions) {
+    // Checked here, not at the first call: a JavaScript caller has no types to tell them the options' names.
+    for (const name of ["baseUrl", "token"] as const)
+      if (typeof opts?.[name] !== "string" || !opts[name]) throw new TypeError(`RuntimeClient: option ${name} is required (a string)`);
     this.opts = opts;
     this.base = opts.baseUrl.replace(/\/$/, "");
     this.fetcher = opts.fetch ?? fetch;
